@@ -1,0 +1,24 @@
+//! B+trees over pages: table trees and index trees.
+//!
+//! A *table tree* maps a 64-bit row id to a row of column values. Its leaves store rows
+//! column-major (PAX): the row ids, then for each column a null bitmap and either a fixed-width
+//! value array or variable-length descriptors pointing into a heap at the end of the page. A
+//! point read touches one slot per needed column; a scan of one column reads one contiguous
+//! array per page. Values too long for a page live in overflow chains.
+//!
+//! An *index tree* maps unique byte-string keys (memcomparable encodings from
+//! `storage::keys`, so `memcmp` order is SQL order) to short byte values, in slotted pages.
+//!
+//! Both kinds keep their root at a fixed page number for their whole life (a root split
+//! moves the root's contents into two new children), link leaves to both siblings for range
+//! scans, split on overflow (unevenly when appending at the right edge, so sorted loads fill
+//! pages), merge or rebalance underfull nodes on delete, and offer a bottom-up bulk load for
+//! sorted input. All code reads pages through `PageRead` and writes through `PageWrite`, so
+//! the same trees run inside a read transaction, a write transaction, or a test store.
+//!
+//! Every page read is validated before use: a damaged page yields `StorageError::Corrupt`,
+//! never a panic or an out-of-bounds access, and tree walks are bounded by a depth limit so a
+//! cycle in damaged child pointers cannot loop forever.
+
+#[cfg(test)]
+pub(crate) mod test_store;

@@ -1,0 +1,14 @@
+//! The storage engine: files, pages, the write-ahead log, and B+trees.
+//!
+//! Layers from the bottom: [`vfs`] (files) → [`page`] and [`format`] (page images, the file
+//! header) → [`cache`] and [`wal`] → [`pager`] (snapshots of pages, commits, checkpoints) →
+//! [`btree`] (table trees keyed by row id, index trees keyed by memcomparable bytes from
+//! [`keys`]). Transactions (`crate::txn`) sit on the pager and hand B+trees a page view.
+
+pub mod btree;
+pub mod error;
+pub mod page;
+pub mod vfs;
+
+pub use error::{Result, StorageError};
+pub use page::{PageBuf, PageNo, PageRead, PageRef, PageWrite};
