@@ -6,9 +6,13 @@
 //! [`keys`]). Transactions (`crate::txn`) sit on the pager and hand B+trees a page view.
 
 pub mod btree;
+pub mod cache;
 pub mod error;
+pub mod format;
 pub mod page;
+pub mod pager;
 pub mod vfs;
+pub mod wal;
 
 pub use error::{Result, StorageError};
 pub use page::{PageBuf, PageNo, PageRead, PageRef, PageWrite};
