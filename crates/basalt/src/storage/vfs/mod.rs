@@ -12,6 +12,14 @@ use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
+mod fault;
+mod memory;
+mod os;
+
+pub use fault::{CrashMode, FaultController, FaultVfs};
+pub use memory::MemoryVfs;
+pub use os::OsVfs;
+
 /// A file system.
 pub trait Vfs: Send + Sync + Debug {
     /// Opens `path` for reading and writing, creating it (empty) when `create` is true and it
@@ -24,6 +32,10 @@ pub trait Vfs: Send + Sync + Debug {
 }
 
 /// An open file. All methods take `&self` so one handle can serve many threads.
+#[allow(
+    clippy::len_without_is_empty,
+    reason = "`len` is an I/O call that can fail; nothing in the engine asks whether a file is empty"
+)]
 pub trait VfsFile: Send + Sync + Debug {
     /// Fills `buf` from `offset`. Reading past the end is `io::ErrorKind::UnexpectedEof`
     /// (a short read is never returned as success).
