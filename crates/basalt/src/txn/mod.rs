@@ -191,7 +191,6 @@ impl Drop for ReadTxn {
 }
 
 /// The single write transaction. Rolls back when dropped without [`WriteTxn::commit`].
-#[derive(Debug)]
 pub struct WriteTxn {
     shared: Arc<Shared>,
     _writer_slot: ArcMutexGuard<RawMutex, ()>,
@@ -201,6 +200,17 @@ pub struct WriteTxn {
     /// Pages whose newest image is a spilled (uncommitted) log frame.
     spilled: HashMap<PageNo, u64>,
     finished: bool,
+}
+
+impl std::fmt::Debug for WriteTxn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteTxn")
+            .field("snapshot", &self.snapshot)
+            .field("header", &self.header)
+            .field("dirty_pages", &self.dirty.len())
+            .field("spilled_pages", &self.spilled.len())
+            .finish()
+    }
 }
 
 const TRUNK_HEADER: usize = 12;
