@@ -7,6 +7,7 @@
 
 pub mod btree;
 pub mod error;
+pub mod keys;
 pub mod page;
 pub mod vfs;
 
