@@ -9,6 +9,7 @@ pub mod btree;
 pub mod cache;
 pub mod error;
 pub mod format;
+pub mod keys;
 pub mod page;
 pub mod pager;
 pub mod vfs;
