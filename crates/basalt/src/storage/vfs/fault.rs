@@ -308,6 +308,11 @@ impl FaultController {
     pub fn syncs(&self) -> u64 {
         self.shared.lock().syncs
     }
+
+    /// Total bytes of all files as reads see them (what a space limit is measured against).
+    pub fn total_size(&self) -> u64 {
+        self.shared.lock().total_size()
+    }
 }
 
 impl Vfs for FaultVfs {
