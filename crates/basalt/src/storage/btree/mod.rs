@@ -20,5 +20,15 @@
 //! never a panic or an out-of-bounds access, and tree walks are bounded by a depth limit so a
 //! cycle in damaged child pointers cannot loop forever.
 
+pub mod index;
+mod index_bulk;
+pub mod index_cursor;
+pub mod index_page;
+#[cfg(test)]
+mod index_tests;
 #[cfg(test)]
 pub(crate) mod test_store;
+
+pub use index::{IndexTree, TreeStats as IndexTreeStats};
+pub use index_cursor::IndexCursor;
+pub use index_page::max_entry_size;
