@@ -114,6 +114,11 @@ pub(super) fn descend<S: PageRead + ?Sized>(
             return Err(StorageError::corrupt_page(page_no, "child pointer to itself"));
         }
         if let Some(path) = path.as_mut() {
+            // Writers revisit the path's pages while splitting or merging; a page met twice
+            // would have them edit one node as if it were two.
+            if path.iter().any(|step| step.page == child) {
+                return Err(StorageError::corrupt_page(child, "cycle in child pointers"));
+            }
             path.push(Step {
                 page: page_no,
                 index,
@@ -446,6 +451,9 @@ impl IndexTree {
             let page = store.page(parent)?;
             let (mut keys, mut children) = collect_interior(&interior(&page, parent)?)?;
             drop(page);
+            if step.index > keys.len() {
+                return Err(StorageError::corrupt_page(parent, "descent position past the node"));
+            }
             keys.insert(step.index, sep);
             children.insert(step.index + 1, right);
             let on_right_spine = path.iter().all(|s| s.rightmost);
