@@ -111,7 +111,10 @@ pub(super) fn descend<S: PageRead + ?Sized>(
         };
         let child = node.child(index)?;
         if child == page_no {
-            return Err(StorageError::corrupt_page(page_no, "child pointer to itself"));
+            return Err(StorageError::corrupt_page(
+                page_no,
+                "child pointer to itself",
+            ));
         }
         if let Some(path) = path.as_mut() {
             // Writers revisit the path's pages while splitting or merging; a page met twice
@@ -240,7 +243,10 @@ pub(super) fn write_interior<S: PageWrite + ?Sized>(
     children: &[PageNo],
 ) -> Result<()> {
     let Some(&rightmost) = children.last() else {
-        return Err(StorageError::corrupt_page(page_no, "interior node without children"));
+        return Err(StorageError::corrupt_page(
+            page_no,
+            "interior node without children",
+        ));
     };
     if children.len() != keys.len() + 1 {
         return Err(StorageError::corrupt_page(
@@ -390,7 +396,10 @@ impl IndexTree {
         let mut cells = collect_cells(&node)?;
         drop(page);
         if pos > cells.len() {
-            return Err(StorageError::corrupt_page(leaf_no, "insert position past the leaf"));
+            return Err(StorageError::corrupt_page(
+                leaf_no,
+                "insert position past the leaf",
+            ));
         }
         cells.insert(pos, new_cell);
         // Appending past the last key of the rightmost leaf: leave this page full and start
@@ -402,8 +411,14 @@ impl IndexTree {
         };
         let (left, right) = cells.split_at(at);
         let bad_cell = || StorageError::corrupt_page(leaf_no, "malformed leaf cell");
-        let left_max = left.last().and_then(|c| codec::leaf_cell_key(c)).ok_or_else(bad_cell)?;
-        let right_min = right.first().and_then(|c| codec::leaf_cell_key(c)).ok_or_else(bad_cell)?;
+        let left_max = left
+            .last()
+            .and_then(|c| codec::leaf_cell_key(c))
+            .ok_or_else(bad_cell)?;
+        let right_min = right
+            .first()
+            .and_then(|c| codec::leaf_cell_key(c))
+            .ok_or_else(bad_cell)?;
         let sep = codec::separator(left_max, right_min)
             .ok_or_else(|| StorageError::corrupt_page(leaf_no, "leaf keys out of order"))?;
 
@@ -452,7 +467,10 @@ impl IndexTree {
             let (mut keys, mut children) = collect_interior(&interior(&page, parent)?)?;
             drop(page);
             if step.index > keys.len() {
-                return Err(StorageError::corrupt_page(parent, "descent position past the node"));
+                return Err(StorageError::corrupt_page(
+                    parent,
+                    "descent position past the node",
+                ));
             }
             keys.insert(step.index, sep);
             children.insert(step.index + 1, right);
@@ -542,7 +560,11 @@ impl IndexTree {
     /// Removes the child pointer at the end of `path` (its page is already freed), then
     /// repairs upward: a parent left without children is freed in turn, an underfull parent
     /// tries to merge, and the root collapses if it is left with one child.
-    fn remove_child<S: PageWrite + ?Sized>(&self, store: &mut S, path: &mut Vec<Step>) -> Result<()> {
+    fn remove_child<S: PageWrite + ?Sized>(
+        &self,
+        store: &mut S,
+        path: &mut Vec<Step>,
+    ) -> Result<()> {
         while let Some(step) = path.pop() {
             let page = store.page(step.page)?;
             let count = interior(&page, step.page)?.count();
@@ -573,7 +595,11 @@ impl IndexTree {
 
     /// The child at the end of `path` is underfull: merge it with its left or right sibling
     /// if the two fit in one page, and repeat for the parent if that leaves it underfull.
-    fn merge_upward<S: PageWrite + ?Sized>(&self, store: &mut S, path: &mut Vec<Step>) -> Result<()> {
+    fn merge_upward<S: PageWrite + ?Sized>(
+        &self,
+        store: &mut S,
+        path: &mut Vec<Step>,
+    ) -> Result<()> {
         let limit = underfull_limit(store.usable_size());
         while let Some(&step) = path.last() {
             let parent = step.page;
@@ -691,13 +717,19 @@ impl IndexTree {
             let child = node.rightmost();
             drop(page);
             if child == 0 || child == self.root {
-                return Err(StorageError::corrupt_page(self.root, "bad only child of the root"));
+                return Err(StorageError::corrupt_page(
+                    self.root,
+                    "bad only child of the root",
+                ));
             }
             let child_page = store.page(child)?;
             let child_leaf = Node::parse(&child_page, child)?.is_leaf();
             let bytes = store.page_mut(self.root)?;
             if bytes.len() != child_page.len() {
-                return Err(StorageError::corrupt_page(child, "page of a different size"));
+                return Err(StorageError::corrupt_page(
+                    child,
+                    "page of a different size",
+                ));
             }
             bytes.copy_from_slice(&child_page);
             if child_leaf {
@@ -811,10 +843,14 @@ impl<S: PageRead + ?Sized> CheckWalk<'_, S> {
         if count > 0 {
             let (first, last) = (node.key(0)?, node.key(count - 1)?);
             if lower.is_some_and(|lower| first < lower) {
-                return Err(bad("first key below the separator bounding this page".into()));
+                return Err(bad(
+                    "first key below the separator bounding this page".into()
+                ));
             }
             if upper.is_some_and(|upper| last >= upper) {
-                return Err(bad("last key not below the separator bounding this page".into()));
+                return Err(bad(
+                    "last key not below the separator bounding this page".into()
+                ));
             }
         }
         if node.is_leaf() {
@@ -846,8 +882,16 @@ impl<S: PageRead + ?Sized> CheckWalk<'_, S> {
             return Err(bad("interior root without separators".into()));
         }
         for i in 0..=count {
-            let lo = if i == 0 { lower } else { Some(node.key(i - 1)?) };
-            let hi = if i == count { upper } else { Some(node.key(i)?) };
+            let lo = if i == 0 {
+                lower
+            } else {
+                Some(node.key(i - 1)?)
+            };
+            let hi = if i == count {
+                upper
+            } else {
+                Some(node.key(i)?)
+            };
             self.visit(node.child(i)?, depth + 1, lo, hi)?;
         }
         Ok(())

@@ -99,13 +99,18 @@ impl IndexTree {
                 level.push((this, std::mem::take(&mut left_bound)));
                 let last = last_key.as_deref().unwrap_or_default();
                 left_bound = codec::separator(last, &key).ok_or_else(|| {
-                    StorageError::InvalidArgument("bulk_load keys must be strictly increasing".into())
+                    StorageError::InvalidArgument(
+                        "bulk_load keys must be strictly increasing".into(),
+                    )
                 })?;
                 prev = this;
                 current = Some(next);
                 codec::init(&mut buf, self.root(), true)?;
                 if !codec::insert_leaf_entry(&mut buf, self.root(), 0, &key, &value)? {
-                    return Err(StorageError::corrupt_page(next, "entry does not fit an empty leaf"));
+                    return Err(StorageError::corrupt_page(
+                        next,
+                        "entry does not fit an empty leaf",
+                    ));
                 }
             }
             last_key = Some(key);
@@ -124,7 +129,11 @@ impl IndexTree {
         for _ in 0..MAX_DEPTH {
             let groups = group_children(&level, usable);
             if let [only] = groups.as_slice() {
-                return write_group(store, self.root(), level.get(only.clone()).unwrap_or_default());
+                return write_group(
+                    store,
+                    self.root(),
+                    level.get(only.clone()).unwrap_or_default(),
+                );
             }
             let mut upper = Vec::with_capacity(groups.len());
             for group in groups {

@@ -208,7 +208,10 @@ impl<'s, S: PageRead + ?Sized> IndexCursor<'s, S> {
             ));
         }
         if next_node.count() == 0 {
-            return Err(StorageError::corrupt_page(next, "empty leaf in the sibling chain"));
+            return Err(StorageError::corrupt_page(
+                next,
+                "empty leaf in the sibling chain",
+            ));
         }
         if node.count() > 0 && next_node.key(0)? <= node.key(node.count() - 1)? {
             return Err(StorageError::corrupt_page(
@@ -241,7 +244,10 @@ impl<'s, S: PageRead + ?Sized> IndexCursor<'s, S> {
         }
         let count = prev_node.count();
         if count == 0 {
-            return Err(StorageError::corrupt_page(prev, "empty leaf in the sibling chain"));
+            return Err(StorageError::corrupt_page(
+                prev,
+                "empty leaf in the sibling chain",
+            ));
         }
         if node.count() > 0 && prev_node.key(count - 1)? >= node.key(0)? {
             return Err(StorageError::corrupt_page(

@@ -633,7 +633,10 @@ pub fn remove_cell(bytes: &mut [u8], page_no: PageNo, pos: usize) -> Result<()> 
     let slot_at = HEADER_SIZE + pos * SLOT_SIZE;
     // In bounds: pos < count (checked by cell_ranges) and the slot array ends before
     // content_start <= len (checked by parse).
-    bytes.copy_within(slot_at + SLOT_SIZE..HEADER_SIZE + count * SLOT_SIZE, slot_at);
+    bytes.copy_within(
+        slot_at + SLOT_SIZE..HEADER_SIZE + count * SLOT_SIZE,
+        slot_at,
+    );
     if count == 1 {
         content_start = len;
         fragmented = 0;
@@ -724,7 +727,10 @@ mod tests {
         assert!(insert_leaf_entry(&mut page, 1, 0, b"a", b"22").unwrap());
         assert!(insert_leaf_entry(&mut page, 1, 2, b"z", b"").unwrap());
         assert!(insert_leaf_entry(&mut page, 1, 1, b"f", b"333").unwrap());
-        assert_eq!(keys(&page), vec![b"a".to_vec(), b"f".to_vec(), b"m".to_vec(), b"z".to_vec()]);
+        assert_eq!(
+            keys(&page),
+            vec![b"a".to_vec(), b"f".to_vec(), b"m".to_vec(), b"z".to_vec()]
+        );
         let node = Node::parse(&page, 1).unwrap();
         assert_eq!(node.value(1).unwrap(), b"333");
         assert_eq!(node.value(3).unwrap(), b"");
@@ -761,7 +767,10 @@ mod tests {
         remove_cell(&mut page, 1, 0).unwrap();
         remove_cell(&mut page, 1, 0).unwrap();
         let node = Node::parse(&page, 1).unwrap();
-        assert_eq!((node.count(), node.content_start, node.fragmented), (0, USABLE, 0));
+        assert_eq!(
+            (node.count(), node.content_start, node.fragmented),
+            (0, USABLE, 0)
+        );
     }
 
     #[test]
@@ -799,7 +808,9 @@ mod tests {
         assert!(insert_interior_cell(&mut page, 9, 2, 30, b"k3").unwrap());
         let children = |page: &[u8]| {
             let node = Node::parse(page, 9).unwrap();
-            (0..=node.count()).map(|i| node.child(i).unwrap()).collect::<Vec<_>>()
+            (0..=node.count())
+                .map(|i| node.child(i).unwrap())
+                .collect::<Vec<_>>()
         };
         assert_eq!(children(&page), vec![10, 20, 30, 40]);
         let node = Node::parse(&page, 9).unwrap();
@@ -867,10 +878,12 @@ mod tests {
         let node = Node::parse(&bad_slot, 1).unwrap();
         assert!(node.key(0).is_err());
         assert!(node.validate().is_err());
-        assert!(insert_leaf_entry(&mut bad_slot, 1, 0, b"a", b"").is_err() || {
-            // The insert itself may succeed without touching the bad cell; validation fails.
-            Node::parse(&bad_slot, 1).unwrap().validate().is_err()
-        });
+        assert!(
+            insert_leaf_entry(&mut bad_slot, 1, 0, b"a", b"").is_err() || {
+                // The insert itself may succeed without touching the bad cell; validation fails.
+                Node::parse(&bad_slot, 1).unwrap().validate().is_err()
+            }
+        );
         let mut bad_len = page.clone();
         let offset = USABLE - 12;
         bad_len[offset..offset + 2].copy_from_slice(&60000u16.to_le_bytes());

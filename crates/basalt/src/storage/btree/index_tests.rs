@@ -56,7 +56,11 @@ fn random_key(rng: &mut StdRng, max_len: usize) -> Vec<u8> {
 }
 
 fn random_value(rng: &mut StdRng) -> Vec<u8> {
-    let len = if rng.gen_bool(0.3) { 0 } else { rng.gen_range(0..200) };
+    let len = if rng.gen_bool(0.3) {
+        0
+    } else {
+        rng.gen_range(0..200)
+    };
     (0..len).map(|_| rng.r#gen()).collect()
 }
 
@@ -119,7 +123,11 @@ fn expect_at(
             assert_eq!(cursor.key(), &k[..], "{what}");
             assert_eq!(cursor.value(), &v[..], "{what}");
         }
-        None => assert!(!cursor.is_valid(), "{what}: expected no entry, got {:?}", cursor.key()),
+        None => assert!(
+            !cursor.is_valid(),
+            "{what}: expected no entry, got {:?}",
+            cursor.key()
+        ),
     }
 }
 
@@ -243,7 +251,7 @@ fn model_test(page_size: usize, ops: usize, seed: u64) -> usize {
                 check_seeks(&tree, &store, &model, &key, &mut rng);
             }
         }
-        if op % 250 == 0 || op + 1 == ops {
+        if op.is_multiple_of(250) || op + 1 == ops {
             let stats = tree.check(&store).unwrap();
             assert_eq!(stats.entries, model.len());
             assert_eq!(stats.pages + 1, store.live_pages(), "leaked or lost pages");
@@ -263,7 +271,7 @@ fn model_test(page_size: usize, ops: usize, seed: u64) -> usize {
         let key = remaining.swap_remove(rng.gen_range(0..remaining.len()));
         assert!(tree.delete(&mut store, &key).unwrap());
         model.remove(&key);
-        if remaining.len() % 97 == 0 {
+        if remaining.len().is_multiple_of(97) {
             let stats = tree.check(&store).unwrap();
             assert_eq!(stats.entries, model.len());
             assert_eq!(stats.pages + 1, store.live_pages());
@@ -271,7 +279,11 @@ fn model_test(page_size: usize, ops: usize, seed: u64) -> usize {
     }
     let stats = tree.check(&store).unwrap();
     assert_eq!((stats.entries, stats.pages, stats.depth), (0, 1, 1));
-    assert_eq!(store.live_pages(), 2, "pages leaked after deleting everything");
+    assert_eq!(
+        store.live_pages(),
+        2,
+        "pages leaked after deleting everything"
+    );
     assert!(tree.is_empty(&store).unwrap());
     assert!(!tree.cursor(&store).first().unwrap());
     tree.destroy(&mut store).unwrap();
@@ -282,13 +294,19 @@ fn model_test(page_size: usize, ops: usize, seed: u64) -> usize {
 #[test]
 fn model_4k() {
     let depth = model_test(4096, 6000, 0x5eed_0001);
-    assert!(depth >= 3, "the test should exercise interior splits (depth {depth})");
+    assert!(
+        depth >= 3,
+        "the test should exercise interior splits (depth {depth})"
+    );
 }
 
 #[test]
 fn model_64k() {
     let depth = model_test(65536, 2500, 0x5eed_0002);
-    assert!(depth >= 2, "the test should exercise splits (depth {depth})");
+    assert!(
+        depth >= 2,
+        "the test should exercise splits (depth {depth})"
+    );
 }
 
 #[test]
@@ -324,7 +342,10 @@ fn sorted_inserts_fill_pages() {
         let fill = stats.leaf_bytes as f64 / (stats.leaves * store.usable_size()) as f64;
         assert!(fill >= 0.9, "page size {page_size}: fill {fill:.3}");
         // Interior pages stay few: the rightmost spine splits unevenly as well.
-        assert!(stats.pages - stats.leaves <= stats.leaves / 50 + 2, "{stats:?}");
+        assert!(
+            stats.pages - stats.leaves <= stats.leaves / 50 + 2,
+            "{stats:?}"
+        );
         assert_eq!(stats.pages + 1, store.live_pages());
     }
 }
@@ -334,7 +355,10 @@ fn descending_and_middle_inserts_stay_valid() {
     let mut store = TestStore::new(4096);
     let tree = IndexTree::create(&mut store).unwrap();
     for i in (0..5000u64).rev() {
-        assert!(tree.insert(&mut store, &composite(2, i), &[i as u8; 20]).unwrap());
+        assert!(
+            tree.insert(&mut store, &composite(2, i), &[i as u8; 20])
+                .unwrap()
+        );
     }
     for i in 0..5000u64 {
         let key = [composite(2, i), vec![0x80]].concat();
@@ -360,7 +384,8 @@ fn bulk_load_matches_inserts() {
         }
         let mut bulk_store = TestStore::new(page_size);
         let bulk = IndexTree::create(&mut bulk_store).unwrap();
-        bulk.bulk_load(&mut bulk_store, model_entries(&model)).unwrap();
+        bulk.bulk_load(&mut bulk_store, model_entries(&model))
+            .unwrap();
         let bulk_stats = bulk.check(&bulk_store).unwrap();
         assert_eq!(bulk_stats.entries, model.len());
         assert_eq!(bulk_stats.pages + 1, bulk_store.live_pages());
@@ -383,9 +408,9 @@ fn bulk_load_matches_inserts() {
 
         // The loaded tree keeps working under random changes.
         let keys: Vec<Vec<u8>> = model.keys().cloned().collect();
-        for i in 0..2000 {
+        for i in 0..2000u32 {
             let key = keys[rng.gen_range(0..keys.len())].clone();
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 assert_eq!(
                     bulk.delete(&mut bulk_store, &key).unwrap(),
                     model.remove(&key).is_some()
@@ -486,7 +511,10 @@ fn root_keeps_its_page_number() {
     }
     assert!(tree.check(&store).unwrap().depth >= 3);
     let reopened = IndexTree::open(root);
-    assert_eq!(reopened.get(&store, &padded(1234)).unwrap(), Some(vec![0; 30]));
+    assert_eq!(
+        reopened.get(&store, &padded(1234)).unwrap(),
+        Some(vec![0; 30])
+    );
     for i in 0..3000 {
         assert!(reopened.delete(&mut store, &padded(i)).unwrap());
     }
@@ -518,7 +546,10 @@ fn small_tree(seed: u64) -> (TestStore, IndexTree, Vec<Vec<u8>>) {
     for _ in 0..600 {
         let value = random_value(&mut rng);
         let key = random_key(&mut rng, 300);
-        if tree.insert(&mut store, &key, &value[..value.len().min(60)]).unwrap() {
+        if tree
+            .insert(&mut store, &key, &value[..value.len().min(60)])
+            .unwrap()
+        {
             keys.push(key);
         }
     }
@@ -560,9 +591,9 @@ fn exercise(store: &mut TestStore, tree: &IndexTree, keys: &[Vec<u8>], rng: &mut
     for key in keys.iter().step_by(5) {
         let _ = tree.get(&*store, key);
     }
-    for i in 0..40 {
+    for i in 0..40u32 {
         let key = &keys[rng.gen_range(0..keys.len())];
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             let _ = tree.delete(store, key);
         } else {
             let _ = tree.upsert(store, &[key.as_slice(), b"x"].concat(), &[3; 50]);
@@ -613,7 +644,10 @@ fn damaged_pages_give_errors_not_panics() {
         }
         exercise(&mut store, &tree, &keys, &mut rng);
     }
-    assert!(errors > 100, "check() should notice most damage ({errors}/150)");
+    assert!(
+        errors > 100,
+        "check() should notice most damage ({errors}/150)"
+    );
 }
 
 #[test]
