@@ -26,6 +26,7 @@
 
 pub mod index;
 mod index_bulk;
+mod index_check;
 pub mod index_cursor;
 pub mod index_page;
 #[cfg(test)]
