@@ -19,6 +19,21 @@
 //! Every page read is validated before use: a damaged page yields `StorageError::Corrupt`,
 //! never a panic or an out-of-bounds access, and tree walks are bounded by a depth limit so a
 //! cycle in damaged child pointers cannot loop forever.
+//!
+//! The index tree lives in `index_page` (slotted-page layouts of its leaves and interior
+//! nodes, documented byte by byte), `index` (the tree: descent, splits, merges, integrity
+//! check), `index_cursor` (ordered iteration) and `index_bulk` (bottom-up bulk load).
 
+pub mod index;
+mod index_bulk;
+mod index_check;
+pub mod index_cursor;
+pub mod index_page;
+#[cfg(test)]
+mod index_tests;
 #[cfg(test)]
 pub(crate) mod test_store;
+
+pub use index::{IndexTree, TreeStats as IndexTreeStats};
+pub use index_cursor::IndexCursor;
+pub use index_page::max_entry_size;
