@@ -20,5 +20,21 @@
 //! never a panic or an out-of-bounds access, and tree walks are bounded by a depth limit so a
 //! cycle in damaged child pointers cannot loop forever.
 
+pub mod overflow;
+pub mod row;
+pub mod table;
+pub mod table_check;
+pub mod table_cursor;
+pub mod table_interior;
+pub mod table_leaf;
+#[cfg(test)]
+mod table_tests;
 #[cfg(test)]
 pub(crate) mod test_store;
+
+pub use row::{CellValue, ColumnKind, OwnedValue, Value, ValueRef};
+pub use table::TableTree;
+pub use table_check::TreeStats;
+pub use table_cursor::TableCursor;
+pub use table_interior::TableInterior;
+pub use table_leaf::TableLeaf;
