@@ -27,6 +27,8 @@ pub mod table_check;
 pub mod table_cursor;
 pub mod table_interior;
 pub mod table_leaf;
+mod table_leaf_write;
+mod table_rebalance;
 #[cfg(test)]
 mod table_tests;
 #[cfg(test)]

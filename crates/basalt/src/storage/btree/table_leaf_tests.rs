@@ -2,6 +2,7 @@
 //! column upgrades, wide and zero-column rows, and damaged headers.
 
 use super::*;
+use crate::storage::error::StorageError;
 
 const USABLE: usize = 4092;
 
