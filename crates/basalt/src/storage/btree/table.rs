@@ -35,8 +35,8 @@ use super::table_cursor::{Step, TableCursor, Target, descend};
 use super::table_interior::{InteriorNode, max_keys};
 use super::table_leaf::{
     LeafHeader, OVERFLOW_POINTER_LEN, TableLeaf, build_leaf, choose_capacity, fixed_bytes_per_row,
-    init_leaf, insert_row, max_inline_len, remove_row, row_fits_twice, set_next_leaf,
-    set_prev_leaf, union_kinds,
+    init_leaf, insert_row, max_inline_len, merged_kinds, remove_row, row_fits_twice, set_next_leaf,
+    set_prev_leaf,
 };
 use crate::storage::error::{Result, StorageError};
 use crate::storage::page::{PAGE_TRAILER_SIZE, PageNo, PageRead, PageWrite, kind};
@@ -52,7 +52,7 @@ pub struct TableTree {
 /// Bound on split-and-retry rounds of one insert. Each round strictly shrinks the leaf the
 /// row is headed for, so real inserts need one or two; the bound only stops a damaged tree
 /// from looping.
-const MAX_INSERT_ROUNDS: usize = 1 << 16;
+const MAX_INSERT_ROUNDS: usize = 256;
 
 /// Checks that a row matches its kinds: same length, and each value of the right shape.
 fn validate_row(kinds: &[ColumnKind], row: &[CellValue<'_>]) -> Result<()> {
@@ -213,6 +213,8 @@ impl TableTree {
         if leaf.view().search(row_id).is_ok() {
             return Ok(false);
         }
+        // Reject conflicting kinds before any overflow page is written.
+        merged_kinds(&leaf.view(), kinds)?;
         drop(leaf);
         let values = store_row(store, row, &spill)?;
         self.insert_stored(store, row_id, kinds, &values)?;
@@ -233,7 +235,7 @@ impl TableTree {
         let Ok(position) = leaf.view().search(row_id) else {
             return Ok(false);
         };
-        union_kinds(&leaf.view().column_kinds(), kinds)?;
+        merged_kinds(&leaf.view(), kinds)?;
         let old_chains = row_chains(&leaf.view(), position)?;
         let leaf_no = leaf.page_no;
         drop(leaf);

@@ -107,10 +107,23 @@ impl<'a> TableInterior<'a> {
 
     /// Index of the child whose range contains `row_id`: the number of keys `<= row_id`.
     pub fn child_index(&self, row_id: i64) -> usize {
-        let (mut low, mut high) = (0, self.key_count);
+        // Slice the key array once so each probe is a plain load.
+        let at = self.keys_at();
+        let keys = self
+            .bytes
+            .get(at..at + 8 * self.key_count)
+            .unwrap_or_default();
+        let key = |index: usize| {
+            let mut buffer = [0u8; 8];
+            if let Some(slice) = keys.get(index * 8..index * 8 + 8) {
+                buffer.copy_from_slice(slice);
+            }
+            i64::from_le_bytes(buffer)
+        };
+        let (mut low, mut high) = (0, keys.len() / 8);
         while low < high {
             let middle = low + (high - low) / 2;
-            if self.key(middle) <= row_id {
+            if key(middle) <= row_id {
                 low = middle + 1;
             } else {
                 high = middle;

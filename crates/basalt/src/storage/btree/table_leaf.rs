@@ -59,7 +59,8 @@ use std::ops::Range;
 
 use super::row::{ColumnKind, ValueRef};
 pub(crate) use super::table_leaf_write::{
-    build_leaf, init_leaf, insert_row, remove_row, set_next_leaf, set_prev_leaf, union_kinds,
+    build_leaf, init_leaf, insert_row, merged_kinds, remove_row, set_next_leaf, set_prev_leaf,
+    union_kinds,
 };
 use crate::storage::error::{Result, StorageError};
 use crate::storage::page::{PageNo, kind};
@@ -412,10 +413,12 @@ impl<'a> TableLeaf<'a> {
 
     /// Binary search for `row_id`: `Ok(position)` if present, else `Err(insertion point)`.
     pub fn search(&self, row_id: i64) -> std::result::Result<usize, usize> {
-        let (mut low, mut high) = (0, self.header.row_count);
+        // Slice the id array once so each probe is a plain load.
+        let ids = self.row_ids_raw();
+        let (mut low, mut high) = (0, ids.len() / 8);
         while low < high {
             let middle = low + (high - low) / 2;
-            let probe = self.row_id(middle);
+            let probe = read_u64(ids, middle * 8) as i64;
             if probe < row_id {
                 low = middle + 1;
             } else if probe > row_id {

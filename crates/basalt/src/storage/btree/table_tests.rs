@@ -676,3 +676,151 @@ fn interior_cycle_is_bounded() {
             .is_err()
     );
 }
+
+#[test]
+fn extreme_row_ids() {
+    let mut store = TestStore::new(4096);
+    let tree = TableTree::create(&mut store).unwrap();
+    let kinds = [ColumnKind::Var];
+    let long = vec![4u8; 3000];
+    let mut ids = vec![i64::MIN, i64::MAX, 0, -1, 1, i64::MIN + 1, i64::MAX - 1];
+    ids.extend((0..3000).map(|i| i64::MAX - 10_000 + i * 3));
+    ids.extend((0..3000).map(|i| i64::MIN + i * 3 + 7));
+    for &id in &ids {
+        assert!(
+            tree.insert(
+                &mut store,
+                id,
+                &kinds,
+                &[CellValue::Var(&long[..(id as usize) % 3000])]
+            )
+            .unwrap()
+        );
+    }
+    tree.check(&store).unwrap();
+    assert_eq!(tree.max_row_id(&store).unwrap(), Some(i64::MAX));
+    let mut cursor = tree.cursor(&store);
+    assert!(cursor.first().unwrap());
+    assert_eq!(cursor.row_id(), Some(i64::MIN));
+    assert!(!cursor.seek_ge(i64::MAX - 1).unwrap() || cursor.row_id() == Some(i64::MAX - 1));
+    assert!(cursor.seek_le(i64::MIN).unwrap());
+    assert!(!cursor.prev().unwrap());
+    // A conflicting kind with a long value is rejected without leaking overflow pages.
+    let before = store.live_pages();
+    assert!(
+        tree.insert(&mut store, 5, &[ColumnKind::Fixed8], &[CellValue::Fixed(1)])
+            .is_err()
+    );
+    assert!(
+        tree.update(&mut store, 0, &[ColumnKind::Fixed8], &[CellValue::Fixed(1)])
+            .is_err()
+    );
+    assert_eq!(store.live_pages(), before);
+    for &id in &ids {
+        assert!(tree.delete(&mut store, id).unwrap());
+    }
+    assert_eq!(store.live_pages(), 2);
+}
+
+/// Rough timings of the main operations (run with `--release --ignored --nocapture`).
+#[test]
+#[ignore]
+fn timing_probe() {
+    use std::time::Instant;
+    let mut store = TestStore::new(4096);
+    let tree = TableTree::create(&mut store).unwrap();
+    let kinds = [ColumnKind::Fixed8, ColumnKind::Fixed8, ColumnKind::Var];
+    let n = 1_000_000i64;
+    let start = Instant::now();
+    for id in 0..n {
+        tree.insert(
+            &mut store,
+            id,
+            &kinds,
+            &[
+                CellValue::Fixed(id as u64),
+                CellValue::Fixed(7),
+                CellValue::Var(b"hello world"),
+            ],
+        )
+        .unwrap();
+    }
+    eprintln!("seq insert {:?}/row", start.elapsed() / n as u32);
+    let mut rng = StdRng::seed_from_u64(1);
+    let probes: Vec<i64> = (0..1_000_000).map(|_| rng.gen_range(0..n)).collect();
+    let start = Instant::now();
+    let mut sum = 0u64;
+    for &id in &probes {
+        let mut cursor = tree.cursor(&store);
+        cursor.seek_ge(id).unwrap();
+        if let Ok(crate::storage::btree::ValueRef::Fixed(v)) = cursor.value_ref(0) {
+            sum += v;
+        }
+    }
+    eprintln!("point read {:?}/row {sum}", start.elapsed() / 1_000_000);
+    let start = Instant::now();
+    for id in 0..1_000_000 {
+        let mut cursor = tree.cursor(&store);
+        cursor.seek_ge(id).unwrap();
+        if let Ok(crate::storage::btree::ValueRef::Fixed(v)) = cursor.value_ref(0) {
+            sum += v;
+        }
+    }
+    eprintln!(
+        "sequential point read {:?}/row {sum}",
+        start.elapsed() / 1_000_000
+    );
+    let small: Vec<i64> = probes.iter().map(|p| p % 20_000).collect();
+    let start = Instant::now();
+    for &id in &small {
+        let mut cursor = tree.cursor(&store);
+        cursor.seek_ge(id).unwrap();
+        if let Ok(crate::storage::btree::ValueRef::Fixed(v)) = cursor.value_ref(0) {
+            sum += v;
+        }
+    }
+    eprintln!(
+        "cache-resident random point read {:?}/row {sum}",
+        start.elapsed() / 1_000_000
+    );
+    let start = Instant::now();
+    let mut cursor = tree.cursor(&store);
+    let mut valid = cursor.first().unwrap();
+    let mut total = 0u64;
+    while valid {
+        let leaf = cursor.leaf().unwrap();
+        let (values, _) = leaf.fixed_column(0).unwrap();
+        total += values
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .sum::<u64>();
+        valid = cursor.next_leaf().unwrap();
+    }
+    eprintln!("scan {:?}/row {total}", start.elapsed() / n as u32);
+    let mut ids: Vec<i64> = (0..n).collect();
+    for index in (1..ids.len()).rev() {
+        ids.swap(index, rng.gen_range(0..=index));
+    }
+    let mut store = TestStore::new(4096);
+    let tree = TableTree::create(&mut store).unwrap();
+    let start = Instant::now();
+    for &id in &ids {
+        tree.insert(
+            &mut store,
+            id,
+            &kinds,
+            &[
+                CellValue::Fixed(id as u64),
+                CellValue::Fixed(7),
+                CellValue::Var(b"hello world"),
+            ],
+        )
+        .unwrap();
+    }
+    eprintln!("random insert {:?}/row", start.elapsed() / n as u32);
+    let start = Instant::now();
+    for &id in &ids {
+        tree.delete(&mut store, id).unwrap();
+    }
+    eprintln!("random delete {:?}/row", start.elapsed() / n as u32);
+}
