@@ -4,7 +4,7 @@
 //! ([`super::table_interior`]) hold separator row ids; values longer than
 //! [`max_inline_len`] live in overflow chains ([`super::overflow`]). This module holds the
 //! tree operations — insert, update, delete, point get, bulk load, destroy; the repair
-//! after deletes (freeing and merging nodes) is in [`super::table_rebalance`], the
+//! after deletes (freeing and merging nodes) is in `table_rebalance`, the
 //! integrity check in [`super::table_check`], cursors in [`super::table_cursor`].
 //!
 //! Guarantees:

@@ -19,7 +19,7 @@
 //! 5460 on a 64 KiB page).
 //!
 //! Readers use the validated zero-copy view [`TableInterior`]; writers decode a node into an
-//! [`InteriorNode`] (two vectors), edit it and encode it back. Interior pages change only
+//! `InteriorNode` (two vectors), edit it and encode it back. Interior pages change only
 //! when a child splits or merges, so the simple decode/encode costs little.
 
 use crate::storage::error::{Result, StorageError};
