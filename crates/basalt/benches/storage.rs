@@ -67,7 +67,11 @@ fn insert_rows(store: &Store, ids: &[i64]) -> TableTree {
         name.clear();
         name.extend_from_slice(b"name-");
         name.extend_from_slice(id.to_string().as_bytes());
-        let row = [CellValue::Fixed(id as u64 % 1000), CellValue::Fixed(id as u64 * 7), CellValue::Var(&name)];
+        let row = [
+            CellValue::Fixed(id as u64 % 1000),
+            CellValue::Fixed(id as u64 * 7),
+            CellValue::Var(&name),
+        ];
         table.insert(&mut txn, id, &KINDS, &row).expect("insert");
     }
     txn.commit().expect("commit");
@@ -79,12 +83,22 @@ fn inserts(c: &mut Criterion) {
     let sequential: Vec<i64> = (0..ROWS).collect();
     let random = shuffled_ids(ROWS);
     let mut group = c.benchmark_group("storage");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
     group.bench_function("insert_1m_sequential", |b| {
-        b.iter_batched(|| scratch.fresh_store(), |store| insert_rows(&store, &sequential), BatchSize::PerIteration)
+        b.iter_batched(
+            || scratch.fresh_store(),
+            |store| insert_rows(&store, &sequential),
+            BatchSize::PerIteration,
+        )
     });
     group.bench_function("insert_1m_random", |b| {
-        b.iter_batched(|| scratch.fresh_store(), |store| insert_rows(&store, &random), BatchSize::PerIteration)
+        b.iter_batched(
+            || scratch.fresh_store(),
+            |store| insert_rows(&store, &random),
+            BatchSize::PerIteration,
+        )
     });
     group.finish();
 }
@@ -128,7 +142,9 @@ fn reads(c: &mut Criterion) {
         })
     });
 
-    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
     group.bench_function("full_scan_1m", |b| {
         b.iter(|| {
             let reader = store.begin_read();

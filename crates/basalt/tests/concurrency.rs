@@ -42,7 +42,14 @@ fn readers_never_see_a_torn_transaction() {
     let table = TableTree::create(&mut txn).unwrap();
     let note = vec![7u8; 300];
     for id in 0..ACCOUNTS {
-        table.insert(&mut txn, id, &kinds, &[CellValue::Fixed(1000), CellValue::Var(&note)]).unwrap();
+        table
+            .insert(
+                &mut txn,
+                id,
+                &kinds,
+                &[CellValue::Fixed(1000), CellValue::Var(&note)],
+            )
+            .unwrap();
     }
     txn.commit().unwrap();
 
@@ -56,7 +63,7 @@ fn readers_never_see_a_torn_transaction() {
                     while !done.load(Ordering::Relaxed) || checks < 50 {
                         let reader = store.begin_read();
                         let mut sum = 0;
-                        if (checks + reader_no) % 2 == 0 {
+                        if (checks + reader_no).is_multiple_of(2) {
                             let mut cursor = table.cursor(&reader);
                             let mut valid = cursor.first().unwrap();
                             while valid {
@@ -91,9 +98,23 @@ fn readers_never_see_a_torn_transaction() {
                 };
                 let amount = rng.below(read(&txn, from) + 1);
                 let from_balance = read(&txn, from) - amount;
-                table.update(&mut txn, from, &kinds, &[CellValue::Fixed(from_balance), CellValue::Var(&note)]).unwrap();
+                table
+                    .update(
+                        &mut txn,
+                        from,
+                        &kinds,
+                        &[CellValue::Fixed(from_balance), CellValue::Var(&note)],
+                    )
+                    .unwrap();
                 let to_balance = read(&txn, to) + amount;
-                table.update(&mut txn, to, &kinds, &[CellValue::Fixed(to_balance), CellValue::Var(&note)]).unwrap();
+                table
+                    .update(
+                        &mut txn,
+                        to,
+                        &kinds,
+                        &[CellValue::Fixed(to_balance), CellValue::Var(&note)],
+                    )
+                    .unwrap();
             }
             if rng.below(10) == 0 {
                 txn.rollback();

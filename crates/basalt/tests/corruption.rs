@@ -60,12 +60,20 @@ fn build(transactions: u64, checkpoint: bool) -> (Vec<u8>, Vec<u8>) {
             store.checkpoint().unwrap();
         }
     }
-    (read_file(&vfs, path), read_file(&vfs, &basalt::storage::pager::wal_path(path)))
+    (
+        read_file(&vfs, path),
+        read_file(&vfs, &basalt::storage::pager::wal_path(path)),
+    )
 }
 
 /// Opens and scans a damaged copy. `Ok(Some(t))`: it read back exactly transaction `t`'s
 /// state (checked against the model when `check_contents`); `Err`: it reported damage.
-fn open_and_scan(main: &[u8], log: &[u8], model: &mut Model, check_contents: bool) -> Result<u64, String> {
+fn open_and_scan(
+    main: &[u8],
+    log: &[u8],
+    model: &mut Model,
+    check_contents: bool,
+) -> Result<u64, String> {
     let vfs = MemoryVfs::new();
     let path = Path::new("/damaged/db.basalt");
     write_file(&vfs, path, main);
@@ -74,7 +82,10 @@ fn open_and_scan(main: &[u8], log: &[u8], model: &mut Model, check_contents: boo
     let reader = store.begin_read();
     let (last, rows) = common::read_state(&reader).map_err(|e| e.to_string())?;
     if check_contents {
-        assert!(*model.after(last) == rows, "damaged file returned wrong rows for transaction {last}");
+        assert!(
+            *model.after(last) == rows,
+            "damaged file returned wrong rows for transaction {last}"
+        );
     }
     Ok(last)
 }
@@ -90,7 +101,9 @@ fn damage(bytes: &mut Vec<u8>, rng: &mut Rng) -> Vec<usize> {
                 bytes[at] ^= 1 << rng.below(8);
             }
         }
-        1 => bytes[start..start + PAGE_SIZE].iter_mut().for_each(|b| *b = rng.next_u64() as u8),
+        1 => bytes[start..start + PAGE_SIZE]
+            .iter_mut()
+            .for_each(|b| *b = rng.next_u64() as u8),
         2 => bytes[start..start + PAGE_SIZE].fill(0),
         3 => {
             let other = rng.below(page_count as u64) as usize * PAGE_SIZE;
@@ -101,7 +114,9 @@ fn damage(bytes: &mut Vec<u8>, rng: &mut Rng) -> Vec<usize> {
         _ => {
             let at = start + rng.below(PAGE_SIZE as u64 - 64) as usize;
             let len = 1 + rng.below(64) as usize;
-            bytes[at..at + len].iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+            bytes[at..at + len]
+                .iter_mut()
+                .for_each(|b| *b = rng.next_u64() as u8);
         }
     }
     vec![page]
@@ -114,7 +129,8 @@ fn reseal(bytes: &mut [u8], page_no: usize) {
         return;
     }
     let mut page = PageBuf::zeroed(PAGE_SIZE);
-    page.raw_mut().copy_from_slice(&bytes[start..start + PAGE_SIZE]);
+    page.raw_mut()
+        .copy_from_slice(&bytes[start..start + PAGE_SIZE]);
     page.seal(page_no as u32);
     bytes[start..start + PAGE_SIZE].copy_from_slice(page.raw());
 }
@@ -139,7 +155,10 @@ fn damaged_main_files_give_errors_or_correct_data() {
             Err(_) => errors += 1,
         }
     }
-    assert!(errors > 500, "most damage is detected ({errors} errors, {intact} intact)");
+    assert!(
+        errors > 500,
+        "most damage is detected ({errors} errors, {intact} intact)"
+    );
 }
 
 #[test]
@@ -159,7 +178,10 @@ fn damage_behind_valid_checksums_never_panics() {
 #[test]
 fn a_damaged_log_recovers_a_committed_prefix() {
     let (main, log) = build(120, false);
-    assert!(log.len() > 100 * PAGE_SIZE, "the log holds the transactions");
+    assert!(
+        log.len() > 100 * PAGE_SIZE,
+        "the log holds the transactions"
+    );
     let mut rng = Rng::new(3);
     let mut cut_short = 0;
     for _ in 0..300 {
@@ -172,7 +194,9 @@ fn a_damaged_log_recovers_a_committed_prefix() {
             }
             _ => {
                 let at = rng.below(log.len() as u64 - 256) as usize;
-                damaged_log[at..at + 256].iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+                damaged_log[at..at + 256]
+                    .iter_mut()
+                    .for_each(|b| *b = rng.next_u64() as u8);
             }
         }
         // Cutting the log anywhere must leave a committed prefix of the history.
@@ -184,5 +208,8 @@ fn a_damaged_log_recovers_a_committed_prefix() {
             }
         }
     }
-    assert!(cut_short > 100, "damage really cut the log ({cut_short} of 300)");
+    assert!(
+        cut_short > 100,
+        "damage really cut the log ({cut_short} of 300)"
+    );
 }

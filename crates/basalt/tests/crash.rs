@@ -48,9 +48,14 @@ fn synchronous_for(cycle: u64) -> Synchronous {
 /// Child mode: runs transactions forever (until killed), acknowledging each commit.
 #[test]
 fn crash_child() {
-    let Ok(path) = std::env::var(CHILD_ENV) else { return };
+    let Ok(path) = std::env::var(CHILD_ENV) else {
+        return;
+    };
     let seed: u64 = std::env::var("BASALT_CRASH_SEED").unwrap().parse().unwrap();
-    let cycle: u64 = std::env::var("BASALT_CRASH_CYCLE").unwrap().parse().unwrap();
+    let cycle: u64 = std::env::var("BASALT_CRASH_CYCLE")
+        .unwrap()
+        .parse()
+        .unwrap();
     let store = Store::open(&path, store_options(synchronous_for(cycle))).unwrap();
     common::initialise(&store).unwrap();
     let mut t = store.begin_read().meta(common::LAST_TXN_SLOT);
@@ -80,7 +85,10 @@ fn verify(store: &Store, model: &mut Model, acknowledged: u64, cycle: u64) -> u6
         last == acknowledged || last == acknowledged + 1,
         "cycle {cycle}: database holds transaction {last}, but {acknowledged} were acknowledged"
     );
-    assert!(*model.after(last) == rows, "cycle {cycle}: contents differ from the model after transaction {last}");
+    assert!(
+        *model.after(last) == rows,
+        "cycle {cycle}: contents differ from the model after transaction {last}"
+    );
     last
 }
 
@@ -89,7 +97,10 @@ fn crash_cycles_with_sigkill() {
     if std::env::var(CHILD_ENV).is_ok() {
         return;
     }
-    let cycles: u64 = std::env::var("BASALT_CRASH_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    let cycles: u64 = std::env::var("BASALT_CRASH_CYCLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
     let seed = 0x00C0_FFEE;
     let dir = scratch_dir("crash");
     let path = dir.join("crash.basalt");
@@ -111,7 +122,9 @@ fn crash_cycles_with_sigkill() {
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut seen = 0;
         while seen < kill_after {
-            let Some(line) = lines.next() else { panic!("cycle {cycle}: child exited early") };
+            let Some(line) = lines.next() else {
+                panic!("cycle {cycle}: child exited early")
+            };
             if let Some(t) = line.unwrap().strip_prefix("ACK ") {
                 acknowledged = t.parse().unwrap();
                 seen += 1;
@@ -128,7 +141,13 @@ fn crash_cycles_with_sigkill() {
         let store = Store::open(&path, store_options(Synchronous::Normal)).unwrap();
         acknowledged = verify(&store, &mut model, acknowledged, cycle);
     }
-    assert!(acknowledged >= cycles, "every cycle commits at least one transaction");
+    println!(
+        "SIGKILL crash test: {cycles} cycles, {acknowledged} transactions committed and verified"
+    );
+    assert!(
+        acknowledged >= cycles,
+        "every cycle commits at least one transaction"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -153,8 +172,14 @@ fn a_second_process_gets_a_lock_error() {
     let error = Store::open(&path, StoreOptions::default()).unwrap_err();
     child.kill().unwrap();
     child.wait().unwrap();
-    assert!(error.to_string().contains("locked by another process"), "{error}");
-    assert!(Store::open(&path, StoreOptions::default()).is_ok(), "the lock dies with its process");
+    assert!(
+        error.to_string().contains("locked by another process"),
+        "{error}"
+    );
+    assert!(
+        Store::open(&path, StoreOptions::default()).is_ok(),
+        "the lock dies with its process"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -163,7 +188,10 @@ fn crash_cycles_with_fault_injection() {
     if std::env::var(CHILD_ENV).is_ok() {
         return;
     }
-    let cycles: u64 = std::env::var("BASALT_CRASH_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    let cycles: u64 = std::env::var("BASALT_CRASH_CYCLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
     let seed = 0xFA_17;
     let (vfs, controller) = FaultVfs::new(seed);
     let path = Path::new("/fault/db.basalt");
@@ -187,7 +215,9 @@ fn crash_cycles_with_fault_injection() {
         }
         let mut t = acknowledged;
         for _ in 0..60 {
-            if rng.below(8) == 0 && common::run_rolled_back(&store, rng.next_u64(), KEY_SPACE).is_err() {
+            if rng.below(8) == 0
+                && common::run_rolled_back(&store, rng.next_u64(), KEY_SPACE).is_err()
+            {
                 faults_hit += 1;
                 break;
             }
@@ -204,10 +234,20 @@ fn crash_cycles_with_fault_injection() {
         }
         controller.clear_faults();
         drop(store);
-        let mode = if rng.below(2) == 0 { CrashMode::LoseUnsynced } else { CrashMode::KeepSome };
+        let mode = if rng.below(2) == 0 {
+            CrashMode::LoseUnsynced
+        } else {
+            CrashMode::KeepSome
+        };
         controller.crash(mode);
     }
     let store = Store::open_with_vfs(&vfs, path, store_options(Synchronous::Full)).unwrap();
     verify(&store, &mut model, acknowledged, cycles);
-    assert!(faults_hit > cycles / 3, "faults were actually injected ({faults_hit} of {cycles} cycles)");
+    println!(
+        "fault-injection crash test: {cycles} cycles, {faults_hit} injected faults hit, {acknowledged} transactions committed and verified"
+    );
+    assert!(
+        faults_hit > cycles / 3,
+        "faults were actually injected ({faults_hit} of {cycles} cycles)"
+    );
 }

@@ -27,7 +27,11 @@ fn writing_and_scanning_200_mb_with_a_4_mb_cache_stays_under_64_mb() {
     let dir = std::env::temp_dir().join(format!("basalt-memory-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("big.basalt");
-    let options = StoreOptions { cache_bytes: 4 << 20, busy_timeout: Duration::from_secs(1), ..StoreOptions::default() };
+    let options = StoreOptions {
+        cache_bytes: 4 << 20,
+        busy_timeout: Duration::from_secs(1),
+        ..StoreOptions::default()
+    };
     let store = Store::open(&path, options).unwrap();
     let kinds = [ColumnKind::Fixed8, ColumnKind::Var];
     let mut txn = store.begin_write().unwrap();
@@ -46,7 +50,12 @@ fn writing_and_scanning_200_mb_with_a_4_mb_cache_stays_under_64_mb() {
             payload.clear();
             payload.extend((0..length).map(|i| (row_id as usize + i) as u8));
             table
-                .insert(&mut txn, row_id, &kinds, &[CellValue::Fixed(row_id as u64), CellValue::Var(&payload)])
+                .insert(
+                    &mut txn,
+                    row_id,
+                    &kinds,
+                    &[CellValue::Fixed(row_id as u64), CellValue::Var(&payload)],
+                )
                 .unwrap();
             written += length + 8;
         }
@@ -60,7 +69,7 @@ fn writing_and_scanning_200_mb_with_a_4_mb_cache_stays_under_64_mb() {
     let (mut rows, mut bytes) = (0i64, 0usize);
     while valid {
         rows += 1;
-        assert_eq!(cursor.row_id(), rows);
+        assert_eq!(cursor.row_id(), Some(rows));
         match cursor.value(1).unwrap() {
             Value::Bytes(value) => {
                 assert_eq!(value.first().copied(), Some(rows as u8));
@@ -78,7 +87,11 @@ fn writing_and_scanning_200_mb_with_a_4_mb_cache_stays_under_64_mb() {
     let file_size = std::fs::metadata(&path).unwrap().len();
     let _ = std::fs::remove_dir_all(&dir);
     let peak = peak_rss_bytes();
-    println!("peak RSS {} MB for a {} MB file", peak >> 20, file_size >> 20);
+    println!(
+        "peak RSS {} MB for a {} MB file",
+        peak >> 20,
+        file_size >> 20
+    );
     assert!(file_size as usize >= TOTAL_BYTES);
     assert!(peak < 64 << 20, "peak RSS {} MB exceeds 64 MB", peak >> 20);
 }

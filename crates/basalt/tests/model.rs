@@ -16,10 +16,10 @@ use std::ops::Bound;
 use std::path::Path;
 use std::time::Duration;
 
+use basalt::storage::PageRead;
 use basalt::storage::btree::{CellValue, ColumnKind, IndexTree, TableTree, Value};
 use basalt::storage::keys::{self, KeyOrder, KeyValue};
 use basalt::storage::vfs::MemoryVfs;
-use basalt::storage::PageRead;
 use basalt::txn::{Store, StoreOptions};
 use common::Rng;
 
@@ -76,7 +76,10 @@ fn cells(row: &[Cell]) -> Vec<CellValue<'_>> {
         .collect()
 }
 
-fn read_cells<S: PageRead>(cursor: &basalt::storage::btree::TableCursor<'_, S>, columns: usize) -> Vec<Cell> {
+fn read_cells<S: PageRead>(
+    cursor: &basalt::storage::btree::TableCursor<'_, S>,
+    columns: usize,
+) -> Vec<Cell> {
     (0..columns)
         .map(|column| match cursor.value(column).unwrap() {
             Value::Null => Cell::Null,
@@ -86,14 +89,20 @@ fn read_cells<S: PageRead>(cursor: &basalt::storage::btree::TableCursor<'_, S>, 
         .collect()
 }
 
-fn check_table<S: PageRead>(table: &TableTree, store: &S, model: &BTreeMap<i64, Vec<Cell>>, columns: usize, rng: &mut Rng) {
+fn check_table<S: PageRead>(
+    table: &TableTree,
+    store: &S,
+    model: &BTreeMap<i64, Vec<Cell>>,
+    columns: usize,
+    rng: &mut Rng,
+) {
     table.check(store).unwrap();
     // A full forward scan, a full backward scan, and random bounded range scans.
     let mut cursor = table.cursor(store);
     let mut seen = Vec::new();
     let mut valid = cursor.first().unwrap();
     while valid {
-        seen.push((cursor.row_id(), read_cells(&cursor, columns)));
+        seen.push((cursor.row_id().unwrap(), read_cells(&cursor, columns)));
         valid = cursor.next().unwrap();
     }
     let expected: Vec<(i64, Vec<Cell>)> = model.iter().map(|(k, v)| (*k, v.clone())).collect();
@@ -101,7 +110,7 @@ fn check_table<S: PageRead>(table: &TableTree, store: &S, model: &BTreeMap<i64, 
     let mut backwards = Vec::new();
     let mut valid = cursor.last().unwrap();
     while valid {
-        backwards.push(cursor.row_id());
+        backwards.push(cursor.row_id().unwrap());
         valid = cursor.prev().unwrap();
     }
     assert!(backwards.iter().rev().eq(model.keys()));
@@ -110,10 +119,13 @@ fn check_table<S: PageRead>(table: &TableTree, store: &S, model: &BTreeMap<i64, 
         let exact = cursor.seek_ge(low).unwrap();
         let expected = model.range(low..).next();
         assert_eq!(exact, model.contains_key(&low));
-        assert_eq!(cursor.is_valid().then(|| cursor.row_id()), expected.map(|(k, _)| *k));
+        assert_eq!(cursor.row_id(), expected.map(|(k, _)| *k));
         let exact = cursor.seek_le(low).unwrap();
         assert_eq!(exact, model.contains_key(&low));
-        assert_eq!(cursor.is_valid().then(|| cursor.row_id()), model.range(..=low).next_back().map(|(k, _)| *k));
+        assert_eq!(
+            cursor.row_id(),
+            model.range(..=low).next_back().map(|(k, _)| *k)
+        );
         if cursor.seek_ge(low).unwrap() || cursor.is_valid() {
             let mut count = 0;
             while cursor.is_valid() && count < 50 {
@@ -133,7 +145,12 @@ fn table_tree_matches_a_btreemap_across_reopens() {
         let mut rng = Rng::new(seed);
         let column_count = 2 + rng.below(3) as usize;
         let mut kinds = vec![ColumnKind::Fixed8, ColumnKind::Var];
-        let extra = [ColumnKind::Fixed4, ColumnKind::Var, ColumnKind::Fixed1, ColumnKind::Fixed2];
+        let extra = [
+            ColumnKind::Fixed4,
+            ColumnKind::Var,
+            ColumnKind::Fixed1,
+            ColumnKind::Fixed2,
+        ];
         kinds.extend(extra.iter().take(column_count - 2));
         let mut model: BTreeMap<i64, Vec<Cell>> = BTreeMap::new();
         let mut root = None;
@@ -163,13 +180,17 @@ fn table_tree_matches_a_btreemap_across_reopens() {
                     match rng.below(5) {
                         0 | 1 => {
                             let row = random_row(&mut rng, &kinds, page_size);
-                            let inserted = table.insert(&mut txn, row_id, &kinds, &cells(&row)).unwrap();
+                            let inserted = table
+                                .insert(&mut txn, row_id, &kinds, &cells(&row))
+                                .unwrap();
                             assert_eq!(inserted, !staged.contains_key(&row_id));
                             staged.entry(row_id).or_insert(row);
                         }
                         2 => {
                             let row = random_row(&mut rng, &kinds, page_size);
-                            let updated = table.update(&mut txn, row_id, &kinds, &cells(&row)).unwrap();
+                            let updated = table
+                                .update(&mut txn, row_id, &kinds, &cells(&row))
+                                .unwrap();
                             assert_eq!(updated, staged.contains_key(&row_id));
                             if updated {
                                 staged.insert(row_id, row);
@@ -199,7 +220,11 @@ fn table_tree_matches_a_btreemap_across_reopens() {
             assert!(table.delete(&mut txn, *row_id).unwrap());
         }
         let header = *txn.header();
-        assert_eq!(header.page_count - header.free_count, 2, "only the header and the root remain in use");
+        assert_eq!(
+            header.page_count - header.free_count,
+            2,
+            "only the header and the root remain in use"
+        );
         txn.commit().unwrap();
     }
 }
@@ -253,7 +278,10 @@ fn index_tree_with_composite_keys_matches_a_btreemap_across_reopens() {
                 for _ in 0..rng.below(300) {
                     let key = random_index_key(&mut rng, &orders);
                     if rng.below(3) == 0 {
-                        assert_eq!(index.delete(&mut txn, &key).unwrap(), staged.remove(&key).is_some());
+                        assert_eq!(
+                            index.delete(&mut txn, &key).unwrap(),
+                            staged.remove(&key).is_some()
+                        );
                     } else {
                         let value = vec![rng.next_u64() as u8; rng.below(40) as usize];
                         let inserted = index.insert(&mut txn, &key, &value).unwrap();
@@ -293,10 +321,20 @@ fn check_index<S: PageRead>(
     for _ in 0..30 {
         let probe = random_index_key(rng, orders);
         cursor.seek_ge(&probe).unwrap();
-        let expected = model.range::<Vec<u8>, _>((Bound::Included(&probe), Bound::Unbounded)).next();
-        assert_eq!(cursor.is_valid().then(|| cursor.key().to_vec()), expected.map(|(k, _)| k.clone()));
+        let expected = model
+            .range::<Vec<u8>, _>((Bound::Included(&probe), Bound::Unbounded))
+            .next();
+        assert_eq!(
+            cursor.is_valid().then(|| cursor.key().to_vec()),
+            expected.map(|(k, _)| k.clone())
+        );
         cursor.seek_lt(&probe).unwrap();
-        let expected = model.range::<Vec<u8>, _>((Bound::Unbounded, Bound::Excluded(&probe))).next_back();
-        assert_eq!(cursor.is_valid().then(|| cursor.key().to_vec()), expected.map(|(k, _)| k.clone()));
+        let expected = model
+            .range::<Vec<u8>, _>((Bound::Unbounded, Bound::Excluded(&probe)))
+            .next_back();
+        assert_eq!(
+            cursor.is_valid().then(|| cursor.key().to_vec()),
+            expected.map(|(k, _)| k.clone())
+        );
     }
 }

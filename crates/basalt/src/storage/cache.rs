@@ -96,14 +96,22 @@ impl PageCache {
         }
         if shard.slots.len() < shard.capacity {
             let slot_index = shard.slots.len();
-            shard.slots.push(Slot { key, page: page.clone(), referenced: true });
+            shard.slots.push(Slot {
+                key,
+                page: page.clone(),
+                referenced: true,
+            });
             shard.index.insert(key, slot_index);
             return page;
         }
         if let Some(victim) = shard.find_victim() {
             let old_key = shard.slots[victim].key;
             shard.index.remove(&old_key);
-            shard.slots[victim] = Slot { key, page: page.clone(), referenced: true };
+            shard.slots[victim] = Slot {
+                key,
+                page: page.clone(),
+                referenced: true,
+            };
             shard.index.insert(key, victim);
         }
         page
@@ -137,7 +145,10 @@ impl PageCache {
 
     /// Number of cached images.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|shard| shard.lock().slots.len()).sum()
+        self.shards
+            .iter()
+            .map(|shard| shard.lock().slots.len())
+            .sum()
     }
 
     /// Whether nothing is cached.
@@ -200,7 +211,9 @@ impl Hasher for KeyHasher {
 
     fn write_u64(&mut self, value: u64) {
         // Multiply-rotate mixing spreads small integers over the high bits the hash table uses.
-        self.0 = (self.0 ^ value).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+        self.0 = (self.0 ^ value)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
     }
 }
 
@@ -221,7 +234,10 @@ mod tests {
             cache.insert(key(page_no, 0), Arc::new(PageBuf::zeroed(4096)));
         }
         assert!(cache.len() <= 32);
-        assert!(cache.get(key(0, 0)).is_some(), "a pinned page must not be evicted");
+        assert!(
+            cache.get(key(0, 0)).is_some(),
+            "a pinned page must not be evicted"
+        );
         drop(pinned);
     }
 
@@ -246,8 +262,9 @@ mod tests {
     #[test]
     fn when_everything_is_pinned_new_pages_are_not_cached() {
         let cache = PageCache::new(8);
-        let held: Vec<PageRef> =
-            (0..64).map(|page_no| cache.insert(key(page_no, 0), Arc::new(PageBuf::zeroed(4096)))).collect();
+        let held: Vec<PageRef> = (0..64)
+            .map(|page_no| cache.insert(key(page_no, 0), Arc::new(PageBuf::zeroed(4096))))
+            .collect();
         assert!(cache.len() <= 32);
         drop(held);
     }

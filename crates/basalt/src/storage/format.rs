@@ -86,9 +86,13 @@ impl Header {
     pub fn decode(page: &[u8], expected_page_size: usize) -> Result<Header> {
         let page_size = read_page_size(page)?;
         if page_size as usize != expected_page_size {
-            return Err(StorageError::corrupt_page(0, format!("header page size {page_size} differs from {expected_page_size}")));
+            return Err(StorageError::corrupt_page(
+                0,
+                format!("header page size {page_size} differs from {expected_page_size}"),
+            ));
         }
-        let read_u32 = |at: usize| u32::from_le_bytes([page[at], page[at + 1], page[at + 2], page[at + 3]]);
+        let read_u32 =
+            |at: usize| u32::from_le_bytes([page[at], page[at + 1], page[at + 2], page[at + 3]]);
         let read_u64 = |at: usize| {
             let mut bytes = [0u8; 8];
             bytes.copy_from_slice(&page[at..at + 8]);
@@ -110,7 +114,10 @@ impl Header {
             return Err(StorageError::corrupt_page(0, "page count is zero"));
         }
         if header.freelist_head >= header.page_count || header.free_count >= header.page_count {
-            return Err(StorageError::corrupt_page(0, "free list points beyond the end of the database"));
+            return Err(StorageError::corrupt_page(
+                0,
+                "free list points beyond the end of the database",
+            ));
         }
         Ok(header)
     }
@@ -127,11 +134,17 @@ pub fn read_page_size(bytes: &[u8]) -> Result<u32> {
     }
     let version = u32::from_le_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
     if version != FORMAT_VERSION {
-        return Err(StorageError::corrupt_page(0, format!("unsupported format version {version}")));
+        return Err(StorageError::corrupt_page(
+            0,
+            format!("unsupported format version {version}"),
+        ));
     }
     let page_size = u32::from_le_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);
     if !valid_page_size(page_size as usize) {
-        return Err(StorageError::corrupt_page(0, format!("invalid page size {page_size}")));
+        return Err(StorageError::corrupt_page(
+            0,
+            format!("invalid page size {page_size}"),
+        ));
     }
     Ok(page_size)
 }

@@ -134,7 +134,10 @@ impl Pager {
         };
         let wal_path = wal_path(path);
         let db_file = vfs.open(path, true).map_err(io("opening the database"))?;
-        if !db_file.try_lock_exclusive().map_err(io("locking the database"))? {
+        if !db_file
+            .try_lock_exclusive()
+            .map_err(io("locking the database"))?
+        {
             return Err(StorageError::LockedByAnotherProcess { path: display });
         }
         let file_len = db_file.len().map_err(io("reading the database length"))?;
@@ -151,26 +154,39 @@ impl Pager {
             let mut page = PageBuf::zeroed(options.page_size);
             Header::new(options.page_size as u32).encode(&mut page);
             page.seal(0);
-            db_file.write_all_at(page.raw(), 0).map_err(io("creating the database"))?;
+            db_file
+                .write_all_at(page.raw(), 0)
+                .map_err(io("creating the database"))?;
             if options.synchronous != Synchronous::Off {
                 db_file.sync().map_err(io("syncing the new database"))?;
             }
             options.page_size
         } else {
             if file_len < MIN_PAGE_SIZE as u64 {
-                return Err(StorageError::NotADatabase { path: display, reason: "file is too short".into() });
+                return Err(StorageError::NotADatabase {
+                    path: display,
+                    reason: "file is too short".into(),
+                });
             }
             let mut start = [0u8; HEADER_SIZE];
-            db_file.read_exact_at(&mut start, 0).map_err(io("reading the header"))?;
+            db_file
+                .read_exact_at(&mut start, 0)
+                .map_err(io("reading the header"))?;
             if &start[..16] != format::MAGIC {
-                return Err(StorageError::NotADatabase { path: display, reason: "no Basalt magic string".into() });
+                return Err(StorageError::NotADatabase {
+                    path: display,
+                    reason: "no Basalt magic string".into(),
+                });
             }
             format::read_page_size(&start)? as usize
         };
 
         let wal_file = vfs.open(&wal_path, true).map_err(io("opening the log"))?;
         let (wal, recovery) = Wal::open(wal_file, wal_path.display().to_string(), page_size, 1)?;
-        let provisional = Snapshot { seq: wal.committed_seq(), header: Header::new(page_size as u32) };
+        let provisional = Snapshot {
+            seq: wal.committed_seq(),
+            header: Header::new(page_size as u32),
+        };
         let mut pager = Pager {
             path: display,
             db_file,
@@ -179,7 +195,10 @@ impl Pager {
             page_size,
             synchronous: AtomicU8::new(options.synchronous as u8),
             autocheckpoint_frames: options.autocheckpoint_frames,
-            state: Mutex::new(SharedState { committed: provisional, readers: Vec::with_capacity(64) }),
+            state: Mutex::new(SharedState {
+                committed: provisional,
+                readers: Vec::with_capacity(64),
+            }),
             poisoned: Mutex::new(None),
             recovery,
         };
@@ -194,7 +213,10 @@ impl Pager {
                 header.page_count
             )));
         }
-        pager.state.get_mut().committed = Snapshot { seq: provisional.seq, header };
+        pager.state.get_mut().committed = Snapshot {
+            seq: provisional.seq,
+            header,
+        };
         if !pager.wal.is_empty() {
             // Fold the recovered log into the main file now, while nobody else can read.
             pager.checkpoint()?;
@@ -226,7 +248,11 @@ impl Pager {
     pub fn begin_snapshot(&self) -> Snapshot {
         let mut state = self.state.lock();
         let snapshot = state.committed;
-        match state.readers.iter_mut().find(|(seq, _)| *seq == snapshot.seq) {
+        match state
+            .readers
+            .iter_mut()
+            .find(|(seq, _)| *seq == snapshot.seq)
+        {
             Some((_, count)) => *count += 1,
             None => state.readers.push((snapshot.seq, 1)),
         }
@@ -236,7 +262,11 @@ impl Pager {
     /// Releases a snapshot taken with [`Pager::begin_snapshot`].
     pub fn end_snapshot(&self, snapshot: &Snapshot) {
         let mut state = self.state.lock();
-        if let Some(position) = state.readers.iter().position(|(seq, _)| *seq == snapshot.seq) {
+        if let Some(position) = state
+            .readers
+            .iter()
+            .position(|(seq, _)| *seq == snapshot.seq)
+        {
             state.readers[position].1 -= 1;
             if state.readers[position].1 == 0 {
                 state.readers.swap_remove(position);
@@ -255,14 +285,20 @@ impl Pager {
         if page_no >= snapshot.header.page_count {
             return Err(StorageError::corrupt_page(
                 page_no,
-                format!("beyond the end of the database ({} pages)", snapshot.header.page_count),
+                format!(
+                    "beyond the end of the database ({} pages)",
+                    snapshot.header.page_count
+                ),
             ));
         }
         // A frame can vanish between lookup and read only through a log reset, after which the
         // main file holds the right image; two attempts always suffice, three is a safety margin.
         for _ in 0..3 {
             let frame = self.wal.lookup(page_no, snapshot.seq);
-            let key = CacheKey { page_no, version: frame.unwrap_or(MAIN_FILE_VERSION) };
+            let key = CacheKey {
+                page_no,
+                version: frame.unwrap_or(MAIN_FILE_VERSION),
+            };
             if let Some(page) = self.cache.get(key) {
                 return Ok(page);
             }
@@ -280,29 +316,40 @@ impl Pager {
             }
             return Ok(self.cache.insert(key, Arc::new(page)));
         }
-        Err(StorageError::corrupt_page(page_no, "log frame kept disappearing while being read"))
+        Err(StorageError::corrupt_page(
+            page_no,
+            "log frame kept disappearing while being read",
+        ))
     }
 
     fn read_main_page(&self, page_no: PageNo, page: &mut PageBuf) -> Result<()> {
         let offset = u64::from(page_no) * self.page_size as u64;
-        self.db_file.read_exact_at(page.raw_mut(), offset).map_err(|error| {
-            if error.kind() == std::io::ErrorKind::UnexpectedEof {
-                StorageError::corrupt_page(page_no, "missing from the database file")
-            } else {
-                StorageError::io("reading a page", &self.path, error)
-            }
-        })
+        self.db_file
+            .read_exact_at(page.raw_mut(), offset)
+            .map_err(|error| {
+                if error.kind() == std::io::ErrorKind::UnexpectedEof {
+                    StorageError::corrupt_page(page_no, "missing from the database file")
+                } else {
+                    StorageError::io("reading a page", &self.path, error)
+                }
+            })
     }
 
     /// Reads a frame the current write transaction spilled to the log before committing.
     pub fn read_spilled(&self, page_no: PageNo, seq: u64) -> Result<PageRef> {
-        let key = CacheKey { page_no, version: seq };
+        let key = CacheKey {
+            page_no,
+            version: seq,
+        };
         if let Some(page) = self.cache.get(key) {
             return Ok(page);
         }
         let mut page = PageBuf::zeroed(self.page_size);
         if !self.wal.read_frame(seq, page_no, &mut page)? || !page.verify(page_no) {
-            return Err(StorageError::corrupt_page(page_no, "spilled log frame is damaged"));
+            return Err(StorageError::corrupt_page(
+                page_no,
+                "spilled log frame is damaged",
+            ));
         }
         Ok(self.cache.insert(key, Arc::new(page)))
     }
@@ -315,7 +362,9 @@ impl Pager {
     }
 
     fn poison(&self, error: &StorageError) {
-        self.poisoned.lock().get_or_insert_with(|| error.to_string());
+        self.poisoned
+            .lock()
+            .get_or_insert_with(|| error.to_string());
     }
 
     /// Writes `pages` to the log as uncommitted frames, so a large transaction need not keep
@@ -325,11 +374,20 @@ impl Pager {
         for (page_no, page) in pages.iter_mut() {
             Arc::make_mut(page).seal(*page_no);
         }
-        let frames: Vec<(PageNo, &PageBuf)> = pages.iter().map(|(page_no, page)| (*page_no, &**page)).collect();
+        let frames: Vec<(PageNo, &PageBuf)> = pages
+            .iter()
+            .map(|(page_no, page)| (*page_no, &**page))
+            .collect();
         let first_seq = self.wal.append(&frames, None)?;
         let seqs: Vec<u64> = (first_seq..first_seq + pages.len() as u64).collect();
         for ((page_no, page), &seq) in pages.iter().zip(&seqs) {
-            self.cache.insert(CacheKey { page_no: *page_no, version: seq }, page.clone());
+            self.cache.insert(
+                CacheKey {
+                    page_no: *page_no,
+                    version: seq,
+                },
+                page.clone(),
+            );
         }
         Ok(seqs)
     }
@@ -337,13 +395,21 @@ impl Pager {
     /// Commits a transaction: `pages` are the changed pages still in memory (page 0 with the
     /// new header among them), `spilled` the pages whose newest image is an earlier spilled
     /// frame. On success the transaction is visible to every later snapshot.
-    pub fn commit(&self, pages: &mut [(PageNo, PageRef)], spilled: &[(PageNo, u64)], header: Header) -> Result<()> {
+    pub fn commit(
+        &self,
+        pages: &mut [(PageNo, PageRef)],
+        spilled: &[(PageNo, u64)],
+        header: Header,
+    ) -> Result<()> {
         self.check_poisoned()?;
         pages.sort_unstable_by_key(|(page_no, _)| *page_no);
         for (page_no, page) in pages.iter_mut() {
             Arc::make_mut(page).seal(*page_no);
         }
-        let frames: Vec<(PageNo, &PageBuf)> = pages.iter().map(|(page_no, page)| (*page_no, &**page)).collect();
+        let frames: Vec<(PageNo, &PageBuf)> = pages
+            .iter()
+            .map(|(page_no, page)| (*page_no, &**page))
+            .collect();
         let first_seq = self.wal.append(&frames, Some(header.page_count))?;
         if self.synchronous() == Synchronous::Full
             && let Err(error) = self.wal.sync()
@@ -354,13 +420,28 @@ impl Pager {
             return Err(error);
         }
         let last_seq = first_seq + pages.len() as u64 - 1;
-        let committed_frames = pages.iter().enumerate().map(|(position, (page_no, _))| (*page_no, first_seq + position as u64));
-        let still_spilled = spilled.iter().filter(|(page_no, _)| pages.binary_search_by_key(page_no, |(p, _)| *p).is_err());
-        self.wal.publish(still_spilled.copied().chain(committed_frames), last_seq);
+        let committed_frames = pages
+            .iter()
+            .enumerate()
+            .map(|(position, (page_no, _))| (*page_no, first_seq + position as u64));
+        let still_spilled = spilled
+            .iter()
+            .filter(|(page_no, _)| pages.binary_search_by_key(page_no, |(p, _)| *p).is_err());
+        self.wal
+            .publish(still_spilled.copied().chain(committed_frames), last_seq);
         for (position, (page_no, page)) in pages.iter().enumerate() {
-            self.cache.insert(CacheKey { page_no: *page_no, version: first_seq + position as u64 }, page.clone());
+            self.cache.insert(
+                CacheKey {
+                    page_no: *page_no,
+                    version: first_seq + position as u64,
+                },
+                page.clone(),
+            );
         }
-        self.state.lock().committed = Snapshot { seq: last_seq, header };
+        self.state.lock().committed = Snapshot {
+            seq: last_seq,
+            header,
+        };
         Ok(())
     }
 
@@ -369,7 +450,10 @@ impl Pager {
         self.wal.rollback_uncommitted();
         for &(page_no, seq) in spilled {
             // Sequence numbers of rolled-back frames will be reused by the next transaction.
-            self.cache.remove(CacheKey { page_no, version: seq });
+            self.cache.remove(CacheKey {
+                page_no,
+                version: seq,
+            });
         }
     }
 
@@ -386,7 +470,10 @@ impl Pager {
             let state = self.state.lock();
             let oldest_reader = state.readers.iter().map(|(seq, _)| *seq).min();
             let committed = state.committed;
-            (oldest_reader.unwrap_or(committed.seq).min(committed.seq), committed)
+            (
+                oldest_reader.unwrap_or(committed.seq).min(committed.seq),
+                committed,
+            )
         };
         let mut report = CheckpointReport::default();
         let frames = self.wal.frames_to_backfill(limit);
@@ -394,10 +481,16 @@ impl Pager {
             if self.synchronous() != Synchronous::Off {
                 self.wal.sync()?;
             }
-            let snapshot_at_limit = Snapshot { seq: limit, header: committed.header };
+            let snapshot_at_limit = Snapshot {
+                seq: limit,
+                header: committed.header,
+            };
             let mut page_count_at_limit = None;
             for &(page_no, seq) in &frames {
-                let key = CacheKey { page_no, version: seq };
+                let key = CacheKey {
+                    page_no,
+                    version: seq,
+                };
                 let page = match self.cache.get(key) {
                     Some(page) => page,
                     None => self.read_page(page_no, &snapshot_at_limit)?,
@@ -406,7 +499,10 @@ impl Pager {
                     page_count_at_limit = Some(Header::decode(&page, self.page_size)?.page_count);
                 }
                 let offset = u64::from(page_no) * self.page_size as u64;
-                self.cache.remove(CacheKey { page_no, version: MAIN_FILE_VERSION });
+                self.cache.remove(CacheKey {
+                    page_no,
+                    version: MAIN_FILE_VERSION,
+                });
                 self.db_file
                     .write_all_at(page.raw(), offset)
                     .map_err(|e| StorageError::io("writing a checkpoint", &self.path, e))?;
@@ -414,7 +510,10 @@ impl Pager {
             }
             if let Some(page_count) = page_count_at_limit {
                 let wanted_len = u64::from(page_count) * self.page_size as u64;
-                let file_len = self.db_file.len().map_err(|e| StorageError::io("checkpoint", &self.path, e))?;
+                let file_len = self
+                    .db_file
+                    .len()
+                    .map_err(|e| StorageError::io("checkpoint", &self.path, e))?;
                 if file_len > wanted_len {
                     self.db_file
                         .set_len(wanted_len)
@@ -423,11 +522,16 @@ impl Pager {
                 }
             }
             if self.synchronous() != Synchronous::Off {
-                self.db_file.sync().map_err(|e| StorageError::io("syncing a checkpoint", &self.path, e))?;
+                self.db_file
+                    .sync()
+                    .map_err(|e| StorageError::io("syncing a checkpoint", &self.path, e))?;
             }
             self.wal.set_backfilled(limit);
         }
-        if limit == committed.seq && self.wal.backfilled_seq() == committed.seq && self.wal.committed_frames() > 0 {
+        if limit == committed.seq
+            && self.wal.backfilled_seq() == committed.seq
+            && self.wal.committed_frames() > 0
+        {
             self.wal.reset(committed.seq + 1)?;
             report.log_reset = true;
         }

@@ -120,7 +120,10 @@ impl Wal {
                 backfilled_seq: first_seq - 1,
                 scratch: Vec::new(),
             }),
-            index: RwLock::new(WalIndex { frames: HashMap::new(), committed_seq: first_seq - 1 }),
+            index: RwLock::new(WalIndex {
+                frames: HashMap::new(),
+                committed_seq: first_seq - 1,
+            }),
             generation: RwLock::new(()),
         };
         let report = match wal.recover()? {
@@ -147,18 +150,26 @@ impl Wal {
 
     /// Reads the header and replays committed frames. `None` if there is no valid header.
     fn recover(&self) -> Result<Option<RecoveryReport>> {
-        let file_len = self.file.len().map_err(|e| self.io("reading the log length", e))?;
+        let file_len = self
+            .file
+            .len()
+            .map_err(|e| self.io("reading the log length", e))?;
         if file_len < WAL_HEADER_SIZE as u64 {
             return Ok(None);
         }
         let mut header = [0u8; WAL_HEADER_SIZE];
-        self.file.read_exact_at(&mut header, 0).map_err(|e| self.io("reading the log header", e))?;
+        self.file
+            .read_exact_at(&mut header, 0)
+            .map_err(|e| self.io("reading the log header", e))?;
         let Some((base_seq, salt, header_checksum)) = self.parse_header(&header) else {
             return Ok(None);
         };
 
         let mut report = RecoveryReport::default();
-        let mut index = WalIndex { frames: HashMap::new(), committed_seq: base_seq - 1 };
+        let mut index = WalIndex {
+            frames: HashMap::new(),
+            committed_seq: base_seq - 1,
+        };
         let mut pending: Vec<(PageNo, u64)> = Vec::new();
         let mut chain = header_checksum;
         let mut committed_chain = header_checksum;
@@ -175,9 +186,13 @@ impl Wal {
                 break;
             }
             let chunk = &mut buffer[..count * frame_size];
-            self.file.read_exact_at(chunk, offset).map_err(|e| self.io("reading the log", e))?;
+            self.file
+                .read_exact_at(chunk, offset)
+                .map_err(|e| self.io("reading the log", e))?;
             for frame in chunk.chunks_exact(frame_size) {
-                let field = |at: usize| u32::from_le_bytes([frame[at], frame[at + 1], frame[at + 2], frame[at + 3]]);
+                let field = |at: usize| {
+                    u32::from_le_bytes([frame[at], frame[at + 1], frame[at + 2], frame[at + 3]])
+                };
                 let page_no = field(0);
                 let commit_page_count = field(4);
                 let mut seq_bytes = [0u8; 8];
@@ -221,7 +236,9 @@ impl Wal {
 
     /// Validates a log header; returns (base sequence, salt, header checksum).
     fn parse_header(&self, header: &[u8; WAL_HEADER_SIZE]) -> Option<(u64, u32, u32)> {
-        let field = |at: usize| u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]]);
+        let field = |at: usize| {
+            u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+        };
         let mut base_bytes = [0u8; 8];
         base_bytes.copy_from_slice(&header[16..24]);
         let base_seq = u64::from_le_bytes(base_bytes);
@@ -250,8 +267,12 @@ impl Wal {
         header[28..32].copy_from_slice(&header_checksum.to_le_bytes());
         // Truncate first: if we crash between the two steps the log is empty, which is correct
         // because everything in it was already in the main file.
-        self.file.set_len(0).map_err(|e| self.io("truncating the log", e))?;
-        self.file.write_all_at(&header, 0).map_err(|e| self.io("writing the log header", e))?;
+        self.file
+            .set_len(0)
+            .map_err(|e| self.io("truncating the log", e))?;
+        self.file
+            .write_all_at(&header, 0)
+            .map_err(|e| self.io("writing the log header", e))?;
         self.base_seq.store(base_seq, Ordering::Release);
         writer.salt = salt;
         writer.next_seq = base_seq;
@@ -268,7 +289,11 @@ impl Wal {
     /// Appends one frame per page (pages must already be sealed). With `commit_page_count`,
     /// the last frame is a commit frame. Returns the sequence number of the first frame.
     /// On failure nothing is appended (the write position is unchanged).
-    pub fn append(&self, pages: &[(PageNo, &PageBuf)], commit_page_count: Option<PageNo>) -> Result<u64> {
+    pub fn append(
+        &self,
+        pages: &[(PageNo, &PageBuf)],
+        commit_page_count: Option<PageNo>,
+    ) -> Result<u64> {
         let mut writer = self.writer.lock();
         let writer = &mut *writer;
         let first_seq = writer.next_seq;
@@ -279,7 +304,11 @@ impl Wal {
         let mut chain = writer.chain;
         for (position, (page_no, page)) in pages.iter().enumerate() {
             let is_last = position + 1 == pages.len();
-            let commit = if is_last { commit_page_count.unwrap_or(0) } else { 0 };
+            let commit = if is_last {
+                commit_page_count.unwrap_or(0)
+            } else {
+                0
+            };
             let start = scratch.len();
             scratch.extend_from_slice(&page_no.to_le_bytes());
             scratch.extend_from_slice(&commit.to_le_bytes());
@@ -354,7 +383,9 @@ impl Wal {
         }
         let offset = self.frame_offset(base_seq, seq);
         let mut header = [0u8; FRAME_HEADER_SIZE];
-        self.file.read_exact_at(&mut header, offset).map_err(|e| self.io("reading a log frame", e))?;
+        self.file
+            .read_exact_at(&mut header, offset)
+            .map_err(|e| self.io("reading a log frame", e))?;
         let mut seq_bytes = [0u8; 8];
         seq_bytes.copy_from_slice(&header[8..16]);
         let frame_page = u32::from_le_bytes([header[0], header[1], header[2], header[3]]);

@@ -90,7 +90,8 @@ impl Store {
 
     /// Opens or creates the database at `path` through `vfs`.
     pub fn open_with_vfs(vfs: &dyn Vfs, path: &Path, options: StoreOptions) -> Result<Store> {
-        let cache_pages = (options.cache_bytes / options.page_size.max(page::MIN_PAGE_SIZE)).max(16);
+        let cache_pages =
+            (options.cache_bytes / options.page_size.max(page::MIN_PAGE_SIZE)).max(16);
         let pager = Pager::open(
             vfs,
             path,
@@ -119,7 +120,10 @@ impl Store {
     /// A read transaction on the newest committed snapshot.
     pub fn begin_read(&self) -> ReadTxn {
         let snapshot = self.shared.pager.begin_snapshot();
-        ReadTxn { shared: self.shared.clone(), snapshot }
+        ReadTxn {
+            shared: self.shared.clone(),
+            snapshot,
+        }
     }
 
     /// The write transaction, once the writer slot is free (waiting up to the busy timeout).
@@ -129,7 +133,9 @@ impl Store {
             .shared
             .writer_slot
             .try_lock_arc_for(self.shared.busy_timeout)
-            .ok_or(StorageError::Busy { waited_ms: started.elapsed().as_millis() as u64 })?;
+            .ok_or(StorageError::Busy {
+                waited_ms: started.elapsed().as_millis() as u64,
+            })?;
         let snapshot = self.shared.pager.committed_snapshot();
         Ok(WriteTxn {
             shared: self.shared.clone(),
@@ -150,7 +156,9 @@ impl Store {
             .shared
             .writer_slot
             .try_lock_for(self.shared.busy_timeout)
-            .ok_or(StorageError::Busy { waited_ms: started.elapsed().as_millis() as u64 })?;
+            .ok_or(StorageError::Busy {
+                waited_ms: started.elapsed().as_millis() as u64,
+            })?;
         self.shared.pager.checkpoint()
     }
 }
@@ -223,11 +231,9 @@ impl WriteTxn {
 
     /// Sets meta slot `slot` (committed with the transaction).
     pub fn set_meta(&mut self, slot: usize, value: u64) -> Result<()> {
-        let meta = self
-            .header
-            .meta
-            .get_mut(slot)
-            .ok_or_else(|| StorageError::InvalidArgument(format!("meta slot {slot} is not below {META_SLOTS}")))?;
+        let meta = self.header.meta.get_mut(slot).ok_or_else(|| {
+            StorageError::InvalidArgument(format!("meta slot {slot} is not below {META_SLOTS}"))
+        })?;
         *meta = value;
         Ok(())
     }
@@ -302,7 +308,10 @@ impl WriteTxn {
         if page_no >= self.header.page_count {
             return Err(StorageError::corrupt_page(
                 page_no,
-                format!("beyond the end of the database ({} pages)", self.header.page_count),
+                format!(
+                    "beyond the end of the database ({} pages)",
+                    self.header.page_count
+                ),
             ));
         }
         Ok(())
@@ -312,7 +321,8 @@ impl WriteTxn {
     fn install_zeroed(&mut self, page_no: PageNo) -> Result<()> {
         self.spill_if_needed()?;
         let page_size = self.shared.pager.page_size();
-        self.dirty.insert(page_no, Arc::new(PageBuf::zeroed(page_size)));
+        self.dirty
+            .insert(page_no, Arc::new(PageBuf::zeroed(page_size)));
         Ok(())
     }
 
@@ -367,7 +377,9 @@ impl PageWrite for WriteTxn {
         if trunk_no == 0 {
             let page_no = self.header.page_count;
             if page_no == PageNo::MAX {
-                return Err(StorageError::InvalidArgument("database has reached its maximum size".into()));
+                return Err(StorageError::InvalidArgument(
+                    "database has reached its maximum size".into(),
+                ));
             }
             self.header.page_count += 1;
             self.install_zeroed(page_no)?;
@@ -375,12 +387,18 @@ impl PageWrite for WriteTxn {
         }
         let trunk = self.page(trunk_no)?;
         if trunk.first() != Some(&page::kind::FREELIST_TRUNK) {
-            return Err(StorageError::corrupt_page(trunk_no, "free-list trunk has the wrong page kind"));
+            return Err(StorageError::corrupt_page(
+                trunk_no,
+                "free-list trunk has the wrong page kind",
+            ));
         }
         let next_trunk = Self::read_u32(&trunk, 4);
         let count = Self::read_u32(&trunk, 8) as usize;
         if count > self.trunk_capacity() || next_trunk >= self.header.page_count {
-            return Err(StorageError::corrupt_page(trunk_no, "free-list trunk header out of range"));
+            return Err(StorageError::corrupt_page(
+                trunk_no,
+                "free-list trunk header out of range",
+            ));
         }
         let page_no = if count == 0 {
             // An empty trunk is itself the last free page it describes.
@@ -390,7 +408,10 @@ impl PageWrite for WriteTxn {
             let at = TRUNK_HEADER + (count - 1) * 4;
             let page_no = Self::read_u32(&trunk, at);
             if page_no == 0 || page_no >= self.header.page_count {
-                return Err(StorageError::corrupt_page(trunk_no, format!("free-list entry {page_no} out of range")));
+                return Err(StorageError::corrupt_page(
+                    trunk_no,
+                    format!("free-list entry {page_no} out of range"),
+                ));
             }
             let trunk = self.page_mut(trunk_no)?;
             trunk[8..12].copy_from_slice(&(count as u32 - 1).to_le_bytes());
@@ -404,7 +425,9 @@ impl PageWrite for WriteTxn {
 
     fn free_page(&mut self, page_no: PageNo) -> Result<()> {
         if page_no == 0 {
-            return Err(StorageError::InvalidArgument("page 0 cannot be freed".into()));
+            return Err(StorageError::InvalidArgument(
+                "page 0 cannot be freed".into(),
+            ));
         }
         self.check_in_range(page_no)?;
         let head = self.header.freelist_head;

@@ -5,7 +5,11 @@ use super::*;
 use crate::storage::vfs::MemoryVfs;
 
 fn options() -> StoreOptions {
-    StoreOptions { cache_bytes: 256 * 4096, busy_timeout: Duration::from_millis(0), ..StoreOptions::default() }
+    StoreOptions {
+        cache_bytes: 256 * 4096,
+        busy_timeout: Duration::from_millis(0),
+        ..StoreOptions::default()
+    }
 }
 
 fn write_value(txn: &mut WriteTxn, page_no: PageNo, value: u64) {
@@ -30,10 +34,22 @@ fn commits_are_visible_to_later_snapshots_only() {
     let before = store.begin_read();
     let mut txn = store.begin_write().unwrap();
     write_value(&mut txn, page_no, 2);
-    assert_eq!(read_value(&txn, page_no), 2, "a writer sees its own changes");
-    assert_eq!(read_value(&before, page_no), 1, "uncommitted changes are invisible");
+    assert_eq!(
+        read_value(&txn, page_no),
+        2,
+        "a writer sees its own changes"
+    );
+    assert_eq!(
+        read_value(&before, page_no),
+        1,
+        "uncommitted changes are invisible"
+    );
     txn.commit().unwrap();
-    assert_eq!(read_value(&before, page_no), 1, "an older snapshot never changes");
+    assert_eq!(
+        read_value(&before, page_no),
+        1,
+        "an older snapshot never changes"
+    );
     assert_eq!(read_value(&store.begin_read(), page_no), 2);
 }
 
@@ -64,7 +80,10 @@ fn rollback_and_drop_discard_everything() {
 fn second_writer_gets_busy() {
     let store = Store::open_in_memory(options()).unwrap();
     let _first = store.begin_write().unwrap();
-    assert!(matches!(store.begin_write(), Err(StorageError::Busy { .. })));
+    assert!(matches!(
+        store.begin_write(),
+        Err(StorageError::Busy { .. })
+    ));
 }
 
 #[test]
@@ -81,12 +100,19 @@ fn freed_pages_are_reused() {
     txn.commit().unwrap();
     let mut txn = store.begin_write().unwrap();
     let mut again: Vec<PageNo> = (0..3000).map(|_| txn.allocate_page().unwrap()).collect();
-    assert_eq!(txn.header().page_count, 3001, "no new pages while free ones exist");
+    assert_eq!(
+        txn.header().page_count,
+        3001,
+        "no new pages while free ones exist"
+    );
     assert_eq!(txn.header().free_count, 0);
     again.sort_unstable();
     assert_eq!(again, pages);
     for &page_no in &again {
-        assert!(txn.page(page_no).unwrap().iter().all(|&b| b == 0), "allocated pages are zeroed");
+        assert!(
+            txn.page(page_no).unwrap().iter().all(|&b| b == 0),
+            "allocated pages are zeroed"
+        );
     }
     txn.commit().unwrap();
 }
@@ -99,7 +125,10 @@ fn large_transactions_spill_and_still_commit_or_roll_back() {
     for &page_no in &pages {
         write_value(&mut txn, page_no, u64::from(page_no) * 3);
     }
-    assert!(!txn.spilled.is_empty(), "a 2000-page transaction over a 128-page budget spills");
+    assert!(
+        !txn.spilled.is_empty(),
+        "a 2000-page transaction over a 128-page budget spills"
+    );
     for &page_no in &pages {
         assert_eq!(read_value(&txn, page_no), u64::from(page_no) * 3);
     }
@@ -124,7 +153,10 @@ fn large_transactions_spill_and_still_commit_or_roll_back() {
 fn data_survives_reopen_with_and_without_checkpoint() {
     let vfs = MemoryVfs::new();
     let path = Path::new("/db/reopen.basalt");
-    let options = StoreOptions { autocheckpoint_frames: 0, ..options() };
+    let options = StoreOptions {
+        autocheckpoint_frames: 0,
+        ..options()
+    };
     {
         let store = Store::open_with_vfs(&vfs, path, options).unwrap();
         let mut txn = store.begin_write().unwrap();
@@ -141,7 +173,14 @@ fn data_survives_reopen_with_and_without_checkpoint() {
         let store = Store::open_with_vfs(&vfs, path, options).unwrap();
         assert_eq!(store.pager().recovery_report().transactions, 2);
         let reader = store.begin_read();
-        assert_eq!((read_value(&reader, 1), read_value(&reader, 2), reader.meta(0)), (11, 12, 99));
+        assert_eq!(
+            (
+                read_value(&reader, 1),
+                read_value(&reader, 2),
+                reader.meta(0)
+            ),
+            (11, 12, 99)
+        );
         drop(reader);
         let mut txn = store.begin_write().unwrap();
         write_value(&mut txn, 1, 13);
@@ -149,7 +188,11 @@ fn data_survives_reopen_with_and_without_checkpoint() {
         store.checkpoint().unwrap();
     }
     let store = Store::open_with_vfs(&vfs, path, options).unwrap();
-    assert_eq!(store.pager().recovery_report().transactions, 0, "the checkpoint emptied the log");
+    assert_eq!(
+        store.pager().recovery_report().transactions,
+        0,
+        "the checkpoint emptied the log"
+    );
     let reader = store.begin_read();
     assert_eq!((read_value(&reader, 1), read_value(&reader, 2)), (13, 12));
 }
@@ -167,7 +210,11 @@ fn a_second_open_of_a_locked_file_fails() {
 
 #[test]
 fn checkpoint_never_overwrites_what_a_live_reader_needs() {
-    let store = Store::open_in_memory(StoreOptions { autocheckpoint_frames: 0, ..options() }).unwrap();
+    let store = Store::open_in_memory(StoreOptions {
+        autocheckpoint_frames: 0,
+        ..options()
+    })
+    .unwrap();
     let mut txn = store.begin_write().unwrap();
     let page_no = txn.allocate_page().unwrap();
     write_value(&mut txn, page_no, 1);
@@ -188,7 +235,11 @@ fn checkpoint_never_overwrites_what_a_live_reader_needs() {
     drop(old_reader);
     let report = store.checkpoint().unwrap();
     assert!(report.log_reset && report.pages_written > 0);
-    assert_eq!(read_value(&new_reader, page_no), 4, "a reader at the newest snapshot reads the main file");
+    assert_eq!(
+        read_value(&new_reader, page_no),
+        4,
+        "a reader at the newest snapshot reads the main file"
+    );
     assert_eq!(read_value(&store.begin_read(), page_no), 4);
 }
 
@@ -207,7 +258,10 @@ fn readers_on_many_threads_see_consistent_snapshots() {
             scope.spawn(move || {
                 for _ in 0..2000 {
                     let reader = store.begin_read();
-                    assert_eq!(read_value(&reader, first) + read_value(&reader, second), 1000);
+                    assert_eq!(
+                        read_value(&reader, first) + read_value(&reader, second),
+                        1000
+                    );
                 }
             });
         }
@@ -216,7 +270,11 @@ fn readers_on_many_threads_see_consistent_snapshots() {
             let moved = step % 7;
             let a = read_value(&txn, first);
             let b = read_value(&txn, second);
-            let (a, b) = if a >= b { (a - moved, b + moved) } else { (a + moved, b - moved) };
+            let (a, b) = if a >= b {
+                (a - moved, b + moved)
+            } else {
+                (a + moved, b - moved)
+            };
             write_value(&mut txn, first, a);
             write_value(&mut txn, second, b);
             txn.commit().unwrap();

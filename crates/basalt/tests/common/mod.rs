@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use basalt::storage::btree::{CellValue, ColumnKind, IndexTree, TableTree, Value};
-use basalt::storage::{PageRead, PageWrite, Result, StorageError};
+use basalt::storage::{PageRead, Result, StorageError};
 use basalt::txn::{ReadTxn, Store, WriteTxn};
 
 /// Meta slot holding the table tree's root page.
@@ -78,7 +78,13 @@ pub fn transaction_ops(seed: u64, t: u64, key_space: u64) -> Vec<Op> {
                 };
                 let fill = rng.next_u64() as u8;
                 let payload = (0..length).map(|i| fill.wrapping_add(i as u8)).collect();
-                Op::Put(row_id, Row { k: rng.below(500), payload })
+                Op::Put(
+                    row_id,
+                    Row {
+                        k: rng.below(500),
+                        payload,
+                    },
+                )
             }
         })
         .collect()
@@ -103,7 +109,10 @@ pub fn initialise(store: &Store) -> Result<()> {
 }
 
 fn trees(meta: impl Fn(usize) -> u64) -> (TableTree, IndexTree) {
-    (TableTree::open(meta(TABLE_ROOT_SLOT) as u32), IndexTree::open(meta(INDEX_ROOT_SLOT) as u32))
+    (
+        TableTree::open(meta(TABLE_ROOT_SLOT) as u32),
+        IndexTree::open(meta(INDEX_ROOT_SLOT) as u32),
+    )
 }
 
 fn read_row<S: PageRead>(table: &TableTree, store: &S, row_id: i64) -> Result<Option<Row>> {
@@ -114,14 +123,20 @@ fn read_row<S: PageRead>(table: &TableTree, store: &S, row_id: i64) -> Result<Op
     Ok(Some(row_from_cursor(&cursor)?))
 }
 
-fn row_from_cursor<S: PageRead>(cursor: &basalt::storage::btree::TableCursor<'_, S>) -> Result<Row> {
+fn row_from_cursor<S: PageRead>(
+    cursor: &basalt::storage::btree::TableCursor<'_, S>,
+) -> Result<Row> {
     let k = match cursor.value(0)? {
         Value::Fixed(k) => k,
         other => return Err(StorageError::corrupt(format!("k is not fixed: {other:?}"))),
     };
     let payload = match cursor.value(1)? {
         Value::Bytes(bytes) => bytes.into_owned(),
-        other => return Err(StorageError::corrupt(format!("payload is not bytes: {other:?}"))),
+        other => {
+            return Err(StorageError::corrupt(format!(
+                "payload is not bytes: {other:?}"
+            )));
+        }
     };
     Ok(Row { k, payload })
 }
@@ -174,6 +189,9 @@ pub fn run_rolled_back(store: &Store, seed: u64, key_space: u64) -> Result<()> {
 /// Everything a snapshot holds: the last transaction number and the table's rows, after
 /// checking that the index matches the table exactly and both trees pass their checks.
 pub fn read_state(reader: &ReadTxn) -> Result<(u64, BTreeMap<i64, Row>)> {
+    if reader.meta(TABLE_ROOT_SLOT) == 0 {
+        return Ok((reader.meta(LAST_TXN_SLOT), BTreeMap::new()));
+    }
     let (table, index) = trees(|slot| reader.meta(slot));
     table.check(reader)?;
     index.check(reader)?;
@@ -181,7 +199,12 @@ pub fn read_state(reader: &ReadTxn) -> Result<(u64, BTreeMap<i64, Row>)> {
     let mut cursor = table.cursor(reader);
     let mut valid = cursor.first()?;
     while valid {
-        rows.insert(cursor.row_id(), row_from_cursor(&cursor)?);
+        rows.insert(
+            cursor
+                .row_id()
+                .ok_or_else(|| StorageError::corrupt("cursor lost its row"))?,
+            row_from_cursor(&cursor)?,
+        );
         valid = cursor.next()?;
     }
     let mut index_entries = BTreeSet::new();
@@ -191,7 +214,10 @@ pub fn read_state(reader: &ReadTxn) -> Result<(u64, BTreeMap<i64, Row>)> {
         index_entries.insert(cursor.key().to_vec());
         valid = cursor.next()?;
     }
-    let expected: BTreeSet<Vec<u8>> = rows.iter().map(|(row_id, row)| index_key(row.k, *row_id)).collect();
+    let expected: BTreeSet<Vec<u8>> = rows
+        .iter()
+        .map(|(row_id, row)| index_key(row.k, *row_id))
+        .collect();
     if expected != index_entries {
         return Err(StorageError::corrupt("index does not match the table"));
     }
@@ -211,12 +237,21 @@ pub struct Model {
 
 impl Model {
     pub fn new(seed: u64, key_space: u64) -> Self {
-        Model { seed, key_space, applied: 0, rows: BTreeMap::new() }
+        Model {
+            seed,
+            key_space,
+            applied: 0,
+            rows: BTreeMap::new(),
+        }
     }
 
     /// The rows after transaction `t` (0 = empty database). `t` must not go backwards.
     pub fn after(&mut self, t: u64) -> &BTreeMap<i64, Row> {
-        assert!(t >= self.applied, "the model cannot go back from {} to {t}", self.applied);
+        assert!(
+            t >= self.applied,
+            "the model cannot go back from {} to {t}",
+            self.applied
+        );
         while self.applied < t {
             self.applied += 1;
             for op in transaction_ops(self.seed, self.applied, self.key_space) {

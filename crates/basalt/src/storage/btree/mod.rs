@@ -24,6 +24,11 @@
 //! nodes, documented byte by byte), `index` (the tree: descent, splits, merges, integrity
 //! check), `index_cursor` (ordered iteration) and `index_bulk` (bottom-up bulk load).
 
+//! The table tree lives in `row` (value types), `table_leaf` and `table_leaf_write` (the PAX
+//! leaf layout, documented byte by byte), `table_interior`, `overflow` (long values),
+//! `table` and `table_rebalance` (the tree: descent, splits, merges, bulk load),
+//! `table_cursor` and `table_check` (integrity check).
+
 pub mod index;
 mod index_bulk;
 mod index_check;
@@ -31,9 +36,26 @@ pub mod index_cursor;
 pub mod index_page;
 #[cfg(test)]
 mod index_tests;
+pub mod overflow;
+pub mod row;
+pub mod table;
+pub mod table_check;
+pub mod table_cursor;
+pub mod table_interior;
+pub mod table_leaf;
+mod table_leaf_write;
+mod table_rebalance;
+#[cfg(test)]
+mod table_tests;
 #[cfg(test)]
 pub(crate) mod test_store;
 
 pub use index::{IndexTree, TreeStats as IndexTreeStats};
 pub use index_cursor::IndexCursor;
 pub use index_page::max_entry_size;
+pub use row::{CellValue, ColumnKind, OwnedValue, Value, ValueRef};
+pub use table::TableTree;
+pub use table_check::TreeStats;
+pub use table_cursor::TableCursor;
+pub use table_interior::TableInterior;
+pub use table_leaf::TableLeaf;

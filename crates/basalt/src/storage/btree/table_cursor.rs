@@ -1,0 +1,346 @@
+//! Cursors over a table tree, and the descent they share with tree modifications.
+//!
+//! A [`TableCursor`] points at one row of one leaf. It holds that leaf's [`PageRef`] (which
+//! pins the page and, because writers copy pages on write, keeps a consistent image of it)
+//! plus the header validated when the leaf was loaded, so reading a value costs one bounds
+//! check and one `from_le_bytes`. Moving past either end of a leaf follows the sibling link
+//! and checks that the neighbour links back, so a damaged link is reported rather than
+//! followed into unrelated pages. A cursor borrows the store immutably; it cannot coexist
+//! with a writer's `&mut` borrow, and it must be re-seeked after the tree changes.
+//!
+//! A point lookup (`seek_ge` then `value_ref`) does not allocate: the descent walks interior
+//! pages by binary search and clones page handles only.
+//!
+//! For vectorized scans, [`TableCursor::leaf`] exposes the current leaf as a [`TableLeaf`]
+//! (whole column arrays at once) and [`TableCursor::next_leaf`] steps a page at a time.
+
+use std::borrow::Cow;
+
+use super::overflow::read_chain;
+use super::row::{Value, ValueRef};
+use super::table_interior::TableInterior;
+use super::table_leaf::{LeafHeader, TableLeaf};
+use crate::storage::error::{Result, StorageError};
+use crate::storage::page::{PageNo, PageRead, PageRef, kind};
+
+/// Deepest tree a descent will walk: far beyond any real tree (a 4 KiB-page tree of depth
+/// 10 would hold more rows than a u32-page file can), so hitting it means a pointer cycle.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// Which leaf a descent goes to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target {
+    /// The leaf whose key range contains this row id.
+    RowId(i64),
+    /// The leftmost leaf.
+    First,
+    /// The rightmost leaf.
+    Last,
+}
+
+/// One interior step of a descent: the page and the index of the child taken.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Step {
+    pub(crate) page: PageNo,
+    pub(crate) child: usize,
+}
+
+/// A leaf reached by a descent, with its validated header.
+#[derive(Debug)]
+pub(crate) struct LeafHandle {
+    pub(crate) page_no: PageNo,
+    pub(crate) page: PageRef,
+    pub(crate) header: LeafHeader,
+}
+
+impl LeafHandle {
+    pub(crate) fn view(&self) -> TableLeaf<'_> {
+        TableLeaf::with_header(&self.page, self.page_no, self.header)
+    }
+
+    fn load<S: PageRead + ?Sized>(store: &S, page_no: PageNo) -> Result<LeafHandle> {
+        let page = store.page(page_no)?;
+        let header = LeafHeader::read(&page, page_no)?;
+        Ok(LeafHandle {
+            page_no,
+            page,
+            header,
+        })
+    }
+}
+
+/// Walks from `root` to a leaf, recording the interior steps in `path` if given.
+pub(crate) fn descend<S: PageRead + ?Sized>(
+    store: &S,
+    root: PageNo,
+    target: Target,
+    mut path: Option<&mut Vec<Step>>,
+) -> Result<LeafHandle> {
+    let mut page_no = root;
+    for _ in 0..MAX_DEPTH {
+        let page = store.page(page_no)?;
+        match page.first() {
+            Some(&kind::TABLE_LEAF) => {
+                let header = LeafHeader::read(&page, page_no)?;
+                return Ok(LeafHandle {
+                    page_no,
+                    page,
+                    header,
+                });
+            }
+            Some(&kind::TABLE_INTERIOR) => {
+                let view = TableInterior::new(&page, page_no)?;
+                let index = match target {
+                    Target::RowId(row_id) => view.child_index(row_id),
+                    Target::First => 0,
+                    Target::Last => view.key_count(),
+                };
+                let child = view.checked_child(index)?;
+                if let Some(path) = path.as_deref_mut() {
+                    path.push(Step {
+                        page: page_no,
+                        child: index,
+                    });
+                }
+                page_no = child;
+            }
+            other => {
+                return Err(StorageError::corrupt_page(
+                    page_no,
+                    format!("expected a table tree page, found kind {other:?}"),
+                ));
+            }
+        }
+    }
+    Err(StorageError::corrupt_page(
+        root,
+        format!("table tree deeper than {MAX_DEPTH} levels (a pointer cycle?)"),
+    ))
+}
+
+/// A position in a table tree. See the module documentation.
+pub struct TableCursor<'s, S: PageRead + ?Sized> {
+    store: &'s S,
+    root: PageNo,
+    current: Option<(LeafHandle, usize)>,
+}
+
+impl<S: PageRead + ?Sized> std::fmt::Debug for TableCursor<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableCursor")
+            .field("root", &self.root)
+            .field("leaf", &self.current.as_ref().map(|(leaf, _)| leaf.page_no))
+            .field(
+                "position",
+                &self.current.as_ref().map(|(_, position)| *position),
+            )
+            .finish()
+    }
+}
+
+impl<'s, S: PageRead + ?Sized> TableCursor<'s, S> {
+    /// A cursor over the tree rooted at `root`, not yet positioned.
+    pub(crate) fn new(store: &'s S, root: PageNo) -> Self {
+        TableCursor {
+            store,
+            root,
+            current: None,
+        }
+    }
+
+    /// Positions at `leaf[position]`, moving right across leaves if `position` is past the
+    /// end. Returns whether the cursor is valid.
+    fn settle_forward(&mut self, mut leaf: LeafHandle, position: usize) -> Result<bool> {
+        if position < leaf.header.row_count {
+            self.current = Some((leaf, position));
+            return Ok(true);
+        }
+        self.current = None;
+        let next = leaf.header.next_leaf;
+        if next == 0 {
+            return Ok(false);
+        }
+        let from = leaf.page_no;
+        leaf = LeafHandle::load(self.store, next)?;
+        if leaf.header.prev_leaf != from {
+            return Err(StorageError::corrupt_page(
+                next,
+                format!("left link is {}, expected {from}", leaf.header.prev_leaf),
+            ));
+        }
+        if leaf.header.row_count == 0 {
+            return Err(StorageError::corrupt_page(
+                next,
+                "empty leaf in the leaf chain",
+            ));
+        }
+        self.current = Some((leaf, 0));
+        Ok(true)
+    }
+
+    /// Positions at the last row of the leaf left of `leaf`. Returns whether valid.
+    fn settle_backward(&mut self, leaf: LeafHandle) -> Result<bool> {
+        self.current = None;
+        let prev = leaf.header.prev_leaf;
+        if prev == 0 {
+            return Ok(false);
+        }
+        let from = leaf.page_no;
+        let leaf = LeafHandle::load(self.store, prev)?;
+        if leaf.header.next_leaf != from {
+            return Err(StorageError::corrupt_page(
+                prev,
+                format!("right link is {}, expected {from}", leaf.header.next_leaf),
+            ));
+        }
+        let Some(position) = leaf.header.row_count.checked_sub(1) else {
+            return Err(StorageError::corrupt_page(
+                prev,
+                "empty leaf in the leaf chain",
+            ));
+        };
+        self.current = Some((leaf, position));
+        Ok(true)
+    }
+
+    /// Moves to the first row with id `>= row_id`. Returns whether that row has id
+    /// `row_id` exactly; the cursor may be invalid afterwards (no such row).
+    pub fn seek_ge(&mut self, row_id: i64) -> Result<bool> {
+        let leaf = descend(self.store, self.root, Target::RowId(row_id), None)?;
+        match leaf.view().search(row_id) {
+            Ok(position) => {
+                self.current = Some((leaf, position));
+                Ok(true)
+            }
+            Err(position) => {
+                self.settle_forward(leaf, position)?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Moves to the last row with id `<= row_id`. Returns whether that row has id `row_id`
+    /// exactly; the cursor may be invalid afterwards (no such row).
+    pub fn seek_le(&mut self, row_id: i64) -> Result<bool> {
+        let leaf = descend(self.store, self.root, Target::RowId(row_id), None)?;
+        match leaf.view().search(row_id) {
+            Ok(position) => {
+                self.current = Some((leaf, position));
+                Ok(true)
+            }
+            Err(0) => {
+                self.settle_backward(leaf)?;
+                Ok(false)
+            }
+            Err(position) => {
+                self.current = Some((leaf, position - 1));
+                Ok(false)
+            }
+        }
+    }
+
+    /// Moves to the first row. Returns false if the tree is empty.
+    pub fn first(&mut self) -> Result<bool> {
+        let leaf = descend(self.store, self.root, Target::First, None)?;
+        self.settle_forward(leaf, 0)
+    }
+
+    /// Moves to the last row. Returns false if the tree is empty.
+    pub fn last(&mut self) -> Result<bool> {
+        let leaf = descend(self.store, self.root, Target::Last, None)?;
+        match leaf.header.row_count.checked_sub(1) {
+            Some(position) => {
+                self.current = Some((leaf, position));
+                Ok(true)
+            }
+            None => self.settle_backward(leaf),
+        }
+    }
+
+    /// Moves to the next row. Returns whether the cursor is still valid.
+    // Not `Iterator::next`: moving is fallible and yields no item; values are read in place.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Result<bool> {
+        match self.current.take() {
+            Some((leaf, position)) => self.settle_forward(leaf, position + 1),
+            None => Ok(false),
+        }
+    }
+
+    /// Moves to the previous row. Returns whether the cursor is still valid.
+    pub fn prev(&mut self) -> Result<bool> {
+        match self.current.take() {
+            Some((leaf, 0)) => self.settle_backward(leaf),
+            Some((leaf, position)) => {
+                self.current = Some((leaf, position - 1));
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Moves to the first row of the next leaf (for leaf-at-a-time scans). Returns whether
+    /// there is one.
+    pub fn next_leaf(&mut self) -> Result<bool> {
+        match self.current.take() {
+            Some((leaf, _)) => {
+                let end = leaf.header.row_count;
+                self.settle_forward(leaf, end)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Whether the cursor is on a row.
+    pub fn is_valid(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// The current row id, `None` if the cursor is not on a row.
+    pub fn row_id(&self) -> Option<i64> {
+        self.current
+            .as_ref()
+            .map(|(leaf, position)| leaf.view().row_id(*position))
+    }
+
+    /// Columns of the current leaf (a table that gained columns later may have more; those
+    /// read as NULL). 0 if the cursor is not on a row.
+    pub fn column_count(&self) -> usize {
+        self.current
+            .as_ref()
+            .map_or(0, |(leaf, _)| leaf.header.column_count)
+    }
+
+    /// The current leaf, for reading whole column arrays.
+    pub fn leaf(&self) -> Option<TableLeaf<'_>> {
+        self.current.as_ref().map(|(leaf, _)| leaf.view())
+    }
+
+    /// Position of the current row within [`TableCursor::leaf`] (0 if not on a row).
+    pub fn position(&self) -> usize {
+        self.current.as_ref().map_or(0, |(_, position)| *position)
+    }
+
+    /// Column `column` of the current row as stored (overflow values not read).
+    pub fn value_ref(&self, column: usize) -> Result<ValueRef<'_>> {
+        match &self.current {
+            Some((leaf, position)) => leaf.view().value(*position, column),
+            None => Err(StorageError::InvalidArgument(
+                "cursor is not on a row".into(),
+            )),
+        }
+    }
+
+    /// Column `column` of the current row, reading an overflow chain if needed.
+    pub fn value(&self, column: usize) -> Result<Value<'_>> {
+        Ok(match self.value_ref(column)? {
+            ValueRef::Null => Value::Null,
+            ValueRef::Fixed(value) => Value::Fixed(value),
+            ValueRef::Var(bytes) => Value::Bytes(Cow::Borrowed(bytes)),
+            ValueRef::Overflow {
+                first_page,
+                total_len,
+            } => Value::Bytes(Cow::Owned(read_chain(self.store, first_page, total_len)?)),
+        })
+    }
+}

@@ -1,0 +1,440 @@
+//! Unit tests of the leaf codec: positional insert/remove, relayout, heap compaction,
+//! column upgrades, wide and zero-column rows, and damaged headers.
+
+use super::*;
+use crate::storage::error::StorageError;
+
+const USABLE: usize = 4092;
+
+fn empty_page(usable: usize) -> Vec<u8> {
+    let mut page = vec![0u8; usable];
+    init_leaf(&mut page);
+    page
+}
+
+fn ids(page: &[u8]) -> Vec<i64> {
+    TableLeaf::new(page, 1).unwrap().row_ids().collect()
+}
+
+#[test]
+fn insert_at_positions_and_read_back() {
+    let kinds = [ColumnKind::Fixed8, ColumnKind::Var, ColumnKind::Fixed1];
+    let mut page = empty_page(USABLE);
+    for (position, id) in [(0, 20), (0, 10), (2, 40), (2, 30), (4, 50)] {
+        let text = format!("row{id}");
+        let values = [
+            ValueRef::Fixed(id as u64 * 100),
+            if id == 30 {
+                ValueRef::Null
+            } else {
+                ValueRef::Var(text.as_bytes())
+            },
+            ValueRef::Fixed(id as u64 % 2),
+        ];
+        assert!(insert_row(&mut page, 1, position, id, &kinds, &values).unwrap());
+    }
+    assert_eq!(ids(&page), vec![10, 20, 30, 40, 50]);
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    for (row, id) in [10i64, 20, 30, 40, 50].into_iter().enumerate() {
+        assert_eq!(
+            leaf.value(row, 0).unwrap(),
+            ValueRef::Fixed(id as u64 * 100)
+        );
+        if id == 30 {
+            assert_eq!(leaf.value(row, 1).unwrap(), ValueRef::Null);
+            assert!(leaf.is_null(row, 1));
+        } else {
+            assert_eq!(
+                leaf.value(row, 1).unwrap(),
+                ValueRef::Var(format!("row{id}").as_bytes())
+            );
+        }
+        assert_eq!(leaf.value(row, 2).unwrap(), ValueRef::Fixed(id as u64 % 2));
+        // Columns beyond the page read as NULL.
+        assert_eq!(leaf.value(row, 7).unwrap(), ValueRef::Null);
+    }
+    assert_eq!(leaf.search(30), Ok(2));
+    assert_eq!(leaf.search(35), Err(3));
+    let (column, width) = leaf.fixed_column(0).unwrap();
+    assert_eq!(width, 8);
+    assert_eq!(column.len(), 40);
+    assert_eq!(u64::from_le_bytes(column[8..16].try_into().unwrap()), 2000);
+    assert_eq!(leaf.null_bitmap(1).unwrap(), &[0b0000_0100]);
+    assert!(leaf.fixed_column(1).is_none());
+    assert!(leaf.null_bitmap(9).is_none());
+    assert!(leaf.value(5, 0).is_err());
+}
+
+#[test]
+fn remove_and_compact() {
+    let kinds = [ColumnKind::Var, ColumnKind::Fixed4];
+    let mut page = empty_page(USABLE);
+    let blob = vec![7u8; 300];
+    let mut count = 0;
+    while insert_row(
+        &mut page,
+        1,
+        count,
+        count as i64,
+        &kinds,
+        &[ValueRef::Var(&blob), ValueRef::Fixed(count as u64)],
+    )
+    .unwrap()
+    {
+        count += 1;
+    }
+    assert!(count >= 12, "only {count} rows of 300 bytes fit");
+    // Remove every other row: the heap holds garbage, yet new rows fit after compaction.
+    for position in (0..count).rev().step_by(2) {
+        remove_row(&mut page, 1, position).unwrap();
+    }
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    assert!(leaf.header().heap_garbage > 0);
+    let remaining = leaf.row_count();
+    let mut next_id = 1000;
+    let mut added = 0;
+    while insert_row(
+        &mut page,
+        1,
+        remaining + added,
+        next_id,
+        &kinds,
+        &[ValueRef::Var(&blob), ValueRef::Fixed(1)],
+    )
+    .unwrap()
+    {
+        next_id += 1;
+        added += 1;
+    }
+    assert!(added >= count / 2 - 1);
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    for row in 0..leaf.row_count() {
+        assert_eq!(leaf.value(row, 0).unwrap(), ValueRef::Var(&blob));
+    }
+    assert_eq!(
+        leaf.heap_bytes(0..leaf.row_count()).unwrap(),
+        leaf.live_heap_bytes()
+    );
+    // Removing all rows resets the heap.
+    while TableLeaf::new(&page, 1).unwrap().row_count() > 0 {
+        remove_row(&mut page, 1, 0).unwrap();
+    }
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    assert_eq!(leaf.live_heap_bytes(), 0);
+    assert_eq!(leaf.header().heap_garbage, 0);
+}
+
+#[test]
+fn relayout_changes_capacity_with_row_size() {
+    let kinds = [ColumnKind::Var];
+    let mut page = empty_page(USABLE);
+    // Small rows first: a large capacity is chosen.
+    for id in 0..20 {
+        assert!(
+            insert_row(
+                &mut page,
+                1,
+                id as usize,
+                id,
+                &kinds,
+                &[ValueRef::Var(b"ab")]
+            )
+            .unwrap()
+        );
+    }
+    let small_capacity = TableLeaf::new(&page, 1).unwrap().capacity();
+    // Then big rows: the arrays shrink to give the heap room.
+    let big = vec![1u8; 400];
+    let mut id = 20;
+    while insert_row(
+        &mut page,
+        1,
+        id as usize,
+        id,
+        &kinds,
+        &[ValueRef::Var(&big)],
+    )
+    .unwrap()
+    {
+        id += 1;
+    }
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    assert!(leaf.capacity() < small_capacity);
+    assert!(
+        leaf.used_bytes() > USABLE * 85 / 100,
+        "used {}",
+        leaf.used_bytes()
+    );
+    for row in 0..20 {
+        assert_eq!(leaf.value(row, 0).unwrap(), ValueRef::Var(b"ab"));
+    }
+}
+
+#[test]
+fn fixed_rows_fill_the_page() {
+    for usable in [4092, 65532] {
+        let kinds = [ColumnKind::Fixed8, ColumnKind::Fixed8];
+        let mut page = empty_page(usable);
+        let mut count = 0;
+        while insert_row(
+            &mut page,
+            1,
+            count,
+            count as i64,
+            &kinds,
+            &[ValueRef::Fixed(1), ValueRef::Fixed(2)],
+        )
+        .unwrap()
+        {
+            count += 1;
+        }
+        let leaf = TableLeaf::new(&page, 1).unwrap();
+        assert!(
+            leaf.used_bytes() * 100 > usable * 98,
+            "{} of {usable}",
+            leaf.used_bytes()
+        );
+        assert_eq!(leaf.row_count(), count);
+    }
+}
+
+#[test]
+fn column_upgrade_and_conflicts() {
+    let mut page = empty_page(USABLE);
+    let narrow = [ColumnKind::Fixed8];
+    let wide = [ColumnKind::Fixed8, ColumnKind::Var, ColumnKind::Fixed2];
+    for id in 0..5 {
+        assert!(
+            insert_row(
+                &mut page,
+                1,
+                id as usize,
+                id,
+                &narrow,
+                &[ValueRef::Fixed(id as u64)]
+            )
+            .unwrap()
+        );
+    }
+    assert!(
+        insert_row(
+            &mut page,
+            1,
+            5,
+            5,
+            &wide,
+            &[
+                ValueRef::Fixed(5),
+                ValueRef::Var(b"new"),
+                ValueRef::Fixed(9)
+            ]
+        )
+        .unwrap()
+    );
+    // A narrow row after the upgrade gets NULLs in the new columns.
+    assert!(insert_row(&mut page, 1, 6, 6, &narrow, &[ValueRef::Fixed(6)]).unwrap());
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    assert_eq!(leaf.column_count(), 3);
+    assert_eq!(leaf.value(0, 1).unwrap(), ValueRef::Null);
+    assert_eq!(leaf.value(5, 1).unwrap(), ValueRef::Var(b"new"));
+    assert_eq!(leaf.value(5, 2).unwrap(), ValueRef::Fixed(9));
+    assert_eq!(leaf.value(6, 2).unwrap(), ValueRef::Null);
+    for row in 0..7 {
+        assert_eq!(leaf.value(row, 0).unwrap(), ValueRef::Fixed(row as u64));
+    }
+    let conflicting = [ColumnKind::Var];
+    assert!(matches!(
+        insert_row(&mut page, 1, 7, 7, &conflicting, &[ValueRef::Var(b"x")]),
+        Err(StorageError::InvalidArgument(_))
+    ));
+    // A mismatched value shape is rejected.
+    assert!(insert_row(&mut page, 1, 7, 7, &narrow, &[ValueRef::Var(b"x")]).is_err());
+}
+
+#[test]
+fn many_columns_and_zero_columns() {
+    // Each column costs at least 16 bytes of arrays (padded bitmap and values), so a 4 KiB
+    // page takes about 250 columns and a 64 KiB page about 4000.
+    for (usable, columns) in [(4092, 200), (65532, 3000)] {
+        let kinds = vec![ColumnKind::Fixed1; columns];
+        let values: Vec<ValueRef<'_>> = (0..columns)
+            .map(|column| ValueRef::Fixed(column as u64 % 256))
+            .collect();
+        let mut page = empty_page(usable);
+        let mut count = 0;
+        while insert_row(&mut page, 1, count, count as i64, &kinds, &values).unwrap() {
+            count += 1;
+        }
+        assert!(count >= 2, "{count} rows of {columns} columns");
+        let leaf = TableLeaf::new(&page, 1).unwrap();
+        assert_eq!(
+            leaf.value(1, columns - 1).unwrap(),
+            ValueRef::Fixed((columns as u64 - 1) % 256)
+        );
+        assert!(!row_fits_twice(
+            &vec![ColumnKind::Fixed1; columns * 2],
+            usable,
+            0
+        ));
+    }
+
+    let mut page = empty_page(USABLE);
+    let mut count = 0;
+    while insert_row(&mut page, 1, 0, -(count as i64), &[], &[]).unwrap() {
+        count += 1;
+    }
+    assert!(count >= (USABLE - 24) / 8 - 1, "{count} zero-column rows");
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    assert_eq!(leaf.column_count(), 0);
+    assert_eq!(leaf.value(0, 0).unwrap(), ValueRef::Null);
+    let ids: Vec<i64> = leaf.row_ids().collect();
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+}
+
+#[test]
+fn overflow_pointers_and_empty_values() {
+    let kinds = [ColumnKind::Var, ColumnKind::Var];
+    let mut page = empty_page(USABLE);
+    let values = [
+        ValueRef::Overflow {
+            first_page: 9,
+            total_len: 1 << 20,
+        },
+        ValueRef::Var(b""),
+    ];
+    assert!(insert_row(&mut page, 1, 0, 1, &kinds, &values).unwrap());
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    assert_eq!(leaf.value(0, 0).unwrap(), values[0]);
+    assert_eq!(leaf.value(0, 1).unwrap(), ValueRef::Var(b""));
+    assert!(!leaf.is_null(0, 1));
+}
+
+#[test]
+fn damaged_headers_are_errors_not_panics() {
+    let kinds = [ColumnKind::Var, ColumnKind::Fixed8];
+    let mut page = empty_page(USABLE);
+    for id in 0..10 {
+        insert_row(
+            &mut page,
+            1,
+            id as usize,
+            id,
+            &kinds,
+            &[ValueRef::Var(b"hello"), ValueRef::Fixed(3)],
+        )
+        .unwrap();
+    }
+    let mut wrong_kind = page.clone();
+    wrong_kind[0] = 9;
+    assert!(TableLeaf::new(&wrong_kind, 1).is_err());
+    let mut too_many_rows = page.clone();
+    too_many_rows[4..6].copy_from_slice(&u16::MAX.to_le_bytes());
+    assert!(TableLeaf::new(&too_many_rows, 1).is_err());
+    let mut bad_heap = page.clone();
+    bad_heap[8..10].copy_from_slice(&10u16.to_le_bytes());
+    assert!(TableLeaf::new(&bad_heap, 1).is_err());
+    let mut bad_column_kind = page.clone();
+    bad_column_kind[LEAF_HEADER_LEN] = 3;
+    assert!(TableLeaf::new(&bad_column_kind, 1).is_err());
+    // A descriptor pointing outside the heap is caught when read.
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    let (_, values_at, _) = leaf.column_location(0).unwrap();
+    let mut bad_descriptor = page.clone();
+    bad_descriptor[values_at..values_at + 2].copy_from_slice(&4000u16.to_le_bytes());
+    bad_descriptor[values_at + 2..values_at + 4].copy_from_slice(&500u16.to_le_bytes());
+    assert!(
+        TableLeaf::new(&bad_descriptor, 1)
+            .unwrap()
+            .value(0, 0)
+            .is_err()
+    );
+    bad_descriptor[values_at..values_at + 2].copy_from_slice(&30u16.to_le_bytes());
+    bad_descriptor[values_at + 2..values_at + 4].copy_from_slice(&5u16.to_le_bytes());
+    assert!(
+        TableLeaf::new(&bad_descriptor, 1)
+            .unwrap()
+            .value(0, 0)
+            .is_err()
+    );
+    // Random garbage anywhere: reading every value either succeeds or errors.
+    let mut seed = 12345u64;
+    for _ in 0..2000 {
+        let mut damaged = page.clone();
+        for _ in 0..4 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = (seed >> 33) as usize % damaged.len();
+            damaged[at] = (seed >> 17) as u8;
+        }
+        if let Ok(leaf) = TableLeaf::new(&damaged, 1) {
+            for row in 0..leaf.row_count() + 1 {
+                for column in 0..leaf.column_count() + 1 {
+                    let _ = leaf.value(row, column);
+                }
+            }
+            let _ = leaf.heap_bytes(0..leaf.row_count());
+            let _ = insert_row(
+                &mut damaged,
+                1,
+                0,
+                -1,
+                &kinds,
+                &[ValueRef::Var(b"x"), ValueRef::Fixed(1)],
+            );
+            if TableLeaf::new(&damaged, 1).is_ok_and(|leaf| leaf.row_count() > 0) {
+                let _ = remove_row(&mut damaged, 1, 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn replace_at_position_reuses_space() {
+    // A replacement is a remove plus an insert at the same position; repeated replacements
+    // of a value by one of the same size never run out of room (garbage is compacted).
+    let kinds = [ColumnKind::Var, ColumnKind::Fixed2];
+    let mut page = empty_page(USABLE);
+    for id in 0..10 {
+        let value = vec![id as u8; 200];
+        assert!(
+            insert_row(
+                &mut page,
+                1,
+                id as usize,
+                id,
+                &kinds,
+                &[ValueRef::Var(&value), ValueRef::Fixed(id as u64)]
+            )
+            .unwrap()
+        );
+    }
+    for round in 0..200u64 {
+        let position = (round * 7 % 10) as usize;
+        let row_id = TableLeaf::new(&page, 1).unwrap().row_id(position);
+        remove_row(&mut page, 1, position).unwrap();
+        let value = vec![round as u8; 200];
+        assert!(
+            insert_row(
+                &mut page,
+                1,
+                position,
+                row_id,
+                &kinds,
+                &[ValueRef::Var(&value), ValueRef::Fixed(round)]
+            )
+            .unwrap()
+        );
+        let leaf = TableLeaf::new(&page, 1).unwrap();
+        assert_eq!(leaf.value(position, 0).unwrap(), ValueRef::Var(&value));
+        assert_eq!(
+            leaf.value(position, 1).unwrap(),
+            ValueRef::Fixed(round & 0xFFFF)
+        );
+        assert_eq!(
+            leaf.row_ids().collect::<Vec<_>>(),
+            (0..10).collect::<Vec<i64>>()
+        );
+        assert_eq!(leaf.heap_bytes(0..10).unwrap(), leaf.live_heap_bytes());
+    }
+}
