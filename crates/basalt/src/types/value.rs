@@ -1,0 +1,93 @@
+//! The [`Value`] enum and the [`DataType`] of a column or expression.
+
+use std::fmt;
+
+/// The type of a column or expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DataType {
+    /// The type of a bare `NULL` literal before context gives it one.
+    Null,
+    /// `BOOLEAN`.
+    Boolean,
+    /// `SMALLINT`, `INT`, `INTEGER`, `BIGINT`: 64-bit signed.
+    Integer,
+    /// `REAL`, `DOUBLE PRECISION`, `FLOAT`, `NUMERIC`, `DECIMAL`: 64-bit IEEE 754.
+    Real,
+    /// `TEXT`, `VARCHAR(n)`, `CHAR(n)`: UTF-8.
+    Text,
+    /// `BLOB`, `BYTEA`.
+    Blob,
+    /// `DATE`: days since 1970-01-01.
+    Date,
+    /// `TIMESTAMP`: microseconds since 1970-01-01 00:00:00 (no time zone).
+    Timestamp,
+}
+
+impl DataType {
+    /// The SQL name used in messages and introspection.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::Null => "unknown",
+            DataType::Boolean => "boolean",
+            DataType::Integer => "integer",
+            DataType::Real => "real",
+            DataType::Text => "text",
+            DataType::Blob => "blob",
+            DataType::Date => "date",
+            DataType::Timestamp => "timestamp",
+        }
+    }
+
+    /// Whether values of this type are numbers (for arithmetic and numeric comparison).
+    pub fn is_numeric(self) -> bool {
+        matches!(self, DataType::Integer | DataType::Real)
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One SQL value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// SQL NULL.
+    Null,
+    /// A boolean.
+    Boolean(bool),
+    /// A 64-bit integer.
+    Integer(i64),
+    /// A 64-bit float.
+    Real(f64),
+    /// UTF-8 text.
+    Text(String),
+    /// Bytes.
+    Blob(Vec<u8>),
+    /// Days since 1970-01-01.
+    Date(i32),
+    /// Microseconds since 1970-01-01 00:00:00.
+    Timestamp(i64),
+}
+
+impl Value {
+    /// The value's type (`DataType::Null` for NULL).
+    pub fn data_type(&self) -> DataType {
+        match self {
+            Value::Null => DataType::Null,
+            Value::Boolean(_) => DataType::Boolean,
+            Value::Integer(_) => DataType::Integer,
+            Value::Real(_) => DataType::Real,
+            Value::Text(_) => DataType::Text,
+            Value::Blob(_) => DataType::Blob,
+            Value::Date(_) => DataType::Date,
+            Value::Timestamp(_) => DataType::Timestamp,
+        }
+    }
+
+    /// Whether this is SQL NULL.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+}
