@@ -77,7 +77,7 @@ fn cells(row: &[Cell]) -> Vec<CellValue<'_>> {
 }
 
 fn read_cells<S: PageRead>(
-    cursor: &basalt::storage::btree::TableCursor<'_, S>,
+    cursor: &basalt::storage::btree::TableCursor<&S>,
     columns: usize,
 ) -> Vec<Cell> {
     (0..columns)

@@ -125,6 +125,28 @@ pub trait PageRead {
     fn usable_size(&self) -> usize;
 }
 
+impl<T: PageRead + ?Sized> PageRead for &T {
+    fn page(&self, page_no: PageNo) -> Result<PageRef> {
+        (**self).page(page_no)
+    }
+
+    fn usable_size(&self) -> usize {
+        (**self).usable_size()
+    }
+}
+
+/// Lets a cursor own a shared handle to its transaction (so query results can stream
+/// without borrowing from the connection that started them).
+impl<T: PageRead + ?Sized> PageRead for Arc<T> {
+    fn page(&self, page_no: PageNo) -> Result<PageRef> {
+        (**self).page(page_no)
+    }
+
+    fn usable_size(&self) -> usize {
+        (**self).usable_size()
+    }
+}
+
 /// Write access: copy-on-write modification, allocation and freeing of pages.
 pub trait PageWrite: PageRead {
     /// The usable bytes of page `page_no`, writable. The first call in a transaction copies

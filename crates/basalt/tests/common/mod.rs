@@ -123,9 +123,7 @@ fn read_row<S: PageRead>(table: &TableTree, store: &S, row_id: i64) -> Result<Op
     Ok(Some(row_from_cursor(&cursor)?))
 }
 
-fn row_from_cursor<S: PageRead>(
-    cursor: &basalt::storage::btree::TableCursor<'_, S>,
-) -> Result<Row> {
+fn row_from_cursor<S: PageRead>(cursor: &basalt::storage::btree::TableCursor<&S>) -> Result<Row> {
     let k = match cursor.value(0)? {
         Value::Fixed(k) => k,
         other => return Err(StorageError::corrupt(format!("k is not fixed: {other:?}"))),

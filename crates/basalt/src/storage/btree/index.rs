@@ -294,7 +294,7 @@ impl IndexTree {
 
     /// A cursor over the tree, initially not positioned. It reads through `store` and keeps
     /// the current leaf pinned.
-    pub fn cursor<'s, S: PageRead + ?Sized>(&self, store: &'s S) -> IndexCursor<'s, S> {
+    pub fn cursor<S: PageRead>(&self, store: S) -> IndexCursor<S> {
         IndexCursor::new(store, self.root)
     }
 

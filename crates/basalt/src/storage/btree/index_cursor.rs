@@ -33,8 +33,8 @@ use crate::storage::error::{Result, StorageError};
 use crate::storage::page::{PageNo, PageRead, PageRef};
 
 /// A position in an index tree; see the module documentation.
-pub struct IndexCursor<'s, S: PageRead + ?Sized> {
-    store: &'s S,
+pub struct IndexCursor<S: PageRead> {
+    store: S,
     root: PageNo,
     /// The pinned current leaf; `None` when the cursor is invalid.
     leaf: Option<PageRef>,
@@ -44,7 +44,7 @@ pub struct IndexCursor<'s, S: PageRead + ?Sized> {
     value: Range<usize>,
 }
 
-impl<S: PageRead + ?Sized> fmt::Debug for IndexCursor<'_, S> {
+impl<S: PageRead> fmt::Debug for IndexCursor<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("IndexCursor")
             .field("root", &self.root)
@@ -66,8 +66,8 @@ fn leaf_node(page: &[u8], page_no: PageNo) -> Result<Node<'_>> {
     Ok(node)
 }
 
-impl<'s, S: PageRead + ?Sized> IndexCursor<'s, S> {
-    pub(super) fn new(store: &'s S, root: PageNo) -> Self {
+impl<S: PageRead> IndexCursor<S> {
+    pub(super) fn new(store: S, root: PageNo) -> Self {
         IndexCursor {
             store,
             root,
@@ -260,7 +260,7 @@ impl<'s, S: PageRead + ?Sized> IndexCursor<'s, S> {
     }
 
     fn seek_forward(&mut self, key: &[u8], strict: bool) -> Result<bool> {
-        let (page_no, page) = descend(self.store, self.root, Target::Key(key), None)?;
+        let (page_no, page) = descend(&self.store, self.root, Target::Key(key), None)?;
         let node = leaf_node(&page, page_no)?;
         let (index, exact) = if strict {
             (node.upper_bound(key)?, false)
@@ -272,7 +272,7 @@ impl<'s, S: PageRead + ?Sized> IndexCursor<'s, S> {
     }
 
     fn seek_backward(&mut self, key: &[u8], inclusive: bool) -> Result<bool> {
-        let (page_no, page) = descend(self.store, self.root, Target::Key(key), None)?;
+        let (page_no, page) = descend(&self.store, self.root, Target::Key(key), None)?;
         let node = leaf_node(&page, page_no)?;
         // `end` = number of entries in this leaf that qualify (all sort before the others).
         let (end, exact) = if inclusive {
@@ -293,12 +293,12 @@ impl<'s, S: PageRead + ?Sized> IndexCursor<'s, S> {
     }
 
     fn first_inner(&mut self) -> Result<bool> {
-        let (page_no, page) = descend(self.store, self.root, Target::First, None)?;
+        let (page_no, page) = descend(&self.store, self.root, Target::First, None)?;
         self.forward_from(page, page_no, 0)
     }
 
     fn last_inner(&mut self) -> Result<bool> {
-        let (page_no, page) = descend(self.store, self.root, Target::Last, None)?;
+        let (page_no, page) = descend(&self.store, self.root, Target::Last, None)?;
         match leaf_node(&page, page_no)?.count().checked_sub(1) {
             Some(index) => {
                 self.position(page, page_no, index)?;

@@ -113,7 +113,7 @@ fn model_entries(model: &Model) -> Vec<(Vec<u8>, Vec<u8>)> {
 }
 
 fn expect_at(
-    cursor: &super::index_cursor::IndexCursor<'_, TestStore>,
+    cursor: &super::index_cursor::IndexCursor<&TestStore>,
     expected: Option<(&Vec<u8>, &Vec<u8>)>,
     what: &str,
 ) {

@@ -192,7 +192,7 @@ impl TableTree {
     }
 
     /// A cursor over the tree, not yet positioned.
-    pub fn cursor<'s, S: PageRead + ?Sized>(&self, store: &'s S) -> TableCursor<'s, S> {
+    pub fn cursor<S: PageRead>(&self, store: S) -> TableCursor<S> {
         TableCursor::new(store, self.root)
     }
 

@@ -119,13 +119,13 @@ pub(crate) fn descend<S: PageRead + ?Sized>(
 }
 
 /// A position in a table tree. See the module documentation.
-pub struct TableCursor<'s, S: PageRead + ?Sized> {
-    store: &'s S,
+pub struct TableCursor<S: PageRead> {
+    store: S,
     root: PageNo,
     current: Option<(LeafHandle, usize)>,
 }
 
-impl<S: PageRead + ?Sized> std::fmt::Debug for TableCursor<'_, S> {
+impl<S: PageRead> std::fmt::Debug for TableCursor<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TableCursor")
             .field("root", &self.root)
@@ -138,9 +138,9 @@ impl<S: PageRead + ?Sized> std::fmt::Debug for TableCursor<'_, S> {
     }
 }
 
-impl<'s, S: PageRead + ?Sized> TableCursor<'s, S> {
+impl<S: PageRead> TableCursor<S> {
     /// A cursor over the tree rooted at `root`, not yet positioned.
-    pub(crate) fn new(store: &'s S, root: PageNo) -> Self {
+    pub(crate) fn new(store: S, root: PageNo) -> Self {
         TableCursor {
             store,
             root,
@@ -161,7 +161,7 @@ impl<'s, S: PageRead + ?Sized> TableCursor<'s, S> {
             return Ok(false);
         }
         let from = leaf.page_no;
-        leaf = LeafHandle::load(self.store, next)?;
+        leaf = LeafHandle::load(&self.store, next)?;
         if leaf.header.prev_leaf != from {
             return Err(StorageError::corrupt_page(
                 next,
@@ -186,7 +186,7 @@ impl<'s, S: PageRead + ?Sized> TableCursor<'s, S> {
             return Ok(false);
         }
         let from = leaf.page_no;
-        let leaf = LeafHandle::load(self.store, prev)?;
+        let leaf = LeafHandle::load(&self.store, prev)?;
         if leaf.header.next_leaf != from {
             return Err(StorageError::corrupt_page(
                 prev,
@@ -206,7 +206,7 @@ impl<'s, S: PageRead + ?Sized> TableCursor<'s, S> {
     /// Moves to the first row with id `>= row_id`. Returns whether that row has id
     /// `row_id` exactly; the cursor may be invalid afterwards (no such row).
     pub fn seek_ge(&mut self, row_id: i64) -> Result<bool> {
-        let leaf = descend(self.store, self.root, Target::RowId(row_id), None)?;
+        let leaf = descend(&self.store, self.root, Target::RowId(row_id), None)?;
         match leaf.view().search(row_id) {
             Ok(position) => {
                 self.current = Some((leaf, position));
@@ -222,7 +222,7 @@ impl<'s, S: PageRead + ?Sized> TableCursor<'s, S> {
     /// Moves to the last row with id `<= row_id`. Returns whether that row has id `row_id`
     /// exactly; the cursor may be invalid afterwards (no such row).
     pub fn seek_le(&mut self, row_id: i64) -> Result<bool> {
-        let leaf = descend(self.store, self.root, Target::RowId(row_id), None)?;
+        let leaf = descend(&self.store, self.root, Target::RowId(row_id), None)?;
         match leaf.view().search(row_id) {
             Ok(position) => {
                 self.current = Some((leaf, position));
@@ -241,13 +241,13 @@ impl<'s, S: PageRead + ?Sized> TableCursor<'s, S> {
 
     /// Moves to the first row. Returns false if the tree is empty.
     pub fn first(&mut self) -> Result<bool> {
-        let leaf = descend(self.store, self.root, Target::First, None)?;
+        let leaf = descend(&self.store, self.root, Target::First, None)?;
         self.settle_forward(leaf, 0)
     }
 
     /// Moves to the last row. Returns false if the tree is empty.
     pub fn last(&mut self) -> Result<bool> {
-        let leaf = descend(self.store, self.root, Target::Last, None)?;
+        let leaf = descend(&self.store, self.root, Target::Last, None)?;
         match leaf.header.row_count.checked_sub(1) {
             Some(position) => {
                 self.current = Some((leaf, position));
@@ -340,7 +340,7 @@ impl<'s, S: PageRead + ?Sized> TableCursor<'s, S> {
             ValueRef::Overflow {
                 first_page,
                 total_len,
-            } => Value::Bytes(Cow::Owned(read_chain(self.store, first_page, total_len)?)),
+            } => Value::Bytes(Cow::Owned(read_chain(&self.store, first_page, total_len)?)),
         })
     }
 }
