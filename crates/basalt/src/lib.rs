@@ -1,9 +1,12 @@
 //! Basalt: an embedded SQL database in one file.
 //!
-//! The crate is layered as `docs/architecture.md` describes. Today it holds the storage
-//! engine ([`storage`]: files, pages, the write-ahead log, B+trees) and the transaction layer
-//! ([`txn`]: snapshots and the single writer) that everything above is built on.
+//! The crate is layered as `docs/architecture.md` describes: [`storage`] (files, pages, the
+//! write-ahead log, B+trees) and [`txn`] (snapshots and the single writer) at the bottom;
+//! [`catalog`] (schema objects persisted in a system tree), [`types`] (SQL values), and the
+//! SQL engine above them: [`exec`] (vectorised operators over column batches).
 
+pub mod catalog;
+pub mod exec;
 pub mod storage;
 pub mod txn;
 pub mod types;

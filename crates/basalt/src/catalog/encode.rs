@@ -1,0 +1,462 @@
+//! The binary form of catalog entries.
+//!
+//! Format version 1, little-endian: a version byte, then the object kind byte (`t`, `i`,
+//! `v`), then the object's fields in declaration order. Strings are a u32 length and UTF-8
+//! bytes; optional strings are a presence byte then the string; lists are a u32 count then
+//! the items; `DataType` is one byte (see [`data_type_byte`]). Decoding checks every length
+//! against the remaining input, so a damaged entry is an error, never a panic.
+
+use crate::storage::StorageError;
+use crate::storage::keys::KeyOrder;
+use crate::types::DataType;
+
+use super::{
+    ColumnDef, ForeignKeyDef, IndexDef, IndexMethod, ReferentialAction, SchemaObject, TableDef,
+    ViewDef,
+};
+
+const FORMAT_VERSION: u8 = 1;
+
+/// A catalog entry that cannot be decoded.
+#[derive(Debug, thiserror::Error)]
+#[error("damaged catalog entry: {0}")]
+pub struct CatalogError(pub String);
+
+impl From<CatalogError> for StorageError {
+    fn from(error: CatalogError) -> Self {
+        StorageError::corrupt(error.to_string())
+    }
+}
+
+fn data_type_byte(data_type: DataType) -> u8 {
+    match data_type {
+        DataType::Null => 0,
+        DataType::Boolean => 1,
+        DataType::Integer => 2,
+        DataType::Real => 3,
+        DataType::Text => 4,
+        DataType::Blob => 5,
+        DataType::Date => 6,
+        DataType::Timestamp => 7,
+    }
+}
+
+fn data_type_from_byte(byte: u8) -> Result<DataType, CatalogError> {
+    Ok(match byte {
+        0 => DataType::Null,
+        1 => DataType::Boolean,
+        2 => DataType::Integer,
+        3 => DataType::Real,
+        4 => DataType::Text,
+        5 => DataType::Blob,
+        6 => DataType::Date,
+        7 => DataType::Timestamp,
+        other => return Err(CatalogError(format!("unknown type byte {other}"))),
+    })
+}
+
+fn action_byte(action: ReferentialAction) -> u8 {
+    match action {
+        ReferentialAction::NoAction => 0,
+        ReferentialAction::Restrict => 1,
+        ReferentialAction::Cascade => 2,
+        ReferentialAction::SetNull => 3,
+        ReferentialAction::SetDefault => 4,
+    }
+}
+
+fn action_from_byte(byte: u8) -> Result<ReferentialAction, CatalogError> {
+    Ok(match byte {
+        0 => ReferentialAction::NoAction,
+        1 => ReferentialAction::Restrict,
+        2 => ReferentialAction::Cascade,
+        3 => ReferentialAction::SetNull,
+        4 => ReferentialAction::SetDefault,
+        other => return Err(CatalogError(format!("unknown referential action {other}"))),
+    })
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, value: u8) {
+        self.0.push(value);
+    }
+    fn u32(&mut self, value: u32) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+    fn usize(&mut self, value: usize) {
+        self.u32(u32::try_from(value).unwrap_or(u32::MAX));
+    }
+    fn bool(&mut self, value: bool) {
+        self.u8(u8::from(value));
+    }
+    fn str(&mut self, value: &str) {
+        self.usize(value.len());
+        self.0.extend_from_slice(value.as_bytes());
+    }
+    fn opt_str(&mut self, value: Option<&str>) {
+        self.bool(value.is_some());
+        if let Some(value) = value {
+            self.str(value);
+        }
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take(&mut self, count: usize) -> Result<&[u8], CatalogError> {
+        if self.0.len() < count {
+            return Err(CatalogError("entry is truncated".into()));
+        }
+        let (head, tail) = self.0.split_at(count);
+        self.0 = tail;
+        Ok(head)
+    }
+    fn u8(&mut self) -> Result<u8, CatalogError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, CatalogError> {
+        let bytes = self.take(4)?;
+        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    }
+    fn usize(&mut self) -> Result<usize, CatalogError> {
+        Ok(self.u32()? as usize)
+    }
+    /// A count of items that each take at least one byte: bounded by the remaining input.
+    fn count(&mut self) -> Result<usize, CatalogError> {
+        let count = self.usize()?;
+        if count > self.0.len() {
+            return Err(CatalogError(format!(
+                "list of {count} items in {} bytes",
+                self.0.len()
+            )));
+        }
+        Ok(count)
+    }
+    fn bool(&mut self) -> Result<bool, CatalogError> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            other => Err(CatalogError(format!("bad boolean byte {other}"))),
+        }
+    }
+    fn str(&mut self) -> Result<String, CatalogError> {
+        let length = self.usize()?;
+        let bytes = self.take(length)?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| CatalogError("name is not UTF-8".into()))
+    }
+    fn opt_str(&mut self) -> Result<Option<String>, CatalogError> {
+        Ok(if self.bool()? {
+            Some(self.str()?)
+        } else {
+            None
+        })
+    }
+}
+
+/// Serialises a schema object.
+pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
+    let mut out = Writer(Vec::new());
+    out.u8(FORMAT_VERSION);
+    out.u8(object.kind_byte());
+    match object {
+        SchemaObject::Table(table) => {
+            out.str(&table.name);
+            out.u32(table.root);
+            out.usize(table.slot_count);
+            out.usize(table.columns.len());
+            for column in &table.columns {
+                out.str(&column.name);
+                out.u8(data_type_byte(column.data_type));
+                out.str(&column.declared_type);
+                out.bool(column.max_length.is_some());
+                out.u32(column.max_length.unwrap_or(0));
+                out.bool(column.not_null);
+                out.opt_str(column.default.as_deref());
+                out.usize(column.slot);
+            }
+            out.bool(table.row_id_column.is_some());
+            out.usize(table.row_id_column.unwrap_or(0));
+            out.usize(table.primary_key.len());
+            table
+                .primary_key
+                .iter()
+                .for_each(|&column| out.usize(column));
+            out.usize(table.checks.len());
+            table.checks.iter().for_each(|check| out.str(check));
+            out.usize(table.foreign_keys.len());
+            for key in &table.foreign_keys {
+                out.usize(key.columns.len());
+                key.columns.iter().for_each(|&column| out.usize(column));
+                out.str(&key.referenced_table);
+                out.usize(key.referenced_columns.len());
+                key.referenced_columns
+                    .iter()
+                    .for_each(|column| out.str(column));
+                out.u8(action_byte(key.on_delete));
+                out.u8(action_byte(key.on_update));
+            }
+        }
+        SchemaObject::Index(index) => {
+            out.str(&index.name);
+            out.str(&index.table);
+            out.usize(index.columns.len());
+            for (column, order) in &index.columns {
+                out.usize(*column);
+                out.bool(order.descending);
+                out.bool(order.nulls_first);
+            }
+            out.bool(index.unique);
+            out.u8(match index.method {
+                IndexMethod::BTree => 0,
+            });
+            out.u32(index.root);
+            out.bool(index.implicit);
+        }
+        SchemaObject::View(view) => {
+            out.str(&view.name);
+            out.usize(view.column_names.len());
+            view.column_names.iter().for_each(|name| out.str(name));
+            out.str(&view.query);
+        }
+    }
+    out.0
+}
+
+/// Deserialises a schema object, validating every length and reference.
+pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
+    let mut input = Reader(bytes);
+    let version = input.u8()?;
+    if version != FORMAT_VERSION {
+        return Err(CatalogError(format!(
+            "unknown catalog entry version {version}"
+        )));
+    }
+    let object = match input.u8()? {
+        b't' => {
+            let name = input.str()?;
+            let root = input.u32()?;
+            let slot_count = input.usize()?;
+            let column_count = input.count()?;
+            let mut columns = Vec::with_capacity(column_count);
+            for _ in 0..column_count {
+                let name = input.str()?;
+                let data_type = data_type_from_byte(input.u8()?)?;
+                let declared_type = input.str()?;
+                let has_max = input.bool()?;
+                let max_length = input.u32()?;
+                let not_null = input.bool()?;
+                let default = input.opt_str()?;
+                let slot = input.usize()?;
+                if slot >= slot_count {
+                    return Err(CatalogError(format!(
+                        "column {name} has slot {slot} of {slot_count}"
+                    )));
+                }
+                columns.push(ColumnDef {
+                    name,
+                    data_type,
+                    declared_type,
+                    max_length: has_max.then_some(max_length),
+                    not_null,
+                    default,
+                    slot,
+                });
+            }
+            let has_row_id = input.bool()?;
+            let row_id = input.usize()?;
+            let row_id_column = has_row_id.then_some(row_id);
+            let key_count = input.count()?;
+            let primary_key = (0..key_count)
+                .map(|_| input.usize())
+                .collect::<Result<Vec<_>, _>>()?;
+            let check_count = input.count()?;
+            let checks = (0..check_count)
+                .map(|_| input.str())
+                .collect::<Result<Vec<_>, _>>()?;
+            let foreign_key_count = input.count()?;
+            let mut foreign_keys = Vec::with_capacity(foreign_key_count);
+            for _ in 0..foreign_key_count {
+                let count = input.count()?;
+                let key_columns = (0..count)
+                    .map(|_| input.usize())
+                    .collect::<Result<Vec<_>, _>>()?;
+                let referenced_table = input.str()?;
+                let count = input.count()?;
+                let referenced_columns = (0..count)
+                    .map(|_| input.str())
+                    .collect::<Result<Vec<_>, _>>()?;
+                let on_delete = action_from_byte(input.u8()?)?;
+                let on_update = action_from_byte(input.u8()?)?;
+                foreign_keys.push(ForeignKeyDef {
+                    columns: key_columns,
+                    referenced_table,
+                    referenced_columns,
+                    on_delete,
+                    on_update,
+                });
+            }
+            let out_of_range = |column: &usize| *column >= columns.len();
+            if row_id_column.as_ref().is_some_and(out_of_range)
+                || primary_key.iter().any(out_of_range)
+                || foreign_keys
+                    .iter()
+                    .flat_map(|key| &key.columns)
+                    .any(out_of_range)
+            {
+                return Err(CatalogError(format!(
+                    "table {name} refers to a column that does not exist"
+                )));
+            }
+            SchemaObject::Table(TableDef {
+                name,
+                columns,
+                root,
+                row_id_column,
+                primary_key,
+                checks,
+                foreign_keys,
+                slot_count,
+            })
+        }
+        b'i' => {
+            let name = input.str()?;
+            let table = input.str()?;
+            let count = input.count()?;
+            let mut columns = Vec::with_capacity(count);
+            for _ in 0..count {
+                let column = input.usize()?;
+                let descending = input.bool()?;
+                let nulls_first = input.bool()?;
+                columns.push((
+                    column,
+                    KeyOrder {
+                        descending,
+                        nulls_first,
+                    },
+                ));
+            }
+            let unique = input.bool()?;
+            let method = match input.u8()? {
+                0 => IndexMethod::BTree,
+                other => return Err(CatalogError(format!("unknown index method {other}"))),
+            };
+            let root = input.u32()?;
+            let implicit = input.bool()?;
+            SchemaObject::Index(IndexDef {
+                name,
+                table,
+                columns,
+                unique,
+                method,
+                root,
+                implicit,
+            })
+        }
+        b'v' => {
+            let name = input.str()?;
+            let count = input.count()?;
+            let column_names = (0..count)
+                .map(|_| input.str())
+                .collect::<Result<Vec<_>, _>>()?;
+            let query = input.str()?;
+            SchemaObject::View(ViewDef {
+                name,
+                column_names,
+                query,
+            })
+        }
+        other => return Err(CatalogError(format!("unknown object kind {other}"))),
+    };
+    if !input.0.is_empty() {
+        return Err(CatalogError("trailing bytes after the entry".into()));
+    }
+    Ok(object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_table() -> TableDef {
+        TableDef {
+            name: "Users".into(),
+            columns: vec![
+                ColumnDef {
+                    name: "id".into(),
+                    data_type: DataType::Integer,
+                    declared_type: "INTEGER".into(),
+                    max_length: None,
+                    not_null: true,
+                    default: None,
+                    slot: 0,
+                },
+                ColumnDef {
+                    name: "email".into(),
+                    data_type: DataType::Text,
+                    declared_type: "VARCHAR(80)".into(),
+                    max_length: Some(80),
+                    not_null: false,
+                    default: Some("'x'".into()),
+                    slot: 2,
+                },
+            ],
+            root: 7,
+            row_id_column: Some(0),
+            primary_key: vec![0],
+            checks: vec!["length(email) > 3".into()],
+            foreign_keys: vec![ForeignKeyDef {
+                columns: vec![1],
+                referenced_table: "emails".into(),
+                referenced_columns: vec!["address".into()],
+                on_delete: ReferentialAction::Cascade,
+                on_update: ReferentialAction::SetNull,
+            }],
+            slot_count: 3,
+        }
+    }
+
+    #[test]
+    fn entries_round_trip() {
+        let objects = [
+            SchemaObject::Table(sample_table()),
+            SchemaObject::Index(IndexDef {
+                name: "users_email".into(),
+                table: "Users".into(),
+                columns: vec![(1, KeyOrder::DESC), (0, KeyOrder::ASC)],
+                unique: true,
+                method: IndexMethod::BTree,
+                root: 9,
+                implicit: false,
+            }),
+            SchemaObject::View(ViewDef {
+                name: "v".into(),
+                column_names: vec!["a".into()],
+                query: "SELECT 1".into(),
+            }),
+        ];
+        for object in objects {
+            assert_eq!(decode_entry(&encode_entry(&object)).unwrap(), object);
+        }
+    }
+
+    #[test]
+    fn damaged_entries_are_errors() {
+        let bytes = encode_entry(&SchemaObject::Table(sample_table()));
+        for cut in 0..bytes.len() {
+            assert!(decode_entry(&bytes[..cut]).is_err());
+        }
+        let mut state = 1u64;
+        for _ in 0..2000 {
+            let mut damaged = bytes.clone();
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = (state >> 33) as usize % damaged.len();
+            damaged[at] = (state >> 17) as u8;
+            let _ = decode_entry(&damaged);
+        }
+    }
+}

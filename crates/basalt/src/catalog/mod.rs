@@ -1,0 +1,277 @@
+//! The catalog: tables, columns and indexes, persisted in the database file.
+//!
+//! Every schema object is one entry of a *system index tree* whose root page is kept in
+//! header meta slot [`CATALOG_ROOT_SLOT`]; a schema version in meta slot
+//! [`SCHEMA_VERSION_SLOT`] is bumped by every DDL statement, so a connection knows when its
+//! cached catalog — and every prepared plan built against it — is stale. Because the
+//! catalog lives in ordinary pages, DDL is transactional exactly like DML: a rolled-back
+//! `CREATE TABLE` leaves no trace, and every snapshot sees the schema that matches its data.
+//!
+//! An entry's key is its kind byte followed by its lower-cased name; its value is the object's
+//! definition in a small versioned binary form ([`encode`]): names, declared types, physical
+//! column slots, constraints as SQL text, and root pages. Expressions (DEFAULT, CHECK) are kept
+//! as SQL text and re-parsed by the binder when a statement needs them.
+
+mod encode;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::storage::PageNo;
+use crate::storage::btree::ColumnKind;
+use crate::storage::keys::KeyOrder;
+use crate::types::DataType;
+
+pub use encode::{CatalogError, decode_entry, encode_entry};
+
+/// Meta slot holding the catalog tree's root page.
+pub const CATALOG_ROOT_SLOT: usize = 0;
+/// Meta slot holding the schema version.
+pub const SCHEMA_VERSION_SLOT: usize = 1;
+
+/// A column of a table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColumnDef {
+    /// Name as written (case-folded per SQL rules by the binder).
+    pub name: String,
+    /// The value type.
+    pub data_type: DataType,
+    /// The type as declared (`VARCHAR(20)`, `BIGINT`), for introspection and the wire.
+    pub declared_type: String,
+    /// Maximum length for `VARCHAR(n)` / `CHAR(n)`.
+    pub max_length: Option<u32>,
+    /// `NOT NULL`.
+    pub not_null: bool,
+    /// `DEFAULT` expression as SQL text.
+    pub default: Option<String>,
+    /// Position of this column's values in the table tree's rows. Stable across ALTER TABLE:
+    /// dropped columns keep their slot, new columns get new slots.
+    pub slot: usize,
+}
+
+impl ColumnDef {
+    /// How the column's values are stored in a table leaf.
+    pub fn storage_kind(&self) -> ColumnKind {
+        storage_kind(self.data_type)
+    }
+}
+
+/// How values of a type are stored in a table leaf.
+pub fn storage_kind(data_type: DataType) -> ColumnKind {
+    match data_type {
+        DataType::Boolean => ColumnKind::Fixed1,
+        DataType::Integer | DataType::Real | DataType::Date | DataType::Timestamp => {
+            ColumnKind::Fixed8
+        }
+        DataType::Null | DataType::Text | DataType::Blob => ColumnKind::Var,
+    }
+}
+
+/// A foreign key constraint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForeignKeyDef {
+    pub columns: Vec<usize>,
+    pub referenced_table: String,
+    pub referenced_columns: Vec<String>,
+    pub on_delete: ReferentialAction,
+    pub on_update: ReferentialAction,
+}
+
+/// What happens to referencing rows when a referenced row changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReferentialAction {
+    NoAction,
+    Restrict,
+    Cascade,
+    SetNull,
+    SetDefault,
+}
+
+/// A table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableDef {
+    pub name: String,
+    pub columns: Vec<ColumnDef>,
+    /// Root page of the table tree (rows keyed by row id).
+    pub root: PageNo,
+    /// The column that *is* the row id (`INTEGER PRIMARY KEY`), if any.
+    pub row_id_column: Option<usize>,
+    /// Primary key columns (empty = none). When not the row id, a unique index enforces it.
+    pub primary_key: Vec<usize>,
+    /// CHECK constraints as SQL text.
+    pub checks: Vec<String>,
+    pub foreign_keys: Vec<ForeignKeyDef>,
+    /// Physical slot count of the table tree's rows (≥ columns.len(); dropped columns keep theirs).
+    pub slot_count: usize,
+}
+
+impl TableDef {
+    /// The column named `name` (case-insensitive), with its position.
+    pub fn column(&self, name: &str) -> Option<(usize, &ColumnDef)> {
+        self.columns
+            .iter()
+            .enumerate()
+            .find(|(_, column)| column.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Storage kinds of every physical slot, for writing rows.
+    pub fn slot_kinds(&self) -> Vec<ColumnKind> {
+        let mut kinds = vec![ColumnKind::Var; self.slot_count];
+        for column in &self.columns {
+            if let Some(kind) = kinds.get_mut(column.slot) {
+                *kind = column.storage_kind();
+            }
+        }
+        kinds
+    }
+}
+
+/// How an index is searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexMethod {
+    /// An ordered B+tree on memcomparable keys.
+    BTree,
+}
+
+/// A secondary index. Its entries are `encoded key columns ‖ row id` with empty values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexDef {
+    pub name: String,
+    pub table: String,
+    /// Indexed columns (positions in the table's `columns`) with their order.
+    pub columns: Vec<(usize, KeyOrder)>,
+    pub unique: bool,
+    pub method: IndexMethod,
+    pub root: PageNo,
+    /// Created implicitly for a PRIMARY KEY or UNIQUE constraint (dropped with the table,
+    /// not by DROP INDEX).
+    pub implicit: bool,
+}
+
+/// A view: a named query.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewDef {
+    pub name: String,
+    /// Column names given in `CREATE VIEW v (a, b) AS ...`, if any.
+    pub column_names: Vec<String>,
+    /// The query, as SQL text.
+    pub query: String,
+}
+
+/// One catalog entry.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchemaObject {
+    Table(TableDef),
+    Index(IndexDef),
+    View(ViewDef),
+}
+
+impl SchemaObject {
+    /// The object's name.
+    pub fn name(&self) -> &str {
+        match self {
+            SchemaObject::Table(table) => &table.name,
+            SchemaObject::Index(index) => &index.name,
+            SchemaObject::View(view) => &view.name,
+        }
+    }
+
+    /// The kind byte that prefixes the object's key in the catalog tree.
+    pub fn kind_byte(&self) -> u8 {
+        match self {
+            SchemaObject::Table(_) => b't',
+            SchemaObject::Index(_) => b'i',
+            SchemaObject::View(_) => b'v',
+        }
+    }
+}
+
+/// An immutable snapshot of the schema, shared by every statement planned against it.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    /// The schema version this snapshot was read at.
+    pub version: u64,
+    pub tables: BTreeMap<String, Arc<TableDef>>,
+    pub indexes: BTreeMap<String, Arc<IndexDef>>,
+    pub views: BTreeMap<String, Arc<ViewDef>>,
+}
+
+impl Catalog {
+    /// Builds a catalog from decoded entries.
+    pub fn from_objects(version: u64, objects: impl IntoIterator<Item = SchemaObject>) -> Catalog {
+        let mut catalog = Catalog {
+            version,
+            ..Catalog::default()
+        };
+        for object in objects {
+            match object {
+                SchemaObject::Table(table) => {
+                    catalog
+                        .tables
+                        .insert(table.name.to_lowercase(), Arc::new(table));
+                }
+                SchemaObject::Index(index) => {
+                    catalog
+                        .indexes
+                        .insert(index.name.to_lowercase(), Arc::new(index));
+                }
+                SchemaObject::View(view) => {
+                    catalog
+                        .views
+                        .insert(view.name.to_lowercase(), Arc::new(view));
+                }
+            }
+        }
+        catalog
+    }
+
+    /// The table named `name` (case-insensitive).
+    pub fn table(&self, name: &str) -> Option<&Arc<TableDef>> {
+        self.tables.get(&name.to_lowercase())
+    }
+
+    /// The indexes of table `table`.
+    pub fn indexes_of<'a>(
+        &'a self,
+        table: &'a str,
+    ) -> impl Iterator<Item = &'a Arc<IndexDef>> + 'a {
+        self.indexes
+            .values()
+            .filter(move |index| index.table.eq_ignore_ascii_case(table))
+    }
+
+    /// The known name closest to `name`, for "did you mean" hints.
+    pub fn nearest_table_name(&self, name: &str) -> Option<&str> {
+        nearest(
+            name,
+            self.tables
+                .values()
+                .map(|t| t.name.as_str())
+                .chain(self.views.values().map(|v| v.name.as_str())),
+        )
+    }
+}
+
+/// The candidate with the smallest edit distance to `name`, if it is close enough to help.
+pub fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let name = name.to_lowercase();
+    candidates
+        .map(|candidate| (edit_distance(&name, &candidate.to_lowercase()), candidate))
+        .filter(|(distance, candidate)| *distance <= 2.max(candidate.len() / 3))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}

@@ -1,0 +1,6 @@
+//! Execution: operators that pull batches of column vectors.
+//!
+//! Operators exchange [`vector::Batch`]es — a few hundred to a few thousand rows stored
+//! column by column — so expressions, aggregates, joins and sorts work on whole arrays.
+
+pub mod vector;
