@@ -205,7 +205,7 @@ impl Vector {
     /// a value of another type is stored as NULL rather than corrupting the vector.
     pub fn push(&mut self, value: &Value) {
         let row = self.len();
-        let stored = match (&mut self.data, value) {
+        match (&mut self.data, value) {
             (VectorData::Null(rows), _) => {
                 *rows += 1;
                 return;
@@ -223,8 +223,7 @@ impl Vector {
                 self.set_null(row, true);
                 return;
             }
-        };
-        let () = stored;
+        }
         self.set_null(row, false);
     }
 
