@@ -7,6 +7,7 @@
 
 pub mod catalog;
 pub mod exec;
+pub mod plan;
 pub mod storage;
 pub mod txn;
 pub mod types;

@@ -1,0 +1,110 @@
+//! Bound DDL and session statements: the binder's output for statements that do not run
+//! through operators. The executor (`crate::exec::ddl`) applies them to the catalog and the
+//! storage trees inside the current write transaction.
+
+use crate::catalog::{ColumnDef, ForeignKeyDef};
+use crate::storage::keys::KeyOrder;
+
+/// `CREATE TABLE`. Column `slot`s are assigned 0.. in order; root pages are allocated when
+/// the statement executes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateTable {
+    pub name: String,
+    pub if_not_exists: bool,
+    pub columns: Vec<ColumnDef>,
+    /// The column that is the row id (`INTEGER PRIMARY KEY`, not DESC), if any.
+    pub row_id_column: Option<usize>,
+    /// PRIMARY KEY columns (also set when it is the row id column).
+    pub primary_key: Vec<usize>,
+    /// UNIQUE constraints (column-level and table-level), each becoming an implicit unique
+    /// index; a PRIMARY KEY that is not the row id is the first entry.
+    pub unique_constraints: Vec<Vec<usize>>,
+    pub checks: Vec<String>,
+    pub foreign_keys: Vec<ForeignKeyDef>,
+    /// `CREATE TABLE ... AS SELECT`: the query's SQL, whose rows are inserted.
+    pub as_query: Option<String>,
+}
+
+/// `CREATE [UNIQUE] INDEX`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreateIndex {
+    pub name: String,
+    pub table: String,
+    pub columns: Vec<(usize, KeyOrder)>,
+    pub unique: bool,
+    pub if_not_exists: bool,
+}
+
+/// `ALTER TABLE` actions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AlterTable {
+    AddColumn {
+        table: String,
+        column: ColumnDef,
+        if_not_exists: bool,
+    },
+    DropColumn {
+        table: String,
+        column: String,
+        if_exists: bool,
+    },
+    RenameColumn {
+        table: String,
+        old_name: String,
+        new_name: String,
+    },
+    RenameTable {
+        table: String,
+        new_name: String,
+    },
+}
+
+/// Kinds of object for DROP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    Table,
+    Index,
+    View,
+}
+
+/// Transaction control.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TransactionControl {
+    Begin,
+    Commit,
+    Rollback,
+    Savepoint(String),
+    ReleaseSavepoint(String),
+    RollbackToSavepoint(String),
+}
+
+/// A bound statement that is not a query or DML.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DdlStatement {
+    CreateTable(CreateTable),
+    CreateIndex(CreateIndex),
+    CreateView {
+        name: String,
+        column_names: Vec<String>,
+        query: String,
+        if_not_exists: bool,
+        or_replace: bool,
+    },
+    Drop {
+        kind: ObjectKind,
+        names: Vec<String>,
+        if_exists: bool,
+    },
+    AlterTable(AlterTable),
+    Transaction(TransactionControl),
+    /// `PRAGMA name [= value]` / `SET name = value` / `SHOW name`: value as text, if given.
+    Setting {
+        name: String,
+        value: Option<String>,
+        show: bool,
+    },
+    /// `ANALYZE [table]`.
+    Analyze {
+        table: Option<String>,
+    },
+}

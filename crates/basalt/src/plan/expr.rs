@@ -1,0 +1,299 @@
+//! Bound expressions: the binder's output for every scalar expression in a statement.
+//!
+//! Names are gone (columns are positions in the input row, or in an enclosing query's row
+//! for correlated subqueries), and every node knows its result type. Operators are
+//! PostgreSQL's, with implicit casts made explicit by the binder ([`Expr::Cast`]), so the
+//! evaluator never guesses: `integer + real` arrives as `cast(integer as real) + real`.
+
+use crate::types::{DataType, Value};
+
+use super::PlanNode;
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Remainder,
+    /// `||`.
+    Concat,
+    Equal,
+    NotEqual,
+    Less,
+    LessOrEqual,
+    Greater,
+    GreaterOrEqual,
+    /// Three-valued AND.
+    And,
+    /// Three-valued OR.
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    ShiftLeft,
+    ShiftRight,
+}
+
+impl BinaryOp {
+    /// Whether this operator compares its operands (and so returns a boolean).
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Equal
+                | BinaryOp::NotEqual
+                | BinaryOp::Less
+                | BinaryOp::LessOrEqual
+                | BinaryOp::Greater
+                | BinaryOp::GreaterOrEqual
+        )
+    }
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Not,
+    Negate,
+    Plus,
+    BitNot,
+}
+
+/// A scalar function resolved by name in `crate::types`' function registry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalarFunctionRef {
+    /// Lower-case registry name.
+    pub name: String,
+    /// Volatile functions (random) are never constant-folded.
+    pub volatile: bool,
+}
+
+/// Aggregate functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AggregateFunction {
+    /// `count(*)`: rows in the group.
+    CountStar,
+    /// `count(x)`: non-NULL values.
+    Count,
+    /// `sum(x)`: NULL for no non-NULL input; integer sum overflow is an error.
+    Sum,
+    /// SQLite's `total(x)`: like sum but real, and 0.0 for no input.
+    Total,
+    /// `avg(x)`: real (NULL for no input).
+    Avg,
+    Min,
+    Max,
+    /// `string_agg(x, separator)` / `group_concat(x[, separator])` (default separator ",").
+    StringAgg,
+    BoolAnd,
+    BoolOr,
+}
+
+/// One aggregate call of an Aggregate node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregateCall {
+    pub function: AggregateFunction,
+    /// Arguments over the Aggregate node's input (empty for count(*); the separator of
+    /// string_agg is the second argument).
+    pub args: Vec<Expr>,
+    /// `DISTINCT`: duplicate argument values are counted once.
+    pub distinct: bool,
+    /// `FILTER (WHERE ...)` over the input row.
+    pub filter: Option<Expr>,
+    pub data_type: DataType,
+}
+
+/// A bound scalar expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// Column `index` of the input row.
+    Column { index: usize, data_type: DataType },
+    /// Column `index` of an enclosing query's current row, `depth` levels out (1 = the query
+    /// directly enclosing this subquery). Only inside subquery plans.
+    OuterColumn {
+        depth: usize,
+        index: usize,
+        data_type: DataType,
+    },
+    /// A constant.
+    Literal { value: Value, data_type: DataType },
+    /// Statement parameter `index` (0-based), converted to `data_type` when bound.
+    Parameter { index: usize, data_type: DataType },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+        data_type: DataType,
+    },
+    Binary {
+        op: BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+        data_type: DataType,
+    },
+    /// `CAST(operand AS to)` and implicit conversions.
+    Cast { operand: Box<Expr>, to: DataType },
+    /// `IS [NOT] NULL`.
+    IsNull { operand: Box<Expr>, negated: bool },
+    /// `IS [NOT] DISTINCT FROM` (NULL-safe equality).
+    IsDistinctFrom {
+        left: Box<Expr>,
+        right: Box<Expr>,
+        negated: bool,
+    },
+    /// `operand [NOT] IN (list)` with SQL NULL semantics.
+    InList {
+        operand: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    /// `[NOT] LIKE / ILIKE / GLOB pattern [ESCAPE e]`.
+    Like {
+        operand: Box<Expr>,
+        pattern: Box<Expr>,
+        escape: Option<Box<Expr>>,
+        negated: bool,
+        case_insensitive: bool,
+        glob: bool,
+    },
+    /// `CASE [operand] WHEN .. THEN .. ELSE .. END`; with an operand, each WHEN is compared to it.
+    Case {
+        operand: Option<Box<Expr>>,
+        branches: Vec<(Expr, Expr)>,
+        else_result: Option<Box<Expr>>,
+        data_type: DataType,
+    },
+    /// First non-NULL argument (arguments already cast to `data_type`).
+    Coalesce {
+        args: Vec<Expr>,
+        data_type: DataType,
+    },
+    /// A scalar function call.
+    Function {
+        function: ScalarFunctionRef,
+        args: Vec<Expr>,
+        data_type: DataType,
+    },
+    /// `now()` / `CURRENT_TIMESTAMP`: the statement's start time (one value per statement).
+    CurrentTimestamp,
+    /// `CURRENT_DATE`: the statement's start date.
+    CurrentDate,
+    /// `(SELECT ...)` returning at most one row of one column (NULL when no row).
+    ScalarSubquery {
+        plan: Box<PlanNode>,
+        data_type: DataType,
+    },
+    /// `[NOT] EXISTS (SELECT ...)`.
+    Exists { plan: Box<PlanNode>, negated: bool },
+    /// `operand [NOT] IN (SELECT ...)` with SQL NULL semantics.
+    InSubquery {
+        operand: Box<Expr>,
+        plan: Box<PlanNode>,
+        negated: bool,
+    },
+}
+
+impl Expr {
+    /// The type of the expression's result.
+    pub fn data_type(&self) -> DataType {
+        match self {
+            Expr::Column { data_type, .. }
+            | Expr::OuterColumn { data_type, .. }
+            | Expr::Literal { data_type, .. }
+            | Expr::Parameter { data_type, .. }
+            | Expr::Unary { data_type, .. }
+            | Expr::Binary { data_type, .. }
+            | Expr::Case { data_type, .. }
+            | Expr::Coalesce { data_type, .. }
+            | Expr::Function { data_type, .. }
+            | Expr::ScalarSubquery { data_type, .. } => *data_type,
+            Expr::Cast { to, .. } => *to,
+            Expr::IsNull { .. }
+            | Expr::IsDistinctFrom { .. }
+            | Expr::InList { .. }
+            | Expr::Like { .. }
+            | Expr::Exists { .. }
+            | Expr::InSubquery { .. } => DataType::Boolean,
+            Expr::CurrentTimestamp => DataType::Timestamp,
+            Expr::CurrentDate => DataType::Date,
+        }
+    }
+
+    /// A constant of the value's own type.
+    pub fn literal(value: Value) -> Expr {
+        let data_type = value.data_type();
+        Expr::Literal { value, data_type }
+    }
+
+    /// Whether the expression reads no input column (it may still read parameters, outer
+    /// columns or run subqueries).
+    pub fn is_column_free(&self) -> bool {
+        let mut free = true;
+        self.visit(&mut |expr| {
+            if matches!(expr, Expr::Column { .. }) {
+                free = false;
+            }
+        });
+        free
+    }
+
+    /// Calls `f` on this expression and every sub-expression (not descending into subquery
+    /// plans, whose columns belong to another row).
+    pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Column { .. }
+            | Expr::OuterColumn { .. }
+            | Expr::Literal { .. }
+            | Expr::Parameter { .. }
+            | Expr::CurrentTimestamp
+            | Expr::CurrentDate
+            | Expr::ScalarSubquery { .. }
+            | Expr::Exists { .. } => {}
+            Expr::Unary { operand, .. }
+            | Expr::Cast { operand, .. }
+            | Expr::IsNull { operand, .. } => operand.visit(f),
+            Expr::Binary { left, right, .. } | Expr::IsDistinctFrom { left, right, .. } => {
+                left.visit(f);
+                right.visit(f);
+            }
+            Expr::InList { operand, list, .. } => {
+                operand.visit(f);
+                list.iter().for_each(|item| item.visit(f));
+            }
+            Expr::Like {
+                operand,
+                pattern,
+                escape,
+                ..
+            } => {
+                operand.visit(f);
+                pattern.visit(f);
+                if let Some(escape) = escape {
+                    escape.visit(f);
+                }
+            }
+            Expr::Case {
+                operand,
+                branches,
+                else_result,
+                ..
+            } => {
+                if let Some(operand) = operand {
+                    operand.visit(f);
+                }
+                for (condition, result) in branches {
+                    condition.visit(f);
+                    result.visit(f);
+                }
+                if let Some(else_result) = else_result {
+                    else_result.visit(f);
+                }
+            }
+            Expr::Coalesce { args, .. } | Expr::Function { args, .. } => {
+                args.iter().for_each(|arg| arg.visit(f))
+            }
+            Expr::InSubquery { operand, .. } => operand.visit(f),
+        }
+    }
+}

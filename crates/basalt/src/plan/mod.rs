@@ -1,0 +1,243 @@
+//! Plans: what a statement does, with every name resolved and every type known.
+//!
+//! The binder (`plan::bind`) turns a parsed statement into a [`Plan`] tree of
+//! [`PlanNode`]s whose expressions are [`Expr`]s: columns are positions in the input row,
+//! functions are resolved, and every expression carries its [`DataType`]. The optimizer
+//! rewrites the tree (pushing filters into scans, choosing index ranges, ordering joins), and
+//! the executor (`crate::exec`) turns it into operators. A prepared statement keeps its plan
+//! and re-executes it with new parameters; nothing here depends on parameter values.
+//!
+//! Row shape conventions:
+//! * Every node has a `schema`: the names and types of the columns it produces.
+//! * `Expr::Column(i)` in a node refers to column `i` of that node's *input* (for joins: the
+//!   left input's columns followed by the right's).
+//! * An [`PlanKind::Aggregate`] node produces the GROUP BY keys, then one column per
+//!   aggregate call; expressions above it refer to those columns.
+
+pub mod ddl;
+pub mod expr;
+
+use std::sync::Arc;
+
+use crate::catalog::{IndexDef, TableDef};
+use crate::types::DataType;
+
+pub use expr::{AggregateCall, AggregateFunction, BinaryOp, Expr, ScalarFunctionRef, UnaryOp};
+
+/// One column of a node's output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputColumn {
+    /// The column's name (an alias, a column name, or a generated name like `?column?`).
+    pub name: String,
+    /// The table (or alias) it came from, for resolving `t.col` above this node.
+    pub table: Option<String>,
+    pub data_type: DataType,
+}
+
+/// A plan node: what it does and what it produces.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanNode {
+    pub kind: PlanKind,
+    pub schema: Vec<OutputColumn>,
+}
+
+/// What a scan reads for one output column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanColumn {
+    /// The row id.
+    RowId,
+    /// The table column at this position in `TableDef::columns`.
+    Column(usize),
+}
+
+/// A bound on a scan range, as expressions evaluated once when the scan starts (they may use
+/// parameters but not columns).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RangeBound {
+    Unbounded,
+    Included(Vec<Expr>),
+    Excluded(Vec<Expr>),
+}
+
+/// How rows of a join's two sides are combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Full,
+    /// Left rows that have a match (EXISTS / IN), each at most once; output = left columns.
+    Semi,
+    /// Left rows that have no match (NOT EXISTS); output = left columns.
+    Anti,
+}
+
+/// UNION, INTERSECT, EXCEPT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOperator {
+    Union,
+    Intersect,
+    Except,
+}
+
+/// One ORDER BY key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortKey {
+    pub expr: Expr,
+    pub descending: bool,
+    pub nulls_first: bool,
+}
+
+/// What INSERT does with a row that violates a uniqueness constraint.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConflictAction {
+    /// Fail the statement (the default).
+    Abort,
+    /// Skip the row (`INSERT OR IGNORE`, `ON CONFLICT DO NOTHING`).
+    Ignore,
+    /// Delete the conflicting rows, then insert (`INSERT OR REPLACE`, `REPLACE INTO`).
+    Replace,
+    /// `ON CONFLICT (cols) DO UPDATE SET ...`: assignments are expressions over the existing
+    /// row's columns followed by the proposed row's columns (`excluded.*`), with an optional
+    /// WHERE over the same.
+    Update {
+        target_columns: Vec<usize>,
+        assignments: Vec<(usize, Expr)>,
+        condition: Option<Expr>,
+    },
+}
+
+/// The operations of a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanKind {
+    /// One row with no columns: `SELECT 1`.
+    SingleRow,
+    /// Literal rows (`VALUES`, and the source of `INSERT ... VALUES`).
+    Values { rows: Vec<Vec<Expr>> },
+    /// Rows of a table in row-id order, optionally limited to a row-id range.
+    TableScan {
+        table: Arc<TableDef>,
+        columns: Vec<ScanColumn>,
+        lower: RangeBound,
+        upper: RangeBound,
+    },
+    /// Rows of a table found through an index range (bounds are prefixes of the index's key
+    /// columns), in index order (reversed if `reverse`).
+    IndexScan {
+        table: Arc<TableDef>,
+        index: Arc<IndexDef>,
+        columns: Vec<ScanColumn>,
+        lower: RangeBound,
+        upper: RangeBound,
+        reverse: bool,
+    },
+    /// Rows whose predicate is true (not false, not NULL).
+    Filter {
+        input: Box<PlanNode>,
+        predicate: Expr,
+    },
+    /// One output column per expression.
+    Project {
+        input: Box<PlanNode>,
+        exprs: Vec<Expr>,
+    },
+    /// Groups (or one group when `group_by` is empty: then exactly one output row, even for
+    /// empty input). Output: the group keys, then the aggregates.
+    Aggregate {
+        input: Box<PlanNode>,
+        group_by: Vec<Expr>,
+        aggregates: Vec<AggregateCall>,
+    },
+    /// Rows ordered by the keys (stable).
+    Sort {
+        input: Box<PlanNode>,
+        keys: Vec<SortKey>,
+    },
+    /// Skip `offset` rows, then at most `limit` rows (expressions without columns).
+    Limit {
+        input: Box<PlanNode>,
+        limit: Option<Expr>,
+        offset: Option<Expr>,
+    },
+    /// Duplicate rows removed (NULLs equal to each other).
+    Distinct { input: Box<PlanNode> },
+    /// Every pair of rows for which `condition` holds (all pairs when `None`).
+    NestedLoopJoin {
+        left: Box<PlanNode>,
+        right: Box<PlanNode>,
+        kind: JoinKind,
+        condition: Option<Expr>,
+    },
+    /// Pairs with equal keys (NULL keys never match), then `residual` over the joined row.
+    /// `left_keys` are over the left input, `right_keys` over the right input.
+    HashJoin {
+        left: Box<PlanNode>,
+        right: Box<PlanNode>,
+        kind: JoinKind,
+        left_keys: Vec<Expr>,
+        right_keys: Vec<Expr>,
+        residual: Option<Expr>,
+    },
+    /// UNION / INTERSECT / EXCEPT, with or without ALL. Both inputs have the same column types.
+    SetOperation {
+        operator: SetOperator,
+        all: bool,
+        left: Box<PlanNode>,
+        right: Box<PlanNode>,
+    },
+    /// Inserts the rows of `source` (one column per `target_columns` entry, already cast to
+    /// the columns' types). Columns not listed get their defaults. Output: `returning`
+    /// evaluated over the inserted row (all table columns, in table order).
+    Insert {
+        table: Arc<TableDef>,
+        source: Box<PlanNode>,
+        target_columns: Vec<usize>,
+        on_conflict: ConflictAction,
+        returning: Vec<Expr>,
+    },
+    /// For each row of `input` (row id, then every table column in table order), sets the
+    /// assigned columns (expressions over that input row). Output: `returning` over the new row.
+    Update {
+        table: Arc<TableDef>,
+        input: Box<PlanNode>,
+        assignments: Vec<(usize, Expr)>,
+        returning: Vec<Expr>,
+    },
+    /// Deletes each row of `input` (row id, then every table column). Output: `returning`
+    /// over the deleted row.
+    Delete {
+        table: Arc<TableDef>,
+        input: Box<PlanNode>,
+        returning: Vec<Expr>,
+    },
+}
+
+/// A statement parameter: `?`, `?N`, `$N` or `:name`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParameterInfo {
+    /// The name of a `:name` parameter.
+    pub name: Option<String>,
+    /// The type the context expects (`DataType::Null` when nothing constrains it; the value
+    /// is then used as given).
+    pub data_type: DataType,
+}
+
+/// A bound statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BoundStatement {
+    /// A query (rows out, nothing changed).
+    Query(PlanNode),
+    /// INSERT, UPDATE or DELETE (a plan whose root is one of those nodes).
+    Modify(PlanNode),
+    /// EXPLAIN [ANALYZE] of a query or modification.
+    Explain { plan: PlanNode, analyze: bool },
+    /// DDL, transaction control and settings.
+    Ddl(ddl::DdlStatement),
+}
+
+/// A bound statement with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bound {
+    pub statement: BoundStatement,
+    pub parameters: Vec<ParameterInfo>,
+}
