@@ -293,7 +293,10 @@ mod tests {
         ];
         for (text, pattern, escape, ci, expected) in cases {
             let got = like(text, pattern, escape, ci).map_err(|e| e.code());
-            assert_eq!(got, expected, "{text:?} LIKE {pattern:?} ESCAPE {escape:?} ci={ci}");
+            assert_eq!(
+                got, expected,
+                "{text:?} LIKE {pattern:?} ESCAPE {escape:?} ci={ci}"
+            );
         }
     }
 

@@ -203,11 +203,7 @@ fn date_trunc(args: &[Value]) -> Result<Value, TypeError> {
         Unit::Decade => first_of(f.year.div_euclid(10) * 10, 1),
         Unit::Century => first_of((f.year - 1).div_euclid(100) * 100 + 1, 1),
         Unit::Millennium => first_of((f.year - 1).div_euclid(1000) * 1000 + 1, 1),
-        Unit::DayOfWeek
-        | Unit::IsoDayOfWeek
-        | Unit::DayOfYear
-        | Unit::IsoYear
-        | Unit::Epoch => {
+        Unit::DayOfWeek | Unit::IsoDayOfWeek | Unit::DayOfYear | Unit::IsoYear | Unit::Epoch => {
             return Err(TypeError::InvalidArgument(format!(
                 "unit \"{unit:?}\" not supported for date_trunc"
             )));
@@ -334,7 +330,11 @@ mod tests {
         let moment = ts("2024-05-15 13:45:30.123456");
         let cases: Vec<(&str, Value, Result<Value, &str>)> = vec![
             ("microseconds", moment.clone(), Ok(moment.clone())),
-            ("milliseconds", moment.clone(), Ok(ts("2024-05-15 13:45:30.123"))),
+            (
+                "milliseconds",
+                moment.clone(),
+                Ok(ts("2024-05-15 13:45:30.123")),
+            ),
             ("second", moment.clone(), Ok(ts("2024-05-15 13:45:30"))),
             ("minute", moment.clone(), Ok(ts("2024-05-15 13:45"))),
             ("hour", moment.clone(), Ok(ts("2024-05-15 13:00"))),
@@ -348,7 +348,11 @@ mod tests {
             ("millennium", moment.clone(), Ok(ts("2001-01-01"))),
             ("century", ts("2000-06-01"), Ok(ts("1901-01-01"))),
             ("month", date("2024-02-29"), Ok(ts("2024-02-01"))),
-            ("hour", ts("1969-12-31 23:59:59"), Ok(ts("1969-12-31 23:00"))),
+            (
+                "hour",
+                ts("1969-12-31 23:59:59"),
+                Ok(ts("1969-12-31 23:00")),
+            ),
             ("dow", moment.clone(), Err("22023")),
             ("bogus", moment.clone(), Err("22023")),
             ("day", Value::Date(i32::MAX), Err("22008")),
@@ -376,7 +380,11 @@ mod tests {
             (2024, i64::MIN, 1, Err("22008")),
         ];
         for (y, m, d, expected) in cases {
-            assert_eq!(call("make_date", &[i(y), i(m), i(d)]), expected, "{y}-{m}-{d}");
+            assert_eq!(
+                call("make_date", &[i(y), i(m), i(d)]),
+                expected,
+                "{y}-{m}-{d}"
+            );
         }
     }
 }

@@ -164,7 +164,11 @@ fn round_or_trunc(name: &str, args: &[Value], truncate: bool) -> Result<Value, T
     }
     match args.first() {
         Some(Value::Integer(n)) => Ok(Value::Integer(*n)),
-        _ => Ok(Value::Real(round_decimal(real_arg(name, args, 0)?, 0, truncate))),
+        _ => Ok(Value::Real(round_decimal(
+            real_arg(name, args, 0)?,
+            0,
+            truncate,
+        ))),
     }
 }
 
@@ -312,7 +316,9 @@ fn log10(args: &[Value]) -> Result<Value, TypeError> {
     if strict_nulls("log10", args, 1, 1)? {
         return Ok(Value::Null);
     }
-    Ok(Value::Real(log_domain(real_arg("log10", args, 0)?)?.log10()))
+    Ok(Value::Real(
+        log_domain(real_arg("log10", args, 0)?)?.log10(),
+    ))
 }
 
 /// `log(x)` is the base-10 logarithm; `log(b, x)` the base-b logarithm of x.
@@ -336,9 +342,10 @@ fn modulo(args: &[Value]) -> Result<Value, TypeError> {
         return Ok(Value::Null);
     }
     match (args.first(), args.get(1)) {
-        (Some(a @ (Value::Integer(_) | Value::Real(_))), Some(b @ (Value::Integer(_) | Value::Real(_)))) => {
-            crate::types::arith::remainder(a, b)
-        }
+        (
+            Some(a @ (Value::Integer(_) | Value::Real(_))),
+            Some(b @ (Value::Integer(_) | Value::Real(_))),
+        ) => crate::types::arith::remainder(a, b),
         _ => Err(TypeError::undefined_function("mod", args)),
     }
 }
@@ -394,7 +401,11 @@ mod tests {
             ("round", vec![r(2.4999999)], Ok(r(2.0))),
             ("round", vec![r(-0.4)], Ok(r(0.0))),
             ("round", vec![r(0.49999999999999994)], Ok(r(0.0))),
-            ("round", vec![r(4503599627370497.0)], Ok(r(4503599627370497.0))),
+            (
+                "round",
+                vec![r(4503599627370497.0)],
+                Ok(r(4503599627370497.0)),
+            ),
             ("round", vec![i(7)], Ok(i(7))),
             ("round", vec![r(2.675), i(2)], Ok(r(2.68))),
             ("round", vec![r(-2.675), i(2)], Ok(r(-2.68))),
@@ -462,7 +473,8 @@ mod tests {
             let got = call(name, &args);
             let same = match (&got, &expected) {
                 (Ok(Value::Real(a)), Ok(Value::Real(b))) => {
-                    (a.is_nan() && b.is_nan()) || (a == b && a.is_sign_negative() == b.is_sign_negative())
+                    (a.is_nan() && b.is_nan())
+                        || (a == b && a.is_sign_negative() == b.is_sign_negative())
                 }
                 _ => got == expected,
             };

@@ -227,10 +227,18 @@ mod tests {
             ("nullif", vec![i(1), t("1")], Err("42883")),
             ("greatest", vec![i(1), i(3), i(2)], Ok(i(3))),
             ("greatest", vec![i(1), null.clone(), i(2)], Ok(i(2))),
-            ("greatest", vec![null.clone(), null.clone()], Ok(null.clone())),
+            (
+                "greatest",
+                vec![null.clone(), null.clone()],
+                Ok(null.clone()),
+            ),
             ("greatest", vec![i(3), r(2.5)], Ok(r(3.0))),
             ("greatest", vec![t("b"), t("ab")], Ok(t("b"))),
-            ("greatest", vec![Value::Date(1), Value::Timestamp(1)], Ok(Value::Timestamp(86_400_000_000))),
+            (
+                "greatest",
+                vec![Value::Date(1), Value::Timestamp(1)],
+                Ok(Value::Timestamp(86_400_000_000)),
+            ),
             ("greatest", vec![i(1), t("b")], Err("42883")),
             ("greatest", vec![], Err("42883")),
             ("least", vec![i(1), i(3), null.clone()], Ok(i(1))),
@@ -241,9 +249,21 @@ mod tests {
             ("hex", vec![null.clone()], Ok(null.clone())),
             ("to_hex", vec![i(255)], Ok(t("ff"))),
             ("to_hex", vec![i(-1)], Ok(t("ffffffffffffffff"))),
-            ("md5", vec![t("")], Ok(t("d41d8cd98f00b204e9800998ecf8427e"))),
-            ("md5", vec![t("abc")], Ok(t("900150983cd24fb0d6963f7d28e17f72"))),
-            ("md5", vec![Value::Blob(b"abc".to_vec())], Ok(t("900150983cd24fb0d6963f7d28e17f72"))),
+            (
+                "md5",
+                vec![t("")],
+                Ok(t("d41d8cd98f00b204e9800998ecf8427e")),
+            ),
+            (
+                "md5",
+                vec![t("abc")],
+                Ok(t("900150983cd24fb0d6963f7d28e17f72")),
+            ),
+            (
+                "md5",
+                vec![Value::Blob(b"abc".to_vec())],
+                Ok(t("900150983cd24fb0d6963f7d28e17f72")),
+            ),
             ("md5", vec![i(1)], Err("42883")),
         ];
         for (name, args, expected) in cases {

@@ -107,7 +107,12 @@ fn check_args(
 }
 
 /// Checks a variadic call: at least `min` arguments, each accepted by `param`.
-fn check_variadic(name: &str, args: &[DataType], min: usize, param: Param) -> Result<(), TypeError> {
+fn check_variadic(
+    name: &str,
+    args: &[DataType],
+    min: usize,
+    param: Param,
+) -> Result<(), TypeError> {
     if args.len() >= min && args.iter().all(|t| param.accepts(*t)) {
         Ok(())
     } else {
@@ -198,7 +203,11 @@ mod tests {
             );
         }
         if function.strict && args.iter().any(Value::is_null) {
-            assert_eq!(result, Ok(Value::Null), "strict {name} with a NULL argument");
+            assert_eq!(
+                result,
+                Ok(Value::Null),
+                "strict {name} with a NULL argument"
+            );
         }
         result
     }

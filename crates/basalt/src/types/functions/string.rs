@@ -114,7 +114,12 @@ fn replace_type(args: &[DataType]) -> Result<DataType, TypeError> {
 }
 
 fn text_int_to_text(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("repeat/left/right", args, &[Param::Text, Param::Integer], &[])?;
+    check_args(
+        "repeat/left/right",
+        args,
+        &[Param::Text, Param::Integer],
+        &[],
+    )?;
     Ok(DataType::Text)
 }
 
@@ -129,7 +134,12 @@ fn instr_type(args: &[DataType]) -> Result<DataType, TypeError> {
 }
 
 fn pad_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("lpad/rpad", args, &[Param::Text, Param::Integer], &[Param::Text])?;
+    check_args(
+        "lpad/rpad",
+        args,
+        &[Param::Text, Param::Integer],
+        &[Param::Text],
+    )?;
     Ok(DataType::Text)
 }
 
@@ -160,7 +170,12 @@ fn concat_type(args: &[DataType]) -> Result<DataType, TypeError> {
 
 fn concat_ws_type(args: &[DataType]) -> Result<DataType, TypeError> {
     check_variadic("concat_ws", args, 1, Param::Any)?;
-    check_args("concat_ws", args.get(..1).unwrap_or(&[]), &[Param::Text], &[])?;
+    check_args(
+        "concat_ws",
+        args.get(..1).unwrap_or(&[]),
+        &[Param::Text],
+        &[],
+    )?;
     Ok(DataType::Text)
 }
 
@@ -168,7 +183,9 @@ fn concat_ws_type(args: &[DataType]) -> Result<DataType, TypeError> {
 
 /// The byte offset of character `n` (0-based) in `s`, or `s.len()` past the end.
 fn char_offset(s: &str, n: usize) -> usize {
-    s.char_indices().nth(n).map_or(s.len(), |(offset, _)| offset)
+    s.char_indices()
+        .nth(n)
+        .map_or(s.len(), |(offset, _)| offset)
 }
 
 fn count_chars(n: usize) -> Value {
@@ -198,7 +215,9 @@ fn char_length(args: &[Value]) -> Result<Value, TypeError> {
     if strict_nulls("char_length", args, 1, 1)? {
         return Ok(Value::Null);
     }
-    Ok(count_chars(text_arg("char_length", args, 0)?.chars().count()))
+    Ok(count_chars(
+        text_arg("char_length", args, 0)?.chars().count(),
+    ))
 }
 
 fn octet_length(args: &[Value]) -> Result<Value, TypeError> {
@@ -275,7 +294,9 @@ fn substr(args: &[Value]) -> Result<Value, TypeError> {
         }
         Some(Value::Blob(b)) => {
             let rest = b.get(skip..).unwrap_or(&[]);
-            Ok(Value::Blob(rest.get(..take.min(rest.len())).unwrap_or(&[]).to_vec()))
+            Ok(Value::Blob(
+                rest.get(..take.min(rest.len())).unwrap_or(&[]).to_vec(),
+            ))
         }
         _ => Err(TypeError::undefined_function("substr", args)),
     }
@@ -331,7 +352,10 @@ fn replace(args: &[Value]) -> Result<Value, TypeError> {
         return Ok(Value::Text(s.to_owned()));
     }
     let occurrences = s.matches(from).count();
-    let growth = to.len().saturating_sub(from.len()).saturating_mul(occurrences);
+    let growth = to
+        .len()
+        .saturating_sub(from.len())
+        .saturating_mul(occurrences);
     if s.len().saturating_add(growth) > MAX_RESULT_BYTES {
         return Err(too_large());
     }
@@ -397,9 +421,13 @@ fn left(args: &[Value]) -> Result<Value, TypeError> {
     let keep = if n >= 0 {
         clamp_count(n)
     } else {
-        s.chars().count().saturating_sub(clamp_count(n.saturating_neg()))
+        s.chars()
+            .count()
+            .saturating_sub(clamp_count(n.saturating_neg()))
     };
-    Ok(Value::Text(s.get(..char_offset(s, keep)).unwrap_or("").to_owned()))
+    Ok(Value::Text(
+        s.get(..char_offset(s, keep)).unwrap_or("").to_owned(),
+    ))
 }
 
 /// `right(s, n)`: the last n characters; for negative n, all but the first |n|.
@@ -414,7 +442,9 @@ fn right(args: &[Value]) -> Result<Value, TypeError> {
     } else {
         clamp_count(n.saturating_neg())
     };
-    Ok(Value::Text(s.get(char_offset(s, skip)..).unwrap_or("").to_owned()))
+    Ok(Value::Text(
+        s.get(char_offset(s, skip)..).unwrap_or("").to_owned(),
+    ))
 }
 
 /// `lpad(s, n[, fill])` / `rpad`: pads with `fill` (default space) to n characters, or cuts
@@ -431,7 +461,9 @@ fn pad(name: &str, args: &[Value], on_left: bool) -> Result<Value, TypeError> {
     };
     let len = s.chars().count();
     if len >= target {
-        return Ok(Value::Text(s.get(..char_offset(s, target)).unwrap_or("").to_owned()));
+        return Ok(Value::Text(
+            s.get(..char_offset(s, target)).unwrap_or("").to_owned(),
+        ));
     }
     if fill.is_empty() {
         return Ok(Value::Text(s.to_owned()));
@@ -505,7 +537,9 @@ fn chr(args: &[Value]) -> Result<Value, TypeError> {
     }
     let n = int_arg("chr", args, 0)?;
     if n == 0 {
-        return Err(TypeError::ProgramLimitExceeded("null character not permitted"));
+        return Err(TypeError::ProgramLimitExceeded(
+            "null character not permitted",
+        ));
     }
     u32::try_from(n)
         .ok()
@@ -522,7 +556,9 @@ fn ascii(args: &[Value]) -> Result<Value, TypeError> {
         return Ok(Value::Null);
     }
     let s = text_arg("ascii", args, 0)?;
-    Ok(Value::Integer(s.chars().next().map_or(0, |c| i64::from(u32::from(c)))))
+    Ok(Value::Integer(
+        s.chars().next().map_or(0, |c| i64::from(u32::from(c))),
+    ))
 }
 
 /// `concat(a, ...)`: the text forms of the non-NULL arguments, concatenated. Never NULL.
@@ -579,7 +615,11 @@ mod tests {
             ("octet_length", vec![blob(&[0])], Ok(i(1))),
             ("lower", vec![t("HÉLLO")], Ok(t("héllo"))),
             ("upper", vec![t("straße")], Ok(t("STRASSE"))),
-            ("initcap", vec![t("hello wORLD-foo bar1baz")], Ok(t("Hello World-Foo Bar1baz"))),
+            (
+                "initcap",
+                vec![t("hello wORLD-foo bar1baz")],
+                Ok(t("Hello World-Foo Bar1baz")),
+            ),
             ("reverse", vec![t("añb")], Ok(t("bña"))),
             ("substr", vec![t("hello"), i(2)], Ok(t("ello"))),
             ("substr", vec![t("hello"), i(2), i(3)], Ok(t("ell"))),
@@ -589,9 +629,21 @@ mod tests {
             ("substr", vec![t("hello"), i(10)], Ok(t(""))),
             ("substr", vec![t("héllo"), i(2), i(2)], Ok(t("él"))),
             ("substr", vec![t("hello"), i(2), i(-1)], Err("22011")),
-            ("substr", vec![t("hello"), i(i64::MIN), i(i64::MAX)], Ok(t(""))),
-            ("substr", vec![t("hello"), i(i64::MAX), i(i64::MAX)], Ok(t(""))),
-            ("substr", vec![blob(&[1, 2, 3, 4]), i(2), i(2)], Ok(blob(&[2, 3]))),
+            (
+                "substr",
+                vec![t("hello"), i(i64::MIN), i(i64::MAX)],
+                Ok(t("")),
+            ),
+            (
+                "substr",
+                vec![t("hello"), i(i64::MAX), i(i64::MAX)],
+                Ok(t("")),
+            ),
+            (
+                "substr",
+                vec![blob(&[1, 2, 3, 4]), i(2), i(2)],
+                Ok(blob(&[2, 3])),
+            ),
             ("substr", vec![t("hello"), null.clone()], Ok(null.clone())),
             ("trim", vec![t("  a b  ")], Ok(t("a b"))),
             ("trim", vec![t("\ta\t")], Ok(t("\ta\t"))),
@@ -600,7 +652,11 @@ mod tests {
             ("rtrim", vec![t("  a  ")], Ok(t("  a"))),
             ("rtrim", vec![t("aéé"), t("é")], Ok(t("a"))),
             ("trim", vec![t("abc"), t("")], Ok(t("abc"))),
-            ("replace", vec![t("abcabc"), t("b"), t("XY")], Ok(t("aXYcaXYc"))),
+            (
+                "replace",
+                vec![t("abcabc"), t("b"), t("XY")],
+                Ok(t("aXYcaXYc")),
+            ),
             ("replace", vec![t("abc"), t(""), t("X")], Ok(t("abc"))),
             ("replace", vec![t("aaa"), t("aa"), t("b")], Ok(t("ba"))),
             ("repeat", vec![t("ab"), i(3)], Ok(t("ababab"))),
@@ -629,13 +685,25 @@ mod tests {
             ("lpad", vec![t("hi"), i(i64::MAX)], Err("54000")),
             ("rpad", vec![t("hi"), i(5), t("é")], Ok(t("hiééé"))),
             ("rpad", vec![t("hello"), i(2)], Ok(t("he"))),
-            ("starts_with", vec![t("alphabet"), t("alph")], Ok(Value::Boolean(true))),
-            ("starts_with", vec![t("alphabet"), t("beta")], Ok(Value::Boolean(false))),
+            (
+                "starts_with",
+                vec![t("alphabet"), t("alph")],
+                Ok(Value::Boolean(true)),
+            ),
+            (
+                "starts_with",
+                vec![t("alphabet"), t("beta")],
+                Ok(Value::Boolean(false)),
+            ),
             ("split_part", vec![t("a,b,c"), t(","), i(2)], Ok(t("b"))),
             ("split_part", vec![t("a,b,c"), t(","), i(4)], Ok(t(""))),
             ("split_part", vec![t("a,b,c"), t(","), i(-1)], Ok(t("c"))),
             ("split_part", vec![t("a,b,c"), t(","), i(-4)], Ok(t(""))),
-            ("split_part", vec![t("a,b,c"), t(","), i(i64::MIN)], Ok(t(""))),
+            (
+                "split_part",
+                vec![t("a,b,c"), t(","), i(i64::MIN)],
+                Ok(t("")),
+            ),
             ("split_part", vec![t("a,b,c"), t(","), i(0)], Err("22023")),
             ("split_part", vec![t("abc"), t(""), i(1)], Ok(t("abc"))),
             ("split_part", vec![t("abc"), t(""), i(2)], Ok(t(""))),
@@ -649,11 +717,23 @@ mod tests {
             ("ascii", vec![t("A")], Ok(i(65))),
             ("ascii", vec![t("é")], Ok(i(233))),
             ("ascii", vec![t("")], Ok(i(0))),
-            ("concat", vec![t("a"), null.clone(), i(1), Value::Real(1.5)], Ok(t("a11.5"))),
+            (
+                "concat",
+                vec![t("a"), null.clone(), i(1), Value::Real(1.5)],
+                Ok(t("a11.5")),
+            ),
             ("concat", vec![null.clone()], Ok(t(""))),
-            ("concat", vec![Value::Boolean(true), Value::Date(0)], Ok(t("true1970-01-01"))),
+            (
+                "concat",
+                vec![Value::Boolean(true), Value::Date(0)],
+                Ok(t("true1970-01-01")),
+            ),
             ("concat", vec![], Err("42883")),
-            ("concat_ws", vec![t(","), t("a"), null.clone(), i(2)], Ok(t("a,2"))),
+            (
+                "concat_ws",
+                vec![t(","), t("a"), null.clone(), i(2)],
+                Ok(t("a,2")),
+            ),
             ("concat_ws", vec![null.clone(), t("a")], Ok(null.clone())),
             ("concat_ws", vec![t(",")], Ok(t(""))),
             ("lower", vec![i(1)], Err("42883")),
