@@ -5,5 +5,5 @@
 //! ([`txn`]: snapshots and the single writer) that everything above is built on.
 
 pub mod storage;
-pub mod types;
 pub mod txn;
+pub mod types;

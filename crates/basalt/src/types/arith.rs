@@ -183,7 +183,9 @@ pub fn shift_left(a: &Value, n: &Value) -> Result<Value, TypeError> {
 /// `a >> n`: arithmetic (sign-extending) shift; a count of 64 or more gives 0 or −1, and a
 /// negative count shifts left instead.
 pub fn shift_right(a: &Value, n: &Value) -> Result<Value, TypeError> {
-    integer_op(">>", a, n, |x, n| Ok(shift(x, n.checked_neg().unwrap_or(i64::MAX))))
+    integer_op(">>", a, n, |x, n| {
+        Ok(shift(x, n.checked_neg().unwrap_or(i64::MAX)))
+    })
 }
 
 /// Shifts left by `n` (right when negative), with counts past the width saturating.
@@ -337,7 +339,13 @@ mod tests {
             ("-", subtract, i(i64::MIN), i(1), Err("22003")),
             ("-", subtract, i(5), i(7), Ok(i(-2))),
             ("-", subtract, Value::Date(10), Value::Date(3), Ok(i(7))),
-            ("-", subtract, Value::Date(i32::MIN), Value::Date(i32::MAX), Ok(i(-4_294_967_295))),
+            (
+                "-",
+                subtract,
+                Value::Date(i32::MIN),
+                Value::Date(i32::MAX),
+                Ok(i(-4_294_967_295)),
+            ),
             ("-", subtract, Value::Date(10), i(3), Ok(Value::Date(7))),
             ("-", subtract, i(3), Value::Date(10), Err("42883")),
             ("*", multiply, i(i64::MAX), i(2), Err("22003")),
@@ -372,7 +380,13 @@ mod tests {
             ("||", concat, t("d:"), Value::Date(0), Ok(t("d:1970-01-01"))),
             ("||", concat, t("a"), Value::Null, Ok(Value::Null)),
             ("||", concat, Value::Null, t("a"), Ok(Value::Null)),
-            ("||", concat, Value::Blob(vec![1]), Value::Blob(vec![2]), Ok(Value::Blob(vec![1, 2]))),
+            (
+                "||",
+                concat,
+                Value::Blob(vec![1]),
+                Value::Blob(vec![2]),
+                Ok(Value::Blob(vec![1, 2])),
+            ),
             ("||", concat, i(1), i(2), Err("42883")),
             ("&", bit_and, i(12), i(10), Ok(i(8))),
             ("|", bit_or, i(12), i(10), Ok(i(14))),
@@ -405,7 +419,10 @@ mod tests {
         assert_eq!(negate(&Value::Null), Ok(Value::Null));
         assert_eq!(negate(&t("x")).map_err(|e| e.code()), Err("42883"));
         assert_eq!(unary_plus(&r(2.5)), Ok(r(2.5)));
-        assert_eq!(unary_plus(&Value::Boolean(true)).map_err(|e| e.code()), Err("42883"));
+        assert_eq!(
+            unary_plus(&Value::Boolean(true)).map_err(|e| e.code()),
+            Err("42883")
+        );
         assert_eq!(bit_not(&i(0)), Ok(i(-1)));
         assert_eq!(bit_not(&Value::Null), Ok(Value::Null));
         let err = add(&i(1), &t("x")).unwrap_err();

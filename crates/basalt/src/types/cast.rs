@@ -177,10 +177,12 @@ pub(crate) fn parse_integer(text: &str) -> Result<i64, TypeError> {
     if negative {
         Ok(value)
     } else {
-        value.checked_neg().ok_or_else(|| TypeError::ValueOutOfRange {
-            text: text.to_owned(),
-            type_name: "integer",
-        })
+        value
+            .checked_neg()
+            .ok_or_else(|| TypeError::ValueOutOfRange {
+                text: text.to_owned(),
+                type_name: "integer",
+            })
     }
 }
 
@@ -202,7 +204,11 @@ pub(crate) fn parse_real(text: &str) -> Result<f64, TypeError> {
     let special = unsigned.eq_ignore_ascii_case("nan")
         || unsigned.eq_ignore_ascii_case("inf")
         || unsigned.eq_ignore_ascii_case("infinity");
-    if !special && !unsigned.bytes().all(|b| b.is_ascii_digit() || b".eE+-".contains(&b)) {
+    if !special
+        && !unsigned
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b".eE+-".contains(&b))
+    {
         return Err(invalid());
     }
     let value: f64 = trimmed.parse().map_err(|_| invalid())?;
@@ -286,9 +292,22 @@ mod tests {
             (Value::Integer(3), DataType::Real, Ok(Value::Real(3.0))),
             (Value::Real(2.5), DataType::Integer, Ok(Value::Integer(3))),
             (Value::Real(-2.5), DataType::Integer, Ok(Value::Integer(-3))),
-            (Value::Real(2.4999), DataType::Integer, Ok(Value::Integer(2))),
+            (
+                Value::Real(2.4999),
+                DataType::Integer,
+                Ok(Value::Integer(2)),
+            ),
             (Value::Real(-0.5), DataType::Integer, Ok(Value::Integer(-1))),
-            (Value::Real(9.2233720368547748e18), DataType::Integer, Err("22003")),
+            (
+                Value::Real(9.223372036854775807e18),
+                DataType::Integer,
+                Err("22003"),
+            ),
+            (
+                Value::Real(9_223_372_036_854_774_784.0),
+                DataType::Integer,
+                Ok(Value::Integer(9_223_372_036_854_774_784)),
+            ),
             (
                 Value::Real(-9.223372036854775808e18),
                 DataType::Integer,
@@ -296,9 +315,21 @@ mod tests {
             ),
             (Value::Real(f64::NAN), DataType::Integer, Err("22003")),
             (Value::Real(f64::INFINITY), DataType::Integer, Err("22003")),
-            (Value::Integer(0), DataType::Boolean, Ok(Value::Boolean(false))),
-            (Value::Integer(-7), DataType::Boolean, Ok(Value::Boolean(true))),
-            (Value::Boolean(true), DataType::Integer, Ok(Value::Integer(1))),
+            (
+                Value::Integer(0),
+                DataType::Boolean,
+                Ok(Value::Boolean(false)),
+            ),
+            (
+                Value::Integer(-7),
+                DataType::Boolean,
+                Ok(Value::Boolean(true)),
+            ),
+            (
+                Value::Boolean(true),
+                DataType::Integer,
+                Ok(Value::Integer(1)),
+            ),
             (Value::Real(1.0), DataType::Boolean, Err("42846")),
             (Value::Integer(1), DataType::Date, Err("42846")),
             (Value::Blob(vec![1]), DataType::Integer, Err("42846")),
@@ -314,8 +345,16 @@ mod tests {
     fn text_parsing() {
         let cases: Vec<(&str, DataType, Result<Value, &str>)> = vec![
             (" 42 ", DataType::Integer, Ok(Value::Integer(42))),
-            ("-9223372036854775808", DataType::Integer, Ok(Value::Integer(i64::MIN))),
-            ("9223372036854775807", DataType::Integer, Ok(Value::Integer(i64::MAX))),
+            (
+                "-9223372036854775808",
+                DataType::Integer,
+                Ok(Value::Integer(i64::MIN)),
+            ),
+            (
+                "9223372036854775807",
+                DataType::Integer,
+                Ok(Value::Integer(i64::MAX)),
+            ),
             ("9223372036854775808", DataType::Integer, Err("22003")),
             ("+7", DataType::Integer, Ok(Value::Integer(7))),
             ("abc", DataType::Integer, Err("22P02")),
@@ -325,7 +364,11 @@ mod tests {
             ("1 2", DataType::Integer, Err("22P02")),
             (" 1.5e3 ", DataType::Real, Ok(Value::Real(1500.0))),
             (".5", DataType::Real, Ok(Value::Real(0.5))),
-            ("-Infinity", DataType::Real, Ok(Value::Real(f64::NEG_INFINITY))),
+            (
+                "-Infinity",
+                DataType::Real,
+                Ok(Value::Real(f64::NEG_INFINITY)),
+            ),
             ("inf", DataType::Real, Ok(Value::Real(f64::INFINITY))),
             ("1e400", DataType::Real, Err("22003")),
             ("1e-400", DataType::Real, Err("22003")),
@@ -345,9 +388,17 @@ mod tests {
             ("o", DataType::Boolean, Err("22P02")),
             ("", DataType::Boolean, Err("22P02")),
             ("truee", DataType::Boolean, Err("22P02")),
-            ("héllo", DataType::Blob, Ok(Value::Blob("héllo".as_bytes().to_vec()))),
+            (
+                "héllo",
+                DataType::Blob,
+                Ok(Value::Blob("héllo".as_bytes().to_vec())),
+            ),
             ("2024-01-31", DataType::Date, Ok(Value::Date(19_753))),
-            ("2024-01-31 12:00:00", DataType::Date, Ok(Value::Date(19_753))),
+            (
+                "2024-01-31 12:00:00",
+                DataType::Date,
+                Ok(Value::Date(19_753)),
+            ),
             ("2024-02-29", DataType::Date, Ok(Value::Date(19_782))),
             ("2023-02-29", DataType::Date, Err("22008")),
             ("1900-02-29", DataType::Date, Err("22008")),
@@ -400,7 +451,11 @@ mod tests {
                 DataType::Timestamp,
                 Ok(Value::Timestamp(1_706_659_200_000_000)),
             ),
-            ("2024-01-31", DataType::Timestamp, Ok(Value::Timestamp(1_706_659_200_000_000))),
+            (
+                "2024-01-31",
+                DataType::Timestamp,
+                Ok(Value::Timestamp(1_706_659_200_000_000)),
+            ),
             ("2024-01-31 24:00:01", DataType::Timestamp, Err("22008")),
             ("2024-01-31 12:60:00", DataType::Timestamp, Err("22008")),
             ("2024-01-31 12:00:00+16", DataType::Timestamp, Err("22008")),
@@ -418,7 +473,10 @@ mod tests {
     #[test]
     fn error_messages_name_the_input() {
         let err = cast(&text("abc"), DataType::Integer).unwrap_err();
-        assert_eq!(err.to_string(), "invalid input syntax for type integer: \"abc\"");
+        assert_eq!(
+            err.to_string(),
+            "invalid input syntax for type integer: \"abc\""
+        );
         let err = cast(&Value::Integer(1), DataType::Date).unwrap_err();
         assert_eq!(err.to_string(), "cannot cast type integer to date");
     }
@@ -431,7 +489,10 @@ mod tests {
             (Value::Boolean(false), "false"),
             (Value::Blob(vec![0, 255]), "\\x00ff"),
             (Value::Date(19_753), "2024-01-31"),
-            (Value::Timestamp(1_706_702_400_000_000), "2024-01-31 12:00:00"),
+            (
+                Value::Timestamp(1_706_702_400_000_000),
+                "2024-01-31 12:00:00",
+            ),
         ];
         for (value, expected) in cases {
             assert_eq!(cast(&value, DataType::Text), Ok(text(expected)));
@@ -479,7 +540,10 @@ mod tests {
             cast(&Value::Date(1), DataType::Timestamp),
             Ok(Value::Timestamp(86_400_000_000))
         );
-        assert_eq!(cast(&Value::Timestamp(-1), DataType::Date), Ok(Value::Date(-1)));
+        assert_eq!(
+            cast(&Value::Timestamp(-1), DataType::Date),
+            Ok(Value::Date(-1))
+        );
         assert_eq!(
             cast(&Value::Date(i32::MAX), DataType::Timestamp).map_err(|e| e.code()),
             Err("22008")
@@ -508,7 +572,10 @@ mod tests {
 
     #[test]
     fn char_length_limits() {
-        assert_eq!(enforce_char_length("héllo", 5, false), Ok("héllo".to_owned()));
+        assert_eq!(
+            enforce_char_length("héllo", 5, false),
+            Ok("héllo".to_owned())
+        );
         assert_eq!(enforce_char_length("héllo", 2, true), Ok("hé".to_owned()));
         assert_eq!(enforce_char_length("hé   ", 2, false), Ok("hé".to_owned()));
         assert_eq!(

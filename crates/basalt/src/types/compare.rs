@@ -223,42 +223,117 @@ mod tests {
             (Value::Integer(1), Value::Integer(2), Ok(Some(Less))),
             (Value::Integer(1), Value::Real(1.0), Ok(Some(Equal))),
             (Value::Integer(i64::MAX), Value::Real(big), Ok(Some(Less))),
-            (Value::Real(big), Value::Integer(i64::MAX), Ok(Some(Greater))),
+            (
+                Value::Real(big),
+                Value::Integer(i64::MAX),
+                Ok(Some(Greater)),
+            ),
             (Value::Integer(i64::MIN), Value::Real(-big), Ok(Some(Equal))),
-            (Value::Integer(i64::MIN), Value::Real(-1e19), Ok(Some(Greater))),
-            (Value::Integer((1 << 53) + 1), Value::Real(9_007_199_254_740_992.0), Ok(Some(Greater))),
+            (
+                Value::Integer(i64::MIN),
+                Value::Real(-1e19),
+                Ok(Some(Greater)),
+            ),
+            (
+                Value::Integer((1 << 53) + 1),
+                Value::Real(9_007_199_254_740_992.0),
+                Ok(Some(Greater)),
+            ),
             (Value::Integer(2), Value::Real(2.5), Ok(Some(Less))),
             (Value::Integer(-2), Value::Real(-2.5), Ok(Some(Greater))),
-            (Value::Integer(i64::MAX), Value::Real(f64::INFINITY), Ok(Some(Less))),
-            (Value::Integer(i64::MAX), Value::Real(f64::NAN), Ok(Some(Less))),
-            (Value::Real(f64::NAN), Value::Real(f64::NAN), Ok(Some(Equal))),
-            (Value::Real(f64::NAN), Value::Real(f64::INFINITY), Ok(Some(Greater))),
+            (
+                Value::Integer(i64::MAX),
+                Value::Real(f64::INFINITY),
+                Ok(Some(Less)),
+            ),
+            (
+                Value::Integer(i64::MAX),
+                Value::Real(f64::NAN),
+                Ok(Some(Less)),
+            ),
+            (
+                Value::Real(f64::NAN),
+                Value::Real(f64::NAN),
+                Ok(Some(Equal)),
+            ),
+            (
+                Value::Real(f64::NAN),
+                Value::Real(f64::INFINITY),
+                Ok(Some(Greater)),
+            ),
             (Value::Real(-0.0), Value::Real(0.0), Ok(Some(Equal))),
-            (Value::Text("B".into()), Value::Text("a".into()), Ok(Some(Less))),
-            (Value::Text("é".into()), Value::Text("z".into()), Ok(Some(Greater))),
-            (Value::Blob(vec![1]), Value::Blob(vec![1, 0]), Ok(Some(Less))),
+            (
+                Value::Text("B".into()),
+                Value::Text("a".into()),
+                Ok(Some(Less)),
+            ),
+            (
+                Value::Text("é".into()),
+                Value::Text("z".into()),
+                Ok(Some(Greater)),
+            ),
+            (
+                Value::Blob(vec![1]),
+                Value::Blob(vec![1, 0]),
+                Ok(Some(Less)),
+            ),
             (Value::Boolean(false), Value::Boolean(true), Ok(Some(Less))),
-            (Value::Date(1), Value::Timestamp(MICROS_PER_DAY), Ok(Some(Equal))),
-            (Value::Date(1), Value::Timestamp(MICROS_PER_DAY + 1), Ok(Some(Less))),
-            (Value::Timestamp(i64::MAX), Value::Date(i32::MAX), Ok(Some(Less))),
+            (
+                Value::Date(1),
+                Value::Timestamp(MICROS_PER_DAY),
+                Ok(Some(Equal)),
+            ),
+            (
+                Value::Date(1),
+                Value::Timestamp(MICROS_PER_DAY + 1),
+                Ok(Some(Less)),
+            ),
+            (
+                Value::Timestamp(i64::MAX),
+                Value::Date(i32::MAX),
+                Ok(Some(Less)),
+            ),
             (Value::Integer(1), Value::Text("1".into()), Err("42883")),
             (Value::Boolean(true), Value::Integer(1), Err("42883")),
-            (Value::Text("a".into()), Value::Blob(vec![b'a']), Err("42883")),
+            (
+                Value::Text("a".into()),
+                Value::Blob(vec![b'a']),
+                Err("42883"),
+            ),
         ];
         for (a, b, expected) in cases {
-            assert_eq!(compare(&a, &b).map_err(|e| e.code()), expected, "{a:?} vs {b:?}");
+            assert_eq!(
+                compare(&a, &b).map_err(|e| e.code()),
+                expected,
+                "{a:?} vs {b:?}"
+            );
         }
     }
 
     #[test]
     fn sort_order_basics() {
-        assert_eq!(sort_cmp(&Value::Null, &Value::Integer(i64::MIN)), Ordering::Less);
+        assert_eq!(
+            sort_cmp(&Value::Null, &Value::Integer(i64::MIN)),
+            Ordering::Less
+        );
         assert_eq!(sort_cmp(&Value::Null, &Value::Null), Ordering::Equal);
-        assert_eq!(sort_cmp(&Value::Real(f64::NAN), &Value::Real(f64::INFINITY)), Ordering::Greater);
-        assert_eq!(sort_cmp(&Value::Boolean(true), &Value::Integer(0)), Ordering::Less);
+        assert_eq!(
+            sort_cmp(&Value::Real(f64::NAN), &Value::Real(f64::INFINITY)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            sort_cmp(&Value::Boolean(true), &Value::Integer(0)),
+            Ordering::Less
+        );
         assert!(values_equal_for_grouping(&Value::Null, &Value::Null));
-        assert!(values_equal_for_grouping(&Value::Real(-0.0), &Value::Real(0.0)));
-        assert!(!values_equal_for_grouping(&Value::Integer(1), &Value::Text("1".into())));
+        assert!(values_equal_for_grouping(
+            &Value::Real(-0.0),
+            &Value::Real(0.0)
+        ));
+        assert!(!values_equal_for_grouping(
+            &Value::Integer(1),
+            &Value::Text("1".into())
+        ));
     }
 
     #[test]
@@ -267,7 +342,10 @@ mod tests {
             (Value::Integer(1), Value::Real(1.0)),
             (Value::Integer(0), Value::Real(-0.0)),
             (Value::Real(f64::NAN), Value::Real(-f64::NAN)),
-            (Value::Integer(i64::MIN), Value::Real(-9.223372036854775808e18)),
+            (
+                Value::Integer(i64::MIN),
+                Value::Real(-9.223372036854775808e18),
+            ),
             (Value::Date(3), Value::Timestamp(3 * MICROS_PER_DAY)),
             (Value::Null, Value::Null),
         ];
@@ -321,7 +399,14 @@ mod tests {
         let bc = sort_cmp(b, c);
         let ac = sort_cmp(a, c);
         if ab != Ordering::Greater && bc != Ordering::Greater {
-            prop_assert_ne!(ac, Ordering::Greater, "transitivity {:?} {:?} {:?}", a, b, c);
+            prop_assert_ne!(
+                ac,
+                Ordering::Greater,
+                "transitivity {:?} {:?} {:?}",
+                a,
+                b,
+                c
+            );
         }
         if ab == Ordering::Equal && bc == Ordering::Equal {
             prop_assert_eq!(ac, Ordering::Equal);

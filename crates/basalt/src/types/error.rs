@@ -174,10 +174,7 @@ impl TypeError {
 }
 
 fn type_list(args: &[DataType]) -> String {
-    args.iter()
-        .map(|t| t.name())
-        .collect::<Vec<_>>()
-        .join(", ")
+    args.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
 }
 
 fn operator_signature(op: &str, left: &Option<DataType>, right: &DataType) -> String {

@@ -284,16 +284,21 @@ mod tests {
             ("50%", "50#%", Some('#'), false, Ok(true)),
             ("abc", "ab\\", bs, false, Err("22025")),
             ("abc", "ab#", Some('#'), false, Err("22025")),
-            ("aXb", "aXXb", Some('X'), true, Ok(false)),
+            ("aXb", "aXXb", Some('X'), true, Ok(true)),
+            ("aYb", "aXXb", Some('X'), true, Ok(false)),
             ("axb", "aXxb", Some('X'), true, Ok(true)),
             ("mississippi", "%iss%ppi", bs, false, Ok(true)),
-            ("mississippi", "m%s%s%s%", bs, false, Ok(false)),
+            ("mississippi", "m%s%s%s%s%", bs, false, Ok(true)),
+            ("mississippi", "m%s%s%s%s%s%", bs, false, Ok(false)),
             ("mississippi", "m%ss%ss%", bs, false, Ok(true)),
             ("aaa", "%a%a%a%a", bs, false, Ok(false)),
         ];
         for (text, pattern, escape, ci, expected) in cases {
             let got = like(text, pattern, escape, ci).map_err(|e| e.code());
-            assert_eq!(got, expected, "{text:?} LIKE {pattern:?} ESCAPE {escape:?} ci={ci}");
+            assert_eq!(
+                got, expected,
+                "{text:?} LIKE {pattern:?} ESCAPE {escape:?} ci={ci}"
+            );
         }
     }
 

@@ -15,38 +15,24 @@ use crate::types::datetime::{
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
-    strict("date_part", date_part_type, date_part),
-    strict("extract", date_part_type, date_part),
-    strict("date_trunc", date_trunc_type, date_trunc),
-    strict("make_date", make_date_type, make_date),
+    function!("date_part", date_part_type, date_part),
+    function!("extract", date_part_type, date_part),
+    function!("date_trunc", date_trunc_type, date_trunc),
+    function!("make_date", make_date_type, make_date),
 ];
 
-const fn strict(
-    name: &'static str,
-    return_type: fn(&[DataType]) -> Result<DataType, TypeError>,
-    call: fn(&[Value]) -> Result<Value, TypeError>,
-) -> ScalarFunction {
-    ScalarFunction {
-        name,
-        return_type,
-        call,
-        volatile: false,
-        strict: true,
-    }
-}
-
-fn date_part_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("date_part", args, &[Param::Text, Param::Temporal], &[])?;
+fn date_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Temporal], &[])?;
     Ok(DataType::Real)
 }
 
-fn date_trunc_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("date_trunc", args, &[Param::Text, Param::Temporal], &[])?;
+fn date_trunc_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Temporal], &[])?;
     Ok(DataType::Timestamp)
 }
 
-fn make_date_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("make_date", args, &[Param::Integer; 3], &[])?;
+fn make_date_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Integer; 3], &[])?;
     Ok(DataType::Date)
 }
 
@@ -203,11 +189,7 @@ fn date_trunc(args: &[Value]) -> Result<Value, TypeError> {
         Unit::Decade => first_of(f.year.div_euclid(10) * 10, 1),
         Unit::Century => first_of((f.year - 1).div_euclid(100) * 100 + 1, 1),
         Unit::Millennium => first_of((f.year - 1).div_euclid(1000) * 1000 + 1, 1),
-        Unit::DayOfWeek
-        | Unit::IsoDayOfWeek
-        | Unit::DayOfYear
-        | Unit::IsoYear
-        | Unit::Epoch => {
+        Unit::DayOfWeek | Unit::IsoDayOfWeek | Unit::DayOfYear | Unit::IsoYear | Unit::Epoch => {
             return Err(TypeError::InvalidArgument(format!(
                 "unit \"{unit:?}\" not supported for date_trunc"
             )));
@@ -334,7 +316,11 @@ mod tests {
         let moment = ts("2024-05-15 13:45:30.123456");
         let cases: Vec<(&str, Value, Result<Value, &str>)> = vec![
             ("microseconds", moment.clone(), Ok(moment.clone())),
-            ("milliseconds", moment.clone(), Ok(ts("2024-05-15 13:45:30.123"))),
+            (
+                "milliseconds",
+                moment.clone(),
+                Ok(ts("2024-05-15 13:45:30.123")),
+            ),
             ("second", moment.clone(), Ok(ts("2024-05-15 13:45:30"))),
             ("minute", moment.clone(), Ok(ts("2024-05-15 13:45"))),
             ("hour", moment.clone(), Ok(ts("2024-05-15 13:00"))),
@@ -348,7 +334,11 @@ mod tests {
             ("millennium", moment.clone(), Ok(ts("2001-01-01"))),
             ("century", ts("2000-06-01"), Ok(ts("1901-01-01"))),
             ("month", date("2024-02-29"), Ok(ts("2024-02-01"))),
-            ("hour", ts("1969-12-31 23:59:59"), Ok(ts("1969-12-31 23:00"))),
+            (
+                "hour",
+                ts("1969-12-31 23:59:59"),
+                Ok(ts("1969-12-31 23:00")),
+            ),
             ("dow", moment.clone(), Err("22023")),
             ("bogus", moment.clone(), Err("22023")),
             ("day", Value::Date(i32::MAX), Err("22008")),
@@ -376,7 +366,11 @@ mod tests {
             (2024, i64::MIN, 1, Err("22008")),
         ];
         for (y, m, d, expected) in cases {
-            assert_eq!(call("make_date", &[i(y), i(m), i(d)]), expected, "{y}-{m}-{d}");
+            assert_eq!(
+                call("make_date", &[i(y), i(m), i(d)]),
+                expected,
+                "{y}-{m}-{d}"
+            );
         }
     }
 }

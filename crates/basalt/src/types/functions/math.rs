@@ -22,56 +22,36 @@ use crate::types::format::shortest_digits;
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
-    strict("abs", same_numeric_1, abs),
-    strict("sign", same_numeric_1, sign),
-    strict("round", round_type, round),
-    strict("ceil", same_numeric_1, ceil),
-    strict("ceiling", same_numeric_1, ceil),
-    strict("floor", same_numeric_1, floor),
-    strict("trunc", round_type, trunc),
-    strict("sqrt", real_1, sqrt),
-    strict("power", real_2, power),
-    strict("pow", real_2, power),
-    strict("exp", real_1, exp),
-    strict("ln", real_1, ln),
-    strict("log", real_1_or_2, log),
-    strict("log10", real_1, log10),
-    strict("mod", mod_type, modulo),
-    strict("pi", real_0, pi),
-    ScalarFunction {
-        name: "random",
-        return_type: real_0,
-        call: random,
-        volatile: true,
-        strict: true,
-    },
+    function!("abs", same_numeric_1, abs),
+    function!("sign", same_numeric_1, sign),
+    function!("round", round_type, round),
+    function!("ceil", same_numeric_1, ceil),
+    function!("ceiling", same_numeric_1, ceil),
+    function!("floor", same_numeric_1, floor),
+    function!("trunc", round_type, trunc),
+    function!("sqrt", real_1, sqrt),
+    function!("power", real_2, power),
+    function!("pow", real_2, power),
+    function!("exp", real_1, exp),
+    function!("ln", real_1, ln),
+    function!("log", real_1_or_2, log),
+    function!("log10", real_1, log10),
+    function!("mod", mod_type, modulo),
+    function!("pi", real_0, pi),
+    function!("random", real_0, random, strict: true, volatile: true),
 ];
-
-const fn strict(
-    name: &'static str,
-    return_type: fn(&[DataType]) -> Result<DataType, TypeError>,
-    call: fn(&[Value]) -> Result<Value, TypeError>,
-) -> ScalarFunction {
-    ScalarFunction {
-        name,
-        return_type,
-        call,
-        volatile: false,
-        strict: true,
-    }
-}
 
 // ---- return types ----
 
 /// One numeric argument; the result has its type. Used by abs, sign, ceil, floor.
-fn same_numeric_1(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("abs/sign/ceil/floor", args, &[Param::Number], &[])?;
+fn same_numeric_1(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number], &[])?;
     Ok(numeric_type(arg_type(args, 0)))
 }
 
 /// `round(x)` / `trunc(x)` keep x's type; with a digit count the result is real.
-fn round_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("round/trunc", args, &[Param::Number], &[Param::Integer])?;
+fn round_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number], &[Param::Integer])?;
     Ok(if args.len() == 2 {
         DataType::Real
     } else {
@@ -79,28 +59,28 @@ fn round_type(args: &[DataType]) -> Result<DataType, TypeError> {
     })
 }
 
-fn real_0(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("pi/random", args, &[], &[])?;
+fn real_0(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[], &[])?;
     Ok(DataType::Real)
 }
 
-fn real_1(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("sqrt/exp/ln/log10", args, &[Param::Number], &[])?;
+fn real_1(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number], &[])?;
     Ok(DataType::Real)
 }
 
-fn real_2(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("power", args, &[Param::Number, Param::Number], &[])?;
+fn real_2(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number, Param::Number], &[])?;
     Ok(DataType::Real)
 }
 
-fn real_1_or_2(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("log", args, &[Param::Number], &[Param::Number])?;
+fn real_1_or_2(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number], &[Param::Number])?;
     Ok(DataType::Real)
 }
 
-fn mod_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("mod", args, &[Param::Number, Param::Number], &[])?;
+fn mod_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number, Param::Number], &[])?;
     let both_integer = args.iter().all(|t| *t == DataType::Integer);
     Ok(if both_integer {
         DataType::Integer
@@ -164,7 +144,11 @@ fn round_or_trunc(name: &str, args: &[Value], truncate: bool) -> Result<Value, T
     }
     match args.first() {
         Some(Value::Integer(n)) => Ok(Value::Integer(*n)),
-        _ => Ok(Value::Real(round_decimal(real_arg(name, args, 0)?, 0, truncate))),
+        _ => Ok(Value::Real(round_decimal(
+            real_arg(name, args, 0)?,
+            0,
+            truncate,
+        ))),
     }
 }
 
@@ -312,7 +296,9 @@ fn log10(args: &[Value]) -> Result<Value, TypeError> {
     if strict_nulls("log10", args, 1, 1)? {
         return Ok(Value::Null);
     }
-    Ok(Value::Real(log_domain(real_arg("log10", args, 0)?)?.log10()))
+    Ok(Value::Real(
+        log_domain(real_arg("log10", args, 0)?)?.log10(),
+    ))
 }
 
 /// `log(x)` is the base-10 logarithm; `log(b, x)` the base-b logarithm of x.
@@ -336,9 +322,10 @@ fn modulo(args: &[Value]) -> Result<Value, TypeError> {
         return Ok(Value::Null);
     }
     match (args.first(), args.get(1)) {
-        (Some(a @ (Value::Integer(_) | Value::Real(_))), Some(b @ (Value::Integer(_) | Value::Real(_)))) => {
-            crate::types::arith::remainder(a, b)
-        }
+        (
+            Some(a @ (Value::Integer(_) | Value::Real(_))),
+            Some(b @ (Value::Integer(_) | Value::Real(_))),
+        ) => crate::types::arith::remainder(a, b),
         _ => Err(TypeError::undefined_function("mod", args)),
     }
 }
@@ -394,7 +381,11 @@ mod tests {
             ("round", vec![r(2.4999999)], Ok(r(2.0))),
             ("round", vec![r(-0.4)], Ok(r(0.0))),
             ("round", vec![r(0.49999999999999994)], Ok(r(0.0))),
-            ("round", vec![r(4503599627370497.0)], Ok(r(4503599627370497.0))),
+            (
+                "round",
+                vec![r(4503599627370497.0)],
+                Ok(r(4503599627370497.0)),
+            ),
             ("round", vec![i(7)], Ok(i(7))),
             ("round", vec![r(2.675), i(2)], Ok(r(2.68))),
             ("round", vec![r(-2.675), i(2)], Ok(r(-2.68))),
@@ -462,7 +453,8 @@ mod tests {
             let got = call(name, &args);
             let same = match (&got, &expected) {
                 (Ok(Value::Real(a)), Ok(Value::Real(b))) => {
-                    (a.is_nan() && b.is_nan()) || (a == b && a.is_sign_negative() == b.is_sign_negative())
+                    (a.is_nan() && b.is_nan())
+                        || (a == b && a.is_sign_negative() == b.is_sign_negative())
                 }
                 _ => got == expected,
             };

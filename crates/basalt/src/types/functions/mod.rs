@@ -17,6 +17,31 @@
 //! `now()`/`current_timestamp` read [`crate::types::current_timestamp_micros`] once per
 //! statement in the executor.
 
+/// A registry entry: `function!("name", return_type_helper, call)` for a strict, stable
+/// function, or with `strict: bool, volatile: bool` spelled out. The return-type helper takes
+/// the function's name first so that its errors name the function as called.
+macro_rules! function {
+    ($name:literal, $return_type:path, $call:path) => {
+        function!($name, $return_type, $call, strict: true, volatile: false)
+    };
+    ($name:literal, $return_type:path, $call:path, strict: $strict:expr, volatile: $volatile:expr) => {
+        $crate::types::functions::ScalarFunction {
+            name: $name,
+            return_type: {
+                fn return_type(
+                    args: &[$crate::types::DataType],
+                ) -> Result<$crate::types::DataType, $crate::types::TypeError> {
+                    $return_type($name, args)
+                }
+                return_type
+            },
+            call: $call,
+            volatile: $volatile,
+            strict: $strict,
+        }
+    };
+}
+
 mod datetime;
 mod math;
 mod misc;
@@ -107,7 +132,12 @@ fn check_args(
 }
 
 /// Checks a variadic call: at least `min` arguments, each accepted by `param`.
-fn check_variadic(name: &str, args: &[DataType], min: usize, param: Param) -> Result<(), TypeError> {
+fn check_variadic(
+    name: &str,
+    args: &[DataType],
+    min: usize,
+    param: Param,
+) -> Result<(), TypeError> {
     if args.len() >= min && args.iter().all(|t| param.accepts(*t)) {
         Ok(())
     } else {
@@ -198,7 +228,11 @@ mod tests {
             );
         }
         if function.strict && args.iter().any(Value::is_null) {
-            assert_eq!(result, Ok(Value::Null), "strict {name} with a NULL argument");
+            assert_eq!(
+                result,
+                Ok(Value::Null),
+                "strict {name} with a NULL argument"
+            );
         }
         result
     }

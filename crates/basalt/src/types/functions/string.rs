@@ -14,84 +14,58 @@ use crate::types::cast::text_form;
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
-    strict("length", bytes_to_int, length),
-    strict("char_length", text_to_int, char_length),
-    strict("character_length", text_to_int, char_length),
-    strict("octet_length", bytes_to_int, octet_length),
-    strict("lower", text_to_text, lower),
-    strict("upper", text_to_text, upper),
-    strict("initcap", text_to_text, initcap),
-    strict("reverse", text_to_text, reverse),
-    strict("substr", substr_type, substr),
-    strict("substring", substr_type, substr),
-    strict("trim", trim_type, btrim),
-    strict("btrim", trim_type, btrim),
-    strict("ltrim", trim_type, ltrim),
-    strict("rtrim", trim_type, rtrim),
-    strict("replace", replace_type, replace),
-    strict("repeat", text_int_to_text, repeat),
-    strict("position", text_text_to_int, strpos),
-    strict("strpos", text_text_to_int, strpos),
-    strict("instr", instr_type, instr),
-    strict("left", text_int_to_text, left),
-    strict("right", text_int_to_text, right),
-    strict("lpad", pad_type, lpad),
-    strict("rpad", pad_type, rpad),
-    strict("starts_with", starts_with_type, starts_with),
-    strict("split_part", split_part_type, split_part),
-    strict("chr", chr_type, chr),
-    strict("ascii", text_to_int, ascii),
-    ScalarFunction {
-        name: "concat",
-        return_type: concat_type,
-        call: concat,
-        volatile: false,
-        strict: false,
-    },
-    ScalarFunction {
-        name: "concat_ws",
-        return_type: concat_ws_type,
-        call: concat_ws,
-        volatile: false,
-        strict: false,
-    },
+    function!("length", bytes_to_int, length),
+    function!("char_length", text_to_int, char_length),
+    function!("character_length", text_to_int, char_length),
+    function!("octet_length", bytes_to_int, octet_length),
+    function!("lower", text_to_text, lower),
+    function!("upper", text_to_text, upper),
+    function!("initcap", text_to_text, initcap),
+    function!("reverse", text_to_text, reverse),
+    function!("substr", substr_type, substr),
+    function!("substring", substr_type, substr),
+    function!("trim", trim_type, btrim),
+    function!("btrim", trim_type, btrim),
+    function!("ltrim", trim_type, ltrim),
+    function!("rtrim", trim_type, rtrim),
+    function!("replace", replace_type, replace),
+    function!("repeat", text_int_to_text, repeat),
+    function!("position", text_text_to_int, strpos),
+    function!("strpos", text_text_to_int, strpos),
+    function!("instr", instr_type, instr),
+    function!("left", text_int_to_text, left),
+    function!("right", text_int_to_text, right),
+    function!("lpad", pad_type, lpad),
+    function!("rpad", pad_type, rpad),
+    function!("starts_with", starts_with_type, starts_with),
+    function!("split_part", split_part_type, split_part),
+    function!("chr", chr_type, chr),
+    function!("ascii", text_to_int, ascii),
+    function!("concat", concat_type, concat, strict: false, volatile: false),
+    function!("concat_ws", concat_ws_type, concat_ws, strict: false, volatile: false),
 ];
-
-const fn strict(
-    name: &'static str,
-    return_type: fn(&[DataType]) -> Result<DataType, TypeError>,
-    call: fn(&[Value]) -> Result<Value, TypeError>,
-) -> ScalarFunction {
-    ScalarFunction {
-        name,
-        return_type,
-        call,
-        volatile: false,
-        strict: true,
-    }
-}
 
 // ---- return types ----
 
-fn bytes_to_int(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("length", args, &[Param::Bytes], &[])?;
+fn bytes_to_int(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Bytes], &[])?;
     Ok(DataType::Integer)
 }
 
-fn text_to_int(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("char_length/ascii", args, &[Param::Text], &[])?;
+fn text_to_int(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[])?;
     Ok(DataType::Integer)
 }
 
-fn text_to_text(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("lower/upper/initcap/reverse", args, &[Param::Text], &[])?;
+fn text_to_text(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[])?;
     Ok(DataType::Text)
 }
 
 /// `substr(text|blob, integer[, integer])`, returning the first argument's type.
-fn substr_type(args: &[DataType]) -> Result<DataType, TypeError> {
+fn substr_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(
-        "substr",
+        name,
         args,
         &[Param::Bytes, Param::Integer],
         &[Param::Integer],
@@ -103,64 +77,59 @@ fn substr_type(args: &[DataType]) -> Result<DataType, TypeError> {
     })
 }
 
-fn trim_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("trim", args, &[Param::Text], &[Param::Text])?;
+fn trim_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[Param::Text])?;
     Ok(DataType::Text)
 }
 
-fn replace_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("replace", args, &[Param::Text; 3], &[])?;
+fn replace_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text; 3], &[])?;
     Ok(DataType::Text)
 }
 
-fn text_int_to_text(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("repeat/left/right", args, &[Param::Text, Param::Integer], &[])?;
+fn text_int_to_text(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Integer], &[])?;
     Ok(DataType::Text)
 }
 
-fn text_text_to_int(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("strpos", args, &[Param::Text, Param::Text], &[])?;
+fn text_text_to_int(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Text], &[])?;
     Ok(DataType::Integer)
 }
 
-fn instr_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("instr", args, &[Param::Bytes, Param::Bytes], &[])?;
+fn instr_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Bytes, Param::Bytes], &[])?;
     Ok(DataType::Integer)
 }
 
-fn pad_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("lpad/rpad", args, &[Param::Text, Param::Integer], &[Param::Text])?;
+fn pad_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Integer], &[Param::Text])?;
     Ok(DataType::Text)
 }
 
-fn starts_with_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("starts_with", args, &[Param::Text, Param::Text], &[])?;
+fn starts_with_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Text], &[])?;
     Ok(DataType::Boolean)
 }
 
-fn split_part_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(
-        "split_part",
-        args,
-        &[Param::Text, Param::Text, Param::Integer],
-        &[],
-    )?;
+fn split_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Text, Param::Integer], &[])?;
     Ok(DataType::Text)
 }
 
-fn chr_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("chr", args, &[Param::Integer], &[])?;
+fn chr_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Integer], &[])?;
     Ok(DataType::Text)
 }
 
-fn concat_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_variadic("concat", args, 1, Param::Any)?;
+fn concat_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_variadic(name, args, 1, Param::Any)?;
     Ok(DataType::Text)
 }
 
-fn concat_ws_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_variadic("concat_ws", args, 1, Param::Any)?;
-    check_args("concat_ws", args.get(..1).unwrap_or(&[]), &[Param::Text], &[])?;
+fn concat_ws_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_variadic(name, args, 1, Param::Any)?;
+    check_args(name, args.get(..1).unwrap_or(&[]), &[Param::Text], &[])?;
     Ok(DataType::Text)
 }
 
@@ -168,7 +137,9 @@ fn concat_ws_type(args: &[DataType]) -> Result<DataType, TypeError> {
 
 /// The byte offset of character `n` (0-based) in `s`, or `s.len()` past the end.
 fn char_offset(s: &str, n: usize) -> usize {
-    s.char_indices().nth(n).map_or(s.len(), |(offset, _)| offset)
+    s.char_indices()
+        .nth(n)
+        .map_or(s.len(), |(offset, _)| offset)
 }
 
 fn count_chars(n: usize) -> Value {
@@ -198,7 +169,9 @@ fn char_length(args: &[Value]) -> Result<Value, TypeError> {
     if strict_nulls("char_length", args, 1, 1)? {
         return Ok(Value::Null);
     }
-    Ok(count_chars(text_arg("char_length", args, 0)?.chars().count()))
+    Ok(count_chars(
+        text_arg("char_length", args, 0)?.chars().count(),
+    ))
 }
 
 fn octet_length(args: &[Value]) -> Result<Value, TypeError> {
@@ -275,7 +248,9 @@ fn substr(args: &[Value]) -> Result<Value, TypeError> {
         }
         Some(Value::Blob(b)) => {
             let rest = b.get(skip..).unwrap_or(&[]);
-            Ok(Value::Blob(rest.get(..take.min(rest.len())).unwrap_or(&[]).to_vec()))
+            Ok(Value::Blob(
+                rest.get(..take.min(rest.len())).unwrap_or(&[]).to_vec(),
+            ))
         }
         _ => Err(TypeError::undefined_function("substr", args)),
     }
@@ -331,7 +306,10 @@ fn replace(args: &[Value]) -> Result<Value, TypeError> {
         return Ok(Value::Text(s.to_owned()));
     }
     let occurrences = s.matches(from).count();
-    let growth = to.len().saturating_sub(from.len()).saturating_mul(occurrences);
+    let growth = to
+        .len()
+        .saturating_sub(from.len())
+        .saturating_mul(occurrences);
     if s.len().saturating_add(growth) > MAX_RESULT_BYTES {
         return Err(too_large());
     }
@@ -397,9 +375,13 @@ fn left(args: &[Value]) -> Result<Value, TypeError> {
     let keep = if n >= 0 {
         clamp_count(n)
     } else {
-        s.chars().count().saturating_sub(clamp_count(n.saturating_neg()))
+        s.chars()
+            .count()
+            .saturating_sub(clamp_count(n.saturating_neg()))
     };
-    Ok(Value::Text(s.get(..char_offset(s, keep)).unwrap_or("").to_owned()))
+    Ok(Value::Text(
+        s.get(..char_offset(s, keep)).unwrap_or("").to_owned(),
+    ))
 }
 
 /// `right(s, n)`: the last n characters; for negative n, all but the first |n|.
@@ -414,7 +396,9 @@ fn right(args: &[Value]) -> Result<Value, TypeError> {
     } else {
         clamp_count(n.saturating_neg())
     };
-    Ok(Value::Text(s.get(char_offset(s, skip)..).unwrap_or("").to_owned()))
+    Ok(Value::Text(
+        s.get(char_offset(s, skip)..).unwrap_or("").to_owned(),
+    ))
 }
 
 /// `lpad(s, n[, fill])` / `rpad`: pads with `fill` (default space) to n characters, or cuts
@@ -431,7 +415,9 @@ fn pad(name: &str, args: &[Value], on_left: bool) -> Result<Value, TypeError> {
     };
     let len = s.chars().count();
     if len >= target {
-        return Ok(Value::Text(s.get(..char_offset(s, target)).unwrap_or("").to_owned()));
+        return Ok(Value::Text(
+            s.get(..char_offset(s, target)).unwrap_or("").to_owned(),
+        ));
     }
     if fill.is_empty() {
         return Ok(Value::Text(s.to_owned()));
@@ -505,7 +491,9 @@ fn chr(args: &[Value]) -> Result<Value, TypeError> {
     }
     let n = int_arg("chr", args, 0)?;
     if n == 0 {
-        return Err(TypeError::ProgramLimitExceeded("null character not permitted"));
+        return Err(TypeError::ProgramLimitExceeded(
+            "null character not permitted",
+        ));
     }
     u32::try_from(n)
         .ok()
@@ -522,7 +510,9 @@ fn ascii(args: &[Value]) -> Result<Value, TypeError> {
         return Ok(Value::Null);
     }
     let s = text_arg("ascii", args, 0)?;
-    Ok(Value::Integer(s.chars().next().map_or(0, |c| i64::from(u32::from(c)))))
+    Ok(Value::Integer(
+        s.chars().next().map_or(0, |c| i64::from(u32::from(c))),
+    ))
 }
 
 /// `concat(a, ...)`: the text forms of the non-NULL arguments, concatenated. Never NULL.
@@ -579,7 +569,11 @@ mod tests {
             ("octet_length", vec![blob(&[0])], Ok(i(1))),
             ("lower", vec![t("HÉLLO")], Ok(t("héllo"))),
             ("upper", vec![t("straße")], Ok(t("STRASSE"))),
-            ("initcap", vec![t("hello wORLD-foo bar1baz")], Ok(t("Hello World-Foo Bar1baz"))),
+            (
+                "initcap",
+                vec![t("hello wORLD-foo bar1baz")],
+                Ok(t("Hello World-Foo Bar1baz")),
+            ),
             ("reverse", vec![t("añb")], Ok(t("bña"))),
             ("substr", vec![t("hello"), i(2)], Ok(t("ello"))),
             ("substr", vec![t("hello"), i(2), i(3)], Ok(t("ell"))),
@@ -589,9 +583,21 @@ mod tests {
             ("substr", vec![t("hello"), i(10)], Ok(t(""))),
             ("substr", vec![t("héllo"), i(2), i(2)], Ok(t("él"))),
             ("substr", vec![t("hello"), i(2), i(-1)], Err("22011")),
-            ("substr", vec![t("hello"), i(i64::MIN), i(i64::MAX)], Ok(t(""))),
-            ("substr", vec![t("hello"), i(i64::MAX), i(i64::MAX)], Ok(t(""))),
-            ("substr", vec![blob(&[1, 2, 3, 4]), i(2), i(2)], Ok(blob(&[2, 3]))),
+            (
+                "substr",
+                vec![t("hello"), i(i64::MIN), i(i64::MAX)],
+                Ok(t("")),
+            ),
+            (
+                "substr",
+                vec![t("hello"), i(i64::MAX), i(i64::MAX)],
+                Ok(t("")),
+            ),
+            (
+                "substr",
+                vec![blob(&[1, 2, 3, 4]), i(2), i(2)],
+                Ok(blob(&[2, 3])),
+            ),
             ("substr", vec![t("hello"), null.clone()], Ok(null.clone())),
             ("trim", vec![t("  a b  ")], Ok(t("a b"))),
             ("trim", vec![t("\ta\t")], Ok(t("\ta\t"))),
@@ -600,7 +606,11 @@ mod tests {
             ("rtrim", vec![t("  a  ")], Ok(t("  a"))),
             ("rtrim", vec![t("aéé"), t("é")], Ok(t("a"))),
             ("trim", vec![t("abc"), t("")], Ok(t("abc"))),
-            ("replace", vec![t("abcabc"), t("b"), t("XY")], Ok(t("aXYcaXYc"))),
+            (
+                "replace",
+                vec![t("abcabc"), t("b"), t("XY")],
+                Ok(t("aXYcaXYc")),
+            ),
             ("replace", vec![t("abc"), t(""), t("X")], Ok(t("abc"))),
             ("replace", vec![t("aaa"), t("aa"), t("b")], Ok(t("ba"))),
             ("repeat", vec![t("ab"), i(3)], Ok(t("ababab"))),
@@ -629,13 +639,25 @@ mod tests {
             ("lpad", vec![t("hi"), i(i64::MAX)], Err("54000")),
             ("rpad", vec![t("hi"), i(5), t("é")], Ok(t("hiééé"))),
             ("rpad", vec![t("hello"), i(2)], Ok(t("he"))),
-            ("starts_with", vec![t("alphabet"), t("alph")], Ok(Value::Boolean(true))),
-            ("starts_with", vec![t("alphabet"), t("beta")], Ok(Value::Boolean(false))),
+            (
+                "starts_with",
+                vec![t("alphabet"), t("alph")],
+                Ok(Value::Boolean(true)),
+            ),
+            (
+                "starts_with",
+                vec![t("alphabet"), t("beta")],
+                Ok(Value::Boolean(false)),
+            ),
             ("split_part", vec![t("a,b,c"), t(","), i(2)], Ok(t("b"))),
             ("split_part", vec![t("a,b,c"), t(","), i(4)], Ok(t(""))),
             ("split_part", vec![t("a,b,c"), t(","), i(-1)], Ok(t("c"))),
             ("split_part", vec![t("a,b,c"), t(","), i(-4)], Ok(t(""))),
-            ("split_part", vec![t("a,b,c"), t(","), i(i64::MIN)], Ok(t(""))),
+            (
+                "split_part",
+                vec![t("a,b,c"), t(","), i(i64::MIN)],
+                Ok(t("")),
+            ),
             ("split_part", vec![t("a,b,c"), t(","), i(0)], Err("22023")),
             ("split_part", vec![t("abc"), t(""), i(1)], Ok(t("abc"))),
             ("split_part", vec![t("abc"), t(""), i(2)], Ok(t(""))),
@@ -649,11 +671,23 @@ mod tests {
             ("ascii", vec![t("A")], Ok(i(65))),
             ("ascii", vec![t("é")], Ok(i(233))),
             ("ascii", vec![t("")], Ok(i(0))),
-            ("concat", vec![t("a"), null.clone(), i(1), Value::Real(1.5)], Ok(t("a11.5"))),
+            (
+                "concat",
+                vec![t("a"), null.clone(), i(1), Value::Real(1.5)],
+                Ok(t("a11.5")),
+            ),
             ("concat", vec![null.clone()], Ok(t(""))),
-            ("concat", vec![Value::Boolean(true), Value::Date(0)], Ok(t("true1970-01-01"))),
+            (
+                "concat",
+                vec![Value::Boolean(true), Value::Date(0)],
+                Ok(t("true1970-01-01")),
+            ),
             ("concat", vec![], Err("42883")),
-            ("concat_ws", vec![t(","), t("a"), null.clone(), i(2)], Ok(t("a,2"))),
+            (
+                "concat_ws",
+                vec![t(","), t("a"), null.clone(), i(2)],
+                Ok(t("a,2")),
+            ),
             ("concat_ws", vec![null.clone(), t("a")], Ok(null.clone())),
             ("concat_ws", vec![t(",")], Ok(t(""))),
             ("lower", vec![i(1)], Err("42883")),
