@@ -123,7 +123,7 @@ pub(crate) fn real_to_integer(r: f64) -> Result<i64, TypeError> {
     // i64 covers [-2^63, 2^63); both bounds are exact doubles.
     const LOW: f64 = -9_223_372_036_854_775_808.0;
     const HIGH: f64 = 9_223_372_036_854_775_808.0;
-    if rounded >= LOW && rounded < HIGH {
+    if (LOW..HIGH).contains(&rounded) {
         Ok(rounded as i64)
     } else {
         Err(TypeError::integer_overflow())
@@ -299,7 +299,7 @@ mod tests {
             ),
             (Value::Real(-0.5), DataType::Integer, Ok(Value::Integer(-1))),
             (
-                Value::Real(9.223372036854775807e18),
+                Value::Real(9_223_372_036_854_775_808.0),
                 DataType::Integer,
                 Err("22003"),
             ),
@@ -309,7 +309,7 @@ mod tests {
                 Ok(Value::Integer(9_223_372_036_854_774_784)),
             ),
             (
-                Value::Real(-9.223372036854775808e18),
+                Value::Real(-9_223_372_036_854_775_808.0),
                 DataType::Integer,
                 Ok(Value::Integer(i64::MIN)),
             ),

@@ -212,11 +212,13 @@ mod tests {
         hasher.finish()
     }
 
+    type Case = (Value, Value, Result<Option<Ordering>, &'static str>);
+
     #[test]
     fn sql_comparison() {
         use Ordering::*;
         let big = 9.223372036854776e18; // 2^63, just above i64::MAX
-        let cases: Vec<(Value, Value, Result<Option<Ordering>, &str>)> = vec![
+        let cases: Vec<Case> = vec![
             (Value::Null, Value::Integer(1), Ok(None)),
             (Value::Text("a".into()), Value::Null, Ok(None)),
             (Value::Null, Value::Null, Ok(None)),
@@ -344,7 +346,7 @@ mod tests {
             (Value::Real(f64::NAN), Value::Real(-f64::NAN)),
             (
                 Value::Integer(i64::MIN),
-                Value::Real(-9.223372036854775808e18),
+                Value::Real(-9_223_372_036_854_775_808.0),
             ),
             (Value::Date(3), Value::Timestamp(3 * MICROS_PER_DAY)),
             (Value::Null, Value::Null),

@@ -250,10 +250,18 @@ fn match_tokens(tokens: &[Token], text: &[char]) -> bool {
 mod tests {
     use super::*;
 
+    type Case = (
+        &'static str,
+        &'static str,
+        Option<char>,
+        bool,
+        Result<bool, &'static str>,
+    );
+
     #[test]
     fn like_cases() {
         let bs = Some('\\');
-        let cases: Vec<(&str, &str, Option<char>, bool, Result<bool, &str>)> = vec![
+        let cases: Vec<Case> = vec![
             ("abc", "abc", bs, false, Ok(true)),
             ("abc", "ab", bs, false, Ok(false)),
             ("abc", "a%", bs, false, Ok(true)),

@@ -294,10 +294,7 @@ mod tests {
             call("date_part", &[t("year"), Value::Null]),
             Ok(Value::Null)
         );
-        assert_eq!(
-            call("date_part", &[t("year"), i(1)]).map_err(|e| e),
-            Err("42883")
-        );
+        assert_eq!(call("date_part", &[t("year"), i(1)]), Err("42883"));
         // Extremes do not panic.
         for source in [
             Value::Date(i32::MIN),
