@@ -534,6 +534,41 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn every_date_round_trips(days in proptest::prelude::any::<i32>()) {
+            let value = Value::Date(days);
+            let as_text = cast(&value, DataType::Text).unwrap();
+            proptest::prop_assert_eq!(cast(&as_text, DataType::Date), Ok(value));
+        }
+
+        #[test]
+        fn every_timestamp_round_trips(micros in proptest::prelude::any::<i64>()) {
+            let value = Value::Timestamp(micros);
+            let as_text = cast(&value, DataType::Text).unwrap();
+            proptest::prop_assert_eq!(cast(&as_text, DataType::Timestamp), Ok(value));
+        }
+
+        #[test]
+        fn every_real_round_trips(x in proptest::prelude::any::<f64>()) {
+            let as_text = cast(&Value::Real(x), DataType::Text).unwrap();
+            match cast(&as_text, DataType::Real) {
+                Ok(Value::Real(y)) => proptest::prop_assert!(
+                    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+                ),
+                other => proptest::prop_assert!(false, "{:?} -> {:?}", as_text, other),
+            }
+        }
+
+        #[test]
+        fn text_never_panics(s in ".{0,12}") {
+            for to in [DataType::Integer, DataType::Real, DataType::Boolean, DataType::Date,
+                       DataType::Timestamp, DataType::Blob] {
+                let _ = cast(&Value::Text(s.clone()), to);
+            }
+        }
+    }
+
     #[test]
     fn dates_and_timestamps_convert() {
         assert_eq!(

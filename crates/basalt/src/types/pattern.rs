@@ -361,6 +361,32 @@ mod tests {
         }
     }
 
+    /// A straightforward recursive LIKE matcher (exponential, for small inputs only).
+    fn naive_like(text: &[char], pattern: &[char]) -> bool {
+        match pattern.split_first() {
+            None => text.is_empty(),
+            Some(('%', rest)) => (0..=text.len()).any(|i| naive_like(&text[i..], rest)),
+            Some(('_', rest)) => !text.is_empty() && naive_like(&text[1..], rest),
+            Some((c, rest)) => text.first() == Some(c) && naive_like(&text[1..], rest),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn like_agrees_with_naive_matcher(text in "[ab]{0,8}", pattern in "[ab%_]{0,6}") {
+            let t: Vec<char> = text.chars().collect();
+            let p: Vec<char> = pattern.chars().collect();
+            proptest::prop_assert_eq!(like(&text, &pattern, None, false), Ok(naive_like(&t, &p)));
+        }
+
+        #[test]
+        fn glob_agrees_with_like(text in "[ab]{0,8}", pattern in "[ab*?]{0,6}") {
+            let as_like = pattern.replace('*', "%").replace('?', "_");
+            let expected = like(&text, &as_like, None, false);
+            proptest::prop_assert_eq!(Ok(glob(&text, &pattern)), expected);
+        }
+    }
+
     #[test]
     fn prefixes() {
         let bs = Some('\\');

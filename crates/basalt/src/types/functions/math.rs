@@ -338,7 +338,8 @@ fn pi(args: &[Value]) -> Result<Value, TypeError> {
 thread_local! {
     /// Per-thread state of the splitmix64 generator behind `random()`, seeded from the
     /// standard library's randomly keyed hasher (no extra dependency, no shared lock).
-    static RANDOM_STATE: Cell<u64> = Cell::new(RandomState::new().hash_one(std::thread::current().id()));
+    static RANDOM_STATE: Cell<u64> =
+        Cell::new(RandomState::new().hash_one(std::thread::current().id()));
 }
 
 /// A uniformly distributed real in [0, 1). Not cryptographic.
