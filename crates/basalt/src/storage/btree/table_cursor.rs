@@ -341,7 +341,12 @@ impl<S: PageRead> TableCursor<S> {
                 first_page,
                 total_len,
                 prefix,
-            } => Value::Bytes(Cow::Owned(read_value(&self.store, prefix, first_page, total_len)?)),
+            } => Value::Bytes(Cow::Owned(read_value(
+                &self.store,
+                prefix,
+                first_page,
+                total_len,
+            )?)),
         })
     }
 }
