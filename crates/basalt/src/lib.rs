@@ -2,12 +2,14 @@
 //!
 //! The crate is layered as `docs/architecture.md` describes: [`storage`] (files, pages, the
 //! write-ahead log, B+trees) and [`txn`] (snapshots and the single writer) at the bottom;
-//! [`catalog`] (schema objects persisted in a system tree), [`types`] (SQL values), and the
-//! SQL engine above them: [`exec`] (vectorised operators over column batches).
+//! [`catalog`] (schema objects persisted in a system tree) and [`types`] (SQL values) beside
+//! them; and the SQL engine above: [`sql`] (parsing), [`plan`] (bound statements) and
+//! [`exec`] (vectorised operators over column batches).
 
 pub mod catalog;
 pub mod exec;
 pub mod plan;
+pub mod sql;
 pub mod storage;
 pub mod txn;
 pub mod types;

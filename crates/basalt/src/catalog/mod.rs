@@ -13,6 +13,7 @@
 //! as SQL text and re-parsed by the binder when a statement needs them.
 
 mod encode;
+mod store;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -23,6 +24,7 @@ use crate::storage::keys::KeyOrder;
 use crate::types::DataType;
 
 pub use encode::{CatalogError, decode_entry, encode_entry};
+pub use store::{MetaSlots, load_catalog, put_object, remove_object};
 
 /// Meta slot holding the catalog tree's root page.
 pub const CATALOG_ROOT_SLOT: usize = 0;

@@ -3,4 +3,11 @@
 //! Operators exchange [`vector::Batch`]es — a few hundred to a few thousand rows stored
 //! column by column — so expressions, aggregates, joins and sorts work on whole arrays.
 
+pub mod context;
+pub mod error;
+pub mod eval;
+pub mod operators;
+pub mod record;
+pub mod row_key;
+pub mod source;
 pub mod vector;

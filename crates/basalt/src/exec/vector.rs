@@ -227,6 +227,46 @@ impl Vector {
         self.set_null(row, false);
     }
 
+    /// Appends a NULL.
+    pub fn push_null(&mut self) {
+        let row = self.len();
+        push_placeholder(&mut self.data);
+        if !matches!(self.data, VectorData::Null(_)) {
+            self.set_null(row, true);
+        }
+    }
+
+    /// Appends a value stored in a table leaf (`storage::btree::Value`), decoding it for this
+    /// vector's type without building a [`Value`]. Text that is not UTF-8 is an error.
+    pub fn push_stored(
+        &mut self,
+        stored: &crate::storage::btree::Value<'_>,
+    ) -> Result<(), &'static str> {
+        use crate::storage::btree::Value as Stored;
+        let row = self.len();
+        match (&mut self.data, stored) {
+            (_, Stored::Null) => {
+                self.push_null();
+                return Ok(());
+            }
+            (VectorData::Boolean(values), Stored::Fixed(bits)) => values.push(bits & 0xFF != 0),
+            (VectorData::Integer(values), Stored::Fixed(bits)) => values.push(*bits as i64),
+            (VectorData::Real(values), Stored::Fixed(bits)) => values.push(f64::from_bits(*bits)),
+            (VectorData::Date(values), Stored::Fixed(bits)) => values.push(*bits as i64 as i32),
+            (VectorData::Timestamp(values), Stored::Fixed(bits)) => values.push(*bits as i64),
+            (VectorData::Text(values), Stored::Bytes(bytes)) => {
+                if std::str::from_utf8(bytes).is_err() {
+                    return Err("stored text is not UTF-8");
+                }
+                values.push(bytes)
+            }
+            (VectorData::Blob(values), Stored::Bytes(bytes)) => values.push(bytes),
+            _ => return Err("stored value does not match the column type"),
+        }
+        self.set_null(row, false);
+        Ok(())
+    }
+
     /// Appends row `row` of `other` (same type).
     pub fn push_from(&mut self, other: &Vector, row: usize) {
         let target_row = self.len();

@@ -18,6 +18,33 @@
 //! * DATE is days since 1970-01-01; TIMESTAMP is microseconds since 1970-01-01 00:00:00, with
 //!   no time zone (TIMESTAMPTZ values are converted to UTC).
 
+//!
+//! The single-value semantics live here, for the binder and the executor to call:
+//! * [`cast`]: explicit casts, and the implicit/assignment cast and common-type rules;
+//! * [`compare`]: SQL comparison, the total sort order, grouping equality and hashing;
+//! * [`arith`]: arithmetic, `||`, bitwise operators;
+//! * [`pattern`]: LIKE / ILIKE / GLOB;
+//! * [`functions`]: the scalar function registry;
+//! * [`datetime`]: calendar math, date/time parsing and formatting;
+//! * `format`: `Display for Value` in PostgreSQL's text output form.
+//!
+//! None of it panics, whatever the input: failures are [`TypeError`]s carrying PostgreSQL's
+//! SQLSTATE codes.
+
+pub mod arith;
+pub mod cast;
+pub mod compare;
+pub mod datetime;
+mod error;
+mod format;
+pub mod functions;
+pub mod pattern;
 mod value;
 
+pub use cast::{assignment_cast, cast, common_type, implicit_cast, parse_literal_for};
+pub use compare::{compare, hash_value, sort_cmp, values_equal_for_grouping};
+pub use datetime::current_timestamp_micros;
+pub use error::TypeError;
+pub use format::format_real;
+pub use functions::{ScalarFunction, scalar_function};
 pub use value::{DataType, Value};

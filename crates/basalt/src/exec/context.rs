@@ -1,0 +1,42 @@
+//! The state shared by every operator of one statement execution.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use crate::types::Value;
+
+use super::source::PageSource;
+use super::vector::Batch;
+
+/// Per-execution state: where pages come from, the parameters, the statement's clock, and
+/// the stack of enclosing rows that correlated subqueries read.
+#[derive(Debug)]
+pub struct ExecContext {
+    pub source: PageSource,
+    pub params: Vec<Value>,
+    /// `now()` for this statement, in microseconds since the epoch (one value per statement,
+    /// as PostgreSQL does).
+    pub statement_time: i64,
+    /// Rows of the enclosing queries, innermost last, while a correlated subquery runs.
+    pub outer_rows: RefCell<Vec<Vec<Value>>>,
+    /// Results of uncorrelated subqueries, computed once per execution (keyed by the
+    /// address of their plan node, which lives as long as the prepared statement).
+    pub subquery_results: RefCell<HashMap<usize, Vec<Batch>>>,
+}
+
+impl ExecContext {
+    /// A context reading from `source` with `params`.
+    pub fn new(source: PageSource, params: Vec<Value>) -> Self {
+        let statement_time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|elapsed| elapsed.as_micros() as i64)
+            .unwrap_or(0);
+        ExecContext {
+            source,
+            params,
+            statement_time,
+            outer_rows: RefCell::new(Vec::new()),
+            subquery_results: RefCell::new(HashMap::new()),
+        }
+    }
+}

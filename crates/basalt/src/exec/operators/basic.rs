@@ -1,0 +1,193 @@
+//! The simple operators: one empty row, literal rows, filter, projection, limit.
+
+use crate::exec::context::ExecContext;
+use crate::exec::error::{ExecError, ExecResult};
+use crate::exec::eval;
+use crate::exec::vector::Batch;
+use crate::plan::Expr;
+use crate::types::{DataType, Value};
+
+use super::Operator;
+
+/// One row with no columns.
+#[derive(Debug, Default)]
+pub struct SingleRow {
+    done: bool,
+}
+
+impl Operator for SingleRow {
+    fn next(&mut self, _ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        self.done = true;
+        Ok(Some(Batch {
+            columns: Vec::new(),
+            rows: 1,
+        }))
+    }
+}
+
+/// Literal rows (expressions without columns, evaluated at execution: they may hold
+/// parameters).
+#[derive(Debug)]
+pub struct ValuesOperator {
+    rows: Vec<Vec<Expr>>,
+    types: Vec<DataType>,
+    done: bool,
+}
+
+impl ValuesOperator {
+    pub fn new(rows: Vec<Vec<Expr>>, types: Vec<DataType>) -> Self {
+        ValuesOperator {
+            rows,
+            types,
+            done: false,
+        }
+    }
+}
+
+impl Operator for ValuesOperator {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        self.done = true;
+        let mut batch = Batch::with_types(&self.types, self.rows.len());
+        let mut values = Vec::with_capacity(self.types.len());
+        for row in &self.rows {
+            values.clear();
+            for expr in row {
+                values.push(eval::evaluate_scalar(expr, ctx)?);
+            }
+            batch.push_row(&values);
+        }
+        Ok(Some(batch))
+    }
+}
+
+/// Rows for which the predicate is true.
+#[derive(Debug)]
+pub struct Filter {
+    input: Box<dyn Operator>,
+    predicate: Expr,
+}
+
+impl Filter {
+    pub fn new(input: Box<dyn Operator>, predicate: Expr) -> Self {
+        Filter { input, predicate }
+    }
+}
+
+impl Operator for Filter {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        let Some(batch) = self.input.next(ctx)? else {
+            return Ok(None);
+        };
+        let selected = eval::select_true(&self.predicate, &batch, ctx)?;
+        if selected.len() == batch.rows {
+            return Ok(Some(batch));
+        }
+        Ok(Some(batch.gather(&selected)))
+    }
+}
+
+/// One output column per expression.
+#[derive(Debug)]
+pub struct Project {
+    input: Box<dyn Operator>,
+    exprs: Vec<Expr>,
+}
+
+impl Project {
+    pub fn new(input: Box<dyn Operator>, exprs: Vec<Expr>) -> Self {
+        Project { input, exprs }
+    }
+}
+
+impl Operator for Project {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        let Some(batch) = self.input.next(ctx)? else {
+            return Ok(None);
+        };
+        let columns = self
+            .exprs
+            .iter()
+            .map(|expr| eval::evaluate(expr, &batch, ctx))
+            .collect::<ExecResult<Vec<_>>>()?;
+        Ok(Some(Batch {
+            columns,
+            rows: batch.rows,
+        }))
+    }
+}
+
+/// `OFFSET` then `LIMIT`.
+#[derive(Debug)]
+pub struct Limit {
+    input: Box<dyn Operator>,
+    remaining: Option<u64>,
+    to_skip: u64,
+}
+
+fn count_argument(expr: Option<&Expr>, ctx: &ExecContext, what: &str) -> ExecResult<Option<u64>> {
+    let Some(expr) = expr else { return Ok(None) };
+    match eval::evaluate_scalar(expr, ctx)? {
+        Value::Null => Ok(None),
+        Value::Integer(count) if count >= 0 => Ok(Some(count as u64)),
+        Value::Integer(_) => Err(ExecError::new(
+            "2201W",
+            format!("{what} must not be negative"),
+        )),
+        other => Err(ExecError::new(
+            "22023",
+            format!("{what} must be an integer, not {other:?}"),
+        )),
+    }
+}
+
+impl Limit {
+    pub fn new(
+        input: Box<dyn Operator>,
+        limit: Option<&Expr>,
+        offset: Option<&Expr>,
+        ctx: &ExecContext,
+    ) -> ExecResult<Self> {
+        Ok(Limit {
+            input,
+            remaining: count_argument(limit, ctx, "LIMIT")?,
+            to_skip: count_argument(offset, ctx, "OFFSET")?.unwrap_or(0),
+        })
+    }
+}
+
+impl Operator for Limit {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        loop {
+            if self.remaining == Some(0) {
+                return Ok(None);
+            }
+            let Some(batch) = self.input.next(ctx)? else {
+                return Ok(None);
+            };
+            let skip = (self.to_skip as usize).min(batch.rows);
+            self.to_skip -= skip as u64;
+            let available = batch.rows - skip;
+            let take = match self.remaining {
+                Some(remaining) => (remaining as usize).min(available),
+                None => available,
+            };
+            if let Some(remaining) = &mut self.remaining {
+                *remaining -= take as u64;
+            }
+            if take == 0 {
+                continue;
+            }
+            if skip == 0 && take == batch.rows {
+                return Ok(Some(batch));
+            }
+            let positions: Vec<u32> = (skip..skip + take).map(|i| i as u32).collect();
+            return Ok(Some(batch.gather(&positions)));
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! Joins: nested loops (any condition) and hash joins (equality keys).
+//!
+//! Both materialise the right input, then stream the left input batch by batch. For each
+//! left row they form the candidate pairs, evaluate the join condition over the pairs as one
+//! batch (so conditions run vectorised), and emit matches. LEFT / FULL joins add a row with
+//! NULLs on the right for unmatched left rows; RIGHT / FULL joins remember which right rows
+//! matched and add the others at the end. SEMI and ANTI joins emit left rows only.
+
+use std::collections::HashMap;
+
+use crate::exec::context::ExecContext;
+use crate::exec::error::ExecResult;
+use crate::exec::eval;
+use crate::exec::row_key::{any_null, equality_key};
+use crate::exec::vector::{BATCH_SIZE, Batch, Vector};
+use crate::plan::{Expr, JoinKind};
+use crate::types::DataType;
+
+use super::sort::concatenate;
+use super::{Operator, collect};
+
+/// What both join operators share: the materialised right side, the output under
+/// construction, and the bookkeeping for outer joins.
+#[derive(Debug)]
+struct JoinState {
+    kind: JoinKind,
+    left_types: Vec<DataType>,
+    right_types: Vec<DataType>,
+    right: Batch,
+    right_matched: Vec<bool>,
+    output: Batch,
+    finished_left: bool,
+    emitted_right_leftovers: bool,
+}
+
+impl JoinState {
+    fn new(kind: JoinKind, left_types: Vec<DataType>, right_types: Vec<DataType>) -> Self {
+        let output_types = Self::output_types_for(kind, &left_types, &right_types);
+        JoinState {
+            kind,
+            left_types,
+            right_types,
+            right: Batch::default(),
+            right_matched: Vec::new(),
+            output: Batch::with_types(&output_types, BATCH_SIZE),
+            finished_left: false,
+            emitted_right_leftovers: false,
+        }
+    }
+
+    fn output_types_for(kind: JoinKind, left: &[DataType], right: &[DataType]) -> Vec<DataType> {
+        match kind {
+            JoinKind::Semi | JoinKind::Anti => left.to_vec(),
+            _ => left.iter().chain(right).copied().collect(),
+        }
+    }
+
+    fn output_types(&self) -> Vec<DataType> {
+        Self::output_types_for(self.kind, &self.left_types, &self.right_types)
+    }
+
+    fn load_right(&mut self, right: &mut dyn Operator, ctx: &ExecContext) -> ExecResult<()> {
+        self.right = concatenate(&collect(right, ctx)?, &self.right_types);
+        self.right_matched = vec![false; self.right.rows];
+        Ok(())
+    }
+
+    /// Pairs of left row `left_row` with each right row in `candidates`, as one batch of
+    /// left columns followed by right columns.
+    fn pairs(&self, left: &Batch, left_row: usize, candidates: &[u32]) -> Batch {
+        let mut columns: Vec<Vector> = left
+            .columns
+            .iter()
+            .map(|column| {
+                let mut repeated = Vector::with_capacity(column.data_type(), candidates.len());
+                for _ in candidates {
+                    repeated.push_from(column, left_row);
+                }
+                repeated
+            })
+            .collect();
+        columns.extend(
+            self.right
+                .columns
+                .iter()
+                .map(|column| column.gather(candidates)),
+        );
+        Batch {
+            columns,
+            rows: candidates.len(),
+        }
+    }
+
+    /// Handles left row `left_row` whose matching right rows are `matches`.
+    fn emit(&mut self, left: &Batch, left_row: usize, matches: &[u32]) {
+        for &right_row in matches {
+            if let Some(flag) = self.right_matched.get_mut(right_row as usize) {
+                *flag = true;
+            }
+        }
+        let left_columns = left.columns.len();
+        match self.kind {
+            JoinKind::Semi | JoinKind::Anti => {
+                if matches.is_empty() == (self.kind == JoinKind::Anti) {
+                    for (to, from) in self.output.columns.iter_mut().zip(&left.columns) {
+                        to.push_from(from, left_row);
+                    }
+                    self.output.rows += 1;
+                }
+            }
+            _ => {
+                for &right_row in matches {
+                    for (to, from) in self.output.columns.iter_mut().zip(&left.columns) {
+                        to.push_from(from, left_row);
+                    }
+                    for (to, from) in self.output.columns[left_columns..]
+                        .iter_mut()
+                        .zip(&self.right.columns)
+                    {
+                        to.push_from(from, right_row as usize);
+                    }
+                    self.output.rows += 1;
+                }
+                if matches.is_empty() && matches!(self.kind, JoinKind::Left | JoinKind::Full) {
+                    for (to, from) in self.output.columns.iter_mut().zip(&left.columns) {
+                        to.push_from(from, left_row);
+                    }
+                    for to in &mut self.output.columns[left_columns..] {
+                        to.push_null();
+                    }
+                    self.output.rows += 1;
+                }
+            }
+        }
+    }
+
+    /// After the left input ends: unmatched right rows for RIGHT and FULL joins.
+    fn emit_right_leftovers(&mut self) {
+        if self.emitted_right_leftovers || !matches!(self.kind, JoinKind::Right | JoinKind::Full) {
+            self.emitted_right_leftovers = true;
+            return;
+        }
+        self.emitted_right_leftovers = true;
+        let left_columns = self.left_types.len();
+        for right_row in 0..self.right.rows {
+            if self.right_matched[right_row] {
+                continue;
+            }
+            for to in &mut self.output.columns[..left_columns] {
+                to.push_null();
+            }
+            for (to, from) in self.output.columns[left_columns..]
+                .iter_mut()
+                .zip(&self.right.columns)
+            {
+                to.push_from(from, right_row);
+            }
+            self.output.rows += 1;
+        }
+    }
+
+    fn take_output(&mut self) -> Batch {
+        let empty = Batch::with_types(&self.output_types(), BATCH_SIZE);
+        std::mem::replace(&mut self.output, empty)
+    }
+}
+
+/// A join evaluating an arbitrary condition over every pair.
+#[derive(Debug)]
+pub struct NestedLoopJoin {
+    left: Box<dyn Operator>,
+    right: Option<Box<dyn Operator>>,
+    condition: Option<Expr>,
+    state: JoinState,
+}
+
+impl NestedLoopJoin {
+    pub fn new(
+        left: Box<dyn Operator>,
+        right: Box<dyn Operator>,
+        kind: JoinKind,
+        condition: Option<Expr>,
+        left_types: Vec<DataType>,
+        right_types: Vec<DataType>,
+    ) -> Self {
+        NestedLoopJoin {
+            left,
+            right: Some(right),
+            condition,
+            state: JoinState::new(kind, left_types, right_types),
+        }
+    }
+}
+
+impl Operator for NestedLoopJoin {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if let Some(mut right) = self.right.take() {
+            self.state.load_right(right.as_mut(), ctx)?;
+        }
+        let all_right: Vec<u32> = (0..self.state.right.rows as u32).collect();
+        while self.state.output.rows < BATCH_SIZE && !self.state.finished_left {
+            let Some(left) = self.left.next(ctx)? else {
+                self.state.finished_left = true;
+                break;
+            };
+            for left_row in 0..left.rows {
+                let matches = match &self.condition {
+                    None => all_right.clone(),
+                    Some(condition) => {
+                        if all_right.is_empty() {
+                            Vec::new()
+                        } else {
+                            let pairs = self.state.pairs(&left, left_row, &all_right);
+                            eval::select_true(condition, &pairs, ctx)?
+                        }
+                    }
+                };
+                self.state.emit(&left, left_row, &matches);
+            }
+        }
+        if self.state.finished_left {
+            self.state.emit_right_leftovers();
+            if self.state.output.rows == 0 {
+                return Ok(None);
+            }
+        }
+        Ok(Some(self.state.take_output()))
+    }
+}
+
+/// A join on equal keys through a hash table of the right side.
+#[derive(Debug)]
+pub struct HashJoin {
+    left: Box<dyn Operator>,
+    right: Option<Box<dyn Operator>>,
+    left_keys: Vec<Expr>,
+    right_keys: Vec<Expr>,
+    residual: Option<Expr>,
+    table: HashMap<Vec<u8>, Vec<u32>>,
+    state: JoinState,
+}
+
+impl HashJoin {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        left: Box<dyn Operator>,
+        right: Box<dyn Operator>,
+        kind: JoinKind,
+        left_keys: Vec<Expr>,
+        right_keys: Vec<Expr>,
+        residual: Option<Expr>,
+        left_types: Vec<DataType>,
+        right_types: Vec<DataType>,
+    ) -> Self {
+        HashJoin {
+            left,
+            right: Some(right),
+            left_keys,
+            right_keys,
+            residual,
+            table: HashMap::new(),
+            state: JoinState::new(kind, left_types, right_types),
+        }
+    }
+
+    fn build(&mut self, right: &mut dyn Operator, ctx: &ExecContext) -> ExecResult<()> {
+        self.state.load_right(right, ctx)?;
+        let key_columns = self
+            .right_keys
+            .iter()
+            .map(|expr| eval::evaluate(expr, &self.state.right, ctx))
+            .collect::<ExecResult<Vec<_>>>()?;
+        let refs: Vec<&Vector> = key_columns.iter().collect();
+        let mut key = Vec::new();
+        for row in 0..self.state.right.rows {
+            if any_null(&refs, row) {
+                continue;
+            }
+            equality_key(&refs, row, &mut key);
+            self.table.entry(key.clone()).or_default().push(row as u32);
+        }
+        Ok(())
+    }
+}
+
+impl Operator for HashJoin {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if let Some(mut right) = self.right.take() {
+            self.build(right.as_mut(), ctx)?;
+        }
+        let mut key = Vec::new();
+        while self.state.output.rows < BATCH_SIZE && !self.state.finished_left {
+            let Some(left) = self.left.next(ctx)? else {
+                self.state.finished_left = true;
+                break;
+            };
+            let key_columns = self
+                .left_keys
+                .iter()
+                .map(|expr| eval::evaluate(expr, &left, ctx))
+                .collect::<ExecResult<Vec<_>>>()?;
+            let refs: Vec<&Vector> = key_columns.iter().collect();
+            for left_row in 0..left.rows {
+                let candidates: &[u32] = if any_null(&refs, left_row) {
+                    &[]
+                } else {
+                    equality_key(&refs, left_row, &mut key);
+                    self.table.get(&key).map_or(&[], Vec::as_slice)
+                };
+                let matches = match (&self.residual, candidates.is_empty()) {
+                    (Some(residual), false) => {
+                        let pairs = self.state.pairs(&left, left_row, candidates);
+                        eval::select_true(residual, &pairs, ctx)?
+                            .into_iter()
+                            .map(|i| candidates[i as usize])
+                            .collect()
+                    }
+                    _ => candidates.to_vec(),
+                };
+                self.state.emit(&left, left_row, &matches);
+            }
+        }
+        if self.state.finished_left {
+            self.state.emit_right_leftovers();
+            if self.state.output.rows == 0 {
+                return Ok(None);
+            }
+        }
+        Ok(Some(self.state.take_output()))
+    }
+}

@@ -1,0 +1,148 @@
+//! Operators: the executable form of plan nodes.
+//!
+//! Each operator pulls batches from its inputs and produces batches (`next` returns `None`
+//! when it is exhausted). Operators are built fresh for every execution of a prepared plan
+//! by [`build`], so they may keep any per-execution state; the plan itself is immutable.
+
+mod aggregate;
+mod basic;
+mod join;
+mod scan;
+mod setop;
+mod sort;
+
+use super::context::ExecContext;
+use super::error::{ExecError, ExecResult};
+use super::vector::Batch;
+use crate::plan::{PlanKind, PlanNode};
+
+/// A source of batches.
+pub trait Operator: std::fmt::Debug {
+    /// The next batch, or `None` when there are no more rows. Batches may be empty.
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>>;
+}
+
+/// Builds the operator tree for `node`.
+pub fn build(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Operator>> {
+    let types: Vec<_> = node.schema.iter().map(|column| column.data_type).collect();
+    Ok(match &node.kind {
+        PlanKind::SingleRow => Box::new(basic::SingleRow::default()),
+        PlanKind::Values { rows } => Box::new(basic::ValuesOperator::new(rows.clone(), types)),
+        PlanKind::TableScan {
+            table,
+            columns,
+            lower,
+            upper,
+        } => Box::new(scan::TableScan::new(
+            table.clone(),
+            columns.clone(),
+            lower,
+            upper,
+            ctx,
+        )?),
+        PlanKind::IndexScan {
+            table,
+            index,
+            columns,
+            lower,
+            upper,
+            reverse,
+        } => Box::new(scan::IndexScan::new(
+            table.clone(),
+            index.clone(),
+            columns.clone(),
+            lower,
+            upper,
+            *reverse,
+            ctx,
+        )?),
+        PlanKind::Filter { input, predicate } => {
+            Box::new(basic::Filter::new(build(input, ctx)?, predicate.clone()))
+        }
+        PlanKind::Project { input, exprs } => {
+            Box::new(basic::Project::new(build(input, ctx)?, exprs.clone()))
+        }
+        PlanKind::Limit {
+            input,
+            limit,
+            offset,
+        } => Box::new(basic::Limit::new(
+            build(input, ctx)?,
+            limit.as_ref(),
+            offset.as_ref(),
+            ctx,
+        )?),
+        PlanKind::Sort { input, keys } => {
+            Box::new(sort::Sort::new(build(input, ctx)?, keys.clone(), types))
+        }
+        PlanKind::Distinct { input } => Box::new(sort::Distinct::new(build(input, ctx)?)),
+        PlanKind::Aggregate {
+            input,
+            group_by,
+            aggregates,
+        } => Box::new(aggregate::HashAggregate::new(
+            build(input, ctx)?,
+            group_by.clone(),
+            aggregates.clone(),
+            types,
+        )),
+        PlanKind::NestedLoopJoin {
+            left,
+            right,
+            kind,
+            condition,
+        } => Box::new(join::NestedLoopJoin::new(
+            build(left, ctx)?,
+            build(right, ctx)?,
+            *kind,
+            condition.clone(),
+            left.schema.iter().map(|c| c.data_type).collect(),
+            right.schema.iter().map(|c| c.data_type).collect(),
+        )),
+        PlanKind::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+        } => Box::new(join::HashJoin::new(
+            build(left, ctx)?,
+            build(right, ctx)?,
+            *kind,
+            left_keys.clone(),
+            right_keys.clone(),
+            residual.clone(),
+            left.schema.iter().map(|c| c.data_type).collect(),
+            right.schema.iter().map(|c| c.data_type).collect(),
+        )),
+        PlanKind::SetOperation {
+            operator,
+            all,
+            left,
+            right,
+        } => Box::new(setop::SetOperation::new(
+            build(left, ctx)?,
+            build(right, ctx)?,
+            *operator,
+            *all,
+            types,
+        )),
+        PlanKind::Insert { .. } | PlanKind::Update { .. } | PlanKind::Delete { .. } => {
+            return Err(ExecError::internal(
+                "a modification cannot be nested inside a query",
+            ));
+        }
+    })
+}
+
+/// Runs an operator to completion, collecting its batches.
+pub fn collect(operator: &mut dyn Operator, ctx: &ExecContext) -> ExecResult<Vec<Batch>> {
+    let mut batches = Vec::new();
+    while let Some(batch) = operator.next(ctx)? {
+        if batch.rows > 0 {
+            batches.push(batch);
+        }
+    }
+    Ok(batches)
+}

@@ -1,0 +1,313 @@
+//! Scans: reading table rows, by row id or through an index.
+
+use std::sync::Arc;
+
+use crate::catalog::{IndexDef, TableDef};
+use crate::exec::context::ExecContext;
+use crate::exec::error::{ExecError, ExecResult};
+use crate::exec::eval;
+use crate::exec::source::PageSource;
+use crate::exec::vector::{BATCH_SIZE, Batch};
+use crate::plan::{RangeBound, ScanColumn};
+use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableTree};
+use crate::storage::keys::{self, KeyValue};
+use crate::types::{DataType, Value};
+
+use super::Operator;
+
+fn column_types(table: &TableDef, columns: &[ScanColumn]) -> Vec<DataType> {
+    columns
+        .iter()
+        .map(|column| match column {
+            ScanColumn::RowId => DataType::Integer,
+            ScanColumn::Column(index) => table
+                .columns
+                .get(*index)
+                .map_or(DataType::Null, |c| c.data_type),
+        })
+        .collect()
+}
+
+/// Appends the cursor's current row to `batch`.
+fn read_row(
+    cursor: &TableCursor<PageSource>,
+    table: &TableDef,
+    columns: &[ScanColumn],
+    batch: &mut Batch,
+) -> ExecResult<()> {
+    for (vector, column) in batch.columns.iter_mut().zip(columns) {
+        match column {
+            ScanColumn::RowId => {
+                let row_id = cursor
+                    .row_id()
+                    .ok_or_else(|| ExecError::internal("scan cursor lost its row"))?;
+                vector.push(&Value::Integer(row_id));
+            }
+            ScanColumn::Column(index) => {
+                let column = table.columns.get(*index).ok_or_else(|| {
+                    ExecError::internal(format!("table {} has no column {index}", table.name))
+                })?;
+                if column.slot >= cursor.column_count() {
+                    // Rows written before ALTER TABLE ADD COLUMN have fewer slots.
+                    vector.push_null();
+                    continue;
+                }
+                let stored = cursor.value(column.slot)?;
+                vector.push_stored(&stored).map_err(|reason| {
+                    ExecError::new(
+                        "XX001",
+                        format!("table {} column {}: {reason}", table.name, column.name),
+                    )
+                })?;
+            }
+        }
+    }
+    batch.rows += 1;
+    Ok(())
+}
+
+fn bound_row_id(bound: &RangeBound, ctx: &ExecContext) -> ExecResult<Option<(i64, bool)>> {
+    let (exprs, inclusive) = match bound {
+        RangeBound::Unbounded => return Ok(None),
+        RangeBound::Included(exprs) => (exprs, true),
+        RangeBound::Excluded(exprs) => (exprs, false),
+    };
+    let expr = exprs
+        .first()
+        .ok_or_else(|| ExecError::internal("row id bound without a value"))?;
+    match eval::evaluate_scalar(expr, ctx)? {
+        Value::Integer(row_id) => Ok(Some((row_id, inclusive))),
+        // A NULL bound matches nothing; callers turn it into an empty scan.
+        Value::Null => Ok(Some((i64::MAX, false))),
+        other => Err(ExecError::internal(format!("row id bound is {other:?}"))),
+    }
+}
+
+/// Rows of a table in row-id order, within an optional row-id range.
+#[derive(Debug)]
+pub struct TableScan {
+    table: Arc<TableDef>,
+    columns: Vec<ScanColumn>,
+    types: Vec<DataType>,
+    cursor: TableCursor<PageSource>,
+    /// Whether the cursor is on a row still to be returned.
+    positioned: bool,
+    upper: Option<(i64, bool)>,
+    empty: bool,
+}
+
+impl TableScan {
+    pub fn new(
+        table: Arc<TableDef>,
+        columns: Vec<ScanColumn>,
+        lower: &RangeBound,
+        upper: &RangeBound,
+        ctx: &ExecContext,
+    ) -> ExecResult<TableScan> {
+        let mut cursor = TableTree::open(table.root).cursor(ctx.source.clone());
+        let lower = bound_row_id(lower, ctx)?;
+        let upper = bound_row_id(upper, ctx)?;
+        let empty =
+            matches!(lower, Some((i64::MAX, false))) || matches!(upper, Some((i64::MIN, false)));
+        let positioned = match lower {
+            None => cursor.first()?,
+            Some((start, inclusive)) => {
+                let exact = cursor.seek_ge(start)?;
+                if exact && !inclusive {
+                    cursor.next()?
+                } else {
+                    cursor.is_valid()
+                }
+            }
+        };
+        let types = column_types(&table, &columns);
+        Ok(TableScan {
+            table,
+            columns,
+            types,
+            cursor,
+            positioned,
+            upper,
+            empty,
+        })
+    }
+}
+
+impl Operator for TableScan {
+    fn next(&mut self, _ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if self.empty || !self.positioned {
+            return Ok(None);
+        }
+        let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
+        while self.positioned && batch.rows < BATCH_SIZE {
+            let row_id = self
+                .cursor
+                .row_id()
+                .ok_or_else(|| ExecError::internal("scan cursor lost its row"))?;
+            if let Some((end, inclusive)) = self.upper
+                && (row_id > end || (row_id == end && !inclusive))
+            {
+                self.positioned = false;
+                break;
+            }
+            read_row(&self.cursor, &self.table, &self.columns, &mut batch)?;
+            self.positioned = self.cursor.next()?;
+        }
+        Ok(Some(batch))
+    }
+}
+
+/// Encodes a bound's values as a key prefix of the index.
+fn bound_key(
+    bound: &RangeBound,
+    index: &IndexDef,
+    ctx: &ExecContext,
+) -> ExecResult<Option<(Vec<u8>, bool, bool)>> {
+    let (exprs, inclusive) = match bound {
+        RangeBound::Unbounded => return Ok(None),
+        RangeBound::Included(exprs) => (exprs, true),
+        RangeBound::Excluded(exprs) => (exprs, false),
+    };
+    let mut key = Vec::new();
+    let mut has_null = false;
+    for (expr, (_, order)) in exprs.iter().zip(&index.columns) {
+        let value = eval::evaluate_scalar(expr, ctx)?;
+        has_null |= value.is_null();
+        keys::encode_value(&key_value(&value), *order, &mut key);
+    }
+    Ok(Some((key, inclusive, has_null)))
+}
+
+/// A value as an index key column.
+pub fn key_value(value: &Value) -> KeyValue<'_> {
+    match value {
+        Value::Null => KeyValue::Null,
+        Value::Boolean(v) => KeyValue::Boolean(*v),
+        Value::Integer(v) => KeyValue::Integer(*v),
+        Value::Real(v) => KeyValue::Real(*v),
+        Value::Text(v) => KeyValue::Text(v),
+        Value::Blob(v) => KeyValue::Blob(v),
+        Value::Date(v) => KeyValue::Integer(i64::from(*v)),
+        Value::Timestamp(v) => KeyValue::Integer(*v),
+    }
+}
+
+/// Rows found through an index key range, in index order.
+#[derive(Debug)]
+pub struct IndexScan {
+    table: Arc<TableDef>,
+    columns: Vec<ScanColumn>,
+    types: Vec<DataType>,
+    index_cursor: IndexCursor<PageSource>,
+    table_cursor: TableCursor<PageSource>,
+    positioned: bool,
+    reverse: bool,
+    /// Stop before keys ≥ this (forward) or < this (reverse).
+    stop: Option<Vec<u8>>,
+}
+
+impl IndexScan {
+    pub fn new(
+        table: Arc<TableDef>,
+        index: Arc<IndexDef>,
+        columns: Vec<ScanColumn>,
+        lower: &RangeBound,
+        upper: &RangeBound,
+        reverse: bool,
+        ctx: &ExecContext,
+    ) -> ExecResult<IndexScan> {
+        let mut index_cursor = IndexTree::open(index.root).cursor(ctx.source.clone());
+        let table_cursor = TableTree::open(table.root).cursor(ctx.source.clone());
+        let lower = bound_key(lower, &index, ctx)?;
+        let upper = bound_key(upper, &index, ctx)?;
+        // A comparison with NULL is never true: such a range is empty.
+        let empty = lower.as_ref().is_some_and(|b| b.2) || upper.as_ref().is_some_and(|b| b.2);
+        // Entries are `prefix ‖ rest`: an inclusive bound covers every entry starting with the
+        // prefix, so it extends to the prefix's successor.
+        let start = lower.map(|(key, inclusive, _)| {
+            if inclusive {
+                Some(key)
+            } else {
+                keys::prefix_successor(&key)
+            }
+        });
+        let end = upper.map(|(key, inclusive, _)| {
+            if inclusive {
+                keys::prefix_successor(&key)
+            } else {
+                Some(key)
+            }
+        });
+        let (positioned, stop) = if empty {
+            (false, None)
+        } else if !reverse {
+            let positioned = match &start {
+                None => index_cursor.first()?,
+                Some(Some(start)) => {
+                    index_cursor.seek_ge(start)?;
+                    index_cursor.is_valid()
+                }
+                Some(None) => false,
+            };
+            (positioned, end.flatten())
+        } else {
+            let positioned = match &end {
+                None | Some(None) => index_cursor.last()?,
+                Some(Some(end)) => index_cursor.seek_lt(end)?,
+            };
+            (positioned, start.flatten())
+        };
+        let types = column_types(&table, &columns);
+        Ok(IndexScan {
+            table,
+            columns,
+            types,
+            index_cursor,
+            table_cursor,
+            positioned,
+            reverse,
+            stop,
+        })
+    }
+}
+
+impl Operator for IndexScan {
+    fn next(&mut self, _ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if !self.positioned {
+            return Ok(None);
+        }
+        let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
+        while self.positioned && batch.rows < BATCH_SIZE {
+            let key = self.index_cursor.key();
+            if let Some(stop) = &self.stop {
+                let past = if self.reverse {
+                    key < stop.as_slice()
+                } else {
+                    key >= stop.as_slice()
+                };
+                if past {
+                    self.positioned = false;
+                    break;
+                }
+            }
+            let row_id =
+                keys::decode_row_id(key).map_err(|e| ExecError::new("XX001", e.to_string()))?;
+            if !self.table_cursor.seek_ge(row_id)? {
+                return Err(ExecError::new(
+                    "XX001",
+                    format!(
+                        "index of table {} points at missing row {row_id}",
+                        self.table.name
+                    ),
+                ));
+            }
+            read_row(&self.table_cursor, &self.table, &self.columns, &mut batch)?;
+            self.positioned = if self.reverse {
+                self.index_cursor.prev()?
+            } else {
+                self.index_cursor.next()?
+            };
+        }
+        Ok(Some(batch))
+    }
+}

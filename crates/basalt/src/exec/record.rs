@@ -1,0 +1,60 @@
+//! Conversion between SQL values and the cells of a table tree's rows.
+//!
+//! A table row is one cell per physical slot (see `catalog::TableDef::slot_count`); each
+//! column's value is stored in its slot as the catalog's storage kind says: INTEGER as the
+//! i64's bits, REAL as the f64's bits, DATE as the i32 sign-extended, TIMESTAMP as the i64,
+//! BOOLEAN as one byte, TEXT as UTF-8 bytes, BLOB as bytes. Slots of dropped columns hold
+//! NULL.
+
+use crate::catalog::TableDef;
+use crate::storage::btree::{CellValue, Value as StoredValue};
+use crate::storage::{Result, StorageError};
+use crate::types::{DataType, Value};
+
+/// The cells of one row: `values` are the table's columns in table order, already of the
+/// columns' types (or NULL).
+pub fn row_to_cells<'a>(table: &TableDef, values: &'a [Value]) -> Vec<CellValue<'a>> {
+    let mut cells = vec![CellValue::Null; table.slot_count];
+    for (column, value) in table.columns.iter().zip(values) {
+        if let Some(cell) = cells.get_mut(column.slot) {
+            *cell = value_to_cell(value);
+        }
+    }
+    cells
+}
+
+/// One value as a cell.
+pub fn value_to_cell(value: &Value) -> CellValue<'_> {
+    match value {
+        Value::Null => CellValue::Null,
+        Value::Boolean(v) => CellValue::Fixed(u64::from(*v)),
+        Value::Integer(v) => CellValue::Fixed(*v as u64),
+        Value::Real(v) => CellValue::Fixed(v.to_bits()),
+        Value::Date(v) => CellValue::Fixed(i64::from(*v) as u64),
+        Value::Timestamp(v) => CellValue::Fixed(*v as u64),
+        Value::Text(v) => CellValue::Var(v.as_bytes()),
+        Value::Blob(v) => CellValue::Var(v),
+    }
+}
+
+/// Decodes a stored value of a column of type `data_type`.
+pub fn stored_to_value(stored: StoredValue<'_>, data_type: DataType) -> Result<Value> {
+    Ok(match (stored, data_type) {
+        (StoredValue::Null, _) => Value::Null,
+        (StoredValue::Fixed(bits), DataType::Boolean) => Value::Boolean(bits & 0xFF != 0),
+        (StoredValue::Fixed(bits), DataType::Integer) => Value::Integer(bits as i64),
+        (StoredValue::Fixed(bits), DataType::Real) => Value::Real(f64::from_bits(bits)),
+        (StoredValue::Fixed(bits), DataType::Date) => Value::Date(bits as i64 as i32),
+        (StoredValue::Fixed(bits), DataType::Timestamp) => Value::Timestamp(bits as i64),
+        (StoredValue::Bytes(bytes), DataType::Text) => Value::Text(
+            String::from_utf8(bytes.into_owned())
+                .map_err(|_| StorageError::corrupt("stored text is not UTF-8"))?,
+        ),
+        (StoredValue::Bytes(bytes), DataType::Blob) => Value::Blob(bytes.into_owned()),
+        (stored, data_type) => {
+            return Err(StorageError::corrupt(format!(
+                "stored value {stored:?} does not fit a {data_type} column"
+            )));
+        }
+    })
+}

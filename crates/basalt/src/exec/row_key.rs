@@ -1,0 +1,52 @@
+//! Row keys: one byte string per row, for sorting, grouping, DISTINCT, joins and set
+//! operations.
+//!
+//! The storage layer's memcomparable encoding (`storage::keys`) already gives SQL order
+//! under `memcmp`, with ASC/DESC and NULLS FIRST/LAST, and one canonical encoding per value
+//! (−0.0 is 0.0, one NaN). So sorting rows is sorting their encoded keys, and two rows are
+//! equal for GROUP BY / DISTINCT / UNION (NULLs equal to each other) exactly when their
+//! ascending encodings are equal.
+
+use crate::storage::keys::{self, KeyOrder, KeyValue};
+
+use super::vector::{Vector, VectorData};
+
+/// Appends the encoding of row `row` of `vector` under `order`.
+pub fn encode_cell(vector: &Vector, row: usize, order: KeyOrder, out: &mut Vec<u8>) {
+    if vector.is_null(row) {
+        keys::encode_value(&KeyValue::Null, order, out);
+        return;
+    }
+    let value = match &vector.data {
+        VectorData::Null(_) => KeyValue::Null,
+        VectorData::Boolean(values) => {
+            KeyValue::Boolean(values.get(row).copied().unwrap_or_default())
+        }
+        VectorData::Integer(values) => {
+            KeyValue::Integer(values.get(row).copied().unwrap_or_default())
+        }
+        VectorData::Real(values) => KeyValue::Real(values.get(row).copied().unwrap_or_default()),
+        VectorData::Text(values) => KeyValue::Text(values.get_str(row)),
+        VectorData::Blob(values) => KeyValue::Blob(values.get(row)),
+        VectorData::Date(values) => {
+            KeyValue::Integer(i64::from(values.get(row).copied().unwrap_or_default()))
+        }
+        VectorData::Timestamp(values) => {
+            KeyValue::Integer(values.get(row).copied().unwrap_or_default())
+        }
+    };
+    keys::encode_value(&value, order, out);
+}
+
+/// The key of row `row` over `columns`, each ascending (for equality and hashing).
+pub fn equality_key(columns: &[&Vector], row: usize, out: &mut Vec<u8>) {
+    out.clear();
+    for column in columns {
+        encode_cell(column, row, KeyOrder::ASC, out);
+    }
+}
+
+/// Whether row `row` has a NULL in any of `columns` (such keys never join).
+pub fn any_null(columns: &[&Vector], row: usize) -> bool {
+    columns.iter().any(|column| column.is_null(row))
+}

@@ -1,0 +1,185 @@
+//! [`TypeError`]: everything that can go wrong while casting, comparing, computing on, or
+//! calling a function with SQL values.
+//!
+//! Every variant maps to the PostgreSQL SQLSTATE a client would see for the same mistake
+//! ([`TypeError::code`]), so the wire layer can report errors the way PostgreSQL drivers
+//! expect. Messages follow PostgreSQL's wording where one exists.
+
+use super::DataType;
+
+/// An error from the value semantics in [`crate::types`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TypeError {
+    /// A computation left the range of its result type (22003), e.g. `i64::MAX + 1`.
+    #[error("{type_name} out of range")]
+    NumericOutOfRange {
+        /// The SQL name of the overflowing type (`integer`, `real`).
+        type_name: &'static str,
+    },
+    /// Parsed text names a number outside the range of the target type (22003).
+    #[error("value \"{text}\" is out of range for type {type_name}")]
+    ValueOutOfRange {
+        /// The offending input.
+        text: String,
+        /// The SQL name of the target type.
+        type_name: &'static str,
+    },
+    /// Division or remainder by zero, for integers and reals alike (22012).
+    #[error("division by zero")]
+    DivisionByZero,
+    /// Text that does not spell a value of the target type (22P02).
+    #[error("invalid input syntax for type {type_name}: \"{text}\"")]
+    InvalidTextRepresentation {
+        /// The SQL name of the target type.
+        type_name: &'static str,
+        /// The offending input.
+        text: String,
+    },
+    /// Text that is not a date or timestamp in any accepted format (22007).
+    #[error("invalid input syntax for type {type_name}: \"{text}\"")]
+    InvalidDatetimeFormat {
+        /// `date` or `timestamp`.
+        type_name: &'static str,
+        /// The offending input.
+        text: String,
+    },
+    /// A well-formed date or time with a field out of range, e.g. `2023-02-29` (22008).
+    #[error("date/time field value out of range: \"{text}\"")]
+    DatetimeFieldOverflow {
+        /// The offending input.
+        text: String,
+    },
+    /// A date or timestamp computation left the representable range (22008).
+    #[error("{type_name} out of range")]
+    DatetimeOutOfRange {
+        /// `date` or `timestamp`.
+        type_name: &'static str,
+    },
+    /// Text longer than a `VARCHAR(n)` / `CHAR(n)` column allows (22001).
+    #[error("value too long for type character varying({max})")]
+    StringTooLong {
+        /// The declared maximum length in characters.
+        max: usize,
+    },
+    /// A function argument with a value the function does not accept (22023).
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// A negative length passed to `substr` (22011).
+    #[error("negative substring length not allowed")]
+    NegativeSubstringLength,
+    /// A logarithm of zero or a negative number (2201E).
+    #[error("{0}")]
+    InvalidLogarithmArgument(&'static str),
+    /// `sqrt` of a negative number, or `power` without a real result (2201F).
+    #[error("{0}")]
+    InvalidPowerArgument(&'static str),
+    /// A LIKE pattern ending in its escape character (22025).
+    #[error("LIKE pattern must not end with escape character")]
+    InvalidEscapeSequence,
+    /// A result larger than Basalt allows for one value (54000).
+    #[error("{0}")]
+    ProgramLimitExceeded(&'static str),
+    /// An expression of the wrong type where a specific type is required (42804).
+    #[error("{0}")]
+    DatatypeMismatch(String),
+    /// No function with this name accepts these argument types (42883).
+    #[error("function {name}({}) does not exist", type_list(.args))]
+    UndefinedFunction {
+        /// The function name as called.
+        name: String,
+        /// The argument types it was called with.
+        args: Vec<DataType>,
+    },
+    /// No operator accepts these operand types (42883), e.g. `integer + text`.
+    #[error("operator does not exist: {}", operator_signature(.op, .left, .right))]
+    UndefinedOperator {
+        /// The operator's spelling (`+`, `||`, ...).
+        op: &'static str,
+        /// The left operand's type, absent for prefix operators.
+        left: Option<DataType>,
+        /// The right (or only) operand's type.
+        right: DataType,
+    },
+    /// Two values whose types have no comparison between them (42883).
+    #[error("cannot compare {left} with {right}")]
+    Incomparable {
+        /// The left value's type.
+        left: DataType,
+        /// The right value's type.
+        right: DataType,
+    },
+    /// No cast exists between the two types (42846).
+    #[error("cannot cast type {from} to {to}")]
+    CannotCoerce {
+        /// The source type.
+        from: DataType,
+        /// The target type.
+        to: DataType,
+    },
+}
+
+impl TypeError {
+    /// The PostgreSQL SQLSTATE for this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TypeError::NumericOutOfRange { .. } | TypeError::ValueOutOfRange { .. } => "22003",
+            TypeError::DivisionByZero => "22012",
+            TypeError::InvalidTextRepresentation { .. } => "22P02",
+            TypeError::InvalidDatetimeFormat { .. } => "22007",
+            TypeError::DatetimeFieldOverflow { .. } | TypeError::DatetimeOutOfRange { .. } => {
+                "22008"
+            }
+            TypeError::StringTooLong { .. } => "22001",
+            TypeError::InvalidArgument(_) => "22023",
+            TypeError::NegativeSubstringLength => "22011",
+            TypeError::InvalidLogarithmArgument(_) => "2201E",
+            TypeError::InvalidPowerArgument(_) => "2201F",
+            TypeError::InvalidEscapeSequence => "22025",
+            TypeError::ProgramLimitExceeded(_) => "54000",
+            TypeError::DatatypeMismatch(_) => "42804",
+            TypeError::UndefinedFunction { .. }
+            | TypeError::UndefinedOperator { .. }
+            | TypeError::Incomparable { .. } => "42883",
+            TypeError::CannotCoerce { .. } => "42846",
+        }
+    }
+
+    /// Shorthand for [`TypeError::UndefinedFunction`] from a call's argument values.
+    pub(crate) fn undefined_function(name: &str, args: &[super::Value]) -> TypeError {
+        TypeError::UndefinedFunction {
+            name: name.to_owned(),
+            args: args.iter().map(super::Value::data_type).collect(),
+        }
+    }
+
+    /// Shorthand for [`TypeError::UndefinedFunction`] from argument types.
+    pub(crate) fn undefined_signature(name: &str, args: &[DataType]) -> TypeError {
+        TypeError::UndefinedFunction {
+            name: name.to_owned(),
+            args: args.to_vec(),
+        }
+    }
+
+    /// Integer overflow (`integer out of range`).
+    pub(crate) fn integer_overflow() -> TypeError {
+        TypeError::NumericOutOfRange {
+            type_name: "integer",
+        }
+    }
+
+    /// Real overflow or underflow (`real out of range`).
+    pub(crate) fn real_overflow() -> TypeError {
+        TypeError::NumericOutOfRange { type_name: "real" }
+    }
+}
+
+fn type_list(args: &[DataType]) -> String {
+    args.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+}
+
+fn operator_signature(op: &str, left: &Option<DataType>, right: &DataType) -> String {
+    match left {
+        Some(left) => format!("{left} {op} {right}"),
+        None => format!("{op} {right}"),
+    }
+}
