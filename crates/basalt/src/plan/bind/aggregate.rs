@@ -140,7 +140,7 @@ impl Binder<'_> {
         let (function, data_type) = match (name, args.len()) {
             ("count", 1) => (AggregateFunction::Count, DataType::Integer),
             ("sum" | "avg" | "total", 1) => {
-                let arg = self.resolve_untyped(args.remove(0), asts[0], DataType::Integer)?;
+                let arg = self.type_if_untyped(args.remove(0), asts[0], DataType::Integer)?;
                 let input = match arg.data_type() {
                     DataType::Integer | DataType::Null => DataType::Integer,
                     DataType::Boolean => DataType::Integer,
@@ -205,6 +205,21 @@ impl Binder<'_> {
             filter,
             data_type,
         })
+    }
+}
+
+/// The output column name of an aggregate (PostgreSQL names it after the function).
+pub(super) fn aggregate_name(function: AggregateFunction) -> &'static str {
+    match function {
+        AggregateFunction::CountStar | AggregateFunction::Count => "count",
+        AggregateFunction::Sum => "sum",
+        AggregateFunction::Total => "total",
+        AggregateFunction::Avg => "avg",
+        AggregateFunction::Min => "min",
+        AggregateFunction::Max => "max",
+        AggregateFunction::StringAgg => "string_agg",
+        AggregateFunction::BoolAnd => "bool_and",
+        AggregateFunction::BoolOr => "bool_or",
     }
 }
 

@@ -55,7 +55,7 @@ impl Binder<'_> {
         let Some(def) = table.columns.get(column) else {
             return Err(BindError::syntax("assignment to an unknown column"));
         };
-        let bound = self.resolve_untyped(bound, ast, def.data_type)?;
+        let bound = self.type_if_untyped(bound, ast, def.data_type)?;
         let from = bound.data_type();
         if !assignable(from, def.data_type) {
             return Err(BindError::mismatch(format!(

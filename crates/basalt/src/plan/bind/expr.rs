@@ -385,6 +385,21 @@ impl Binder<'_> {
         })
     }
 
+    /// Gives an untyped operand the type `to`; a typed operand is returned unchanged (the
+    /// caller checks it).
+    pub(super) fn type_if_untyped(
+        &mut self,
+        bound: Expr,
+        ast: &ast::Expr,
+        to: DataType,
+    ) -> Result<Expr, BindError> {
+        if is_untyped(ast) {
+            self.resolve_untyped(bound, ast, to)
+        } else {
+            Ok(bound)
+        }
+    }
+
     /// Binds a condition: a boolean (or, leniently as SQLite does, an integer or NULL).
     pub(super) fn bind_boolean(
         &mut self,
@@ -604,14 +619,14 @@ impl Binder<'_> {
             if right_type == DataType::Date && op == BinaryOp::Subtract {
                 return Ok(binary(op, left_bound, right_bound, DataType::Integer));
             }
-            let right_bound = self.resolve_untyped(right_bound, right, DataType::Integer)?;
+            let right_bound = self.type_if_untyped(right_bound, right, DataType::Integer)?;
             if right_bound.data_type() == DataType::Integer {
                 return Ok(binary(op, left_bound, right_bound, DataType::Date));
             }
             return Err(undefined());
         }
         if right_type == DataType::Date && op == BinaryOp::Add {
-            let left_bound = self.resolve_untyped(left_bound, left, DataType::Integer)?;
+            let left_bound = self.type_if_untyped(left_bound, left, DataType::Integer)?;
             if left_bound.data_type() == DataType::Integer {
                 return Ok(binary(op, left_bound, right_bound, DataType::Date));
             }
@@ -663,7 +678,7 @@ impl Binder<'_> {
                     return Ok(Expr::literal(number_literal(&format!("-{text}"))?));
                 }
                 let bound = self.bind_expr(operand, scope)?;
-                let bound = self.resolve_untyped(bound, operand, DataType::Integer)?;
+                let bound = self.type_if_untyped(bound, operand, DataType::Integer)?;
                 let data_type = match bound.data_type() {
                     DataType::Integer | DataType::Null | DataType::Boolean => DataType::Integer,
                     DataType::Real if op != ast::UnaryOperator::BitwiseNot => DataType::Real,

@@ -158,18 +158,17 @@ impl<'a> Binder<'a> {
 
 /// Parses stored SQL (a view's query, a column default) back into an AST.
 fn parse_stored_query(sql: &str) -> Result<ast::Query, BindError> {
-    let dialect = sqlparser::dialect::PostgreSqlDialect {};
-    let statements = sqlparser::parser::Parser::parse_sql(&dialect, sql)
+    let statement = crate::sql::parse_one(sql)
         .map_err(|error| BindError::syntax(format!("stored query does not parse: {error}")))?;
-    match statements.as_slice() {
-        [ast::Statement::Query(query)] => Ok((**query).clone()),
+    match statement {
+        ast::Statement::Query(query) => Ok(*query),
         _ => Err(BindError::syntax("stored query is not a single query")),
     }
 }
 
 /// Parses a stored expression (a column default).
 fn parse_stored_expr(sql: &str) -> Result<ast::Expr, BindError> {
-    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let dialect = crate::sql::BasaltDialect::new();
     sqlparser::parser::Parser::new(&dialect)
         .try_with_sql(sql)
         .and_then(|mut parser| parser.parse_expr())
@@ -178,11 +177,7 @@ fn parse_stored_expr(sql: &str) -> Result<ast::Expr, BindError> {
 
 /// An identifier as a name: unquoted identifiers fold to lower case.
 fn ident_name(ident: &ast::Ident) -> String {
-    if ident.quote_style.is_some() {
-        ident.value.clone()
-    } else {
-        ident.value.to_lowercase()
-    }
+    crate::sql::normalize_ident(ident)
 }
 
 /// The last part of an object name (schema qualifiers like `main.` are ignored), folded.

@@ -308,7 +308,7 @@ impl Binder<'_> {
                 })
                 .collect();
             schema.extend(aggregates.iter().map(|call| OutputColumn {
-                name: format!("{:?}", call.function).to_lowercase(),
+                name: super::aggregate::aggregate_name(call.function).to_string(),
                 table: None,
                 data_type: call.data_type,
             }));
