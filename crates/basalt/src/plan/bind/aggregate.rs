@@ -187,7 +187,7 @@ impl Binder<'_> {
                 (AggregateFunction::StringAgg, DataType::Text)
             }
             ("bool_and" | "bool_or" | "every", 1) => {
-                let arg = self.to_boolean(args.remove(0), asts[0], name)?;
+                let arg = self.as_boolean(args.remove(0), asts[0], name)?;
                 args.insert(0, arg);
                 let function = if name == "bool_or" {
                     AggregateFunction::BoolOr

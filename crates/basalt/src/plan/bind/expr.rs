@@ -408,11 +408,11 @@ impl Binder<'_> {
         context: &str,
     ) -> Result<Expr, BindError> {
         let bound = self.bind_expr(expr, scope)?;
-        self.to_boolean(bound, expr, context)
+        self.as_boolean(bound, expr, context)
     }
 
     /// Converts a bound condition to boolean, 42804 when its type cannot be one.
-    pub(super) fn to_boolean(
+    pub(super) fn as_boolean(
         &mut self,
         bound: Expr,
         ast: &ast::Expr,
@@ -885,7 +885,7 @@ impl Binder<'_> {
             _ => {
                 let mut bound = Vec::with_capacity(whens.len());
                 for (when, ast) in whens.into_iter().zip(conditions) {
-                    bound.push(self.to_boolean(when, &ast.condition, "CASE/WHEN")?);
+                    bound.push(self.as_boolean(when, &ast.condition, "CASE/WHEN")?);
                 }
                 (None, bound)
             }

@@ -151,7 +151,7 @@ impl Binder<'_> {
                 else {
                     return Err(BindError::syntax("iif needs three arguments"));
                 };
-                let condition = self.to_boolean(condition, asts[0], "IIF")?;
+                let condition = self.as_boolean(condition, asts[0], "IIF")?;
                 let (mut results, data_type) =
                     self.unify_list(vec![(then, asts[1]), (otherwise, asts[2])], "IIF")?;
                 let otherwise = results.pop();

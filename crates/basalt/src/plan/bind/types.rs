@@ -86,7 +86,7 @@ pub(super) fn fold_cast(value: &Value, to: DataType) -> Option<Value> {
 
 /// Hex digits to bytes (an even number of them).
 pub(super) fn parse_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     (0..hex.len())
