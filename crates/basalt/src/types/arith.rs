@@ -78,8 +78,10 @@ pub fn divide(a: &Value, b: &Value) -> Result<Value, TypeError> {
         // Only i64::MIN / -1 overflows.
         (Value::Integer(x), Value::Integer(y)) => Value::Integer(checked(x.checked_div(*y))?),
         _ => match reals(a, b) {
-            Some((_, y)) if y == 0.0 => return Err(TypeError::DivisionByZero),
             Some((x, y)) => {
+                if y == 0.0 {
+                    return Err(TypeError::DivisionByZero);
+                }
                 let quotient = x / y;
                 if quotient.is_infinite() && !x.is_infinite() {
                     return Err(TypeError::real_overflow());
@@ -105,8 +107,12 @@ pub fn remainder(a: &Value, b: &Value) -> Result<Value, TypeError> {
         // i64::MIN % -1 is 0 mathematically; wrapping_rem gives exactly that.
         (Value::Integer(x), Value::Integer(y)) => Value::Integer(x.wrapping_rem(*y)),
         _ => match reals(a, b) {
-            Some((_, y)) if y == 0.0 => return Err(TypeError::DivisionByZero),
-            Some((x, y)) => Value::Real(x % y),
+            Some((x, y)) => {
+                if y == 0.0 {
+                    return Err(TypeError::DivisionByZero);
+                }
+                Value::Real(x % y)
+            }
             None => return Err(undefined("%", a, b)),
         },
     })
@@ -309,6 +315,13 @@ mod tests {
     use super::*;
 
     type BinOp = fn(&Value, &Value) -> Result<Value, TypeError>;
+    type Case = (
+        &'static str,
+        BinOp,
+        Value,
+        Value,
+        Result<Value, &'static str>,
+    );
 
     fn i(x: i64) -> Value {
         Value::Integer(x)
@@ -322,7 +335,7 @@ mod tests {
 
     #[test]
     fn binary_operators() {
-        let cases: Vec<(&str, BinOp, Value, Value, Result<Value, &str>)> = vec![
+        let cases: Vec<Case> = vec![
             ("+", add, i(1), i(2), Ok(i(3))),
             ("+", add, i(i64::MAX), i(1), Err("22003")),
             ("+", add, i(1), r(0.5), Ok(r(1.5))),

@@ -123,7 +123,7 @@ pub(crate) fn real_to_integer(r: f64) -> Result<i64, TypeError> {
     // i64 covers [-2^63, 2^63); both bounds are exact doubles.
     const LOW: f64 = -9_223_372_036_854_775_808.0;
     const HIGH: f64 = 9_223_372_036_854_775_808.0;
-    if rounded >= LOW && rounded < HIGH {
+    if (LOW..HIGH).contains(&rounded) {
         Ok(rounded as i64)
     } else {
         Err(TypeError::integer_overflow())
@@ -299,12 +299,17 @@ mod tests {
             ),
             (Value::Real(-0.5), DataType::Integer, Ok(Value::Integer(-1))),
             (
-                Value::Real(9.2233720368547748e18),
+                Value::Real(9_223_372_036_854_775_808.0),
                 DataType::Integer,
                 Err("22003"),
             ),
             (
-                Value::Real(-9.223372036854775808e18),
+                Value::Real(9_223_372_036_854_774_784.0),
+                DataType::Integer,
+                Ok(Value::Integer(9_223_372_036_854_774_784)),
+            ),
+            (
+                Value::Real(-9_223_372_036_854_775_808.0),
                 DataType::Integer,
                 Ok(Value::Integer(i64::MIN)),
             ),
@@ -525,6 +530,41 @@ mod tests {
             } else {
                 let date = got.unwrap();
                 assert_eq!(date.to_string(), s);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_date_round_trips(days in proptest::prelude::any::<i32>()) {
+            let value = Value::Date(days);
+            let as_text = cast(&value, DataType::Text).unwrap();
+            proptest::prop_assert_eq!(cast(&as_text, DataType::Date), Ok(value));
+        }
+
+        #[test]
+        fn every_timestamp_round_trips(micros in proptest::prelude::any::<i64>()) {
+            let value = Value::Timestamp(micros);
+            let as_text = cast(&value, DataType::Text).unwrap();
+            proptest::prop_assert_eq!(cast(&as_text, DataType::Timestamp), Ok(value));
+        }
+
+        #[test]
+        fn every_real_round_trips(x in proptest::prelude::any::<f64>()) {
+            let as_text = cast(&Value::Real(x), DataType::Text).unwrap();
+            match cast(&as_text, DataType::Real) {
+                Ok(Value::Real(y)) => proptest::prop_assert!(
+                    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+                ),
+                other => proptest::prop_assert!(false, "{:?} -> {:?}", as_text, other),
+            }
+        }
+
+        #[test]
+        fn text_never_panics(s in ".{0,12}") {
+            for to in [DataType::Integer, DataType::Real, DataType::Boolean, DataType::Date,
+                       DataType::Timestamp, DataType::Blob] {
+                let _ = cast(&Value::Text(s.clone()), to);
             }
         }
     }

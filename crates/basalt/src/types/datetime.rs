@@ -2,8 +2,9 @@
 //!
 //! A DATE is days since 1970-01-01 and a TIMESTAMP microseconds since 1970-01-01 00:00:00,
 //! both in the proleptic Gregorian calendar without time zone (see [`crate::types`]). This
-//! module converts between those counts and calendar fields; [`super::cast`] uses it for text
-//! conversion and the date/time scalar functions use it for `date_part` and `date_trunc`.
+//! module converts between those counts and calendar fields; [`super::cast`](mod@super::cast)
+//! uses it for text conversion and the date/time scalar functions for `date_part` and
+//! `date_trunc`.
 //!
 //! Everything is total: out-of-range inputs produce [`TypeError`]s, never panics. Calendar
 //! math is done in `i64`/`i128` so that every `i32` day count and every `i64` microsecond

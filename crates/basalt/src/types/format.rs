@@ -7,7 +7,8 @@
 //!   as the same double, in positional form for decimal exponents -4..=14 and otherwise as
 //!   `1.5e+20` / `1e-05`; `Infinity`, `-Infinity`, `NaN`, and `-0` for negative zero;
 //! * booleans as `true` / `false` (PostgreSQL's `boolout` and psql show `t` / `f`; Basalt's
-//!   text form is the spelled-out word, which also reads back through [`super::cast`]);
+//!   text form is the spelled-out word, which also reads back through
+//!   [`super::cast`](mod@super::cast));
 //! * text as is; blobs in PostgreSQL's `\x` hex form with lower-case digits;
 //! * dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]` (see [`super::datetime`]);
 //! * NULL as the empty string (callers that must distinguish NULL check for it first).

@@ -20,8 +20,8 @@
 
 //!
 //! The single-value semantics live here, for the binder and the executor to call:
-//! * [`cast`]: explicit casts, and the implicit/assignment cast and common-type rules;
-//! * [`compare`]: SQL comparison, the total sort order, grouping equality and hashing;
+//! * [`cast`](mod@cast): explicit casts, and the implicit/assignment cast and common-type rules;
+//! * [`compare`](mod@compare): SQL comparison, the total sort order, grouping equality and hashing;
 //! * [`arith`]: arithmetic, `||`, bitwise operators;
 //! * [`pattern`]: LIKE / ILIKE / GLOB;
 //! * [`functions`]: the scalar function registry;

@@ -250,10 +250,18 @@ fn match_tokens(tokens: &[Token], text: &[char]) -> bool {
 mod tests {
     use super::*;
 
+    type Case = (
+        &'static str,
+        &'static str,
+        Option<char>,
+        bool,
+        Result<bool, &'static str>,
+    );
+
     #[test]
     fn like_cases() {
         let bs = Some('\\');
-        let cases: Vec<(&str, &str, Option<char>, bool, Result<bool, &str>)> = vec![
+        let cases: Vec<Case> = vec![
             ("abc", "abc", bs, false, Ok(true)),
             ("abc", "ab", bs, false, Ok(false)),
             ("abc", "a%", bs, false, Ok(true)),
@@ -284,10 +292,12 @@ mod tests {
             ("50%", "50#%", Some('#'), false, Ok(true)),
             ("abc", "ab\\", bs, false, Err("22025")),
             ("abc", "ab#", Some('#'), false, Err("22025")),
-            ("aXb", "aXXb", Some('X'), true, Ok(false)),
+            ("aXb", "aXXb", Some('X'), true, Ok(true)),
+            ("aYb", "aXXb", Some('X'), true, Ok(false)),
             ("axb", "aXxb", Some('X'), true, Ok(true)),
             ("mississippi", "%iss%ppi", bs, false, Ok(true)),
-            ("mississippi", "m%s%s%s%", bs, false, Ok(false)),
+            ("mississippi", "m%s%s%s%s%", bs, false, Ok(true)),
+            ("mississippi", "m%s%s%s%s%s%", bs, false, Ok(false)),
             ("mississippi", "m%ss%ss%", bs, false, Ok(true)),
             ("aaa", "%a%a%a%a", bs, false, Ok(false)),
         ];
@@ -348,6 +358,32 @@ mod tests {
         ];
         for (text, pattern, expected) in cases {
             assert_eq!(glob(text, pattern), expected, "{text:?} GLOB {pattern:?}");
+        }
+    }
+
+    /// A straightforward recursive LIKE matcher (exponential, for small inputs only).
+    fn naive_like(text: &[char], pattern: &[char]) -> bool {
+        match pattern.split_first() {
+            None => text.is_empty(),
+            Some(('%', rest)) => (0..=text.len()).any(|i| naive_like(&text[i..], rest)),
+            Some(('_', rest)) => !text.is_empty() && naive_like(&text[1..], rest),
+            Some((c, rest)) => text.first() == Some(c) && naive_like(&text[1..], rest),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn like_agrees_with_naive_matcher(text in "[ab]{0,8}", pattern in "[ab%_]{0,6}") {
+            let t: Vec<char> = text.chars().collect();
+            let p: Vec<char> = pattern.chars().collect();
+            proptest::prop_assert_eq!(like(&text, &pattern, None, false), Ok(naive_like(&t, &p)));
+        }
+
+        #[test]
+        fn glob_agrees_with_like(text in "[ab]{0,8}", pattern in "[ab*?]{0,6}") {
+            let as_like = pattern.replace('*', "%").replace('?', "_");
+            let expected = like(&text, &as_like, None, false);
+            proptest::prop_assert_eq!(Ok(glob(&text, &pattern)), expected);
         }
     }
 

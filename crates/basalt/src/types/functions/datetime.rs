@@ -15,38 +15,24 @@ use crate::types::datetime::{
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
-    strict("date_part", date_part_type, date_part),
-    strict("extract", date_part_type, date_part),
-    strict("date_trunc", date_trunc_type, date_trunc),
-    strict("make_date", make_date_type, make_date),
+    function!("date_part", date_part_type, date_part),
+    function!("extract", date_part_type, date_part),
+    function!("date_trunc", date_trunc_type, date_trunc),
+    function!("make_date", make_date_type, make_date),
 ];
 
-const fn strict(
-    name: &'static str,
-    return_type: fn(&[DataType]) -> Result<DataType, TypeError>,
-    call: fn(&[Value]) -> Result<Value, TypeError>,
-) -> ScalarFunction {
-    ScalarFunction {
-        name,
-        return_type,
-        call,
-        volatile: false,
-        strict: true,
-    }
-}
-
-fn date_part_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("date_part", args, &[Param::Text, Param::Temporal], &[])?;
+fn date_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Temporal], &[])?;
     Ok(DataType::Real)
 }
 
-fn date_trunc_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("date_trunc", args, &[Param::Text, Param::Temporal], &[])?;
+fn date_trunc_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Temporal], &[])?;
     Ok(DataType::Timestamp)
 }
 
-fn make_date_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("make_date", args, &[Param::Integer; 3], &[])?;
+fn make_date_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Integer; 3], &[])?;
     Ok(DataType::Date)
 }
 
@@ -308,10 +294,7 @@ mod tests {
             call("date_part", &[t("year"), Value::Null]),
             Ok(Value::Null)
         );
-        assert_eq!(
-            call("date_part", &[t("year"), i(1)]).map_err(|e| e),
-            Err("42883")
-        );
+        assert_eq!(call("date_part", &[t("year"), i(1)]), Err("42883"));
         // Extremes do not panic.
         for source in [
             Value::Date(i32::MIN),

@@ -22,56 +22,36 @@ use crate::types::format::shortest_digits;
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
-    strict("abs", same_numeric_1, abs),
-    strict("sign", same_numeric_1, sign),
-    strict("round", round_type, round),
-    strict("ceil", same_numeric_1, ceil),
-    strict("ceiling", same_numeric_1, ceil),
-    strict("floor", same_numeric_1, floor),
-    strict("trunc", round_type, trunc),
-    strict("sqrt", real_1, sqrt),
-    strict("power", real_2, power),
-    strict("pow", real_2, power),
-    strict("exp", real_1, exp),
-    strict("ln", real_1, ln),
-    strict("log", real_1_or_2, log),
-    strict("log10", real_1, log10),
-    strict("mod", mod_type, modulo),
-    strict("pi", real_0, pi),
-    ScalarFunction {
-        name: "random",
-        return_type: real_0,
-        call: random,
-        volatile: true,
-        strict: true,
-    },
+    function!("abs", same_numeric_1, abs),
+    function!("sign", same_numeric_1, sign),
+    function!("round", round_type, round),
+    function!("ceil", same_numeric_1, ceil),
+    function!("ceiling", same_numeric_1, ceil),
+    function!("floor", same_numeric_1, floor),
+    function!("trunc", round_type, trunc),
+    function!("sqrt", real_1, sqrt),
+    function!("power", real_2, power),
+    function!("pow", real_2, power),
+    function!("exp", real_1, exp),
+    function!("ln", real_1, ln),
+    function!("log", real_1_or_2, log),
+    function!("log10", real_1, log10),
+    function!("mod", mod_type, modulo),
+    function!("pi", real_0, pi),
+    function!("random", real_0, random, strict: true, volatile: true),
 ];
-
-const fn strict(
-    name: &'static str,
-    return_type: fn(&[DataType]) -> Result<DataType, TypeError>,
-    call: fn(&[Value]) -> Result<Value, TypeError>,
-) -> ScalarFunction {
-    ScalarFunction {
-        name,
-        return_type,
-        call,
-        volatile: false,
-        strict: true,
-    }
-}
 
 // ---- return types ----
 
 /// One numeric argument; the result has its type. Used by abs, sign, ceil, floor.
-fn same_numeric_1(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("abs/sign/ceil/floor", args, &[Param::Number], &[])?;
+fn same_numeric_1(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number], &[])?;
     Ok(numeric_type(arg_type(args, 0)))
 }
 
 /// `round(x)` / `trunc(x)` keep x's type; with a digit count the result is real.
-fn round_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("round/trunc", args, &[Param::Number], &[Param::Integer])?;
+fn round_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number], &[Param::Integer])?;
     Ok(if args.len() == 2 {
         DataType::Real
     } else {
@@ -79,28 +59,28 @@ fn round_type(args: &[DataType]) -> Result<DataType, TypeError> {
     })
 }
 
-fn real_0(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("pi/random", args, &[], &[])?;
+fn real_0(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[], &[])?;
     Ok(DataType::Real)
 }
 
-fn real_1(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("sqrt/exp/ln/log10", args, &[Param::Number], &[])?;
+fn real_1(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number], &[])?;
     Ok(DataType::Real)
 }
 
-fn real_2(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("power", args, &[Param::Number, Param::Number], &[])?;
+fn real_2(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number, Param::Number], &[])?;
     Ok(DataType::Real)
 }
 
-fn real_1_or_2(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("log", args, &[Param::Number], &[Param::Number])?;
+fn real_1_or_2(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number], &[Param::Number])?;
     Ok(DataType::Real)
 }
 
-fn mod_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("mod", args, &[Param::Number, Param::Number], &[])?;
+fn mod_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number, Param::Number], &[])?;
     let both_integer = args.iter().all(|t| *t == DataType::Integer);
     Ok(if both_integer {
         DataType::Integer
@@ -358,7 +338,8 @@ fn pi(args: &[Value]) -> Result<Value, TypeError> {
 thread_local! {
     /// Per-thread state of the splitmix64 generator behind `random()`, seeded from the
     /// standard library's randomly keyed hasher (no extra dependency, no shared lock).
-    static RANDOM_STATE: Cell<u64> = Cell::new(RandomState::new().hash_one(std::thread::current().id()));
+    static RANDOM_STATE: Cell<u64> =
+        Cell::new(RandomState::new().hash_one(std::thread::current().id()));
 }
 
 /// A uniformly distributed real in [0, 1). Not cryptographic.

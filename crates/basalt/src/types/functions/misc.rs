@@ -14,35 +14,20 @@ use crate::types::format::upper_hex;
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
-    function("typeof", typeof_type, type_of, false),
-    function("ifnull", ifnull_type, ifnull, false),
-    function("nullif", nullif_type, nullif, false),
-    function("greatest", extreme_type, greatest, false),
-    function("least", extreme_type, least, false),
-    function("hex", hex_type, hex, true),
-    function("to_hex", to_hex_type, to_hex, true),
-    function("md5", md5_type, md5, true),
+    function!("typeof", typeof_type, type_of, strict: false, volatile: false),
+    function!("ifnull", ifnull_type, ifnull, strict: false, volatile: false),
+    function!("nullif", nullif_type, nullif, strict: false, volatile: false),
+    function!("greatest", extreme_type, greatest, strict: false, volatile: false),
+    function!("least", extreme_type, least, strict: false, volatile: false),
+    function!("hex", hex_type, hex, strict: true, volatile: false),
+    function!("to_hex", to_hex_type, to_hex, strict: true, volatile: false),
+    function!("md5", md5_type, md5, strict: true, volatile: false),
 ];
-
-const fn function(
-    name: &'static str,
-    return_type: fn(&[DataType]) -> Result<DataType, TypeError>,
-    call: fn(&[Value]) -> Result<Value, TypeError>,
-    strict: bool,
-) -> ScalarFunction {
-    ScalarFunction {
-        name,
-        return_type,
-        call,
-        volatile: false,
-        strict,
-    }
-}
 
 // ---- return types ----
 
-fn typeof_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("typeof", args, &[Param::Any], &[])?;
+fn typeof_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Any], &[])?;
     Ok(DataType::Text)
 }
 
@@ -55,37 +40,37 @@ fn unify(what: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     })
 }
 
-fn ifnull_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("ifnull", args, &[Param::Any, Param::Any], &[])?;
-    unify("IFNULL", args)
+fn ifnull_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Any, Param::Any], &[])?;
+    unify(name, args)
 }
 
-fn nullif_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("nullif", args, &[Param::Any, Param::Any], &[])?;
-    unify("NULLIF", args)?;
+fn nullif_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Any, Param::Any], &[])?;
+    unify(name, args)?;
     Ok(match args.first() {
         Some(DataType::Null) | None => args.get(1).copied().unwrap_or(DataType::Null),
         Some(t) => *t,
     })
 }
 
-fn extreme_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_variadic("greatest/least", args, 1, Param::Any)?;
-    unify("GREATEST/LEAST", args)
+fn extreme_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_variadic(name, args, 1, Param::Any)?;
+    unify(name, args)
 }
 
-fn hex_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("hex", args, &[Param::Any], &[])?;
+fn hex_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Any], &[])?;
     Ok(DataType::Text)
 }
 
-fn to_hex_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("to_hex", args, &[Param::Integer], &[])?;
+fn to_hex_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Integer], &[])?;
     Ok(DataType::Text)
 }
 
-fn md5_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("md5", args, &[Param::Bytes], &[])?;
+fn md5_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Bytes], &[])?;
     Ok(DataType::Text)
 }
 

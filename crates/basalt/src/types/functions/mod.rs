@@ -13,9 +13,44 @@
 //!
 //! `call` never panics: wrong argument counts or types (which the binder should have caught)
 //! are reported as [`TypeError::UndefinedFunction`]. Special forms with their own syntax or
-//! evaluation rules (`coalesce`, `nullif` in `CASE` form, `CASE`, `now()`) are not here;
-//! `now()`/`current_timestamp` read [`crate::types::current_timestamp_micros`] once per
-//! statement in the executor.
+//! evaluation rules (`coalesce`, which evaluates lazily, `CASE`, `now()`) are not here;
+//! `now()`/`current_timestamp`/`current_date` read
+//! [`crate::types::current_timestamp_micros`] once per statement in the executor.
+//!
+//! Argument types are checked strictly, as PostgreSQL resolves functions: text functions
+//! take text (`length(123)` is an error, unlike SQLite), numeric functions take integers or
+//! reals. NULL-typed (unknown) arguments are accepted anywhere.
+
+/// A registry entry: `function!("name", return_type_helper, call)` for a strict, stable
+/// function, or with `strict: bool, volatile: bool` spelled out. The return-type helper takes
+/// the function's name first so that its errors name the function as called.
+macro_rules! function {
+    ($name:literal, $return_type:path, $call:path) => {
+        function!($name, $return_type, $call, strict: true, volatile: false)
+    };
+    (
+        $name:literal,
+        $return_type:path,
+        $call:path,
+        strict: $strict:expr,
+        volatile: $volatile:expr
+    ) => {
+        $crate::types::functions::ScalarFunction {
+            name: $name,
+            return_type: {
+                fn return_type(
+                    args: &[$crate::types::DataType],
+                ) -> Result<$crate::types::DataType, $crate::types::TypeError> {
+                    $return_type($name, args)
+                }
+                return_type
+            },
+            call: $call,
+            volatile: $volatile,
+            strict: $strict,
+        }
+    };
+}
 
 mod datetime;
 mod math;

@@ -14,84 +14,58 @@ use crate::types::cast::text_form;
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
-    strict("length", bytes_to_int, length),
-    strict("char_length", text_to_int, char_length),
-    strict("character_length", text_to_int, char_length),
-    strict("octet_length", bytes_to_int, octet_length),
-    strict("lower", text_to_text, lower),
-    strict("upper", text_to_text, upper),
-    strict("initcap", text_to_text, initcap),
-    strict("reverse", text_to_text, reverse),
-    strict("substr", substr_type, substr),
-    strict("substring", substr_type, substr),
-    strict("trim", trim_type, btrim),
-    strict("btrim", trim_type, btrim),
-    strict("ltrim", trim_type, ltrim),
-    strict("rtrim", trim_type, rtrim),
-    strict("replace", replace_type, replace),
-    strict("repeat", text_int_to_text, repeat),
-    strict("position", text_text_to_int, strpos),
-    strict("strpos", text_text_to_int, strpos),
-    strict("instr", instr_type, instr),
-    strict("left", text_int_to_text, left),
-    strict("right", text_int_to_text, right),
-    strict("lpad", pad_type, lpad),
-    strict("rpad", pad_type, rpad),
-    strict("starts_with", starts_with_type, starts_with),
-    strict("split_part", split_part_type, split_part),
-    strict("chr", chr_type, chr),
-    strict("ascii", text_to_int, ascii),
-    ScalarFunction {
-        name: "concat",
-        return_type: concat_type,
-        call: concat,
-        volatile: false,
-        strict: false,
-    },
-    ScalarFunction {
-        name: "concat_ws",
-        return_type: concat_ws_type,
-        call: concat_ws,
-        volatile: false,
-        strict: false,
-    },
+    function!("length", bytes_to_int, length),
+    function!("char_length", text_to_int, char_length),
+    function!("character_length", text_to_int, char_length),
+    function!("octet_length", bytes_to_int, octet_length),
+    function!("lower", text_to_text, lower),
+    function!("upper", text_to_text, upper),
+    function!("initcap", text_to_text, initcap),
+    function!("reverse", text_to_text, reverse),
+    function!("substr", substr_type, substr),
+    function!("substring", substr_type, substr),
+    function!("trim", trim_type, btrim),
+    function!("btrim", trim_type, btrim),
+    function!("ltrim", trim_type, ltrim),
+    function!("rtrim", trim_type, rtrim),
+    function!("replace", replace_type, replace),
+    function!("repeat", text_int_to_text, repeat),
+    function!("position", text_text_to_int, strpos),
+    function!("strpos", text_text_to_int, strpos),
+    function!("instr", instr_type, instr),
+    function!("left", text_int_to_text, left),
+    function!("right", text_int_to_text, right),
+    function!("lpad", pad_type, lpad),
+    function!("rpad", pad_type, rpad),
+    function!("starts_with", starts_with_type, starts_with),
+    function!("split_part", split_part_type, split_part),
+    function!("chr", chr_type, chr),
+    function!("ascii", text_to_int, ascii),
+    function!("concat", concat_type, concat, strict: false, volatile: false),
+    function!("concat_ws", concat_ws_type, concat_ws, strict: false, volatile: false),
 ];
-
-const fn strict(
-    name: &'static str,
-    return_type: fn(&[DataType]) -> Result<DataType, TypeError>,
-    call: fn(&[Value]) -> Result<Value, TypeError>,
-) -> ScalarFunction {
-    ScalarFunction {
-        name,
-        return_type,
-        call,
-        volatile: false,
-        strict: true,
-    }
-}
 
 // ---- return types ----
 
-fn bytes_to_int(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("length", args, &[Param::Bytes], &[])?;
+fn bytes_to_int(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Bytes], &[])?;
     Ok(DataType::Integer)
 }
 
-fn text_to_int(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("char_length/ascii", args, &[Param::Text], &[])?;
+fn text_to_int(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[])?;
     Ok(DataType::Integer)
 }
 
-fn text_to_text(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("lower/upper/initcap/reverse", args, &[Param::Text], &[])?;
+fn text_to_text(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[])?;
     Ok(DataType::Text)
 }
 
 /// `substr(text|blob, integer[, integer])`, returning the first argument's type.
-fn substr_type(args: &[DataType]) -> Result<DataType, TypeError> {
+fn substr_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(
-        "substr",
+        name,
         args,
         &[Param::Bytes, Param::Integer],
         &[Param::Integer],
@@ -103,79 +77,59 @@ fn substr_type(args: &[DataType]) -> Result<DataType, TypeError> {
     })
 }
 
-fn trim_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("trim", args, &[Param::Text], &[Param::Text])?;
+fn trim_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[Param::Text])?;
     Ok(DataType::Text)
 }
 
-fn replace_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("replace", args, &[Param::Text; 3], &[])?;
+fn replace_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text; 3], &[])?;
     Ok(DataType::Text)
 }
 
-fn text_int_to_text(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(
-        "repeat/left/right",
-        args,
-        &[Param::Text, Param::Integer],
-        &[],
-    )?;
+fn text_int_to_text(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Integer], &[])?;
     Ok(DataType::Text)
 }
 
-fn text_text_to_int(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("strpos", args, &[Param::Text, Param::Text], &[])?;
+fn text_text_to_int(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Text], &[])?;
     Ok(DataType::Integer)
 }
 
-fn instr_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("instr", args, &[Param::Bytes, Param::Bytes], &[])?;
+fn instr_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Bytes, Param::Bytes], &[])?;
     Ok(DataType::Integer)
 }
 
-fn pad_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(
-        "lpad/rpad",
-        args,
-        &[Param::Text, Param::Integer],
-        &[Param::Text],
-    )?;
+fn pad_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Integer], &[Param::Text])?;
     Ok(DataType::Text)
 }
 
-fn starts_with_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("starts_with", args, &[Param::Text, Param::Text], &[])?;
+fn starts_with_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Text], &[])?;
     Ok(DataType::Boolean)
 }
 
-fn split_part_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(
-        "split_part",
-        args,
-        &[Param::Text, Param::Text, Param::Integer],
-        &[],
-    )?;
+fn split_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Text, Param::Integer], &[])?;
     Ok(DataType::Text)
 }
 
-fn chr_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args("chr", args, &[Param::Integer], &[])?;
+fn chr_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Integer], &[])?;
     Ok(DataType::Text)
 }
 
-fn concat_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_variadic("concat", args, 1, Param::Any)?;
+fn concat_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_variadic(name, args, 1, Param::Any)?;
     Ok(DataType::Text)
 }
 
-fn concat_ws_type(args: &[DataType]) -> Result<DataType, TypeError> {
-    check_variadic("concat_ws", args, 1, Param::Any)?;
-    check_args(
-        "concat_ws",
-        args.get(..1).unwrap_or(&[]),
-        &[Param::Text],
-        &[],
-    )?;
+fn concat_ws_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_variadic(name, args, 1, Param::Any)?;
+    check_args(name, args.get(..1).unwrap_or(&[]), &[Param::Text], &[])?;
     Ok(DataType::Text)
 }
 
