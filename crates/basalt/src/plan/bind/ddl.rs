@@ -180,7 +180,9 @@ impl Binder<'_> {
             unique_constraints.push(primary_key.clone());
         }
         for unique in constraints.unique {
-            if !(unique_constraints.contains(&unique) || row_id_column.is_some() && unique == primary_key) {
+            if !(unique_constraints.contains(&unique)
+                || row_id_column.is_some() && unique == primary_key)
+            {
                 unique_constraints.push(unique);
             }
         }

@@ -9,8 +9,10 @@
 //! the sqllogictest corpus uses accepted; errors carry PostgreSQL's SQLSTATEs
 //! ([`BindError`]). The binder never panics, whatever the input.
 //!
-//! Layout: [`scope`] (name resolution), [`expr`] (scalar expressions), [`aggregate`]
-//! (aggregate calls and the rewrite over an Aggregate node), [`select`] (queries), [`from`]
+//! Layout: [`scope`] (name resolution), [`expr`], [`predicate`] and [`function`] (scalar
+//! expressions), [`aggregate`]
+//! (aggregate calls and the rewrite over an Aggregate node), [`select`] and [`query`]
+//! (queries), [`from`]
 //! (FROM items and joins), [`dml`], [`ddl`], and [`types`] (type rules and functions).
 
 mod aggregate;
@@ -20,6 +22,8 @@ mod error;
 mod expr;
 mod from;
 mod function;
+mod predicate;
+mod query;
 mod scope;
 mod select;
 #[cfg(test)]
