@@ -14,6 +14,7 @@
 //! * An [`PlanKind::Aggregate`] node produces the GROUP BY keys, then one column per
 //!   aggregate call; expressions above it refer to those columns.
 
+pub mod bind;
 pub mod ddl;
 pub mod expr;
 

@@ -1,0 +1,509 @@
+//! Aggregate calls and grouping: collecting the aggregate calls of a query level, and
+//! rewriting expressions bound over the FROM row into expressions over the Aggregate node's
+//! output (group keys, then aggregates), as PostgreSQL's grouping rules require.
+//!
+//! While a query level's SELECT list, HAVING and ORDER BY are bound, each aggregate call is
+//! appended to the level's [`AggregateContext::Collecting`] list and stands in the bound
+//! expression as a *marker* column (`AGGREGATE_MARK + k`). Once the GROUP BY keys are known,
+//! [`rewrite_over_aggregate`] replaces subtrees equal to a key by that key's column, markers
+//! by aggregate columns, and rejects any other input column (42803). Markers never leave the
+//! binder.
+
+use sqlparser::ast;
+
+use crate::plan::expr::{AggregateCall, AggregateFunction, Expr};
+use crate::plan::{ConflictAction, PlanKind, PlanNode, RangeBound};
+use crate::types::{DataType, Value};
+
+use super::Binder;
+use super::error::BindError;
+use super::expr::{coerce, is_untyped};
+use super::function::{CallArguments, arg_expr};
+use super::scope::Scope;
+
+/// Column indexes at or above this stand for aggregate calls during binding.
+pub(super) const AGGREGATE_MARK: usize = usize::MAX / 2;
+
+/// Whether aggregate calls are allowed where an expression is being bound.
+#[derive(Clone, Debug)]
+pub(super) enum AggregateContext {
+    /// Not allowed; the clause's name, for the message.
+    Forbidden(&'static str),
+    /// Inside an aggregate's arguments.
+    Nested,
+    /// Allowed: the calls seen so far.
+    Collecting(Vec<AggregateCall>),
+}
+
+/// Whether `name` with `arg_count` arguments is an aggregate (`min`/`max` with several
+/// arguments are SQLite's scalar functions).
+pub(super) fn is_aggregate(name: &str, arg_count: usize) -> bool {
+    match name {
+        "min" | "max" => arg_count <= 1,
+        "count" | "sum" | "total" | "avg" | "string_agg" | "group_concat" | "bool_and"
+        | "bool_or" | "every" => true,
+        _ => false,
+    }
+}
+
+impl Binder<'_> {
+    /// Binds an aggregate call, returning its marker column.
+    pub(super) fn bind_aggregate(
+        &mut self,
+        name: &str,
+        call: &CallArguments<'_>,
+        filter: Option<&ast::Expr>,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let mut calls = match std::mem::replace(&mut self.aggregates, AggregateContext::Nested) {
+            AggregateContext::Collecting(calls) => calls,
+            AggregateContext::Forbidden(clause) => {
+                self.aggregates = AggregateContext::Forbidden(clause);
+                return Err(BindError::grouping(format!(
+                    "aggregate functions are not allowed in {clause}"
+                )));
+            }
+            AggregateContext::Nested => {
+                return Err(BindError::grouping(
+                    "aggregate function calls cannot be nested",
+                ));
+            }
+        };
+        let bound = self.bind_aggregate_call(name, call, filter, scope);
+        let call = match bound {
+            Ok(call) => call,
+            Err(error) => {
+                self.aggregates = AggregateContext::Collecting(calls);
+                return Err(error);
+            }
+        };
+        let data_type = call.data_type;
+        let position = match calls.iter().position(|existing| *existing == call) {
+            Some(position) => position,
+            None => {
+                calls.push(call);
+                calls.len() - 1
+            }
+        };
+        self.aggregates = AggregateContext::Collecting(calls);
+        Ok(Expr::Column {
+            index: AGGREGATE_MARK + position,
+            data_type,
+        })
+    }
+
+    fn bind_aggregate_call(
+        &mut self,
+        name: &str,
+        call: &CallArguments<'_>,
+        filter: Option<&ast::Expr>,
+        scope: &Scope,
+    ) -> Result<AggregateCall, BindError> {
+        let wrong_arity = || {
+            BindError::undefined_function(format!(
+                "function {name} does not take {} arguments",
+                call.args.len()
+            ))
+        };
+        let filter = match filter {
+            Some(filter) => Some(self.bind_boolean(filter, scope, "FILTER")?),
+            None => None,
+        };
+        // count(*)
+        if name == "count" && matches!(call.args.as_slice(), [ast::FunctionArgExpr::Wildcard] | [])
+        {
+            if call.distinct {
+                return Err(BindError::syntax("count(DISTINCT *) is not valid"));
+            }
+            return Ok(AggregateCall {
+                function: AggregateFunction::CountStar,
+                args: Vec::new(),
+                distinct: false,
+                filter,
+                data_type: DataType::Integer,
+            });
+        }
+        let mut args = Vec::with_capacity(call.args.len());
+        let mut asts = Vec::with_capacity(call.args.len());
+        for arg in &call.args {
+            let ast = arg_expr(arg, name)?;
+            args.push(self.bind_expr(ast, scope)?);
+            asts.push(ast);
+        }
+        let undefined = |args: &[Expr]| {
+            let types: Vec<&str> = args.iter().map(|arg| arg.data_type().name()).collect();
+            BindError::undefined_function(format!(
+                "function {name}({}) does not exist",
+                types.join(", ")
+            ))
+        };
+        let (function, data_type) = match (name, args.len()) {
+            ("count", 1) => (AggregateFunction::Count, DataType::Integer),
+            ("sum" | "avg" | "total", 1) => {
+                let arg = self.type_if_untyped(args.remove(0), asts[0], DataType::Integer)?;
+                let input = match arg.data_type() {
+                    DataType::Integer | DataType::Null => DataType::Integer,
+                    DataType::Boolean => DataType::Integer,
+                    DataType::Real => DataType::Real,
+                    _ => return Err(undefined(&[arg])),
+                };
+                let (function, input, result) = match name {
+                    "sum" => (AggregateFunction::Sum, input, input),
+                    "avg" => (AggregateFunction::Avg, input, DataType::Real),
+                    _ => (AggregateFunction::Total, DataType::Real, DataType::Real),
+                };
+                args.insert(0, coerce(arg, input));
+                (function, result)
+            }
+            ("min" | "max", 1) => {
+                let target = if is_untyped(asts[0]) && args[0].data_type() != DataType::Null {
+                    DataType::Text
+                } else {
+                    args[0].data_type()
+                };
+                let arg = self.resolve_untyped(args.remove(0), asts[0], target)?;
+                args.insert(0, arg);
+                let function = if name == "min" {
+                    AggregateFunction::Min
+                } else {
+                    AggregateFunction::Max
+                };
+                (function, target)
+            }
+            ("string_agg", 2) | ("group_concat", 1 | 2) => {
+                if args.len() == 1 {
+                    args.push(Expr::literal(Value::Text(",".to_string())));
+                    asts.push(asts[0]);
+                }
+                let mut converted = Vec::with_capacity(2);
+                for (arg, ast) in args.into_iter().zip(&asts) {
+                    let arg = self.resolve_untyped(arg, ast, DataType::Text)?;
+                    if arg.data_type() == DataType::Blob {
+                        return Err(undefined(&[arg]));
+                    }
+                    converted.push(coerce(arg, DataType::Text));
+                }
+                args = converted;
+                (AggregateFunction::StringAgg, DataType::Text)
+            }
+            ("bool_and" | "bool_or" | "every", 1) => {
+                let arg = self.as_boolean(args.remove(0), asts[0], name)?;
+                args.insert(0, arg);
+                let function = if name == "bool_or" {
+                    AggregateFunction::BoolOr
+                } else {
+                    AggregateFunction::BoolAnd
+                };
+                (function, DataType::Boolean)
+            }
+            _ => return Err(wrong_arity()),
+        };
+        Ok(AggregateCall {
+            function,
+            args,
+            distinct: call.distinct,
+            filter,
+            data_type,
+        })
+    }
+}
+
+/// The output column name of an aggregate (PostgreSQL names it after the function).
+pub(super) fn aggregate_name(function: AggregateFunction) -> &'static str {
+    match function {
+        AggregateFunction::CountStar | AggregateFunction::Count => "count",
+        AggregateFunction::Sum => "sum",
+        AggregateFunction::Total => "total",
+        AggregateFunction::Avg => "avg",
+        AggregateFunction::Min => "min",
+        AggregateFunction::Max => "max",
+        AggregateFunction::StringAgg => "string_agg",
+        AggregateFunction::BoolAnd => "bool_and",
+        AggregateFunction::BoolOr => "bool_or",
+    }
+}
+
+/// Whether a bound expression contains an aggregate marker.
+pub(super) fn has_aggregate(expr: &Expr) -> bool {
+    let mut found = false;
+    expr.visit(&mut |e| {
+        if matches!(e, Expr::Column { index, .. } if *index >= AGGREGATE_MARK) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// Rewrites `expr`, bound over the FROM row (`scope`), to run over the Aggregate node's
+/// output: `group_by.len()` key columns, then the aggregates.
+pub(super) fn rewrite_over_aggregate(
+    expr: &mut Expr,
+    group_by: &[Expr],
+    scope: &Scope,
+) -> Result<(), BindError> {
+    if let Some(position) = group_by.iter().position(|key| key == expr) {
+        *expr = Expr::Column {
+            index: position,
+            data_type: expr.data_type(),
+        };
+        return Ok(());
+    }
+    match expr {
+        Expr::Column { index, .. } if *index >= AGGREGATE_MARK => {
+            *index = *index - AGGREGATE_MARK + group_by.len();
+            Ok(())
+        }
+        Expr::Column { index, .. } => Err(ungrouped(scope, *index)),
+        Expr::ScalarSubquery { plan, .. } | Expr::Exists { plan, .. } => {
+            rewrite_outer_in_plan(plan, 1, group_by, scope)
+        }
+        Expr::InSubquery { operand, plan, .. } => {
+            rewrite_over_aggregate(operand, group_by, scope)?;
+            rewrite_outer_in_plan(plan, 1, group_by, scope)
+        }
+        other => {
+            for child in children_mut(other) {
+                rewrite_over_aggregate(child, group_by, scope)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn ungrouped(scope: &Scope, index: usize) -> BindError {
+    let name = match scope.columns.get(index) {
+        Some(column) => match &column.table {
+            Some(table) => format!("{table}.{}", column.name),
+            None => column.name.clone(),
+        },
+        None => format!("#{index}"),
+    };
+    BindError::grouping(format!(
+        "column \"{name}\" must appear in the GROUP BY clause or be used in an aggregate function"
+    ))
+}
+
+/// Rewrites a subquery's references to the grouped query level (`depth` levels out) so they
+/// point at group keys.
+fn rewrite_outer_in_plan(
+    plan: &mut PlanNode,
+    depth: usize,
+    group_by: &[Expr],
+    scope: &Scope,
+) -> Result<(), BindError> {
+    let (exprs, inputs) = node_parts_mut(&mut plan.kind);
+    for expr in exprs {
+        rewrite_outer_in_expr(expr, depth, group_by, scope)?;
+    }
+    for input in inputs {
+        rewrite_outer_in_plan(input, depth, group_by, scope)?;
+    }
+    Ok(())
+}
+
+fn rewrite_outer_in_expr(
+    expr: &mut Expr,
+    depth: usize,
+    group_by: &[Expr],
+    scope: &Scope,
+) -> Result<(), BindError> {
+    match expr {
+        Expr::OuterColumn {
+            depth: d,
+            index,
+            data_type,
+        } if *d == depth => {
+            let column = Expr::Column {
+                index: *index,
+                data_type: *data_type,
+            };
+            match group_by.iter().position(|key| *key == column) {
+                Some(position) => {
+                    *index = position;
+                    Ok(())
+                }
+                None => Err(ungrouped(scope, *index)),
+            }
+        }
+        Expr::ScalarSubquery { plan, .. } | Expr::Exists { plan, .. } => {
+            rewrite_outer_in_plan(plan, depth + 1, group_by, scope)
+        }
+        Expr::InSubquery { operand, plan, .. } => {
+            rewrite_outer_in_expr(operand, depth, group_by, scope)?;
+            rewrite_outer_in_plan(plan, depth + 1, group_by, scope)
+        }
+        other => {
+            for child in children_mut(other) {
+                rewrite_outer_in_expr(child, depth, group_by, scope)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The direct sub-expressions of an expression (not inside subquery plans).
+pub(super) fn children_mut(expr: &mut Expr) -> Vec<&mut Expr> {
+    match expr {
+        Expr::Column { .. }
+        | Expr::OuterColumn { .. }
+        | Expr::Literal { .. }
+        | Expr::Parameter { .. }
+        | Expr::CurrentTimestamp
+        | Expr::CurrentDate
+        | Expr::ScalarSubquery { .. }
+        | Expr::Exists { .. } => Vec::new(),
+        Expr::Unary { operand, .. }
+        | Expr::Cast { operand, .. }
+        | Expr::IsNull { operand, .. }
+        | Expr::InSubquery { operand, .. } => {
+            vec![operand.as_mut()]
+        }
+        Expr::Binary { left, right, .. } | Expr::IsDistinctFrom { left, right, .. } => {
+            vec![left.as_mut(), right.as_mut()]
+        }
+        Expr::InList { operand, list, .. } => std::iter::once(operand.as_mut())
+            .chain(list.iter_mut())
+            .collect(),
+        Expr::Like {
+            operand,
+            pattern,
+            escape,
+            ..
+        } => {
+            let mut children = vec![operand.as_mut(), pattern.as_mut()];
+            if let Some(escape) = escape {
+                children.push(escape.as_mut());
+            }
+            children
+        }
+        Expr::Case {
+            operand,
+            branches,
+            else_result,
+            ..
+        } => {
+            let mut children = Vec::new();
+            if let Some(operand) = operand {
+                children.push(operand.as_mut());
+            }
+            for (condition, result) in branches {
+                children.push(condition);
+                children.push(result);
+            }
+            if let Some(else_result) = else_result {
+                children.push(else_result.as_mut());
+            }
+            children
+        }
+        Expr::Coalesce { args, .. } | Expr::Function { args, .. } => args.iter_mut().collect(),
+    }
+}
+
+/// The expressions held by a plan node and its input nodes.
+pub(super) fn node_parts_mut(kind: &mut PlanKind) -> (Vec<&mut Expr>, Vec<&mut PlanNode>) {
+    fn bound_exprs(bound: &mut RangeBound) -> Vec<&mut Expr> {
+        match bound {
+            RangeBound::Unbounded => Vec::new(),
+            RangeBound::Included(exprs) | RangeBound::Excluded(exprs) => exprs.iter_mut().collect(),
+        }
+    }
+    match kind {
+        PlanKind::SingleRow => (Vec::new(), Vec::new()),
+        PlanKind::Values { rows } => (rows.iter_mut().flatten().collect(), Vec::new()),
+        PlanKind::TableScan { lower, upper, .. } | PlanKind::IndexScan { lower, upper, .. } => {
+            let mut exprs = bound_exprs(lower);
+            exprs.extend(bound_exprs(upper));
+            (exprs, Vec::new())
+        }
+        PlanKind::Filter { input, predicate } => (vec![predicate], vec![input.as_mut()]),
+        PlanKind::Project { input, exprs } => (exprs.iter_mut().collect(), vec![input.as_mut()]),
+        PlanKind::Aggregate {
+            input,
+            group_by,
+            aggregates,
+        } => {
+            let mut exprs: Vec<&mut Expr> = group_by.iter_mut().collect();
+            for call in aggregates {
+                exprs.extend(call.args.iter_mut());
+                if let Some(filter) = &mut call.filter {
+                    exprs.push(filter);
+                }
+            }
+            (exprs, vec![input.as_mut()])
+        }
+        PlanKind::Sort { input, keys } => (
+            keys.iter_mut().map(|key| &mut key.expr).collect(),
+            vec![input.as_mut()],
+        ),
+        PlanKind::Limit {
+            input,
+            limit,
+            offset,
+        } => (
+            limit.iter_mut().chain(offset.iter_mut()).collect(),
+            vec![input.as_mut()],
+        ),
+        PlanKind::Distinct { input } => (Vec::new(), vec![input.as_mut()]),
+        PlanKind::NestedLoopJoin {
+            left,
+            right,
+            condition,
+            ..
+        } => (
+            condition.iter_mut().collect(),
+            vec![left.as_mut(), right.as_mut()],
+        ),
+        PlanKind::HashJoin {
+            left,
+            right,
+            left_keys,
+            right_keys,
+            residual,
+            ..
+        } => (
+            left_keys
+                .iter_mut()
+                .chain(right_keys.iter_mut())
+                .chain(residual.iter_mut())
+                .collect(),
+            vec![left.as_mut(), right.as_mut()],
+        ),
+        PlanKind::SetOperation { left, right, .. } => {
+            (Vec::new(), vec![left.as_mut(), right.as_mut()])
+        }
+        PlanKind::Insert {
+            source,
+            on_conflict,
+            returning,
+            ..
+        } => {
+            let mut exprs: Vec<&mut Expr> = returning.iter_mut().collect();
+            if let ConflictAction::Update {
+                assignments,
+                condition,
+                ..
+            } = on_conflict
+            {
+                exprs.extend(assignments.iter_mut().map(|(_, expr)| expr));
+                exprs.extend(condition.iter_mut());
+            }
+            (exprs, vec![source.as_mut()])
+        }
+        PlanKind::Update {
+            input,
+            assignments,
+            returning,
+            ..
+        } => (
+            assignments
+                .iter_mut()
+                .map(|(_, expr)| expr)
+                .chain(returning.iter_mut())
+                .collect(),
+            vec![input.as_mut()],
+        ),
+        PlanKind::Delete {
+            input, returning, ..
+        } => (returning.iter_mut().collect(), vec![input.as_mut()]),
+    }
+}

@@ -1,0 +1,639 @@
+//! DDL, transaction control and settings: CREATE/DROP TABLE, INDEX and VIEW, ALTER TABLE,
+//! BEGIN/COMMIT/ROLLBACK/SAVEPOINT, PRAGMA/SET/SHOW and ANALYZE, bound into
+//! [`crate::plan::ddl`] statements that the executor applies to the catalog.
+//!
+//! Expressions that the catalog keeps (DEFAULT, CHECK, a view's query) are validated here
+//! and stored as SQL text. Column types map as `types.rs` says; a column declared without a
+//! type (SQLite style) is TEXT.
+
+use sqlparser::ast;
+
+use crate::catalog::{ColumnDef, ForeignKeyDef, ReferentialAction};
+use crate::plan::ddl::{
+    AlterTable, CreateIndex, CreateTable, DdlStatement, ObjectKind, TransactionControl,
+};
+use crate::storage::keys::KeyOrder;
+use crate::types::DataType;
+
+use super::aggregate::AggregateContext;
+use super::error::BindError;
+use super::scope::Scope;
+use super::types::{assignable, sql_type};
+use super::{Binder, ident_name, object_name};
+
+/// Constraints gathered while binding CREATE TABLE.
+#[derive(Default)]
+struct Constraints {
+    primary_key: Option<(Vec<usize>, bool)>,
+    unique: Vec<Vec<usize>>,
+    checks: Vec<String>,
+    foreign_keys: Vec<ForeignKeyDef>,
+}
+
+impl Binder<'_> {
+    pub(super) fn bind_ddl(
+        &mut self,
+        statement: &ast::Statement,
+    ) -> Result<DdlStatement, BindError> {
+        match statement {
+            ast::Statement::CreateTable(create) => self.bind_create_table(create),
+            ast::Statement::CreateIndex(create) => self.bind_create_index(create),
+            ast::Statement::CreateView(create) => self.bind_create_view(create),
+            ast::Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                ..
+            } => self.bind_drop(*object_type, *if_exists, names),
+            ast::Statement::AlterTable(alter) => self.bind_alter_table(alter),
+            ast::Statement::StartTransaction { .. } => {
+                Ok(DdlStatement::Transaction(TransactionControl::Begin))
+            }
+            ast::Statement::Commit { .. } => {
+                Ok(DdlStatement::Transaction(TransactionControl::Commit))
+            }
+            ast::Statement::Rollback { savepoint, .. } => {
+                Ok(DdlStatement::Transaction(match savepoint {
+                    None => TransactionControl::Rollback,
+                    Some(name) => TransactionControl::RollbackToSavepoint(ident_name(name)),
+                }))
+            }
+            ast::Statement::Savepoint { name } => Ok(DdlStatement::Transaction(
+                TransactionControl::Savepoint(ident_name(name)),
+            )),
+            ast::Statement::ReleaseSavepoint { name } => Ok(DdlStatement::Transaction(
+                TransactionControl::ReleaseSavepoint(ident_name(name)),
+            )),
+            ast::Statement::Pragma { name, value, .. } => Ok(DdlStatement::Setting {
+                name: object_name(name)?,
+                value: value.as_ref().map(|value| setting_text(&value.value)),
+                show: value.is_none(),
+            }),
+            ast::Statement::Set(ast::Set::SingleAssignment {
+                variable, values, ..
+            }) => Ok(DdlStatement::Setting {
+                name: object_name(variable)?,
+                value: Some(values.iter().map(expr_text).collect::<Vec<_>>().join(", ")),
+                show: false,
+            }),
+            ast::Statement::Set(ast::Set::SetTimeZone { value, .. }) => Ok(DdlStatement::Setting {
+                name: "timezone".to_string(),
+                value: Some(expr_text(value)),
+                show: false,
+            }),
+            ast::Statement::ShowVariable { variable } => Ok(DdlStatement::Setting {
+                name: variable
+                    .iter()
+                    .map(ident_name)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                value: None,
+                show: true,
+            }),
+            ast::Statement::Analyze(analyze) => Ok(DdlStatement::Analyze {
+                table: analyze.table_name.as_ref().map(object_name).transpose()?,
+            }),
+            other => Err(BindError::unsupported(statement_name(other))),
+        }
+    }
+
+    fn bind_create_table(&mut self, create: &ast::CreateTable) -> Result<DdlStatement, BindError> {
+        if create.like.is_some() || create.clone.is_some() {
+            return Err(BindError::unsupported("CREATE TABLE ... LIKE / CLONE"));
+        }
+        let name = object_name(&create.name)?;
+        if !create.if_not_exists
+            && (self.catalog.table(&name).is_some()
+                || self.catalog.views.contains_key(&name.to_lowercase()))
+        {
+            return Err(BindError::new(
+                "42P07",
+                format!("relation \"{name}\" already exists"),
+            ));
+        }
+        let mut columns: Vec<ColumnDef> = Vec::with_capacity(create.columns.len());
+        let mut constraints = Constraints::default();
+        let mut as_query = None;
+        if let Some(query) = &create.query {
+            let plan = self.bind_query(query)?;
+            if !create.columns.is_empty() {
+                return Err(BindError::unsupported(
+                    "column definitions with CREATE TABLE AS",
+                ));
+            }
+            for column in &plan.schema {
+                columns.push(ColumnDef {
+                    name: column.name.clone(),
+                    data_type: if column.data_type == DataType::Null {
+                        DataType::Text
+                    } else {
+                        column.data_type
+                    },
+                    declared_type: column.data_type.name().to_uppercase(),
+                    max_length: None,
+                    not_null: false,
+                    default: None,
+                    slot: columns.len(),
+                });
+            }
+            as_query = Some(query.to_string());
+        }
+        for column in &create.columns {
+            let position = columns.len();
+            if columns
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(&ident_name(&column.name)))
+            {
+                return Err(BindError::new(
+                    "42701",
+                    format!(
+                        "column \"{}\" specified more than once",
+                        ident_name(&column.name)
+                    ),
+                ));
+            }
+            let def = self.bind_column_def(column, position, &mut constraints, &name)?;
+            columns.push(def);
+        }
+        for constraint in &create.constraints {
+            self.bind_table_constraint(constraint, &columns, &mut constraints)?;
+        }
+        let (primary_key, descending) = constraints.primary_key.clone().unwrap_or_default();
+        for &column in &primary_key {
+            if let Some(column) = columns.get_mut(column) {
+                column.not_null = true;
+            }
+        }
+        let row_id_column = match primary_key.as_slice() {
+            [column]
+                if !descending
+                    && columns
+                        .get(*column)
+                        .is_some_and(|c| c.data_type == DataType::Integer) =>
+            {
+                Some(*column)
+            }
+            _ => None,
+        };
+        let mut unique_constraints = Vec::new();
+        if row_id_column.is_none() && !primary_key.is_empty() {
+            unique_constraints.push(primary_key.clone());
+        }
+        for unique in constraints.unique {
+            if !(unique_constraints.contains(&unique)
+                || row_id_column.is_some() && unique == primary_key)
+            {
+                unique_constraints.push(unique);
+            }
+        }
+        Ok(DdlStatement::CreateTable(CreateTable {
+            name,
+            if_not_exists: create.if_not_exists,
+            columns,
+            row_id_column,
+            primary_key,
+            unique_constraints,
+            checks: constraints.checks,
+            foreign_keys: constraints.foreign_keys,
+            as_query,
+        }))
+    }
+
+    /// A column definition; column-level constraints go to `constraints`.
+    fn bind_column_def(
+        &mut self,
+        column: &ast::ColumnDef,
+        position: usize,
+        constraints: &mut Constraints,
+        table_name: &str,
+    ) -> Result<ColumnDef, BindError> {
+        let (data_type, max_length) = sql_type(&column.data_type)?;
+        let mut def = ColumnDef {
+            name: ident_name(&column.name),
+            data_type,
+            declared_type: match column.data_type {
+                ast::DataType::Unspecified => String::new(),
+                ref declared => declared.to_string(),
+            },
+            max_length,
+            not_null: false,
+            default: None,
+            slot: position,
+        };
+        for option in &column.options {
+            match &option.option {
+                ast::ColumnOption::Null => def.not_null = false,
+                ast::ColumnOption::NotNull => def.not_null = true,
+                ast::ColumnOption::Default(expr) => {
+                    self.check_constant(expr, data_type, &def.name)?;
+                    def.default = Some(expr.to_string());
+                }
+                ast::ColumnOption::PrimaryKey(key) => {
+                    if constraints.primary_key.is_some() {
+                        return Err(multiple_primary_keys(table_name));
+                    }
+                    let descending = key
+                        .columns
+                        .iter()
+                        .any(|c| matches!(c.column.options.sort, Some(ast::OrderBySort::Desc)));
+                    constraints.primary_key = Some((vec![position], descending));
+                }
+                ast::ColumnOption::Unique(_) => constraints.unique.push(vec![position]),
+                ast::ColumnOption::ForeignKey(key) => {
+                    constraints
+                        .foreign_keys
+                        .push(foreign_key(vec![position], key)?);
+                }
+                ast::ColumnOption::Check(check) => constraints.checks.push(check.expr.to_string()),
+                // Collation, comments, SQLite's AUTOINCREMENT and conflict clauses do not
+                // change what is stored.
+                ast::ColumnOption::Collation(_)
+                | ast::ColumnOption::Comment(_)
+                | ast::ColumnOption::DialectSpecific(_)
+                | ast::ColumnOption::OnConflict(_)
+                | ast::ColumnOption::CharacterSet(_) => {}
+                other => return Err(BindError::unsupported(format!("column option {other}"))),
+            }
+        }
+        Ok(def)
+    }
+
+    /// Validates a DEFAULT expression: no columns, assignable to the column.
+    fn check_constant(
+        &mut self,
+        expr: &ast::Expr,
+        data_type: DataType,
+        column: &str,
+    ) -> Result<(), BindError> {
+        let saved = std::mem::replace(
+            &mut self.aggregates,
+            AggregateContext::Forbidden("DEFAULT expressions"),
+        );
+        let outer = std::mem::take(&mut self.outer);
+        let bound = self.bind_expr(expr, &Scope::default());
+        self.outer = outer;
+        self.aggregates = saved;
+        let bound = bound?;
+        let bound = self.resolve_untyped(bound, expr, data_type)?;
+        if !assignable(bound.data_type(), data_type) {
+            return Err(BindError::mismatch(format!(
+                "column \"{column}\" is of type {data_type} but default expression is of type {}",
+                bound.data_type()
+            )));
+        }
+        Ok(())
+    }
+
+    fn bind_table_constraint(
+        &mut self,
+        constraint: &ast::TableConstraint,
+        columns: &[ColumnDef],
+        constraints: &mut Constraints,
+    ) -> Result<(), BindError> {
+        let position = |name: &str| {
+            columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| {
+                    BindError::new(
+                        "42703",
+                        format!("column \"{name}\" named in key does not exist"),
+                    )
+                })
+        };
+        let key_columns =
+            |index_columns: &[ast::IndexColumn]| -> Result<(Vec<usize>, bool), BindError> {
+                let mut positions = Vec::with_capacity(index_columns.len());
+                let mut descending = false;
+                for column in index_columns {
+                    let ast::Expr::Identifier(ident) = &column.column.expr else {
+                        return Err(BindError::unsupported("expressions in keys"));
+                    };
+                    descending |=
+                        matches!(column.column.options.sort, Some(ast::OrderBySort::Desc));
+                    positions.push(position(&ident_name(ident))?);
+                }
+                Ok((positions, descending))
+            };
+        match constraint {
+            ast::TableConstraint::PrimaryKey(key) => {
+                if constraints.primary_key.is_some() {
+                    return Err(multiple_primary_keys(""));
+                }
+                constraints.primary_key = Some(key_columns(&key.columns)?);
+            }
+            ast::TableConstraint::Unique(unique) => {
+                constraints.unique.push(key_columns(&unique.columns)?.0)
+            }
+            ast::TableConstraint::ForeignKey(key) => {
+                let positions = key
+                    .columns
+                    .iter()
+                    .map(|c| position(&ident_name(c)))
+                    .collect::<Result<_, _>>()?;
+                constraints.foreign_keys.push(foreign_key(positions, key)?);
+            }
+            ast::TableConstraint::Check(check) => constraints.checks.push(check.expr.to_string()),
+            other => return Err(BindError::unsupported(format!("table constraint {other}"))),
+        }
+        Ok(())
+    }
+
+    fn bind_create_index(&mut self, create: &ast::CreateIndex) -> Result<DdlStatement, BindError> {
+        let Some(name) = &create.name else {
+            return Err(BindError::unsupported("CREATE INDEX without a name"));
+        };
+        if create.predicate.is_some() {
+            return Err(BindError::unsupported("partial indexes"));
+        }
+        if !create.include.is_empty() {
+            return Err(BindError::unsupported("INCLUDE columns"));
+        }
+        let name = object_name(name)?;
+        let table = self.target_table(&create.table_name)?;
+        if !create.if_not_exists && self.catalog.indexes.contains_key(&name.to_lowercase()) {
+            return Err(BindError::new(
+                "42P07",
+                format!("relation \"{name}\" already exists"),
+            ));
+        }
+        let mut columns = Vec::with_capacity(create.columns.len());
+        for column in &create.columns {
+            let ast::Expr::Identifier(ident) = &column.column.expr else {
+                return Err(BindError::unsupported("expressions in indexes"));
+            };
+            let column_name = ident_name(ident);
+            let (position, _) = table.column(&column_name).ok_or_else(|| {
+                BindError::new("42703", format!("column \"{column_name}\" does not exist"))
+            })?;
+            let descending = match &column.column.options.sort {
+                None | Some(ast::OrderBySort::Asc) => false,
+                Some(ast::OrderBySort::Desc) => true,
+                Some(_) => return Err(BindError::unsupported("index order USING")),
+            };
+            let nulls_first = column.column.options.nulls_first.unwrap_or(descending);
+            columns.push((position, KeyOrder::new(descending, nulls_first)));
+        }
+        Ok(DdlStatement::CreateIndex(CreateIndex {
+            name,
+            table: table.name.clone(),
+            columns,
+            unique: create.unique,
+            if_not_exists: create.if_not_exists,
+        }))
+    }
+
+    fn bind_create_view(&mut self, create: &ast::CreateView) -> Result<DdlStatement, BindError> {
+        if create.materialized {
+            return Err(BindError::unsupported("materialized views"));
+        }
+        let name = object_name(&create.name)?;
+        let exists = self.catalog.table(&name).is_some()
+            || self.catalog.views.contains_key(&name.to_lowercase());
+        if exists && !create.if_not_exists && !create.or_replace {
+            return Err(BindError::new(
+                "42P07",
+                format!("relation \"{name}\" already exists"),
+            ));
+        }
+        // Bind once now so a broken view is rejected when created, not when used.
+        let outer = std::mem::take(&mut self.outer);
+        let plan = self.bind_query(&create.query);
+        self.outer = outer;
+        let plan = plan?;
+        let column_names: Vec<String> =
+            create.columns.iter().map(|c| ident_name(&c.name)).collect();
+        if column_names.len() > plan.schema.len() {
+            return Err(BindError::syntax(
+                "CREATE VIEW specifies more column names than columns",
+            ));
+        }
+        Ok(DdlStatement::CreateView {
+            name,
+            column_names,
+            query: create.query.to_string(),
+            if_not_exists: create.if_not_exists,
+            or_replace: create.or_replace,
+        })
+    }
+
+    fn bind_drop(
+        &mut self,
+        object_type: ast::ObjectType,
+        if_exists: bool,
+        names: &[ast::ObjectName],
+    ) -> Result<DdlStatement, BindError> {
+        let kind = match object_type {
+            ast::ObjectType::Table => ObjectKind::Table,
+            ast::ObjectType::View => ObjectKind::View,
+            ast::ObjectType::Index => ObjectKind::Index,
+            other => return Err(BindError::unsupported(format!("DROP {other}"))),
+        };
+        let names: Vec<String> = names.iter().map(object_name).collect::<Result<_, _>>()?;
+        if !if_exists {
+            for name in &names {
+                let key = name.to_lowercase();
+                let (found, wrong_kind) = match kind {
+                    ObjectKind::Table => (
+                        self.catalog.table(name).is_some(),
+                        self.catalog.views.contains_key(&key),
+                    ),
+                    ObjectKind::View => (
+                        self.catalog.views.contains_key(&key),
+                        self.catalog.table(name).is_some(),
+                    ),
+                    ObjectKind::Index => (self.catalog.indexes.contains_key(&key), false),
+                };
+                let what = match kind {
+                    ObjectKind::Table => "table",
+                    ObjectKind::View => "view",
+                    ObjectKind::Index => "index",
+                };
+                if wrong_kind {
+                    return Err(BindError::new(
+                        "42809",
+                        format!("\"{name}\" is not a {what}"),
+                    ));
+                }
+                if !found {
+                    let code = if kind == ObjectKind::Index {
+                        "42704"
+                    } else {
+                        "42P01"
+                    };
+                    return Err(BindError::new(
+                        code,
+                        format!("{what} \"{name}\" does not exist"),
+                    ));
+                }
+            }
+        }
+        Ok(DdlStatement::Drop {
+            kind,
+            names,
+            if_exists,
+        })
+    }
+
+    fn bind_alter_table(&mut self, alter: &ast::AlterTable) -> Result<DdlStatement, BindError> {
+        let name = object_name(&alter.name)?;
+        let table = self.catalog.table(&name).cloned();
+        if table.is_none() && !alter.if_exists {
+            return Err(BindError::new(
+                "42P01",
+                format!("relation \"{name}\" does not exist"),
+            ));
+        }
+        let [operation] = alter.operations.as_slice() else {
+            return Err(BindError::unsupported(
+                "several ALTER TABLE actions in one statement",
+            ));
+        };
+        let action = match operation {
+            ast::AlterTableOperation::AddColumn {
+                if_not_exists,
+                column_def,
+                column_position,
+                ..
+            } => {
+                if column_position.is_some() {
+                    return Err(BindError::unsupported("column positions"));
+                }
+                let slot = table.as_ref().map_or(0, |t| t.slot_count);
+                let mut constraints = Constraints::default();
+                let column = self.bind_column_def(column_def, slot, &mut constraints, &name)?;
+                if constraints.primary_key.is_some()
+                    || !constraints.unique.is_empty()
+                    || !constraints.foreign_keys.is_empty()
+                    || !constraints.checks.is_empty()
+                {
+                    return Err(BindError::unsupported(
+                        "constraints in ALTER TABLE ADD COLUMN",
+                    ));
+                }
+                if !*if_not_exists
+                    && table
+                        .as_ref()
+                        .is_some_and(|t| t.column(&column.name).is_some())
+                {
+                    return Err(BindError::new(
+                        "42701",
+                        format!(
+                            "column \"{}\" of relation \"{name}\" already exists",
+                            column.name
+                        ),
+                    ));
+                }
+                AlterTable::AddColumn {
+                    table: name,
+                    column,
+                    if_not_exists: *if_not_exists,
+                }
+            }
+            ast::AlterTableOperation::DropColumn {
+                column_names,
+                if_exists,
+                ..
+            } => {
+                let [column] = column_names.as_slice() else {
+                    return Err(BindError::unsupported("dropping several columns at once"));
+                };
+                let column = ident_name(column);
+                if !*if_exists && table.as_ref().is_some_and(|t| t.column(&column).is_none()) {
+                    return Err(BindError::new(
+                        "42703",
+                        format!("column \"{column}\" of relation \"{name}\" does not exist"),
+                    ));
+                }
+                AlterTable::DropColumn {
+                    table: name,
+                    column,
+                    if_exists: *if_exists,
+                }
+            }
+            ast::AlterTableOperation::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => {
+                let old_name = ident_name(old_column_name);
+                if table
+                    .as_ref()
+                    .is_some_and(|t| t.column(&old_name).is_none())
+                {
+                    return Err(BindError::new(
+                        "42703",
+                        format!("column \"{old_name}\" does not exist"),
+                    ));
+                }
+                AlterTable::RenameColumn {
+                    table: name,
+                    old_name,
+                    new_name: ident_name(new_column_name),
+                }
+            }
+            ast::AlterTableOperation::RenameTable { table_name } => {
+                let new_name = match table_name {
+                    ast::RenameTableNameKind::As(new) | ast::RenameTableNameKind::To(new) => {
+                        object_name(new)?
+                    }
+                };
+                AlterTable::RenameTable {
+                    table: name,
+                    new_name,
+                }
+            }
+            other => return Err(BindError::unsupported(format!("ALTER TABLE {other}"))),
+        };
+        Ok(DdlStatement::AlterTable(action))
+    }
+}
+
+fn multiple_primary_keys(table: &str) -> BindError {
+    BindError::new(
+        "42P16",
+        format!("multiple primary keys for table \"{table}\" are not allowed"),
+    )
+}
+
+fn foreign_key(
+    columns: Vec<usize>,
+    key: &ast::ForeignKeyConstraint,
+) -> Result<ForeignKeyDef, BindError> {
+    let action = |action: &Option<ast::ReferentialAction>| match action {
+        None | Some(ast::ReferentialAction::NoAction) => ReferentialAction::NoAction,
+        Some(ast::ReferentialAction::Restrict) => ReferentialAction::Restrict,
+        Some(ast::ReferentialAction::Cascade) => ReferentialAction::Cascade,
+        Some(ast::ReferentialAction::SetNull) => ReferentialAction::SetNull,
+        Some(ast::ReferentialAction::SetDefault) => ReferentialAction::SetDefault,
+    };
+    Ok(ForeignKeyDef {
+        columns,
+        referenced_table: object_name(&key.foreign_table)?,
+        referenced_columns: key.referred_columns.iter().map(ident_name).collect(),
+        on_delete: action(&key.on_delete),
+        on_update: action(&key.on_update),
+    })
+}
+
+/// A setting's value as text: strings without quotes, anything else as written.
+fn setting_text(value: &ast::Value) -> String {
+    match value {
+        ast::Value::SingleQuotedString(text) | ast::Value::DoubleQuotedString(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn expr_text(expr: &ast::Expr) -> String {
+    match expr {
+        ast::Expr::Value(value) => setting_text(&value.value),
+        ast::Expr::Identifier(ident) => ident.value.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The leading keywords of a statement, to name it in "not supported" messages.
+fn statement_name(statement: &ast::Statement) -> String {
+    let text = statement.to_string();
+    let words: Vec<&str> = text.split_whitespace().take(2).collect();
+    words.join(" ").to_uppercase()
+}

@@ -1,0 +1,769 @@
+//! Scalar expressions: names to column positions, literals to typed constants, operators to
+//! typed [`Expr`] nodes with every implicit conversion made an explicit cast.
+//!
+//! Untyped operands — string literals, `NULL`, parameters — take the type their context
+//! needs, as PostgreSQL's "unknown" literals do: they are bound first in source order (so
+//! `?` parameters number left to right) and re-typed once the other operand's type is known
+//! ([`Binder::resolve_untyped`]). A string literal left without context is TEXT.
+//! Function calls are in `function.rs`, aggregate calls in `aggregate.rs`.
+
+use sqlparser::ast;
+
+use crate::plan::expr::{BinaryOp, Expr, UnaryOp};
+use crate::types::{DataType, Value};
+
+use super::error::BindError;
+use super::scope::Scope;
+use super::types::{castable, common_type, convert_text, fold_cast, parse_hex, sql_type};
+use super::{Binder, ident_name};
+
+/// Whether an expression is an untyped literal or parameter whose type comes from context.
+pub(super) fn is_untyped(expr: &ast::Expr) -> bool {
+    match expr {
+        ast::Expr::Nested(inner) => is_untyped(inner),
+        ast::Expr::Value(value) => matches!(
+            value.value,
+            ast::Value::SingleQuotedString(_) | ast::Value::Null | ast::Value::Placeholder(_)
+        ),
+        _ => false,
+    }
+}
+
+/// `expr` converted to `to`: constants are converted now when the conversion is exact,
+/// anything else gets a cast.
+pub(super) fn coerce(expr: Expr, to: DataType) -> Expr {
+    if expr.data_type() == to || to == DataType::Null {
+        return expr;
+    }
+    if let Expr::Literal { value, .. } = &expr
+        && let Some(value) = fold_cast(value, to)
+    {
+        return Expr::Literal {
+            value,
+            data_type: to,
+        };
+    }
+    Expr::Cast {
+        operand: Box::new(expr),
+        to,
+    }
+}
+
+impl Binder<'_> {
+    /// Binds `expr` over `scope` (the row it is evaluated on).
+    pub(super) fn bind_expr(&mut self, expr: &ast::Expr, scope: &Scope) -> Result<Expr, BindError> {
+        match expr {
+            ast::Expr::Identifier(ident) => self.bind_column(None, &ident_name(ident), scope),
+            ast::Expr::CompoundIdentifier(parts) => match parts.as_slice() {
+                [.., table, column] => {
+                    self.bind_column(Some(&ident_name(table)), &ident_name(column), scope)
+                }
+                _ => Err(BindError::syntax(format!(
+                    "invalid column reference {expr}"
+                ))),
+            },
+            ast::Expr::Value(value) => self.bind_value(&value.value),
+            ast::Expr::TypedString(typed) => {
+                let (to, _) = sql_type(&typed.data_type)?;
+                let text = match &typed.value.value {
+                    ast::Value::SingleQuotedString(text) => text,
+                    other => {
+                        return Err(BindError::syntax(format!("invalid typed literal {other}")));
+                    }
+                };
+                Ok(Expr::Literal {
+                    value: convert_text(text, to)?,
+                    data_type: to,
+                })
+            }
+            ast::Expr::Nested(inner) => self.bind_expr(inner, scope),
+            ast::Expr::BinaryOp { left, op, right } => self.bind_binary(left, op, right, scope),
+            ast::Expr::UnaryOp { op, expr } => self.bind_unary(*op, expr, scope),
+            ast::Expr::IsNull(operand) | ast::Expr::IsNotNull(operand) => {
+                let operand = self.bind_expr(operand, scope)?;
+                Ok(Expr::IsNull {
+                    operand: Box::new(operand),
+                    negated: matches!(expr, ast::Expr::IsNotNull(_)),
+                })
+            }
+            ast::Expr::IsUnknown(operand) | ast::Expr::IsNotUnknown(operand) => {
+                let operand = self.bind_boolean(operand, scope, "IS UNKNOWN")?;
+                Ok(Expr::IsNull {
+                    operand: Box::new(operand),
+                    negated: matches!(expr, ast::Expr::IsNotUnknown(_)),
+                })
+            }
+            ast::Expr::IsTrue(operand)
+            | ast::Expr::IsNotTrue(operand)
+            | ast::Expr::IsFalse(operand)
+            | ast::Expr::IsNotFalse(operand) => {
+                let operand = self.bind_boolean(operand, scope, "IS TRUE")?;
+                let truth = matches!(expr, ast::Expr::IsTrue(_) | ast::Expr::IsNotTrue(_));
+                // `x IS TRUE` is `x IS NOT DISTINCT FROM TRUE`.
+                Ok(Expr::IsDistinctFrom {
+                    left: Box::new(operand),
+                    right: Box::new(Expr::literal(Value::Boolean(truth))),
+                    negated: matches!(expr, ast::Expr::IsTrue(_) | ast::Expr::IsFalse(_)),
+                })
+            }
+            ast::Expr::IsDistinctFrom(left, right) | ast::Expr::IsNotDistinctFrom(left, right) => {
+                let (left, right) = self.bind_compared(left, right, scope, "IS DISTINCT FROM")?;
+                Ok(Expr::IsDistinctFrom {
+                    left: Box::new(left),
+                    right: Box::new(right),
+                    negated: matches!(expr, ast::Expr::IsNotDistinctFrom(..)),
+                })
+            }
+            ast::Expr::InList {
+                expr: operand,
+                list,
+                negated,
+            } => self.bind_in_list(operand, list, *negated, scope),
+            ast::Expr::InSubquery {
+                expr: operand,
+                subquery,
+                negated,
+            } => self.bind_in_subquery(operand, subquery, *negated, scope),
+            ast::Expr::Between {
+                expr: operand,
+                negated,
+                low,
+                high,
+            } => self.bind_between(operand, *negated, low, high, scope),
+            ast::Expr::Like {
+                negated,
+                any,
+                expr: operand,
+                pattern,
+                escape_char,
+            }
+            | ast::Expr::ILike {
+                negated,
+                any,
+                expr: operand,
+                pattern,
+                escape_char,
+            } => {
+                if *any {
+                    return Err(BindError::unsupported("LIKE ANY"));
+                }
+                let case_insensitive = matches!(expr, ast::Expr::ILike { .. });
+                self.bind_like(
+                    operand,
+                    pattern,
+                    escape_char.as_deref(),
+                    *negated,
+                    case_insensitive,
+                    false,
+                    scope,
+                )
+            }
+            ast::Expr::Cast {
+                kind,
+                expr: operand,
+                data_type,
+                format,
+            } => {
+                if !matches!(kind, ast::CastKind::Cast | ast::CastKind::DoubleColon)
+                    || format.is_some()
+                {
+                    return Err(BindError::unsupported(format!("cast form {expr}")));
+                }
+                let (to, _) = sql_type(data_type)?;
+                let bound = self.bind_expr(operand, scope)?;
+                if is_untyped(operand) {
+                    return self.resolve_untyped(bound, operand, to);
+                }
+                let from = bound.data_type();
+                if !castable(from, to) {
+                    return Err(BindError::new(
+                        "42846",
+                        format!("cannot cast type {from} to {to}"),
+                    ));
+                }
+                Ok(coerce(bound, to))
+            }
+            ast::Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.bind_case(
+                operand.as_deref(),
+                conditions,
+                else_result.as_deref(),
+                scope,
+            ),
+            ast::Expr::Function(function) => self.bind_function(function, scope),
+            ast::Expr::Exists { subquery, negated } => {
+                let plan = self.bind_subquery(subquery, scope)?;
+                Ok(Expr::Exists {
+                    plan: Box::new(plan),
+                    negated: *negated,
+                })
+            }
+            ast::Expr::Subquery(query) => {
+                let plan = self.bind_subquery(query, scope)?;
+                let data_type = match plan.schema.as_slice() {
+                    [column] => column.data_type,
+                    _ => return Err(BindError::syntax("subquery must return only one column")),
+                };
+                Ok(Expr::ScalarSubquery {
+                    plan: Box::new(plan),
+                    data_type,
+                })
+            }
+            ast::Expr::Substring {
+                expr: operand,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let mut args = vec![self.bind_expr(operand, scope)?];
+                let from = match substring_from {
+                    Some(from) => self.bind_expr(from, scope)?,
+                    None => Expr::literal(Value::Integer(1)),
+                };
+                args.push(from);
+                if let Some(length) = substring_for {
+                    args.push(self.bind_expr(length, scope)?);
+                }
+                self.call_scalar("substr", args)
+            }
+            ast::Expr::Trim {
+                trim_where,
+                trim_what,
+                expr: operand,
+                trim_characters,
+            } => {
+                if trim_characters.is_some() {
+                    return Err(BindError::unsupported("TRIM with a character list"));
+                }
+                let name = match trim_where {
+                    Some(ast::TrimWhereField::Leading) => "ltrim",
+                    Some(ast::TrimWhereField::Trailing) => "rtrim",
+                    _ => "trim",
+                };
+                let mut args = vec![self.bind_expr(operand, scope)?];
+                if let Some(what) = trim_what {
+                    args.push(self.bind_expr(what, scope)?);
+                }
+                self.call_scalar(name, args)
+            }
+            ast::Expr::Ceil {
+                expr: operand,
+                field,
+            }
+            | ast::Expr::Floor {
+                expr: operand,
+                field,
+            } => {
+                if !matches!(
+                    field,
+                    ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime)
+                ) {
+                    return Err(BindError::unsupported(format!("{expr}")));
+                }
+                let name = if matches!(expr, ast::Expr::Ceil { .. }) {
+                    "ceil"
+                } else {
+                    "floor"
+                };
+                let args = vec![self.bind_expr(operand, scope)?];
+                self.call_scalar(name, args)
+            }
+            ast::Expr::Position { expr: needle, r#in } => {
+                let args = vec![self.bind_expr(r#in, scope)?, self.bind_expr(needle, scope)?];
+                self.call_scalar("strpos", args)
+            }
+            ast::Expr::Collate { .. } => Err(BindError::unsupported("COLLATE")),
+            ast::Expr::Interval(_) => Err(BindError::unsupported("INTERVAL")),
+            ast::Expr::Tuple(_) => Err(BindError::unsupported("row values")),
+            ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => {
+                Err(BindError::syntax("\"*\" is not allowed here"))
+            }
+            other => Err(BindError::unsupported(format!("expression {other}"))),
+        }
+    }
+
+    /// Binds a column reference, looking outward through enclosing queries.
+    fn bind_column(
+        &mut self,
+        table: Option<&str>,
+        name: &str,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        if let Some(index) = scope.resolve(table, name)? {
+            return Ok(Expr::Column {
+                index,
+                data_type: scope.columns[index].data_type,
+            });
+        }
+        for (depth, outer) in self.outer.iter().rev().enumerate() {
+            if let Some(index) = outer.resolve(table, name)? {
+                return Ok(Expr::OuterColumn {
+                    depth: depth + 1,
+                    index,
+                    data_type: outer.columns[index].data_type,
+                });
+            }
+        }
+        // `SELECT true` / `false` arrive as identifiers in some dialects.
+        if table.is_none() && (name == "true" || name == "false") {
+            return Ok(Expr::literal(Value::Boolean(name == "true")));
+        }
+        Err(scope.unknown_column(table, name))
+    }
+
+    fn bind_value(&mut self, value: &ast::Value) -> Result<Expr, BindError> {
+        Ok(match value {
+            ast::Value::Number(text, _) => Expr::literal(number_literal(text)?),
+            ast::Value::SingleQuotedString(text)
+            | ast::Value::EscapedStringLiteral(text)
+            | ast::Value::NationalStringLiteral(text)
+            | ast::Value::TripleSingleQuotedString(text)
+            | ast::Value::UnicodeStringLiteral(text) => Expr::literal(Value::Text(text.clone())),
+            ast::Value::DollarQuotedString(quoted) => {
+                Expr::literal(Value::Text(quoted.value.clone()))
+            }
+            ast::Value::HexStringLiteral(hex) => {
+                Expr::literal(Value::Blob(parse_hex(hex).ok_or_else(|| {
+                    BindError::new("22P02", format!("invalid hexadecimal literal x'{hex}'"))
+                })?))
+            }
+            ast::Value::SingleQuotedByteStringLiteral(text) => {
+                Expr::literal(Value::Blob(text.as_bytes().to_vec()))
+            }
+            ast::Value::Boolean(b) => Expr::literal(Value::Boolean(*b)),
+            ast::Value::Null => Expr::literal(Value::Null),
+            ast::Value::Placeholder(text) => {
+                let (index, name) = self.parameter_index(text)?;
+                self.use_parameter(index, name, DataType::Null);
+                Expr::Parameter {
+                    index,
+                    data_type: DataType::Null,
+                }
+            }
+            other => return Err(BindError::unsupported(format!("literal {other}"))),
+        })
+    }
+
+    /// Gives an untyped operand (bound from `ast`) the type `to`: string literals are
+    /// converted now (22P02 when they cannot be), NULL becomes a typed NULL, and a parameter
+    /// records the type it will be converted to. Typed operands are cast.
+    pub(super) fn resolve_untyped(
+        &mut self,
+        bound: Expr,
+        ast: &ast::Expr,
+        to: DataType,
+    ) -> Result<Expr, BindError> {
+        if to == DataType::Null || !is_untyped(ast) {
+            return Ok(coerce(bound, to));
+        }
+        Ok(match bound {
+            Expr::Literal {
+                value: Value::Text(text),
+                ..
+            } => Expr::Literal {
+                value: convert_text(&text, to)?,
+                data_type: to,
+            },
+            Expr::Literal {
+                value: Value::Null, ..
+            } => Expr::Literal {
+                value: Value::Null,
+                data_type: to,
+            },
+            Expr::Parameter { index, .. } => {
+                self.use_parameter(index, None, to);
+                Expr::Parameter {
+                    index,
+                    data_type: to,
+                }
+            }
+            other => coerce(other, to),
+        })
+    }
+
+    /// Gives an untyped operand the type `to`; a typed operand is returned unchanged (the
+    /// caller checks it).
+    pub(super) fn type_if_untyped(
+        &mut self,
+        bound: Expr,
+        ast: &ast::Expr,
+        to: DataType,
+    ) -> Result<Expr, BindError> {
+        if is_untyped(ast) {
+            self.resolve_untyped(bound, ast, to)
+        } else {
+            Ok(bound)
+        }
+    }
+
+    /// Binds a condition: a boolean (or, leniently as SQLite does, an integer or NULL).
+    pub(super) fn bind_boolean(
+        &mut self,
+        expr: &ast::Expr,
+        scope: &Scope,
+        context: &str,
+    ) -> Result<Expr, BindError> {
+        let bound = self.bind_expr(expr, scope)?;
+        self.as_boolean(bound, expr, context)
+    }
+
+    /// Converts a bound condition to boolean, 42804 when its type cannot be one.
+    pub(super) fn as_boolean(
+        &mut self,
+        bound: Expr,
+        ast: &ast::Expr,
+        context: &str,
+    ) -> Result<Expr, BindError> {
+        if is_untyped(ast) {
+            return self.resolve_untyped(bound, ast, DataType::Boolean);
+        }
+        match bound.data_type() {
+            DataType::Boolean => Ok(bound),
+            DataType::Integer | DataType::Real | DataType::Null => {
+                Ok(coerce(bound, DataType::Boolean))
+            }
+            other => Err(BindError::mismatch(format!(
+                "argument of {context} must be type boolean, not type {other}"
+            ))),
+        }
+    }
+
+    /// Binds two operands that are compared, converting both to their common type.
+    pub(super) fn bind_compared(
+        &mut self,
+        left: &ast::Expr,
+        right: &ast::Expr,
+        scope: &Scope,
+        operator: &str,
+    ) -> Result<(Expr, Expr), BindError> {
+        let left_bound = self.bind_expr(left, scope)?;
+        let right_bound = self.bind_expr(right, scope)?;
+        self.unify_pair(left_bound, left, right_bound, right, operator)
+    }
+
+    /// Converts two bound operands to their common type (untyped ones take the other's).
+    pub(super) fn unify_pair(
+        &mut self,
+        left_bound: Expr,
+        left: &ast::Expr,
+        right_bound: Expr,
+        right: &ast::Expr,
+        operator: &str,
+    ) -> Result<(Expr, Expr), BindError> {
+        let (left_type, right_type) = (left_bound.data_type(), right_bound.data_type());
+        let target = match (is_untyped(left), is_untyped(right)) {
+            (true, false) => right_type,
+            (false, true) => left_type,
+            (true, true) if left_type == DataType::Null => right_type,
+            _ => common_type(left_type, right_type).ok_or_else(|| {
+                BindError::undefined_function(format!(
+                    "operator does not exist: {left_type} {operator} {right_type}"
+                ))
+            })?,
+        };
+        let left_bound = self.resolve_untyped(left_bound, left, target)?;
+        let right_bound = self.resolve_untyped(right_bound, right, target)?;
+        Ok((left_bound, right_bound))
+    }
+
+    /// Converts a list of bound expressions to their common type (CASE results, COALESCE,
+    /// IN lists); untyped members take it, and a list of only untyped members is TEXT.
+    pub(super) fn unify_list(
+        &mut self,
+        items: Vec<(Expr, &ast::Expr)>,
+        what: &str,
+    ) -> Result<(Vec<Expr>, DataType), BindError> {
+        let mut target = DataType::Null;
+        let mut any_typed = false;
+        for (bound, ast) in &items {
+            if is_untyped(ast) {
+                continue;
+            }
+            any_typed = true;
+            target = common_type(target, bound.data_type()).ok_or_else(|| {
+                BindError::mismatch(format!(
+                    "{what} types {target} and {} cannot be matched",
+                    bound.data_type()
+                ))
+            })?;
+        }
+        if !any_typed {
+            target = if items
+                .iter()
+                .all(|(bound, _)| bound.data_type() == DataType::Null)
+            {
+                DataType::Null
+            } else {
+                DataType::Text
+            };
+        }
+        let mut result = Vec::with_capacity(items.len());
+        for (bound, ast) in items {
+            result.push(self.resolve_untyped(bound, ast, target)?);
+        }
+        Ok((result, target))
+    }
+
+    fn bind_binary(
+        &mut self,
+        left: &ast::Expr,
+        op: &ast::BinaryOperator,
+        right: &ast::Expr,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        use ast::BinaryOperator as B;
+        let op = match op {
+            B::Plus => BinaryOp::Add,
+            B::Minus => BinaryOp::Subtract,
+            B::Multiply => BinaryOp::Multiply,
+            B::Divide => BinaryOp::Divide,
+            B::Modulo => BinaryOp::Remainder,
+            B::StringConcat => BinaryOp::Concat,
+            B::Eq => BinaryOp::Equal,
+            B::NotEq => BinaryOp::NotEqual,
+            B::Lt => BinaryOp::Less,
+            B::LtEq => BinaryOp::LessOrEqual,
+            B::Gt => BinaryOp::Greater,
+            B::GtEq => BinaryOp::GreaterOrEqual,
+            B::And => BinaryOp::And,
+            B::Or => BinaryOp::Or,
+            B::BitwiseAnd => BinaryOp::BitAnd,
+            B::BitwiseOr => BinaryOp::BitOr,
+            B::BitwiseXor | B::PGBitwiseXor => BinaryOp::BitXor,
+            B::PGBitwiseShiftLeft => BinaryOp::ShiftLeft,
+            B::PGBitwiseShiftRight => BinaryOp::ShiftRight,
+            B::Glob => return self.bind_like(left, right, None, false, false, true, scope),
+            B::PGLikeMatch | B::PGNotLikeMatch | B::PGILikeMatch | B::PGNotILikeMatch => {
+                let negated = matches!(op, B::PGNotLikeMatch | B::PGNotILikeMatch);
+                let insensitive = matches!(op, B::PGILikeMatch | B::PGNotILikeMatch);
+                return self.bind_like(left, right, None, negated, insensitive, false, scope);
+            }
+            other => return Err(BindError::unsupported(format!("operator {other}"))),
+        };
+        match op {
+            BinaryOp::And | BinaryOp::Or => {
+                let context = if op == BinaryOp::And { "AND" } else { "OR" };
+                let left = self.bind_boolean(left, scope, context)?;
+                let right = self.bind_boolean(right, scope, context)?;
+                Ok(binary(op, left, right, DataType::Boolean))
+            }
+            op if op.is_comparison() => {
+                let symbol = comparison_symbol(op);
+                let (left, right) = self.bind_compared(left, right, scope, symbol)?;
+                Ok(binary(op, left, right, DataType::Boolean))
+            }
+            BinaryOp::Concat => {
+                let mut operands = Vec::with_capacity(2);
+                for operand in [left, right] {
+                    let bound = self.bind_expr(operand, scope)?;
+                    operands.push(match bound.data_type() {
+                        DataType::Blob => bound,
+                        _ => self.resolve_untyped(bound, operand, DataType::Text)?,
+                    });
+                }
+                let right = operands.pop();
+                let left = operands.pop();
+                match (left, right) {
+                    (Some(left), Some(right)) => {
+                        let data_type = if left.data_type() == DataType::Blob
+                            && right.data_type() == DataType::Blob
+                        {
+                            DataType::Blob
+                        } else {
+                            DataType::Text
+                        };
+                        Ok(binary(
+                            op,
+                            coerce(left, data_type),
+                            coerce(right, data_type),
+                            data_type,
+                        ))
+                    }
+                    _ => Err(BindError::syntax("missing operand of ||")),
+                }
+            }
+            _ => self.bind_arithmetic(op, left, right, scope),
+        }
+    }
+
+    fn bind_arithmetic(
+        &mut self,
+        op: BinaryOp,
+        left: &ast::Expr,
+        right: &ast::Expr,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let left_bound = self.bind_expr(left, scope)?;
+        let right_bound = self.bind_expr(right, scope)?;
+        let (left_type, right_type) = (left_bound.data_type(), right_bound.data_type());
+        let bitwise = matches!(
+            op,
+            BinaryOp::BitAnd
+                | BinaryOp::BitOr
+                | BinaryOp::BitXor
+                | BinaryOp::ShiftLeft
+                | BinaryOp::ShiftRight
+        );
+        let undefined = || {
+            BindError::undefined_function(format!(
+                "operator does not exist: {left_type} {} {right_type}",
+                arithmetic_symbol(op)
+            ))
+        };
+        // Dates: date ± integer → date, date - date → integer.
+        if left_type == DataType::Date && matches!(op, BinaryOp::Add | BinaryOp::Subtract) {
+            if right_type == DataType::Date && op == BinaryOp::Subtract {
+                return Ok(binary(op, left_bound, right_bound, DataType::Integer));
+            }
+            let right_bound = self.type_if_untyped(right_bound, right, DataType::Integer)?;
+            if right_bound.data_type() == DataType::Integer {
+                return Ok(binary(op, left_bound, right_bound, DataType::Date));
+            }
+            return Err(undefined());
+        }
+        if right_type == DataType::Date && op == BinaryOp::Add {
+            let left_bound = self.type_if_untyped(left_bound, left, DataType::Integer)?;
+            if left_bound.data_type() == DataType::Integer {
+                return Ok(binary(op, left_bound, right_bound, DataType::Date));
+            }
+            return Err(undefined());
+        }
+        // Numbers: untyped operands take the other side's numeric type (integer when both
+        // are untyped); booleans count as integers, as in SQLite.
+        let numeric_type = |t: DataType, untyped: bool| match t {
+            _ if untyped => Some(DataType::Null),
+            DataType::Integer | DataType::Boolean | DataType::Null => Some(DataType::Integer),
+            DataType::Real if !bitwise => Some(DataType::Real),
+            _ => None,
+        };
+        let left_numeric = numeric_type(left_type, is_untyped(left)).ok_or_else(undefined)?;
+        let right_numeric = numeric_type(right_type, is_untyped(right)).ok_or_else(undefined)?;
+        let result = match (left_numeric, right_numeric) {
+            (DataType::Null, DataType::Null) => DataType::Integer,
+            (DataType::Null, other) | (other, DataType::Null) => other,
+            (a, b) => common_type(a, b).ok_or_else(undefined)?,
+        };
+        let left_bound = self.resolve_untyped(left_bound, left, result)?;
+        let right_bound = self.resolve_untyped(right_bound, right, result)?;
+        Ok(binary(op, left_bound, right_bound, result))
+    }
+
+    fn bind_unary(
+        &mut self,
+        op: ast::UnaryOperator,
+        operand: &ast::Expr,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        match op {
+            ast::UnaryOperator::Not => {
+                let operand = self.bind_boolean(operand, scope, "NOT")?;
+                Ok(Expr::Unary {
+                    op: UnaryOp::Not,
+                    operand: Box::new(operand),
+                    data_type: DataType::Boolean,
+                })
+            }
+            ast::UnaryOperator::Minus
+            | ast::UnaryOperator::Plus
+            | ast::UnaryOperator::BitwiseNot => {
+                // `-9223372036854775808` only fits as a negated literal.
+                if op == ast::UnaryOperator::Minus
+                    && let ast::Expr::Value(value) = operand
+                    && let ast::Value::Number(text, _) = &value.value
+                {
+                    return Ok(Expr::literal(number_literal(&format!("-{text}"))?));
+                }
+                let bound = self.bind_expr(operand, scope)?;
+                let bound = self.type_if_untyped(bound, operand, DataType::Integer)?;
+                let data_type = match bound.data_type() {
+                    DataType::Integer | DataType::Null | DataType::Boolean => DataType::Integer,
+                    DataType::Real if op != ast::UnaryOperator::BitwiseNot => DataType::Real,
+                    other => {
+                        return Err(BindError::undefined_function(format!(
+                            "operator does not exist: {op} {other}"
+                        )));
+                    }
+                };
+                let op = match op {
+                    ast::UnaryOperator::Minus => UnaryOp::Negate,
+                    ast::UnaryOperator::Plus => UnaryOp::Plus,
+                    _ => UnaryOp::BitNot,
+                };
+                // Fold negation of constants so `-1.5` stays a literal (index bounds, LIMIT).
+                if op == UnaryOp::Negate
+                    && let Expr::Literal { value, .. } = &bound
+                {
+                    match value {
+                        Value::Real(r) => return Ok(Expr::literal(Value::Real(-r))),
+                        Value::Integer(i) if *i != i64::MIN => {
+                            return Ok(Expr::literal(Value::Integer(-i)));
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(Expr::Unary {
+                    op,
+                    operand: Box::new(coerce(bound, data_type)),
+                    data_type,
+                })
+            }
+            other => Err(BindError::unsupported(format!("operator {other}"))),
+        }
+    }
+}
+
+/// A numeric literal: an integer when it has no fraction or exponent and fits 64 bits,
+/// otherwise real.
+pub(super) fn number_literal(text: &str) -> Result<Value, BindError> {
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))
+        && let Ok(value) = i64::from_str_radix(hex, 16)
+    {
+        return Ok(Value::Integer(value));
+    }
+    if let Ok(value) = text.parse::<i64>() {
+        return Ok(Value::Integer(value));
+    }
+    text.parse::<f64>()
+        .map(Value::Real)
+        .map_err(|_| BindError::new("22P02", format!("invalid number \"{text}\"")))
+}
+
+pub(super) fn binary(op: BinaryOp, left: Expr, right: Expr, data_type: DataType) -> Expr {
+    Expr::Binary {
+        op,
+        left: Box::new(left),
+        right: Box::new(right),
+        data_type,
+    }
+}
+
+fn comparison_symbol(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Equal => "=",
+        BinaryOp::NotEqual => "<>",
+        BinaryOp::Less => "<",
+        BinaryOp::LessOrEqual => "<=",
+        BinaryOp::Greater => ">",
+        _ => ">=",
+    }
+}
+
+fn arithmetic_symbol(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Add => "+",
+        BinaryOp::Subtract => "-",
+        BinaryOp::Multiply => "*",
+        BinaryOp::Divide => "/",
+        BinaryOp::Remainder => "%",
+        BinaryOp::BitAnd => "&",
+        BinaryOp::BitOr => "|",
+        BinaryOp::BitXor => "#",
+        BinaryOp::ShiftLeft => "<<",
+        BinaryOp::ShiftRight => ">>",
+        _ => "?",
+    }
+}

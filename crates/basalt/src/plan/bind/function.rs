@@ -1,0 +1,235 @@
+//! Function calls: the special forms (COALESCE, NULLIF, IIF, now(), multi-argument min/max)
+//! desugared to plan expressions, aggregates handed to `aggregate.rs`, and everything else
+//! resolved through the scalar-function registry (`types.rs`).
+
+use sqlparser::ast;
+
+use crate::plan::expr::{BinaryOp, Expr};
+use crate::types::{DataType, Value};
+
+use super::Binder;
+use super::error::BindError;
+use super::expr::binary;
+use super::scope::Scope;
+use super::types::resolve_function;
+
+/// A function call's arguments as written.
+pub(super) struct CallArguments<'q> {
+    pub args: Vec<&'q ast::FunctionArgExpr>,
+    pub distinct: bool,
+}
+
+/// Splits a call's argument list, rejecting forms Basalt does not support.
+pub(super) fn call_arguments(function: &ast::Function) -> Result<CallArguments<'_>, BindError> {
+    match &function.args {
+        ast::FunctionArguments::None => Ok(CallArguments {
+            args: Vec::new(),
+            distinct: false,
+        }),
+        ast::FunctionArguments::Subquery(_) => Err(BindError::unsupported(
+            "a subquery as function argument list",
+        )),
+        ast::FunctionArguments::List(list) => {
+            if !list.clauses.is_empty() {
+                return Err(BindError::unsupported(format!(
+                    "function clauses in {function}"
+                )));
+            }
+            let mut args = Vec::with_capacity(list.args.len());
+            for arg in &list.args {
+                match arg {
+                    ast::FunctionArg::Unnamed(arg) => args.push(arg),
+                    _ => return Err(BindError::unsupported("named function arguments")),
+                }
+            }
+            Ok(CallArguments {
+                args,
+                distinct: matches!(
+                    list.duplicate_treatment,
+                    Some(ast::DuplicateTreatment::Distinct)
+                ),
+            })
+        }
+    }
+}
+
+/// The expression of an argument, 42601 for `*` where an expression is needed.
+pub(super) fn arg_expr<'q>(
+    arg: &'q ast::FunctionArgExpr,
+    function: &str,
+) -> Result<&'q ast::Expr, BindError> {
+    match arg {
+        ast::FunctionArgExpr::Expr(expr) => Ok(expr),
+        _ => Err(BindError::syntax(format!(
+            "\"*\" is not allowed as an argument of {function}"
+        ))),
+    }
+}
+
+impl Binder<'_> {
+    pub(super) fn bind_function(
+        &mut self,
+        function: &ast::Function,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let name = super::object_name(&function.name)?;
+        if function.over.is_some() {
+            return Err(BindError::unsupported("window functions"));
+        }
+        if !function.within_group.is_empty() {
+            return Err(BindError::unsupported("WITHIN GROUP"));
+        }
+        let call = call_arguments(function)?;
+        if super::aggregate::is_aggregate(&name, call.args.len()) {
+            return self.bind_aggregate(&name, &call, function.filter.as_deref(), scope);
+        }
+        if call.distinct || function.filter.is_some() {
+            return Err(BindError::new(
+                "42809",
+                format!("DISTINCT or FILTER specified, but {name} is not an aggregate function"),
+            ));
+        }
+        let asts: Vec<&ast::Expr> = call
+            .args
+            .iter()
+            .map(|arg| arg_expr(arg, &name))
+            .collect::<Result<_, _>>()?;
+        let mut bound = Vec::with_capacity(asts.len());
+        for ast in &asts {
+            bound.push(self.bind_expr(ast, scope)?);
+        }
+        let arity = |expected: std::ops::RangeInclusive<usize>| {
+            if expected.contains(&asts.len()) {
+                Ok(())
+            } else {
+                Err(BindError::undefined_function(format!(
+                    "function {name} does not take {} arguments",
+                    asts.len()
+                )))
+            }
+        };
+        match name.as_str() {
+            "coalesce" | "ifnull" => {
+                arity(if name == "ifnull" {
+                    2..=2
+                } else {
+                    1..=usize::MAX
+                })?;
+                let (args, data_type) =
+                    self.unify_list(bound.into_iter().zip(asts).collect(), "COALESCE")?;
+                Ok(Expr::Coalesce { args, data_type })
+            }
+            "nullif" => {
+                arity(2..=2)?;
+                let mut bound = bound.into_iter();
+                let (Some(left), Some(right)) = (bound.next(), bound.next()) else {
+                    return Err(BindError::syntax("nullif needs two arguments"));
+                };
+                let data_type = left.data_type();
+                let (left, right) = self.unify_pair(left, asts[0], right, asts[1], "=")?;
+                // NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END, typed as `a`.
+                let result = super::expr::coerce(left.clone(), data_type);
+                let data_type = result.data_type();
+                Ok(Expr::Case {
+                    operand: None,
+                    branches: vec![(
+                        binary(BinaryOp::Equal, left, right, DataType::Boolean),
+                        Expr::Literal {
+                            value: Value::Null,
+                            data_type,
+                        },
+                    )],
+                    else_result: Some(Box::new(result)),
+                    data_type,
+                })
+            }
+            "iif" => {
+                arity(3..=3)?;
+                let mut bound = bound.into_iter();
+                let (Some(condition), Some(then), Some(otherwise)) =
+                    (bound.next(), bound.next(), bound.next())
+                else {
+                    return Err(BindError::syntax("iif needs three arguments"));
+                };
+                let condition = self.as_boolean(condition, asts[0], "IIF")?;
+                let (mut results, data_type) =
+                    self.unify_list(vec![(then, asts[1]), (otherwise, asts[2])], "IIF")?;
+                let otherwise = results.pop();
+                let then = results.pop();
+                match (then, otherwise) {
+                    (Some(then), Some(otherwise)) => Ok(Expr::Case {
+                        operand: None,
+                        branches: vec![(condition, then)],
+                        else_result: Some(Box::new(otherwise)),
+                        data_type,
+                    }),
+                    _ => Err(BindError::syntax("iif needs three arguments")),
+                }
+            }
+            "now"
+            | "current_timestamp"
+            | "localtimestamp"
+            | "transaction_timestamp"
+            | "statement_timestamp" => {
+                arity(0..=0)?;
+                Ok(Expr::CurrentTimestamp)
+            }
+            "current_date" => {
+                arity(0..=0)?;
+                Ok(Expr::CurrentDate)
+            }
+            "min" | "max" | "greatest" | "least" => {
+                // SQLite's multi-argument min/max are PostgreSQL's least/greatest.
+                let name = if matches!(name.as_str(), "max" | "greatest") {
+                    "greatest"
+                } else {
+                    "least"
+                };
+                let (args, data_type) =
+                    self.unify_list(bound.into_iter().zip(asts).collect(), name)?;
+                Ok(Expr::Function {
+                    function: crate::plan::ScalarFunctionRef {
+                        name: name.to_string(),
+                        volatile: false,
+                    },
+                    args,
+                    data_type,
+                })
+            }
+            _ => {
+                let mut args = Vec::with_capacity(bound.len());
+                for (bound, ast) in bound.into_iter().zip(asts) {
+                    // An untyped argument with nothing else to go on is text (NULL stays unknown).
+                    let target = match &bound {
+                        Expr::Literal {
+                            value: Value::Text(_),
+                            ..
+                        } => DataType::Text,
+                        _ => DataType::Null,
+                    };
+                    args.push(self.resolve_untyped(bound, ast, target)?);
+                }
+                self.call_scalar(&name, args)
+            }
+        }
+    }
+
+    /// A call of registry function `name` on bound arguments.
+    pub(super) fn call_scalar(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr, BindError> {
+        let types: Vec<DataType> = args.iter().map(Expr::data_type).collect();
+        match resolve_function(name, &types)? {
+            Some(resolved) => Ok(Expr::Function {
+                function: resolved.function,
+                args,
+                data_type: resolved.data_type,
+            }),
+            None => {
+                let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
+                Err(BindError::undefined_function(format!(
+                    "function {name}({}) does not exist",
+                    names.join(", ")
+                )))
+            }
+        }
+    }
+}

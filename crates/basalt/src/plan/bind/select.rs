@@ -1,0 +1,515 @@
+//! Queries: WITH, SELECT (WHERE, GROUP BY, HAVING, projection, DISTINCT), VALUES, set
+//! operations, ORDER BY and LIMIT/OFFSET.
+//!
+//! A SELECT becomes `FROM → Filter(WHERE) → Aggregate → Filter(HAVING) → Project →
+//! Distinct → Sort → Project(drop hidden sort columns) → Limit`, each step present only when
+//! the query needs it. ORDER BY keys may name output columns (by alias or position) or any
+//! input expression, which is computed as a hidden extra column of the projection.
+
+use sqlparser::ast;
+
+use crate::plan::expr::Expr;
+use crate::plan::{OutputColumn, PlanKind, PlanNode, SortKey};
+use crate::types::Value;
+
+use super::aggregate::{AggregateContext, has_aggregate, rewrite_over_aggregate};
+use super::error::BindError;
+use super::expr::{is_untyped, number_literal};
+use super::scope::Scope;
+use super::{Binder, ident_name};
+
+/// One output column of a SELECT list while it is being bound.
+pub(super) struct SelectOutput {
+    pub expr: Expr,
+    pub name: String,
+    pub table: Option<String>,
+}
+
+/// One ORDER BY key: a position in the projection.
+pub(super) struct OrderKey {
+    pub column: usize,
+    pub descending: bool,
+    pub nulls_first: bool,
+}
+
+impl Binder<'_> {
+    pub(super) fn bind_select(
+        &mut self,
+        select: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+    ) -> Result<PlanNode, BindError> {
+        let saved = std::mem::replace(&mut self.aggregates, AggregateContext::Forbidden("FROM"));
+        let result = self.bind_select_inner(select, order_by);
+        self.aggregates = saved;
+        result
+    }
+
+    fn bind_select_inner(
+        &mut self,
+        select: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+    ) -> Result<PlanNode, BindError> {
+        if select.top.is_some()
+            || select.into.is_some()
+            || select.qualify.is_some()
+            || !select.named_window.is_empty()
+        {
+            return Err(BindError::unsupported(format!("SELECT clause in {select}")));
+        }
+        let distinct = match &select.distinct {
+            None | Some(ast::Distinct::All) => false,
+            Some(ast::Distinct::Distinct) => true,
+            Some(ast::Distinct::On(_)) => return Err(BindError::unsupported("DISTINCT ON")),
+        };
+        let (mut plan, scope) = self.bind_from(&select.from)?;
+
+        if let Some(condition) = &select.selection {
+            self.aggregates = AggregateContext::Forbidden("WHERE");
+            let predicate = self.bind_boolean(condition, &scope, "WHERE")?;
+            plan = filter(plan, predicate);
+        }
+
+        self.aggregates = AggregateContext::Collecting(Vec::new());
+        let mut outputs =
+            self.bind_projection(&select.projection, &scope, select.from.is_empty())?;
+
+        let group_by = match &select.group_by {
+            ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => {
+                self.bind_group_by(exprs, &select.projection, &outputs, &scope)?
+            }
+            other => return Err(BindError::unsupported(format!("{other}"))),
+        };
+
+        let having = match &select.having {
+            Some(having) => Some(self.bind_boolean(having, &scope, "HAVING")?),
+            None => None,
+        };
+
+        let visible = outputs.len();
+        let keys = self.bind_order_keys(order_by, &mut outputs, &scope, distinct)?;
+
+        let aggregates = match std::mem::replace(
+            &mut self.aggregates,
+            AggregateContext::Forbidden("this context"),
+        ) {
+            AggregateContext::Collecting(calls) => calls,
+            _ => Vec::new(),
+        };
+        let grouped = !aggregates.is_empty() || !group_by.is_empty() || having.is_some();
+        let mut having = having;
+        if grouped {
+            for output in &mut outputs {
+                rewrite_over_aggregate(&mut output.expr, &group_by, &scope)?;
+            }
+            if let Some(having) = &mut having {
+                rewrite_over_aggregate(having, &group_by, &scope)?;
+            }
+            let mut schema: Vec<OutputColumn> = group_by
+                .iter()
+                .map(|key| OutputColumn {
+                    name: match key {
+                        Expr::Column { index, .. } => scope
+                            .columns
+                            .get(*index)
+                            .map_or_else(|| "?column?".to_string(), |c| c.name.clone()),
+                        _ => "?column?".to_string(),
+                    },
+                    table: None,
+                    data_type: key.data_type(),
+                })
+                .collect();
+            schema.extend(aggregates.iter().map(|call| OutputColumn {
+                name: super::aggregate::aggregate_name(call.function).to_string(),
+                table: None,
+                data_type: call.data_type,
+            }));
+            plan = PlanNode {
+                kind: PlanKind::Aggregate {
+                    input: Box::new(plan),
+                    group_by,
+                    aggregates,
+                },
+                schema,
+            };
+            if let Some(having) = having {
+                plan = filter(plan, having);
+            }
+        }
+
+        let schema = outputs
+            .iter()
+            .map(|output| OutputColumn {
+                name: output.name.clone(),
+                table: output.table.clone(),
+                data_type: output.expr.data_type(),
+            })
+            .collect();
+        plan = PlanNode {
+            kind: PlanKind::Project {
+                input: Box::new(plan),
+                exprs: outputs.into_iter().map(|output| output.expr).collect(),
+            },
+            schema,
+        };
+        if distinct {
+            plan = PlanNode {
+                schema: plan.schema.clone(),
+                kind: PlanKind::Distinct {
+                    input: Box::new(plan),
+                },
+            };
+        }
+        plan = sort(plan, &keys);
+        if plan.schema.len() > visible {
+            plan = project_prefix(plan, visible);
+        }
+        Ok(plan)
+    }
+
+    /// Binds the SELECT list, expanding `*` and `t.*`.
+    pub(super) fn bind_projection(
+        &mut self,
+        items: &[ast::SelectItem],
+        scope: &Scope,
+        no_from: bool,
+    ) -> Result<Vec<SelectOutput>, BindError> {
+        let mut outputs = Vec::with_capacity(items.len());
+        let column_output = |position: usize| SelectOutput {
+            expr: Expr::Column {
+                index: position,
+                data_type: scope.columns[position].data_type,
+            },
+            name: scope.columns[position].name.clone(),
+            table: scope.columns[position].table.clone(),
+        };
+        for item in items {
+            match item {
+                ast::SelectItem::Wildcard(options) => {
+                    check_wildcard_options(options)?;
+                    if no_from {
+                        return Err(BindError::syntax(
+                            "SELECT * with no tables specified is not valid",
+                        ));
+                    }
+                    outputs.extend(scope.star_positions().into_iter().map(column_output));
+                }
+                ast::SelectItem::QualifiedWildcard(kind, options) => {
+                    check_wildcard_options(options)?;
+                    let table = match kind {
+                        ast::SelectItemQualifiedWildcardKind::ObjectName(name) => {
+                            super::object_name(name)?
+                        }
+                        ast::SelectItemQualifiedWildcardKind::Expr(_) => {
+                            return Err(BindError::unsupported("expression.*"));
+                        }
+                    };
+                    let positions = scope.table_positions(&table);
+                    if positions.is_empty() {
+                        return Err(BindError::new(
+                            "42P01",
+                            format!("missing FROM-clause entry for table \"{table}\""),
+                        ));
+                    }
+                    outputs.extend(positions.into_iter().map(column_output));
+                }
+                ast::SelectItem::UnnamedExpr(expr) => {
+                    let bound = self.bind_expr(expr, scope)?;
+                    let table = source_table(&bound, scope);
+                    outputs.push(SelectOutput {
+                        expr: bound,
+                        name: output_name(expr),
+                        table,
+                    });
+                }
+                ast::SelectItem::ExprWithAlias { expr, alias } => {
+                    let bound = self.bind_expr(expr, scope)?;
+                    outputs.push(SelectOutput {
+                        expr: bound,
+                        name: ident_name(alias),
+                        table: None,
+                    });
+                }
+                ast::SelectItem::ExprWithAliases { .. } => {
+                    return Err(BindError::unsupported("multiple aliases"));
+                }
+            }
+        }
+        Ok(outputs)
+    }
+
+    /// Binds GROUP BY keys: input expressions, output positions, or output aliases (when
+    /// the name is not an input column), as PostgreSQL allows.
+    fn bind_group_by(
+        &mut self,
+        exprs: &[ast::Expr],
+        projection: &[ast::SelectItem],
+        outputs: &[SelectOutput],
+        scope: &Scope,
+    ) -> Result<Vec<Expr>, BindError> {
+        let saved = std::mem::replace(
+            &mut self.aggregates,
+            AggregateContext::Forbidden("GROUP BY"),
+        );
+        let mut keys = Vec::with_capacity(exprs.len());
+        let result = (|| {
+            for expr in exprs {
+                let output = match expr {
+                    ast::Expr::Value(value) if matches!(value.value, ast::Value::Number(..)) => {
+                        let position = ordinal(expr).ok_or_else(|| {
+                            BindError::new(
+                                "42P10",
+                                format!("GROUP BY position {expr} is not in select list"),
+                            )
+                        })?;
+                        Some(outputs.get(position).ok_or_else(|| {
+                            BindError::new(
+                                "42P10",
+                                format!("GROUP BY position {expr} is not in select list"),
+                            )
+                        })?)
+                    }
+                    ast::Expr::Identifier(ident)
+                        if scope.resolve(None, &ident_name(ident))?.is_none() =>
+                    {
+                        let name = ident_name(ident);
+                        projection
+                            .iter()
+                            .position(|item| matches!(item, ast::SelectItem::ExprWithAlias { alias, .. } if ident_name(alias) == name))
+                            .and_then(|position| outputs.get(position))
+                    }
+                    _ => None,
+                };
+                let key = match output {
+                    Some(output) if has_aggregate(&output.expr) => {
+                        return Err(BindError::grouping(
+                            "aggregate functions are not allowed in GROUP BY",
+                        ));
+                    }
+                    Some(output) => output.expr.clone(),
+                    None => self.bind_expr(expr, scope)?,
+                };
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+            Ok(())
+        })();
+        self.aggregates = saved;
+        result.map(|()| keys)
+    }
+
+    /// Resolves ORDER BY keys to projection positions, appending hidden columns for keys
+    /// that are not in the SELECT list.
+    fn bind_order_keys(
+        &mut self,
+        order_by: &[ast::OrderByExpr],
+        outputs: &mut Vec<SelectOutput>,
+        scope: &Scope,
+        distinct: bool,
+    ) -> Result<Vec<OrderKey>, BindError> {
+        let mut keys = Vec::with_capacity(order_by.len());
+        let visible = outputs.len();
+        for key in order_by {
+            let column = match &key.expr {
+                ast::Expr::Value(value) if matches!(value.value, ast::Value::Number(..)) => {
+                    ordinal(&key.expr)
+                        .filter(|&position| position < visible)
+                        .ok_or_else(|| {
+                            BindError::new(
+                                "42P10",
+                                format!("ORDER BY position {} is not in select list", key.expr),
+                            )
+                        })?
+                }
+                ast::Expr::Identifier(ident)
+                    if outputs[..visible]
+                        .iter()
+                        .any(|o| o.name == ident_name(ident)) =>
+                {
+                    let name = ident_name(ident);
+                    outputs
+                        .iter()
+                        .position(|o| o.name == name)
+                        .unwrap_or_default()
+                }
+                expr => {
+                    let bound = self.bind_expr(expr, scope)?;
+                    match outputs.iter().position(|output| output.expr == bound) {
+                        Some(position) => position,
+                        None if distinct => {
+                            return Err(BindError::new(
+                                "42P10",
+                                "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+                            ));
+                        }
+                        None => {
+                            outputs.push(SelectOutput {
+                                expr: bound,
+                                name: output_name(expr),
+                                table: None,
+                            });
+                            outputs.len() - 1
+                        }
+                    }
+                }
+            };
+            keys.push(order_key(column, &key.options)?);
+        }
+        Ok(keys)
+    }
+}
+
+fn check_wildcard_options(options: &ast::WildcardAdditionalOptions) -> Result<(), BindError> {
+    if options.opt_exclude.is_some()
+        || options.opt_except.is_some()
+        || options.opt_replace.is_some()
+        || options.opt_rename.is_some()
+        || options.opt_ilike.is_some()
+    {
+        return Err(BindError::unsupported("wildcard options"));
+    }
+    Ok(())
+}
+
+/// A 1-based position literal as a 0-based index.
+pub(super) fn ordinal(expr: &ast::Expr) -> Option<usize> {
+    match expr {
+        ast::Expr::Value(value) => match &value.value {
+            ast::Value::Number(text, _) => match number_literal(text).ok()? {
+                Value::Integer(n) if n >= 1 => usize::try_from(n - 1).ok(),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+pub(super) fn order_key(
+    column: usize,
+    options: &ast::OrderByOptions,
+) -> Result<OrderKey, BindError> {
+    let descending = match &options.sort {
+        None | Some(ast::OrderBySort::Asc) => false,
+        Some(ast::OrderBySort::Desc) => true,
+        Some(_) => return Err(BindError::unsupported("ORDER BY USING")),
+    };
+    Ok(OrderKey {
+        column,
+        descending,
+        // PostgreSQL: NULLs sort as larger than every value.
+        nulls_first: options.nulls_first.unwrap_or(descending),
+    })
+}
+
+fn filter(input: PlanNode, predicate: Expr) -> PlanNode {
+    PlanNode {
+        schema: input.schema.clone(),
+        kind: PlanKind::Filter {
+            input: Box::new(input),
+            predicate,
+        },
+    }
+}
+
+fn sort(plan: PlanNode, keys: &[OrderKey]) -> PlanNode {
+    if keys.is_empty() {
+        return plan;
+    }
+    let keys = keys
+        .iter()
+        .map(|key| SortKey {
+            expr: Expr::Column {
+                index: key.column,
+                data_type: plan.schema[key.column].data_type,
+            },
+            descending: key.descending,
+            nulls_first: key.nulls_first,
+        })
+        .collect();
+    PlanNode {
+        schema: plan.schema.clone(),
+        kind: PlanKind::Sort {
+            input: Box::new(plan),
+            keys,
+        },
+    }
+}
+
+/// A projection keeping the first `count` columns.
+fn project_prefix(plan: PlanNode, count: usize) -> PlanNode {
+    let schema: Vec<OutputColumn> = plan.schema.iter().take(count).cloned().collect();
+    let exprs = schema
+        .iter()
+        .enumerate()
+        .map(|(index, column)| Expr::Column {
+            index,
+            data_type: column.data_type,
+        })
+        .collect();
+    PlanNode {
+        kind: PlanKind::Project {
+            input: Box::new(plan),
+            exprs,
+        },
+        schema,
+    }
+}
+
+/// The table a bare column reference came from.
+fn source_table(expr: &Expr, scope: &Scope) -> Option<String> {
+    match expr {
+        Expr::Column { index, .. } => scope
+            .columns
+            .get(*index)
+            .and_then(|column| column.table.clone()),
+        _ => None,
+    }
+}
+
+/// The name PostgreSQL gives an unaliased output column.
+pub(super) fn output_name(expr: &ast::Expr) -> String {
+    figure_name(expr).unwrap_or_else(|| "?column?".to_string())
+}
+
+fn figure_name(expr: &ast::Expr) -> Option<String> {
+    match expr {
+        ast::Expr::Identifier(ident) => Some(ident_name(ident)),
+        ast::Expr::CompoundIdentifier(parts) => parts.last().map(ident_name),
+        ast::Expr::Nested(inner) => figure_name(inner),
+        ast::Expr::Function(function) => super::object_name(&function.name).ok(),
+        ast::Expr::Cast {
+            expr: inner,
+            data_type,
+            ..
+        } => figure_name(inner)
+            .filter(|_| !is_untyped(inner) && !matches!(inner.as_ref(), ast::Expr::Value(_)))
+            .or_else(|| {
+                super::types::sql_type(data_type)
+                    .ok()
+                    .map(|(t, _)| t.name().to_string())
+            }),
+        ast::Expr::TypedString(typed) => super::types::sql_type(&typed.data_type)
+            .ok()
+            .map(|(t, _)| t.name().to_string()),
+        ast::Expr::Case { .. } => Some("case".to_string()),
+        ast::Expr::Exists { .. } => Some("exists".to_string()),
+        ast::Expr::Substring { .. } => Some("substring".to_string()),
+        ast::Expr::Trim { .. } => Some("btrim".to_string()),
+        ast::Expr::Ceil { .. } => Some("ceil".to_string()),
+        ast::Expr::Floor { .. } => Some("floor".to_string()),
+        ast::Expr::Position { .. } => Some("position".to_string()),
+        ast::Expr::Value(value) if matches!(value.value, ast::Value::Boolean(_)) => {
+            Some("bool".to_string())
+        }
+        ast::Expr::Subquery(query) => match query.body.as_ref() {
+            ast::SetExpr::Select(select) => match select.projection.as_slice() {
+                [ast::SelectItem::UnnamedExpr(expr)] => figure_name(expr),
+                [ast::SelectItem::ExprWithAlias { alias, .. }] => Some(ident_name(alias)),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -1,0 +1,223 @@
+//! Type decisions the binder makes: common types, literal conversion, SQL type names, and
+//! scalar-function resolution — in one place so that switching them to `crate::types`'
+//! registry and casts is a one-file change.
+//!
+//! The rules are `crate::types`' (PostgreSQL's) with SQLite-compatible leniency where the
+//! sqllogictest corpus needs it: integers and booleans mix (a boolean is 0/1), and a column
+//! declared with no type is TEXT.
+
+use sqlparser::ast;
+
+use crate::plan::expr::ScalarFunctionRef;
+use crate::types::{self, DataType, Value};
+
+use super::error::BindError;
+
+/// The type two operands are converted to before comparing them (or unifying CASE branches,
+/// UNION columns, IN lists): `None` when they cannot meet.
+pub(super) fn common_type(a: DataType, b: DataType) -> Option<DataType> {
+    use DataType::*;
+    types::common_type(a, b).or(match (a, b) {
+        // SQLite leniency: booleans are the integers 0 and 1.
+        (Boolean, Integer) | (Integer, Boolean) => Some(Integer),
+        (Boolean, Real) | (Real, Boolean) => Some(Real),
+        _ => None,
+    })
+}
+
+/// Whether a value of type `from` may be stored in a column of type `to` (PostgreSQL's
+/// assignment casts, plus integer/boolean for SQLite).
+pub(super) fn assignable(from: DataType, to: DataType) -> bool {
+    use DataType::*;
+    types::assignment_cast(from, to)
+        || matches!(
+            (from, to),
+            (Boolean, Integer) | (Integer, Boolean) | (Date, Timestamp)
+        )
+}
+
+/// Whether an explicit `CAST(x AS to)` from `from` is allowed.
+pub(super) fn castable(from: DataType, to: DataType) -> bool {
+    use DataType::*;
+    from == to
+        || from == Null
+        || from == Text
+        || to == Text
+        || (from.is_numeric() || from == Boolean) && (to.is_numeric() || to == Boolean)
+        || matches!(
+            (from, to),
+            (Date, Timestamp) | (Timestamp, Date) | (Text, Blob)
+        )
+}
+
+/// Converts literal text to `to` at bind time (PostgreSQL's "unknown" literal resolution),
+/// 22P02 (or the conversion's own SQLSTATE) when the text is not of that form.
+pub(super) fn convert_text(text: &str, to: DataType) -> Result<Value, BindError> {
+    match to {
+        DataType::Null | DataType::Text => Ok(Value::Text(text.to_string())),
+        // PostgreSQL's bytea input: `\x` then hex digits.
+        DataType::Blob => Ok(Value::Blob(match text.strip_prefix("\\x") {
+            Some(hex) => parse_hex(hex).ok_or_else(|| {
+                BindError::new(
+                    "22P02",
+                    format!("invalid input syntax for type blob: \"{text}\""),
+                )
+            })?,
+            None => text.as_bytes().to_vec(),
+        })),
+        _ => types::parse_literal_for(to, text).map_err(type_error),
+    }
+}
+
+/// A conversion error from `crate::types` as a bind error with the same SQLSTATE.
+pub(super) fn type_error(error: types::TypeError) -> BindError {
+    BindError::new(error.code(), error.to_string())
+}
+
+/// Converts a constant at bind time, with the executor's own cast; `None` (the conversion
+/// fails, e.g. out of range) leaves a cast for execution to report.
+pub(super) fn fold_cast(value: &Value, to: DataType) -> Option<Value> {
+    match (value, to) {
+        (Value::Null, _) => Some(Value::Null),
+        (Value::Text(text), to) => convert_text(text, to).ok(),
+        (value, to) => types::cast(value, to).ok(),
+    }
+}
+
+/// Hex digits to bytes (an even number of them).
+pub(super) fn parse_hex(hex: &str) -> Option<Vec<u8>> {
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// A declared SQL type → Basalt's type and the VARCHAR/CHAR length limit.
+pub(super) fn sql_type(data_type: &ast::DataType) -> Result<(DataType, Option<u32>), BindError> {
+    use ast::DataType as T;
+    let length = |length: &Option<ast::CharacterLength>| match length {
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length).ok(),
+        _ => None,
+    };
+    Ok(match data_type {
+        T::TinyInt(_)
+        | T::Int2(_)
+        | T::SmallInt(_)
+        | T::MediumInt(_)
+        | T::Int(_)
+        | T::Int4(_)
+        | T::Int8(_)
+        | T::Int16
+        | T::Int32
+        | T::Int64
+        | T::Integer(_)
+        | T::BigInt(_)
+        | T::Signed
+        | T::SignedInteger
+        | T::TinyIntUnsigned(_)
+        | T::SmallIntUnsigned(_)
+        | T::IntUnsigned(_)
+        | T::IntegerUnsigned(_)
+        | T::BigIntUnsigned(_)
+        | T::UnsignedInteger
+        | T::Unsigned => (DataType::Integer, None),
+        T::Numeric(_)
+        | T::Decimal(_)
+        | T::Dec(_)
+        | T::Float(_)
+        | T::Float4
+        | T::Float8
+        | T::Float32
+        | T::Float64
+        | T::Real
+        | T::Double(_)
+        | T::DoublePrecision => (DataType::Real, None),
+        T::Character(n)
+        | T::Char(n)
+        | T::CharacterVarying(n)
+        | T::CharVarying(n)
+        | T::Varchar(n)
+        | T::Nvarchar(n) => (DataType::Text, length(n)),
+        T::Text
+        | T::TinyText
+        | T::MediumText
+        | T::LongText
+        | T::String(_)
+        | T::Clob(_)
+        | T::CharacterLargeObject(_)
+        | T::CharLargeObject(_)
+        | T::Unspecified => (DataType::Text, None),
+        T::Blob(_)
+        | T::Bytea
+        | T::Binary(_)
+        | T::Varbinary(_)
+        | T::TinyBlob
+        | T::MediumBlob
+        | T::LongBlob
+        | T::Bytes(_) => (DataType::Blob, None),
+        T::Bool | T::Boolean => (DataType::Boolean, None),
+        T::Date => (DataType::Date, None),
+        T::Timestamp(_, _) | T::Datetime(_) | T::TimestampNtz(_) => (DataType::Timestamp, None),
+        T::Custom(name, _) => (affinity_type(&name.to_string())?, None),
+        other => return Err(BindError::unsupported(format!("type {other}"))),
+    })
+}
+
+/// SQLite's affinity rules for type names sqlparser does not know (`INT UNSIGNED`,
+/// `VARYING CHARACTER`, `STRING`...).
+fn affinity_type(name: &str) -> Result<DataType, BindError> {
+    let lower = name.to_ascii_lowercase();
+    Ok(if lower.contains("int") {
+        DataType::Integer
+    } else if lower.contains("char")
+        || lower.contains("clob")
+        || lower.contains("text")
+        || lower == "string"
+    {
+        DataType::Text
+    } else if lower.contains("blob") {
+        DataType::Blob
+    } else if lower.contains("real")
+        || lower.contains("floa")
+        || lower.contains("doub")
+        || lower.contains("num")
+    {
+        DataType::Real
+    } else if lower.contains("bool") {
+        DataType::Boolean
+    } else {
+        return Err(BindError::new(
+            "42704",
+            format!("type \"{name}\" does not exist"),
+        ));
+    })
+}
+
+/// A resolved scalar function: the registry entry and its result type.
+pub(super) struct ResolvedFunction {
+    pub function: ScalarFunctionRef,
+    pub data_type: DataType,
+}
+
+/// Resolves scalar function `name` (lower case) in `crate::types`' registry for arguments of
+/// these types: `Ok(None)` when no function has that name, 42883 when it has but not for
+/// these types.
+pub(super) fn resolve_function(
+    name: &str,
+    args: &[DataType],
+) -> Result<Option<ResolvedFunction>, BindError> {
+    let Some(function) = types::scalar_function(name) else {
+        return Ok(None);
+    };
+    let data_type = (function.return_type)(args).map_err(type_error)?;
+    Ok(Some(ResolvedFunction {
+        function: ScalarFunctionRef {
+            name: function.name.to_string(),
+            volatile: function.volatile,
+        },
+        data_type,
+    }))
+}
