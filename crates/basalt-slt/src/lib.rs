@@ -14,6 +14,7 @@
 //!
 //! The `basalt-slt` binary adds file discovery, parallelism and reporting on top.
 
+pub mod basalt_engine;
 pub mod engine;
 pub mod format;
 pub mod runner;

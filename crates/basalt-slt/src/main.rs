@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
+use basalt_slt::basalt_engine::BasaltEngine;
 use basalt_slt::engine::{Engine, SqliteEngine};
 use basalt_slt::runner::{RunOptions, ScriptOutcome, run_script};
 use basalt_slt::skiplist::SkipList;
@@ -76,9 +77,7 @@ fn main() -> ExitCode {
 fn open_engine(database: Database) -> Result<Box<dyn Engine>, String> {
     match database {
         Database::Sqlite => Ok(Box::new(SqliteEngine::open_in_memory()?)),
-        Database::Basalt => {
-            Err("the Basalt engine adapter is not available yet; use --db sqlite".to_owned())
-        }
+        Database::Basalt => Ok(Box::new(BasaltEngine::open_in_memory()?)),
     }
 }
 

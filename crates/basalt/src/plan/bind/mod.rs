@@ -49,6 +49,49 @@ pub fn bind(statement: &ast::Statement, catalog: &Catalog) -> Result<Bound, Bind
     })
 }
 
+/// Binds a column's stored DEFAULT expression (which may not reference columns), converted
+/// to the column's type. Used by the executor for columns an INSERT leaves out and for
+/// `ALTER TABLE ADD COLUMN ... DEFAULT`.
+pub fn bind_column_default(
+    sql: &str,
+    data_type: DataType,
+    table: &crate::catalog::TableDef,
+    catalog: &Catalog,
+) -> Result<crate::plan::Expr, BindError> {
+    let ast = parse_stored_expr(sql)?;
+    let mut binder = Binder::new(catalog);
+    let bound = binder.bind_expr(&ast, &Scope::default())?;
+    if !types::assignable(bound.data_type(), data_type) {
+        return Err(BindError::mismatch(format!(
+            "default for a {data_type} column of table \"{}\" is of type {}",
+            table.name,
+            bound.data_type()
+        )));
+    }
+    Ok(expr::coerce(bound, data_type))
+}
+
+/// Binds a CHECK constraint of `table` over the table's row: column `i` of the table is
+/// input column `i`.
+pub fn bind_table_predicate(
+    sql: &str,
+    table: &crate::catalog::TableDef,
+    catalog: &Catalog,
+) -> Result<crate::plan::Expr, BindError> {
+    let ast = parse_stored_expr(sql)?;
+    let schema: Vec<crate::plan::OutputColumn> = table
+        .columns
+        .iter()
+        .map(|column| crate::plan::OutputColumn {
+            name: column.name.clone(),
+            table: Some(table.name.clone()),
+            data_type: column.data_type,
+        })
+        .collect();
+    let mut binder = Binder::new(catalog);
+    binder.bind_boolean(&ast, &Scope::from_schema(&schema), "CHECK")
+}
+
 /// How deeply views may nest (a view referring to itself through others would otherwise
 /// recurse forever).
 const MAX_VIEW_DEPTH: usize = 32;
