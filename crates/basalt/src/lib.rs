@@ -6,6 +6,7 @@
 //! them; and the SQL engine above: [`sql`] (parsing), [`plan`] (bound statements) and
 //! [`exec`] (vectorised operators over column batches).
 
+mod api;
 pub mod catalog;
 pub mod exec;
 pub mod plan;
@@ -13,3 +14,10 @@ pub mod sql;
 pub mod storage;
 pub mod txn;
 pub mod types;
+
+pub use api::{
+    CachedStatement, Connection, Database, Error, ErrorKind, FromSql, Options, Params, Result, Row, RowIndex, Rows,
+    Statement, ToSql, Transaction, ValueRef,
+};
+pub use storage::pager::Synchronous;
+pub use types::{DataType, Value};

@@ -4,6 +4,8 @@
 //! column by column — so expressions, aggregates, joins and sorts work on whole arrays.
 
 pub mod context;
+pub mod ddl;
+pub mod dml;
 pub mod error;
 pub mod eval;
 pub mod operators;

@@ -144,6 +144,7 @@ impl Store {
             header: snapshot.header,
             dirty: HashMap::new(),
             spilled: HashMap::new(),
+            savepoints: Vec::new(),
             finished: false,
         })
     }
@@ -207,8 +208,22 @@ pub struct WriteTxn {
     dirty: HashMap<PageNo, PageRef>,
     /// Pages whose newest image is a spilled (uncommitted) log frame.
     spilled: HashMap<PageNo, u64>,
+    /// Open savepoints, oldest first.
+    savepoints: Vec<SavepointLog>,
     finished: bool,
 }
+
+/// What a savepoint needs to undo everything after it: the header as it was, and for each
+/// page touched since, its dirty and spilled state as they were before the first touch.
+#[derive(Debug)]
+struct SavepointLog {
+    header: Header,
+    undo: HashMap<PageNo, (Option<PageRef>, Option<u64>)>,
+}
+
+/// Identifies a savepoint of a write transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SavepointId(usize);
 
 impl std::fmt::Debug for WriteTxn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -241,6 +256,98 @@ impl WriteTxn {
     /// The header as this transaction sees it.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// Starts a savepoint: [`WriteTxn::rollback_to_savepoint`] undoes every change made
+    /// after it. Savepoints nest; the cost of one is proportional to the pages changed
+    /// while it is open, not to the size of the transaction.
+    pub fn savepoint(&mut self) -> SavepointId {
+        self.savepoints.push(SavepointLog {
+            header: self.header,
+            undo: HashMap::new(),
+        });
+        SavepointId(self.savepoints.len() - 1)
+    }
+
+    /// Undoes every change made since savepoint `id`, which (with the savepoints inside it)
+    /// stays open, like SQL's `ROLLBACK TO SAVEPOINT`.
+    pub fn rollback_to_savepoint(&mut self, id: SavepointId) -> Result<()> {
+        if id.0 >= self.savepoints.len() {
+            return Err(StorageError::InvalidArgument(
+                "savepoint is no longer open".into(),
+            ));
+        }
+        // Undo the inner savepoints' changes first, newest to oldest.
+        while self.savepoints.len() > id.0 + 1 {
+            if let Some(log) = self.savepoints.pop() {
+                self.apply_undo(log);
+            }
+        }
+        if let Some(log) = self.savepoints.pop() {
+            self.apply_undo(log);
+        }
+        self.savepoints.push(SavepointLog {
+            header: self.header,
+            undo: HashMap::new(),
+        });
+        Ok(())
+    }
+
+    /// Closes savepoint `id` (and those inside it), keeping their changes, like SQL's
+    /// `RELEASE SAVEPOINT`.
+    pub fn release_savepoint(&mut self, id: SavepointId) -> Result<()> {
+        if id.0 >= self.savepoints.len() {
+            return Err(StorageError::InvalidArgument(
+                "savepoint is no longer open".into(),
+            ));
+        }
+        while self.savepoints.len() > id.0 {
+            let Some(log) = self.savepoints.pop() else {
+                break;
+            };
+            // The enclosing savepoint must still be able to undo what this one recorded.
+            if let Some(outer) = self.savepoints.last_mut() {
+                for (page_no, before) in log.undo {
+                    outer.undo.entry(page_no).or_insert(before);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_undo(&mut self, log: SavepointLog) {
+        self.header = log.header;
+        for (page_no, (dirty, spilled)) in log.undo {
+            match dirty {
+                Some(page) => {
+                    self.dirty.insert(page_no, page);
+                }
+                None => {
+                    self.dirty.remove(&page_no);
+                }
+            }
+            match spilled {
+                Some(seq) => {
+                    self.spilled.insert(page_no, seq);
+                }
+                None => {
+                    self.spilled.remove(&page_no);
+                }
+            }
+        }
+    }
+
+    /// Records `page_no`'s state for the innermost savepoint before it first changes.
+    fn remember(&mut self, page_no: PageNo) {
+        if let Some(log) = self.savepoints.last_mut()
+            && !log.undo.contains_key(&page_no)
+        {
+            let before = (
+                self.dirty.get(&page_no).cloned(),
+                self.spilled.get(&page_no).copied(),
+            );
+            log.undo.insert(page_no, before);
+        }
     }
 
     /// Whether the transaction has changed anything.
@@ -321,6 +428,7 @@ impl WriteTxn {
     fn install_zeroed(&mut self, page_no: PageNo) -> Result<()> {
         self.spill_if_needed()?;
         let page_size = self.shared.pager.page_size();
+        self.remember(page_no);
         self.dirty
             .insert(page_no, Arc::new(PageBuf::zeroed(page_size)));
         Ok(())
@@ -364,7 +472,10 @@ impl PageWrite for WriteTxn {
         if !self.dirty.contains_key(&page_no) {
             let current = self.page(page_no)?;
             self.spill_if_needed()?;
+            self.remember(page_no);
             self.dirty.insert(page_no, current);
+        } else {
+            self.remember(page_no);
         }
         match self.dirty.get_mut(&page_no) {
             Some(page) => Ok(&mut Arc::make_mut(page)[..]),
@@ -418,6 +529,7 @@ impl PageWrite for WriteTxn {
             page_no
         };
         self.header.free_count = self.header.free_count.saturating_sub(1);
+        self.remember(page_no);
         self.spilled.remove(&page_no);
         self.install_zeroed(page_no)?;
         Ok(page_no)
@@ -442,6 +554,7 @@ impl PageWrite for WriteTxn {
                 trunk[8..12].copy_from_slice(&(count as u32 + 1).to_le_bytes());
                 self.header.free_count += 1;
                 // The freed page's contents no longer matter; don't write them to the log.
+                self.remember(page_no);
                 self.dirty.remove(&page_no);
                 return Ok(());
             }

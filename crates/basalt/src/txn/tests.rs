@@ -284,3 +284,38 @@ fn readers_on_many_threads_see_consistent_snapshots() {
         }
     });
 }
+
+#[test]
+fn savepoints_undo_exactly_what_came_after_them() {
+    let store = Store::open_in_memory(options()).unwrap();
+    let mut txn = store.begin_write().unwrap();
+    let page_no = txn.allocate_page().unwrap();
+    write_value(&mut txn, page_no, 1);
+    let outer = txn.savepoint();
+    write_value(&mut txn, page_no, 2);
+    let extra = txn.allocate_page().unwrap();
+    write_value(&mut txn, extra, 7);
+    let inner = txn.savepoint();
+    write_value(&mut txn, page_no, 3);
+    txn.free_page(extra).unwrap();
+    txn.rollback_to_savepoint(inner).unwrap();
+    assert_eq!((read_value(&txn, page_no), read_value(&txn, extra)), (2, 7));
+    txn.release_savepoint(inner).unwrap();
+    // Spilling in between must not confuse the undo log.
+    let many: Vec<PageNo> = (0..400).map(|_| txn.allocate_page().unwrap()).collect();
+    for &p in &many {
+        write_value(&mut txn, p, 9);
+    }
+    txn.rollback_to_savepoint(outer).unwrap();
+    assert_eq!(read_value(&txn, page_no), 1);
+    assert_eq!(
+        txn.header().page_count,
+        2,
+        "pages allocated after the savepoint are gone"
+    );
+    write_value(&mut txn, page_no, 5);
+    txn.commit().unwrap();
+    let reader = store.begin_read();
+    assert_eq!(read_value(&reader, page_no), 5);
+    assert_eq!(reader.header().page_count, 2);
+}

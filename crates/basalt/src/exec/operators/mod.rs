@@ -9,7 +9,9 @@ mod basic;
 mod join;
 mod scan;
 mod setop;
-mod sort;
+pub mod sort;
+
+pub use scan::key_value;
 
 use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};

@@ -4,7 +4,8 @@
 //! column-major (PAX): the row ids, then for each column a null bitmap and either a fixed-width
 //! value array or variable-length descriptors pointing into a heap at the end of the page. A
 //! point read touches one slot per needed column; a scan of one column reads one contiguous
-//! array per page. Values too long for a page live in overflow chains.
+//! array per page. Values longer than about a quarter page live in overflow chains, except
+//! for an inline prefix chosen so that the chain's pages are full.
 //!
 //! An *index tree* maps unique byte-string keys (memcomparable encodings from
 //! `storage::keys`, so `memcmp` order is SQL order) to short byte values, in slotted pages.

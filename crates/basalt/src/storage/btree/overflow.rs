@@ -1,8 +1,10 @@
 //! Overflow chains: values too long to live inside a leaf page.
 //!
-//! A long value is cut into page-sized pieces stored in a singly linked list of overflow
-//! pages; the leaf keeps only a 12-byte pointer (first page, total length). Page layout, all
-//! integers little-endian:
+//! The part of a long value that does not stay in its leaf (everything after the inline
+//! prefix, see [`super::table_leaf`]) is cut into page-sized pieces stored in a singly
+//! linked list of overflow pages; the leaf keeps an entry {first page, total length, inline
+//! prefix}. An overflow page holds data of one value only. Page layout, all integers
+//! little-endian:
 //!
 //! ```text
 //! 0   u8   kind = page::kind::OVERFLOW
@@ -13,9 +15,11 @@
 //! ```
 //!
 //! Every page but the last is completely full, so the number of pages of a chain follows
-//! from the value length alone. Readers rely on that: a chain is read page by page while
-//! checking the kind byte, that each page's byte count is exactly what the total length
-//! predicts, and that the chain ends when the value does. A damaged next pointer (even one
+//! from its length (the value's total length minus its inline prefix) alone. The leaf's
+//! choice of prefix makes the last page full too whenever the remainder fits inline.
+//! Readers rely on that: a chain is read page by page while checking the kind byte, that
+//! each page's byte count is exactly what the chain length predicts, and that the chain
+//! ends when the value does. A damaged next pointer (even one
 //! forming a cycle) therefore makes the read fail after at most the expected number of
 //! pages, never loop. Values are limited to [`MAX_VALUE_LEN`] bytes so that a damaged length
 //! cannot ask for an absurd allocation.
@@ -32,7 +36,7 @@ pub const MAX_VALUE_LEN: u64 = (1 << 31) - 1;
 
 /// Value bytes one overflow page holds.
 pub fn data_per_page(usable_size: usize) -> usize {
-    usable_size - OVERFLOW_HEADER_LEN
+    usable_size.saturating_sub(OVERFLOW_HEADER_LEN)
 }
 
 /// Number of pages a chain of `total_len` bytes occupies.
@@ -146,9 +150,30 @@ pub fn read_chain<S: PageRead + ?Sized>(
     first: PageNo,
     total_len: u64,
 ) -> Result<Vec<u8>> {
+    read_value(store, &[], first, total_len)
+}
+
+/// Reads a value of `total_len` bytes stored as an inline `prefix` followed by the chain
+/// starting at `first` (which holds the other `total_len - prefix.len()` bytes).
+pub fn read_value<S: PageRead + ?Sized>(
+    store: &S,
+    prefix: &[u8],
+    first: PageNo,
+    total_len: u64,
+) -> Result<Vec<u8>> {
+    let Some(chain_len) = total_len.checked_sub(prefix.len() as u64) else {
+        return Err(StorageError::corrupt_page(
+            first,
+            format!(
+                "overflow value length {total_len} shorter than its {}-byte prefix",
+                prefix.len()
+            ),
+        ));
+    };
     // Do not trust a damaged length with a huge up-front allocation; grow as pages verify.
     let mut out = Vec::with_capacity(total_len.min(1 << 24) as usize);
-    walk_chain(store, first, total_len, |_, data| {
+    out.extend_from_slice(prefix);
+    walk_chain(store, first, chain_len, |_, data| {
         out.extend_from_slice(data);
         Ok(())
     })?;

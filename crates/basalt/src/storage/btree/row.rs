@@ -92,22 +92,42 @@ pub enum ValueRef<'a> {
     Fixed(u64),
     /// Variable-length bytes stored inline in the page heap.
     Var(&'a [u8]),
-    /// Variable-length bytes stored in an overflow chain.
+    /// Variable-length bytes whose first `prefix.len()` bytes lie in the page heap and the
+    /// rest (at least one byte) in an overflow chain.
     Overflow {
         /// First page of the chain.
         first_page: PageNo,
-        /// Length of the whole value in bytes.
+        /// Length of the whole value in bytes, prefix included.
         total_len: u64,
+        /// The value's first bytes, stored inline (possibly empty).
+        prefix: &'a [u8],
     },
 }
 
 impl ValueRef<'_> {
-    /// Bytes this value takes in the page heap (inline bytes, or the 12-byte overflow pointer).
+    /// Bytes this value takes in the page heap: the inline bytes, or the overflow entry
+    /// (12-byte pointer plus inline prefix).
     pub(crate) fn heap_len(&self) -> usize {
         match self {
             ValueRef::Null | ValueRef::Fixed(_) => 0,
             ValueRef::Var(bytes) => bytes.len(),
-            ValueRef::Overflow { .. } => super::table_leaf::OVERFLOW_POINTER_LEN,
+            ValueRef::Overflow { prefix, .. } => {
+                super::table_leaf::OVERFLOW_POINTER_LEN + prefix.len()
+            }
+        }
+    }
+
+    /// The overflow chain of this value, as (first page, bytes in the chain); `None` for a
+    /// value without one. A length not above the prefix (impossible for a value read from
+    /// a validated page) yields a chain of length 0, which chain readers reject.
+    pub fn chain(&self) -> Option<(PageNo, u64)> {
+        match self {
+            ValueRef::Overflow {
+                first_page,
+                total_len,
+                prefix,
+            } => Some((*first_page, total_len.saturating_sub(prefix.len() as u64))),
+            _ => None,
         }
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Rows live in column-major leaves ([`super::table_leaf`]); interior nodes
 //! ([`super::table_interior`]) hold separator row ids; values longer than
-//! [`max_inline_len`] live in overflow chains ([`super::overflow`]). This module holds the
+//! [`max_inline_len`] live in overflow chains ([`super::overflow`]), all but an inline
+//! prefix that keeps the chain's pages full. This module holds the
 //! tree operations — insert, update, delete, point get, bulk load, destroy; the repair
 //! after deletes (freeing and merging nodes) is in `table_rebalance`, the
 //! integrity check in [`super::table_check`], cursors in [`super::table_cursor`].
@@ -22,9 +23,11 @@
 //!   damaged file produces `StorageError::Corrupt`, never a panic or an endless loop.
 //!
 //! A row must fit in a leaf at least twice (so a split can always separate two rows):
-//! before it is stored, Var values over the inline limit move to overflow chains, and then
-//! the largest remaining inline values too until the row fits; if even that is not enough
-//! (thousands of columns) the insert fails with `StorageError::RowTooWide`.
+//! before it is stored, Var values over the inline limit move to overflow chains (keeping
+//! an inline prefix when that fills the chain's last page), and then the values with the
+//! largest heap cost move out entirely until the row fits; if even that is not enough
+//! (thousands of columns) the insert fails with `StorageError::RowTooWide`. The exact rule
+//! is in the [`super::table_leaf`] module documentation.
 //!
 //! An error in the middle of a modification (I/O failure, corruption found) can leave the
 //! tree half-changed; the transaction layer must then roll the transaction back.
@@ -35,8 +38,8 @@ use super::table_cursor::{Step, TableCursor, Target, descend};
 use super::table_interior::{InteriorNode, max_keys};
 use super::table_leaf::{
     LeafHeader, OVERFLOW_POINTER_LEN, TableLeaf, build_leaf, choose_capacity, fixed_bytes_per_row,
-    init_leaf, insert_row, max_inline_len, merged_kinds, remove_row, row_fits_twice, set_next_leaf,
-    set_prev_leaf,
+    init_leaf, insert_row, max_inline_len, merged_kinds, overflow_prefix_len, remove_row,
+    row_fits_twice, set_next_leaf, set_prev_leaf,
 };
 use crate::storage::error::{Result, StorageError};
 use crate::storage::page::{PAGE_TRAILER_SIZE, PageNo, PageRead, PageWrite, kind};
@@ -84,86 +87,100 @@ fn validate_row(kinds: &[ColumnKind], row: &[CellValue<'_>]) -> Result<()> {
     Ok(())
 }
 
-/// Decides which Var values of a row go to overflow chains (see the module documentation).
+/// Decides where each value of a row goes (the rule in the [`super::table_leaf`] module
+/// documentation): `None` to store it as is, `Some(k)` for a Var value that goes to an
+/// overflow chain keeping its first `k` bytes inline.
 fn plan_overflow(
     usable_size: usize,
     kinds: &[ColumnKind],
     row: &[CellValue<'_>],
-) -> Result<Vec<bool>> {
+) -> Result<Vec<Option<usize>>> {
     let max_inline = max_inline_len(usable_size);
-    let heap_len = |value: &CellValue<'_>, spilled: bool| match value {
-        CellValue::Var(_) if spilled => OVERFLOW_POINTER_LEN,
-        CellValue::Var(bytes) => bytes.len(),
+    // Steps 1 and 2: medium values inline, long ones out with the page-filling prefix.
+    let mut plan: Vec<Option<usize>> = row
+        .iter()
+        .map(|value| match value {
+            CellValue::Var(bytes) if bytes.len() > max_inline => {
+                Some(overflow_prefix_len(usable_size, bytes.len()))
+            }
+            _ => None,
+        })
+        .collect();
+    let heap_len = |value: &CellValue<'_>, placement: Option<usize>| match (value, placement) {
+        (CellValue::Var(_), Some(prefix)) => OVERFLOW_POINTER_LEN + prefix,
+        (CellValue::Var(bytes), None) => bytes.len(),
         _ => 0,
     };
-    let mut spill: Vec<bool> = row
-        .iter()
-        .map(|value| matches!(value, CellValue::Var(bytes) if bytes.len() > max_inline))
-        .collect();
     let mut heap: usize = row
         .iter()
-        .zip(&spill)
-        .map(|(value, &spilled)| heap_len(value, spilled))
+        .zip(&plan)
+        .map(|(value, &placement)| heap_len(value, placement))
         .sum();
+    // Step 3: move the value costing the most heap out entirely until the row fits twice.
+    // Each round lowers the heap cost, and only values costing more than a bare pointer
+    // qualify, so the loop ends.
     while !row_fits_twice(kinds, usable_size, heap) {
-        // Move the largest inline value that is longer than an overflow pointer.
         let largest = row
             .iter()
-            .zip(&spill)
+            .zip(&plan)
             .enumerate()
-            .filter_map(|(column, (value, &spilled))| match value {
-                CellValue::Var(bytes) if !spilled && bytes.len() > OVERFLOW_POINTER_LEN => {
-                    Some((bytes.len(), column))
-                }
-                _ => None,
+            .filter_map(|(column, (value, &placement))| {
+                let cost = heap_len(value, placement);
+                (cost > OVERFLOW_POINTER_LEN).then_some((cost, column))
             })
             .max();
-        let Some((len, column)) = largest else {
+        let Some((cost, column)) = largest else {
             return Err(StorageError::RowTooWide {
                 columns: kinds.len(),
                 page_size: usable_size + PAGE_TRAILER_SIZE,
             });
         };
-        if let Some(flag) = spill.get_mut(column) {
-            *flag = true;
+        if let Some(placement) = plan.get_mut(column) {
+            *placement = Some(0);
         }
-        heap = heap - len + OVERFLOW_POINTER_LEN;
+        heap = heap - cost + OVERFLOW_POINTER_LEN;
     }
-    Ok(spill)
+    Ok(plan)
 }
 
 /// Writes the overflow chains a row needs and returns the row as stored values.
 fn store_row<'r, S: PageWrite + ?Sized>(
     store: &mut S,
     row: &[CellValue<'r>],
-    spill: &[bool],
+    plan: &[Option<usize>],
 ) -> Result<Vec<ValueRef<'r>>> {
     let mut values = Vec::with_capacity(row.len());
-    for (value, &spilled) in row.iter().zip(spill) {
-        values.push(match *value {
-            CellValue::Null => ValueRef::Null,
-            CellValue::Fixed(value) => ValueRef::Fixed(value),
-            CellValue::Var(bytes) if spilled => ValueRef::Overflow {
-                first_page: write_chain(store, bytes)?,
-                total_len: bytes.len() as u64,
-            },
-            CellValue::Var(bytes) => ValueRef::Var(bytes),
+    for (value, &placement) in row.iter().zip(plan) {
+        values.push(match (*value, placement) {
+            (CellValue::Null, _) => ValueRef::Null,
+            (CellValue::Fixed(value), _) => ValueRef::Fixed(value),
+            (CellValue::Var(bytes), Some(prefix_len)) => {
+                // plan_overflow leaves at least one byte for the chain; a prefix beyond the
+                // value would be a bug, reported rather than sliced past.
+                let (Some(prefix), Some(rest)) = (bytes.get(..prefix_len), bytes.get(prefix_len..))
+                else {
+                    return Err(StorageError::InvalidArgument(format!(
+                        "inline prefix of {prefix_len} bytes for a {}-byte value",
+                        bytes.len()
+                    )));
+                };
+                ValueRef::Overflow {
+                    first_page: write_chain(store, rest)?,
+                    total_len: bytes.len() as u64,
+                    prefix,
+                }
+            }
+            (CellValue::Var(bytes), None) => ValueRef::Var(bytes),
         });
     }
     Ok(values)
 }
 
-/// The overflow chains (first page, length) referenced by row `row` of `leaf`.
+/// The overflow chains (first page, chain length) referenced by row `row` of `leaf`.
 fn row_chains(leaf: &TableLeaf<'_>, row: usize) -> Result<Vec<(PageNo, u64)>> {
     let mut chains = Vec::new();
     for column in 0..leaf.column_count() {
-        if let ValueRef::Overflow {
-            first_page,
-            total_len,
-        } = leaf.value(row, column)?
-        {
-            chains.push((first_page, total_len));
-        }
+        chains.extend(leaf.value(row, column)?.chain());
     }
     Ok(chains)
 }
@@ -208,7 +225,7 @@ impl TableTree {
         row: &[CellValue<'_>],
     ) -> Result<bool> {
         validate_row(kinds, row)?;
-        let spill = plan_overflow(store.usable_size(), kinds, row)?;
+        let plan = plan_overflow(store.usable_size(), kinds, row)?;
         let leaf = descend(&*store, self.root, Target::RowId(row_id), None)?;
         if leaf.view().search(row_id).is_ok() {
             return Ok(false);
@@ -216,7 +233,7 @@ impl TableTree {
         // Reject conflicting kinds before any overflow page is written.
         merged_kinds(&leaf.view(), kinds)?;
         drop(leaf);
-        let values = store_row(store, row, &spill)?;
+        let values = store_row(store, row, &plan)?;
         self.insert_stored(store, row_id, kinds, &values)?;
         Ok(true)
     }
@@ -230,7 +247,7 @@ impl TableTree {
         row: &[CellValue<'_>],
     ) -> Result<bool> {
         validate_row(kinds, row)?;
-        let spill = plan_overflow(store.usable_size(), kinds, row)?;
+        let plan = plan_overflow(store.usable_size(), kinds, row)?;
         let leaf = descend(&*store, self.root, Target::RowId(row_id), None)?;
         let Ok(position) = leaf.view().search(row_id) else {
             return Ok(false);
@@ -239,7 +256,7 @@ impl TableTree {
         let old_chains = row_chains(&leaf.view(), position)?;
         let leaf_no = leaf.page_no;
         drop(leaf);
-        let values = store_row(store, row, &spill)?;
+        let values = store_row(store, row, &plan)?;
         // Remove and re-insert: the leaf keeps its key range, so the row lands in the same
         // leaf (even if this empties it), re-laid out or split if the new row is larger.
         remove_row(store.page_mut(leaf_no)?, leaf_no, position)?;
@@ -645,8 +662,8 @@ where
         }
         last_row_id = Some(row_id);
         validate_row(kinds, &row)?;
-        let spill = plan_overflow(usable, kinds, &row)?;
-        let values = store_row(store, &row, &spill)?;
+        let plan = plan_overflow(usable, kinds, &row)?;
+        let values = store_row(store, &row, &plan)?;
         let fitted = match leaves.last() {
             Some(&(_, page_no)) => insert_row(
                 store.page_mut(page_no)?,

@@ -5,19 +5,21 @@
 //! the bounds the separators above impose; separators strictly ascending; every leaf at the
 //! same depth; no page reachable twice; no empty leaf except an empty root; the heap
 //! accounting of each leaf (live entries plus garbage = heap size); every value readable,
-//! overflow chains included; and the leaf chain's links consistent in both directions with
-//! the left-to-right order of the leaves. The walk is bounded by the depth limit and by the
-//! set of pages already visited, so a damaged tree cannot make it loop. Used by tests and
-//! by a future `PRAGMA integrity_check`.
+//! overflow chains included, and placed as the inline rule allows (inline values and
+//! prefixes within the inline limit, a prefix only before a chain of full pages); and the
+//! leaf chain's links consistent in both directions with the left-to-right order of the
+//! leaves. The walk is bounded by the depth limit and by the set of pages already visited,
+//! so a damaged tree cannot make it loop. Used by tests and by a future
+//! `PRAGMA integrity_check`.
 
 use std::collections::HashSet;
 
-use super::overflow::chain_pages;
+use super::overflow::{chain_pages, data_per_page};
 use super::row::ValueRef;
 use super::table::TableTree;
 use super::table_cursor::MAX_DEPTH;
 use super::table_interior::TableInterior;
-use super::table_leaf::TableLeaf;
+use super::table_leaf::{TableLeaf, max_inline_len};
 use crate::storage::error::{Result, StorageError};
 use crate::storage::page::{PageNo, PageRead, kind};
 
@@ -49,6 +51,39 @@ struct Walk {
 
 fn corrupt(page_no: PageNo, reason: impl Into<String>) -> StorageError {
     StorageError::corrupt_page(page_no, reason)
+}
+
+/// Checks that a Var value is stored as the placement rule allows: inline values and inline
+/// prefixes at most `max_inline` bytes, and a non-empty prefix only in front of a chain of
+/// whole pages (the prefix exists to make the chain's pages full).
+fn check_placement(
+    view: &TableLeaf<'_>,
+    value: ValueRef<'_>,
+    max_inline: usize,
+    per_page: u64,
+) -> Result<()> {
+    let problem = match value {
+        ValueRef::Var(bytes) if bytes.len() > max_inline => Some(format!(
+            "inline value of {} bytes exceeds the limit {max_inline}",
+            bytes.len()
+        )),
+        ValueRef::Overflow { prefix, .. } if prefix.len() > max_inline => Some(format!(
+            "inline prefix of {} bytes exceeds the limit {max_inline}",
+            prefix.len()
+        )),
+        ValueRef::Overflow { prefix, .. } if !prefix.is_empty() => match value.chain() {
+            Some((_, chain_len)) if !chain_len.is_multiple_of(per_page) => Some(format!(
+                "inline prefix of {} bytes before a chain of {chain_len} bytes (not whole pages)",
+                prefix.len()
+            )),
+            _ => None,
+        },
+        _ => None,
+    };
+    match problem {
+        Some(problem) => Err(corrupt(view.page_no(), problem)),
+        None => Ok(()),
+    }
 }
 
 impl TableTree {
@@ -177,17 +212,16 @@ impl TableTree {
             }
             previous = Some(row_id);
         }
+        let max_inline = max_inline_len(view.bytes().len());
+        let per_page = data_per_page(view.bytes().len()) as u64;
         let mut live_heap = 0;
         for row in 0..rows {
             for column in 0..view.column_count() {
                 let value = view.value(row, column)?;
                 live_heap += value.heap_len();
-                if let ValueRef::Overflow {
-                    first_page,
-                    total_len,
-                } = value
-                {
-                    for chain_page in chain_pages(store, first_page, total_len)? {
+                check_placement(view, value, max_inline, per_page)?;
+                if let Some((first_page, chain_len)) = value.chain() {
+                    for chain_page in chain_pages(store, first_page, chain_len)? {
                         if !walk.visited.insert(chain_page) {
                             return Err(corrupt(chain_page, "overflow page referenced twice"));
                         }

@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use super::overflow::read_chain;
+use super::overflow::read_value;
 use super::row::{Value, ValueRef};
 use super::table_interior::TableInterior;
 use super::table_leaf::{LeafHeader, TableLeaf};
@@ -340,7 +340,13 @@ impl<S: PageRead> TableCursor<S> {
             ValueRef::Overflow {
                 first_page,
                 total_len,
-            } => Value::Bytes(Cow::Owned(read_chain(&self.store, first_page, total_len)?)),
+                prefix,
+            } => Value::Bytes(Cow::Owned(read_value(
+                &self.store,
+                prefix,
+                first_page,
+                total_len,
+            )?)),
         })
     }
 }

@@ -29,9 +29,8 @@
 //!         null bitmap: ceil(capacity / 8) bytes, bit (row % 8) of byte (row / 8) set = NULL,
 //!                      zero-padded to a multiple of 8
 //!         values: capacity x width for a fixed column (width 1, 2, 4 or 8), or
-//!                 capacity x 4 for a Var column: u16 heap offset, u16 length; length bit
-//!                 0x8000 set = the heap entry is a 12-byte overflow pointer
-//!                 {u32 first page, u64 total length}; zero-padded to a multiple of 8
+//!                 capacity x 4 for a Var column: u16 heap offset, u16 length (a Var
+//!                 descriptor, below); zero-padded to a multiple of 8
 //!     free space
 //!     heap (var-length entries, packed downward from usable_size)
 //! ```
@@ -40,6 +39,48 @@
 //! at positions `row_count..capacity` are zero. An empty Var value has length 0 and no heap
 //! bytes. Pages written before an `ALTER TABLE ADD COLUMN` have fewer columns; the missing
 //! columns read as NULL.
+//!
+//! # Var values: inline or overflow
+//!
+//! A Var descriptor is `u16 offset, u16 length`. With bit 0x8000 of the length clear, the
+//! value is the `length` heap bytes at `offset` (length 0: the empty value, offset 0). With
+//! the bit set, the `length & 0x7FFF` heap bytes at `offset` are an *overflow entry*:
+//!
+//! ```text
+//! 0   u32  first page of the overflow chain (never 0)
+//! 4   u64  total length T of the value (T <= overflow::MAX_VALUE_LEN)
+//! 12  ...  inline prefix: the value's first K bytes, K = entry length - 12 (K < T)
+//! ```
+//!
+//! The chain ([`super::overflow`]) holds the value's remaining `T - K` bytes (at least one).
+//! Where a value goes is decided per row, before it is stored, with `U` = usable size,
+//! `P = U - 12` = value bytes per overflow page and `X` = [`max_inline_len`]`(U)`
+//! `= (U - 80) / 4`:
+//!
+//! 1. A Var value of length `L <= X` is stored inline (heap cost `L`).
+//! 2. A longer one goes to overflow with an inline prefix of `K = L mod P` bytes if
+//!    `L mod P <= X`, else `K = 0` (heap cost `12 + K`). The chain then holds `L - K`
+//!    bytes: a whole number of full pages when `K > 0`.
+//! 3. While the row does not fit a leaf twice (`row_fits_twice`: the arrays of a
+//!    two-row page plus twice the row's heap cost fit in `U`), the Var value with the
+//!    largest heap cost above 12 (the highest column on a tie) is moved out entirely:
+//!    overflow with `K = 0`, heap cost 12. If no value is left to move, the row is
+//!    rejected with `StorageError::RowTooWide`.
+//!
+//! Numbers: on 4 KiB pages `U = 4092`, `P = 4080`, `X = 1003`; on 64 KiB pages
+//! `U = 65532`, `P = 65520`, `X = 16363`. `X` is the longest value of which four one-column
+//! rows fit a leaf (80 bytes are the arrays of a four-row leaf with one Var column), so a
+//! page of medium values still holds at least three or four rows, column scans stay
+//! page-efficient and splits always have rows to separate; step 3 keeps the two-rows
+//! guarantee for rows with many such values. `X + 12 < 0x8000`, so every entry length fits
+//! the descriptor.
+//!
+//! Step 2 is SQLite's local-payload rule (`local = minLocal + (L - minLocal) mod P`, or
+//! `minLocal` if that exceeds `maxLocal = X`) with `minLocal = 0`: the chain has
+//! `floor(L / P)` pages, plus one when `L mod P > X`, and that holds for any `minLocal <= X`,
+//! so a larger minimum prefix would only take leaf space without saving an overflow page.
+//! Keeping the remainder `L mod P` in the leaf when it is small enough makes every chain
+//! page full.
 //!
 //! # Modification
 //!
@@ -57,6 +98,7 @@
 
 use std::ops::Range;
 
+use super::overflow::{MAX_VALUE_LEN, data_per_page};
 use super::row::{ColumnKind, ValueRef};
 pub(crate) use super::table_leaf_write::{
     build_leaf, init_leaf, insert_row, merged_kinds, remove_row, set_next_leaf, set_prev_leaf,
@@ -67,18 +109,32 @@ use crate::storage::page::{PageNo, kind};
 
 /// Bytes of the fixed header before the column kinds.
 pub const LEAF_HEADER_LEN: usize = 20;
-/// Bytes of a heap entry that points to an overflow chain: u32 first page, u64 total length.
+/// Bytes of an overflow entry before its inline prefix: u32 first page, u64 total length.
 pub const OVERFLOW_POINTER_LEN: usize = 12;
 /// Descriptor length bit marking an overflow pointer.
 pub(crate) const OVERFLOW_FLAG: u16 = 0x8000;
 /// Largest capacity a page can declare (the header field is a u16).
 pub(crate) const MAX_CAPACITY: usize = u16::MAX as usize;
 
-/// Longest Var value stored inline: one eighth of the page after a small header allowance,
-/// so a leaf always holds several rows with inline values (508 bytes on a 4 KiB page,
-/// 8188 on a 64 KiB page). Longer values go to overflow chains.
+/// Longest Var value stored inline, `X = (usable_size - 80) / 4`: the longest value of which
+/// four one-column rows fit a leaf (80 bytes are that leaf's arrays), so a page of medium
+/// values still holds three or four rows (1003 bytes on a 4 KiB page, 16 363 on a 64 KiB
+/// page). Longer values go to overflow chains, keeping at most this many bytes as inline
+/// prefix. See the module documentation for the whole rule.
 pub fn max_inline_len(usable_size: usize) -> usize {
-    usable_size.saturating_sub(24) / 8
+    usable_size.saturating_sub(ArrayPlan::for_kinds(&[ColumnKind::Var], 4).arrays_end) / 4
+}
+
+/// Inline prefix length of a value of `len > max_inline_len` bytes that goes to overflow
+/// (step 2 of the rule in the module documentation): `len mod P` when that is at most the
+/// inline limit, so the chain is a whole number of full pages, else 0.
+pub fn overflow_prefix_len(usable_size: usize, len: usize) -> usize {
+    let remainder = len % data_per_page(usable_size).max(1);
+    if remainder <= max_inline_len(usable_size) {
+        remainder
+    } else {
+        0
+    }
 }
 
 pub(crate) fn align8(value: usize) -> usize {
@@ -520,17 +576,32 @@ impl<'a> TableLeaf<'a> {
         if raw_len & OVERFLOW_FLAG == 0 {
             return Ok(ValueRef::Var(entry));
         }
-        if len != OVERFLOW_POINTER_LEN {
-            return Err(corrupt(self.page_no, "overflow pointer of wrong length"));
-        }
+        let Some(prefix) = entry.get(OVERFLOW_POINTER_LEN..) else {
+            return Err(corrupt(
+                self.page_no,
+                "overflow entry shorter than its pointer",
+            ));
+        };
         let first_page = read_u32(entry, 0);
         let total_len = read_u64(entry, 4);
         if first_page == 0 {
             return Err(corrupt(self.page_no, "overflow pointer to page 0"));
         }
+        // The chain holds at least one byte, and the length is bounded so that no reader
+        // trusts an absurd allocation.
+        if total_len <= prefix.len() as u64 || total_len > MAX_VALUE_LEN {
+            return Err(corrupt(
+                self.page_no,
+                format!(
+                    "overflow value length {total_len} with a {}-byte inline prefix",
+                    prefix.len()
+                ),
+            ));
+        }
         Ok(ValueRef::Overflow {
             first_page,
             total_len,
+            prefix,
         })
     }
 

@@ -293,20 +293,168 @@ fn many_columns_and_zero_columns() {
 
 #[test]
 fn overflow_pointers_and_empty_values() {
-    let kinds = [ColumnKind::Var, ColumnKind::Var];
+    let kinds = [ColumnKind::Var, ColumnKind::Var, ColumnKind::Var];
     let mut page = empty_page(USABLE);
+    let prefix = vec![5u8; 100];
     let values = [
         ValueRef::Overflow {
             first_page: 9,
             total_len: 1 << 20,
+            prefix: &[],
         },
         ValueRef::Var(b""),
+        ValueRef::Overflow {
+            first_page: 12,
+            total_len: 4080 * 2 + 100,
+            prefix: &prefix,
+        },
     ];
     assert!(insert_row(&mut page, 1, 0, 1, &kinds, &values).unwrap());
     let leaf = TableLeaf::new(&page, 1).unwrap();
     assert_eq!(leaf.value(0, 0).unwrap(), values[0]);
     assert_eq!(leaf.value(0, 1).unwrap(), ValueRef::Var(b""));
+    assert_eq!(leaf.value(0, 2).unwrap(), values[2]);
+    assert_eq!(values[2].chain(), Some((12, 4080 * 2)));
     assert!(!leaf.is_null(0, 1));
+    assert_eq!(leaf.live_heap_bytes(), 12 + 12 + 100);
+    // The entry is {u32 first page, u64 total length, prefix}, its descriptor length the
+    // entry length with the overflow flag.
+    let (_, values_at, _) = leaf.column_location(2).unwrap();
+    let offset = usize::from(read_u16(&page, values_at));
+    assert_eq!(read_u16(&page, values_at + 2), 0x8000 | 112);
+    assert_eq!(read_u32(&page, offset), 12);
+    assert_eq!(read_u64(&page, offset + 4), 4080 * 2 + 100);
+    assert_eq!(&page[offset + 12..offset + 112], prefix.as_slice());
+    // Relayouts (forced by filling the page) carry the entries over intact.
+    let mut id = 2;
+    while insert_row(&mut page, 1, 0, -id, &kinds, &values).unwrap() {
+        id += 1;
+    }
+    assert!(id > 20, "{id} rows of overflow entries");
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    for row in 0..leaf.row_count() {
+        assert_eq!(leaf.value(row, 2).unwrap(), values[2]);
+        assert_eq!(leaf.value(row, 0).unwrap(), values[0]);
+    }
+}
+
+#[test]
+fn inline_limit_and_prefix_rule() {
+    // The numbers documented in the module doc.
+    assert_eq!(ArrayPlan::for_kinds(&[ColumnKind::Var], 4).arrays_end, 80);
+    assert_eq!(max_inline_len(4092), 1003);
+    assert_eq!(max_inline_len(65532), 16363);
+    for usable in [4092, 8188, 16380, 32764, 65532] {
+        let limit = max_inline_len(usable);
+        let per_page = usable - 12;
+        // Every entry length fits the descriptor next to the flag bit.
+        assert!(limit + OVERFLOW_POINTER_LEN < usize::from(OVERFLOW_FLAG));
+        // Four one-column rows at the limit fit a leaf, a fifth does not.
+        let mut page = empty_page(usable);
+        let value = vec![1u8; limit];
+        for id in 0..4 {
+            assert!(
+                insert_row(
+                    &mut page,
+                    1,
+                    id,
+                    id as i64,
+                    &[ColumnKind::Var],
+                    &[ValueRef::Var(&value)]
+                )
+                .unwrap()
+            );
+        }
+        assert!(
+            !insert_row(
+                &mut page,
+                1,
+                4,
+                4,
+                &[ColumnKind::Var],
+                &[ValueRef::Var(&value)]
+            )
+            .unwrap()
+        );
+        // Step 2: the remainder stays inline when it fits, filling the chain's pages.
+        assert_eq!(overflow_prefix_len(usable, limit + 1), 0);
+        assert_eq!(overflow_prefix_len(usable, per_page), 0);
+        assert_eq!(overflow_prefix_len(usable, per_page + 1), 1);
+        assert_eq!(overflow_prefix_len(usable, 3 * per_page + limit), limit);
+        assert_eq!(overflow_prefix_len(usable, 3 * per_page + limit + 1), 0);
+    }
+    // Three rows of the memory test's shape (id, 1000-byte text) share a 4 KiB leaf.
+    let kinds = [ColumnKind::Fixed8, ColumnKind::Var];
+    let mut page = empty_page(USABLE);
+    let text = vec![2u8; 1000];
+    for id in 0..3 {
+        assert!(
+            insert_row(
+                &mut page,
+                1,
+                id,
+                id as i64,
+                &kinds,
+                &[ValueRef::Fixed(1), ValueRef::Var(&text)]
+            )
+            .unwrap()
+        );
+    }
+}
+
+#[test]
+fn damaged_overflow_entries_are_errors() {
+    let kinds = [ColumnKind::Var];
+    let mut page = empty_page(USABLE);
+    let prefix = [7u8; 20];
+    let value = ValueRef::Overflow {
+        first_page: 3,
+        total_len: 4080 + 20,
+        prefix: &prefix,
+    };
+    assert!(insert_row(&mut page, 1, 0, 1, &kinds, &[value]).unwrap());
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    let (_, values_at, _) = leaf.column_location(0).unwrap();
+    let offset = usize::from(read_u16(&page, values_at));
+    let damaged = |edit: &dyn Fn(&mut Vec<u8>)| {
+        let mut copy = page.clone();
+        edit(&mut copy);
+        let leaf = TableLeaf::new(&copy, 1).unwrap();
+        matches!(leaf.value(0, 0), Err(StorageError::Corrupt { .. }))
+    };
+    // Entry shorter than the pointer.
+    assert!(damaged(&|bytes| write_u16(
+        bytes,
+        values_at + 2,
+        0x8000 | 11
+    )));
+    assert!(damaged(&|bytes| write_u16(bytes, values_at + 2, 0x8000)));
+    // Entry running past the page.
+    assert!(damaged(&|bytes| write_u16(bytes, values_at + 2, 0xFFFF)));
+    // Page 0, a total length not above the prefix, an absurd total length.
+    assert!(damaged(&|bytes| write_u32(bytes, offset, 0)));
+    assert!(damaged(&|bytes| write_uint(bytes, offset + 4, 8, 20)));
+    assert!(damaged(&|bytes| write_uint(bytes, offset + 4, 8, 0)));
+    assert!(damaged(&|bytes| write_uint(bytes, offset + 4, 8, u64::MAX)));
+    assert!(!damaged(&|_| {}));
+    // The writer refuses entries a descriptor cannot describe.
+    let mut big_page = empty_page(65532);
+    let huge = vec![0u8; 0x8000];
+    assert!(insert_row(&mut big_page, 1, 0, 1, &kinds, &[ValueRef::Var(&huge)]).is_err());
+    for bad in [
+        ValueRef::Overflow {
+            first_page: 3,
+            total_len: 20,
+            prefix: &prefix,
+        },
+        ValueRef::Overflow {
+            first_page: 0,
+            total_len: 200,
+            prefix: &prefix,
+        },
+    ] {
+        assert!(insert_row(&mut page, 1, 1, 2, &kinds, &[bad]).is_err());
+    }
 }
 
 #[test]

@@ -73,7 +73,8 @@ pub(crate) fn union_kinds(first: &[ColumnKind], second: &[ColumnKind]) -> Result
 ///
 /// `values` may have fewer entries than the page has columns (the rest are NULL); it must
 /// match `kinds`, which must agree with the page's kinds on their shared prefix. Var values
-/// must already be short enough to store inline (longer ones are `ValueRef::Overflow`).
+/// must already be short enough to store inline (longer ones are `ValueRef::Overflow`, with
+/// their chains written); heap entries of 0x8000 bytes or more are rejected.
 pub(crate) fn insert_row(
     bytes: &mut [u8],
     page_no: PageNo,
@@ -92,6 +93,7 @@ pub(crate) fn insert_row(
         )));
     }
     let target_kinds = merged_kinds(&leaf, kinds)?;
+    check_entry_lengths(values)?;
     let new_heap: usize = values.iter().map(ValueRef::heap_len).sum();
     let same_layout = target_kinds == leaf.column_kinds();
     let fits_now = same_layout
@@ -188,20 +190,9 @@ fn write_row(
                 let offset = if data.is_empty() { 0 } else { heap_start };
                 (false, offset as u64 | (data.len() as u64) << 16)
             }
-            (
-                ValueRef::Overflow {
-                    first_page,
-                    total_len,
-                },
-                ColumnKind::Var,
-            ) => {
-                heap_start -= OVERFLOW_POINTER_LEN;
-                if let Some(target) = bytes.get_mut(heap_start..heap_start + OVERFLOW_POINTER_LEN) {
-                    target[..4].copy_from_slice(&first_page.to_le_bytes());
-                    target[4..].copy_from_slice(&total_len.to_le_bytes());
-                }
-                let len = OVERFLOW_POINTER_LEN as u64 | u64::from(OVERFLOW_FLAG);
-                (false, heap_start as u64 | len << 16)
+            (value @ ValueRef::Overflow { .. }, ColumnKind::Var) => {
+                heap_start -= value.heap_len();
+                (false, write_overflow_entry(bytes, heap_start, value))
             }
             (value, kind) => {
                 return Err(StorageError::InvalidArgument(format!(
@@ -214,6 +205,55 @@ fn write_row(
     }
     write_u16(bytes, 4, (rows + 1) as u16);
     write_u16(bytes, 8, heap_start as u16);
+    Ok(())
+}
+
+/// Writes the heap entry of an overflow value at `at` (u32 first page, u64 total length,
+/// inline prefix) and returns its descriptor: offset `at`, entry length with the overflow
+/// flag. Lengths were checked by [`check_entry_lengths`] or come from a validated page.
+fn write_overflow_entry(bytes: &mut [u8], at: usize, value: ValueRef<'_>) -> u64 {
+    let ValueRef::Overflow {
+        first_page,
+        total_len,
+        prefix,
+    } = value
+    else {
+        return 0;
+    };
+    let len = OVERFLOW_POINTER_LEN + prefix.len();
+    if let Some(entry) = bytes.get_mut(at..at + len) {
+        entry[..4].copy_from_slice(&first_page.to_le_bytes());
+        entry[4..OVERFLOW_POINTER_LEN].copy_from_slice(&total_len.to_le_bytes());
+        entry[OVERFLOW_POINTER_LEN..].copy_from_slice(prefix);
+    }
+    at as u64 | (len as u64 | u64::from(OVERFLOW_FLAG)) << 16
+}
+
+/// Checks that every Var heap entry of a row can be described by a descriptor: its length
+/// must stay below the overflow flag bit, and an overflow value must have at least one byte
+/// in its chain. The tree's own rows always pass (their entries are at most
+/// `max_inline_len + 12` bytes); this guards the leaf codec against other callers.
+fn check_entry_lengths(values: &[ValueRef<'_>]) -> Result<()> {
+    for value in values {
+        let valid = match value {
+            ValueRef::Var(bytes) => bytes.len() < usize::from(OVERFLOW_FLAG),
+            ValueRef::Overflow {
+                first_page,
+                total_len,
+                prefix,
+            } => {
+                *first_page != 0
+                    && value.heap_len() < usize::from(OVERFLOW_FLAG)
+                    && *total_len > prefix.len() as u64
+            }
+            ValueRef::Null | ValueRef::Fixed(_) => true,
+        };
+        if !valid {
+            return Err(StorageError::InvalidArgument(format!(
+                "value {value:?} cannot be stored in a leaf heap"
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -365,19 +405,10 @@ pub(crate) fn build_leaf(
                             offset as u64 | (data.len() as u64) << 16,
                         );
                     }
-                    ValueRef::Overflow {
-                        first_page,
-                        total_len,
-                    } => {
-                        heap_start -= OVERFLOW_POINTER_LEN;
-                        if let Some(to) =
-                            target.get_mut(heap_start..heap_start + OVERFLOW_POINTER_LEN)
-                        {
-                            to[..4].copy_from_slice(&first_page.to_le_bytes());
-                            to[4..].copy_from_slice(&total_len.to_le_bytes());
-                        }
-                        let len = OVERFLOW_POINTER_LEN as u64 | u64::from(OVERFLOW_FLAG);
-                        write_uint(target, slot_at, 4, heap_start as u64 | len << 16);
+                    value @ ValueRef::Overflow { .. } => {
+                        heap_start -= value.heap_len();
+                        let slot = write_overflow_entry(target, heap_start, value);
+                        write_uint(target, slot_at, 4, slot);
                     }
                 }
             }

@@ -7,8 +7,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::overflow::data_per_page;
-use super::row::{CellValue, ColumnKind, OwnedValue, Value};
+use super::row::{CellValue, ColumnKind, OwnedValue, Value, ValueRef};
 use super::table::TableTree;
+use super::table_leaf::{max_inline_len, overflow_prefix_len};
 use super::test_store::TestStore;
 use crate::storage::error::StorageError;
 use crate::storage::page::{PageRead, PageWrite, kind};
@@ -439,6 +440,204 @@ fn huge_values_round_trip() {
     tree.delete(&mut store, 2).unwrap();
     tree.check(&store).unwrap();
     assert_eq!(store.live_pages(), 2);
+}
+
+/// Inserts a (Fixed8, Var) row with a value of `len` bytes into a fresh tree and checks
+/// where the value went: inline (`None`) or to overflow with the given prefix length and
+/// chain page count. Then reads it back, checks the tree and deletes it, freeing all pages.
+fn check_placement(page_size: usize, len: usize, expected: Option<(usize, usize)>) {
+    let mut store = TestStore::new(page_size);
+    let tree = TableTree::create(&mut store).unwrap();
+    let kinds = [ColumnKind::Fixed8, ColumnKind::Var];
+    let value: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();
+    let row = [CellValue::Fixed(7), CellValue::Var(&value)];
+    assert!(tree.insert(&mut store, 1, &kinds, &row).unwrap());
+    // A second row makes the page hold more than one row, like in real tables.
+    assert!(tree.insert(&mut store, 2, &kinds, &row).unwrap());
+    let mut cursor = tree.cursor(&store);
+    assert!(cursor.seek_ge(1).unwrap());
+    let stored = cursor.value_ref(1).unwrap();
+    match (stored, expected) {
+        (ValueRef::Var(bytes), None) => assert_eq!(bytes.len(), len),
+        (
+            ValueRef::Overflow {
+                total_len, prefix, ..
+            },
+            Some((prefix_len, _)),
+        ) => {
+            assert_eq!(total_len, len as u64);
+            assert_eq!(prefix.len(), prefix_len, "prefix of a {len}-byte value");
+            assert_eq!(prefix, &value[..prefix_len]);
+        }
+        other => panic!("{len}-byte value on {page_size}-byte pages stored as {other:?}"),
+    }
+    assert_eq!(
+        cursor.value(1).unwrap(),
+        Value::Bytes(value.as_slice().into())
+    );
+    drop(cursor);
+    let stats = tree.check(&store).unwrap();
+    let chain_pages = expected.map_or(0, |(_, pages)| pages);
+    assert_eq!(stats.overflow_pages, 2 * chain_pages, "{len} bytes");
+    if let Some((prefix_len, pages)) = expected {
+        // The chain's pages are full exactly when a prefix was kept (or the value is a
+        // multiple of the page data size).
+        let per_page = data_per_page(store.usable_size());
+        let full = (len - prefix_len).is_multiple_of(per_page);
+        assert_eq!(full, prefix_len > 0 || len.is_multiple_of(per_page));
+        assert_eq!(pages, (len - prefix_len).div_ceil(per_page));
+    }
+    assert_eq!(
+        tree.get(&store, 2).unwrap().unwrap()[1],
+        OwnedValue::Bytes(value.clone())
+    );
+    // Shrinking the value by update frees its chain; deleting the rows frees everything.
+    tree.update(
+        &mut store,
+        1,
+        &kinds,
+        &[CellValue::Fixed(7), CellValue::Var(b"short")],
+    )
+    .unwrap();
+    assert_eq!(tree.check(&store).unwrap().overflow_pages, chain_pages);
+    assert!(tree.delete(&mut store, 1).unwrap());
+    assert!(tree.delete(&mut store, 2).unwrap());
+    tree.check(&store).unwrap();
+    assert_eq!(store.live_pages(), 2);
+}
+
+#[test]
+fn boundary_value_sizes() {
+    for page_size in [4096, 65536] {
+        let usable = page_size - 4;
+        let limit = max_inline_len(usable);
+        let per_page = usable - 12;
+        assert_eq!(limit, if page_size == 4096 { 1003 } else { 16363 });
+        check_placement(page_size, 0, None);
+        check_placement(page_size, limit - 1, None);
+        // Exactly at the limit: inline. One above: all of it to one, partly used page.
+        check_placement(page_size, limit, None);
+        check_placement(page_size, limit + 1, Some((0, 1)));
+        check_placement(page_size, per_page - 1, Some((0, 1)));
+        for pages in 1..=3 {
+            // Remainders that fit inline leave exactly `pages` full chain pages.
+            check_placement(page_size, pages * per_page, Some((0, pages)));
+            check_placement(page_size, pages * per_page + 1, Some((1, pages)));
+            check_placement(page_size, pages * per_page + limit, Some((limit, pages)));
+            // One byte more and the remainder no longer fits: a partial page more.
+            check_placement(
+                page_size,
+                pages * per_page + limit + 1,
+                Some((0, pages + 1)),
+            );
+        }
+    }
+}
+
+#[test]
+fn ten_megabyte_blob_keeps_its_remainder_inline() {
+    for page_size in [4096, 65536] {
+        let len = 10 << 20;
+        let per_page = page_size - 16;
+        let remainder = len % per_page;
+        // 160 bytes on 4 KiB pages, 2560 on 64 KiB pages: both under the inline limit.
+        assert!(remainder > 0 && remainder <= max_inline_len(page_size - 4));
+        check_placement(page_size, len, Some((remainder, len / per_page)));
+    }
+}
+
+#[test]
+fn row_of_200_kilobytes_in_several_columns() {
+    for page_size in [4096, 65536] {
+        let mut store = TestStore::new(page_size);
+        let usable = store.usable_size();
+        let per_page = data_per_page(usable);
+        let tree = TableTree::create(&mut store).unwrap();
+        let mut kinds = vec![ColumnKind::Fixed8];
+        kinds.extend([ColumnKind::Var; 8]);
+        kinds.push(ColumnKind::Fixed4);
+        // Eight values totalling 200 KB: long ones with and without an inline remainder,
+        // one at and one just above the inline limit, one short; the first makes up the
+        // rest of the 200 KB.
+        let mut lengths = [
+            0,
+            40_000,
+            30_000,
+            20_000,
+            per_page + 10,
+            max_inline_len(usable),
+            max_inline_len(usable) + 1,
+            100,
+        ];
+        lengths[0] = 200_000 - lengths.iter().sum::<usize>();
+        let values: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(column, &len)| (0..len).map(|i| (i * 7 + column) as u8).collect())
+            .collect();
+        let mut row = vec![CellValue::Fixed(u64::MAX)];
+        row.extend(values.iter().map(|value| CellValue::Var(value)));
+        row.push(CellValue::Fixed(0xDEAD_BEEF));
+        for id in 0..5 {
+            assert!(tree.insert(&mut store, id, &kinds, &row).unwrap());
+        }
+        let stats = tree.check(&store).unwrap();
+        // Each value's chain has the pages the rule predicts.
+        let limit = max_inline_len(usable);
+        let expected_pages: usize = lengths
+            .iter()
+            .filter(|&&len| len > limit)
+            .map(|&len| {
+                let prefix = overflow_prefix_len(usable, len);
+                (len - prefix).div_ceil(per_page)
+            })
+            .sum();
+        assert_eq!(stats.overflow_pages, 5 * expected_pages);
+        let got = tree.get(&store, 3).unwrap().unwrap();
+        assert_eq!(got[0], OwnedValue::Fixed(u64::MAX));
+        for (column, value) in values.iter().enumerate() {
+            assert_eq!(got[column + 1], OwnedValue::Bytes(value.clone()));
+        }
+        assert_eq!(got[9], OwnedValue::Fixed(0xDEAD_BEEF));
+        for id in 0..5 {
+            assert!(tree.delete(&mut store, id).unwrap());
+        }
+        assert_eq!(store.live_pages(), 2);
+    }
+}
+
+#[test]
+fn wide_rows_move_prefixes_out_entirely() {
+    // Six values that would each keep a 900-byte prefix inline: too much for two rows per
+    // 4 KiB page, so the costliest (highest columns on a tie) move out entirely until the
+    // row fits: 2 x 912 + 4 x 12 heap bytes fit twice beside the arrays, 3 x 912 do not.
+    let mut store = TestStore::new(4096);
+    let per_page = data_per_page(store.usable_size());
+    let tree = TableTree::create(&mut store).unwrap();
+    let kinds = vec![ColumnKind::Var; 6];
+    let value: Vec<u8> = (0..per_page + 900).map(|i| (i % 249) as u8).collect();
+    let row: Vec<CellValue<'_>> = (0..6).map(|_| CellValue::Var(&value)).collect();
+    for id in 0..4 {
+        assert!(tree.insert(&mut store, id, &kinds, &row).unwrap());
+    }
+    let mut cursor = tree.cursor(&store);
+    assert!(cursor.seek_ge(2).unwrap());
+    for column in 0..6 {
+        let ValueRef::Overflow { prefix, .. } = cursor.value_ref(column).unwrap() else {
+            panic!("column {column} not in overflow");
+        };
+        assert_eq!(
+            prefix.len(),
+            if column < 2 { 900 } else { 0 },
+            "column {column}"
+        );
+        assert_eq!(
+            cursor.value(column).unwrap(),
+            Value::Bytes(value.as_slice().into())
+        );
+    }
+    drop(cursor);
+    assert_eq!(tree.check(&store).unwrap().overflow_pages, 4 * (2 + 4 * 2));
 }
 
 #[test]

@@ -1,0 +1,296 @@
+//! `basalt-slt`: run sqllogictest files against SQLite or (later) Basalt.
+//!
+//! Each file runs on a fresh in-memory database. Files run on `--jobs` threads, but their
+//! reports print in file order, so output is deterministic whatever the scheduling. The
+//! last line of standard output is always `N passed, M failed, K skipped` (counting
+//! records), and the exit status is 0 exactly when M is 0. Usage errors exit with 2.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs::File;
+use std::io::{BufReader, Write as _};
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use basalt_slt::engine::{Engine, SqliteEngine};
+use basalt_slt::runner::{RunOptions, ScriptOutcome, run_script};
+use basalt_slt::skiplist::SkipList;
+use clap::{Parser, ValueEnum};
+
+/// Run sqllogictest scripts (.test/.slt files or directories of them).
+#[derive(Debug, Parser)]
+#[command(name = "basalt-slt", version)]
+struct Arguments {
+    /// Engine name that `skipif` / `onlyif` lines are matched against.
+    #[arg(long, default_value = "postgresql")]
+    engine_label: String,
+    /// Database engine to test.
+    #[arg(long, value_enum, default_value_t = Database::Basalt)]
+    db: Database,
+    /// Files run in parallel (default: available parallelism).
+    #[arg(long)]
+    jobs: Option<NonZeroUsize>,
+    /// Stop at the first failing record.
+    #[arg(long)]
+    fail_fast: bool,
+    /// Show the first few failures of each failing file in detail.
+    #[arg(long)]
+    verbose: bool,
+    /// Records to skip: `path:line  # reason` per line.
+    #[arg(long, value_name = "FILE")]
+    skip_list: Option<PathBuf>,
+    /// Script files, or directories searched recursively for *.test and *.slt.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Database {
+    Basalt,
+    Sqlite,
+}
+
+/// Failures kept in detail per file (they are only printed under `--verbose`).
+const FAILURE_DETAILS: usize = 5;
+
+fn main() -> ExitCode {
+    let arguments = Arguments::parse();
+    match run(&arguments) {
+        Ok(all_passed) => {
+            if all_passed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(message) => {
+            eprintln!("basalt-slt: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn open_engine(database: Database) -> Result<Box<dyn Engine>, String> {
+    match database {
+        Database::Sqlite => Ok(Box::new(SqliteEngine::open_in_memory()?)),
+        Database::Basalt => {
+            Err("the Basalt engine adapter is not available yet; use --db sqlite".to_owned())
+        }
+    }
+}
+
+/// Runs everything; `Ok(true)` when no record failed, `Err` for usage problems.
+fn run(arguments: &Arguments) -> Result<bool, String> {
+    let started = Instant::now();
+    // Opening one engine up front turns "this engine cannot work at all" into one clear
+    // error instead of a failure per file.
+    open_engine(arguments.db)?;
+    let skip_list = match &arguments.skip_list {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|error| format!("{}: {error}", path.display()))?;
+            SkipList::parse(&text).map_err(|error| format!("{}: {error}", path.display()))?
+        }
+        None => SkipList::default(),
+    };
+    let mut files = Vec::new();
+    for path in &arguments.paths {
+        collect_scripts(path, &mut files)?;
+    }
+    for entry in skip_list.unmatched(&files) {
+        eprintln!(
+            "basalt-slt: warning: skip-list entry {}:{} matches no script",
+            entry.path.display(),
+            entry.line
+        );
+    }
+    let options = RunOptions {
+        engine_label: arguments.engine_label.clone(),
+        fail_fast: arguments.fail_fast,
+        max_failure_details: FAILURE_DETAILS,
+    };
+    let jobs = arguments
+        .jobs
+        .or_else(|| std::thread::available_parallelism().ok())
+        .map_or(1, NonZeroUsize::get)
+        .min(files.len().max(1));
+
+    // Under --fail-fast, the lowest index of a failing file: files after it are neither
+    // started nor finished, files before it still run to completion so the printed
+    // prefix is the same as a sequential run's.
+    let first_failure = AtomicUsize::new(usize::MAX);
+    let next_file = AtomicUsize::new(0);
+    let (sender, receiver) = mpsc::channel::<(usize, Result<ScriptOutcome, String>)>();
+    let mut totals = ScriptOutcome::default();
+    let stdout = std::io::stdout();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let sender = sender.clone();
+            let (files, options, skip_list) = (&files, &options, &skip_list);
+            let (first_failure, next_file) = (&first_failure, &next_file);
+            scope.spawn(move || {
+                loop {
+                    let index = next_file.fetch_add(1, Ordering::SeqCst);
+                    let abandoned =
+                        || options.fail_fast && index > first_failure.load(Ordering::SeqCst);
+                    if index >= files.len() || abandoned() {
+                        break;
+                    }
+                    let path = &files[index];
+                    let outcome = run_file(
+                        path,
+                        arguments.db,
+                        options,
+                        &skip_list.lines_for(path),
+                        &abandoned,
+                    );
+                    if options.fail_fast
+                        && outcome.as_ref().map_or(true, |outcome| outcome.failed > 0)
+                    {
+                        first_failure.fetch_min(index, Ordering::SeqCst);
+                    }
+                    if sender.send((index, outcome)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+
+        let mut pending = BTreeMap::new();
+        let mut next_to_print = 0;
+        'receive: for (index, outcome) in receiver {
+            pending.insert(index, outcome);
+            while let Some(outcome) = pending.remove(&next_to_print) {
+                let failed = report(
+                    &mut stdout.lock(),
+                    &files[next_to_print],
+                    outcome,
+                    arguments.verbose,
+                    &mut totals,
+                );
+                next_to_print += 1;
+                if failed && arguments.fail_fast {
+                    break 'receive;
+                }
+            }
+        }
+    });
+    // Not println!: it panics when stdout is a closed pipe (`basalt-slt ... | head`).
+    let _ = writeln!(
+        stdout.lock(),
+        "{} passed, {} failed, {} skipped",
+        totals.passed,
+        totals.failed,
+        totals.skipped
+    );
+    if arguments.verbose {
+        eprintln!(
+            "basalt-slt: {} files in {:.2?}",
+            files.len(),
+            started.elapsed()
+        );
+    }
+    Ok(totals.failed == 0)
+}
+
+fn run_file(
+    path: &Path,
+    database: Database,
+    options: &RunOptions,
+    skip_lines: &HashSet<usize>,
+    should_stop: &dyn Fn() -> bool,
+) -> Result<ScriptOutcome, String> {
+    let mut engine = open_engine(database)?;
+    let file = File::open(path).map_err(|error| error.to_string())?;
+    run_script(
+        BufReader::with_capacity(1 << 16, file),
+        engine.as_mut(),
+        options,
+        skip_lines,
+        should_stop,
+    )
+    .map_err(|error| error.to_string())
+}
+
+/// Prints one file's report, adds it to `totals`, and says whether the file failed. A
+/// file that could not be run at all counts as one failed record, so it cannot pass.
+fn report(
+    out: &mut impl std::io::Write,
+    path: &Path,
+    outcome: Result<ScriptOutcome, String>,
+    verbose: bool,
+    totals: &mut ScriptOutcome,
+) -> bool {
+    let path = path.display();
+    // Write errors (a closed pipe) are ignored: the exit status still tells the truth.
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            let _ = writeln!(out, "FAIL {path}: {error}");
+            totals.failed += 1;
+            return true;
+        }
+    };
+    totals.passed += outcome.passed;
+    totals.failed += outcome.failed;
+    totals.skipped += outcome.skipped;
+    let run = outcome.passed + outcome.failed;
+    if outcome.failed == 0 {
+        let _ = writeln!(out, "PASS {path} ({run} records)");
+        return false;
+    }
+    let _ = writeln!(
+        out,
+        "FAIL {path}: {} of {run} records failed",
+        outcome.failed
+    );
+    if verbose {
+        for failure in &outcome.failures {
+            let _ = writeln!(
+                out,
+                "  {path}:{}: {}",
+                failure.line,
+                failure.message.trim_end()
+            );
+            for line in failure.sql.lines() {
+                let _ = writeln!(out, "    | {line}");
+            }
+        }
+    }
+    true
+}
+
+/// Adds `path` (a file) or every *.test / *.slt below it (a directory, sorted) to `files`.
+fn collect_scripts(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    let metadata =
+        std::fs::metadata(path).map_err(|error| format!("{}: {error}", path.display()))?;
+    if !metadata.is_dir() {
+        files.push(path.to_path_buf());
+        return Ok(());
+    }
+    let mut found = Vec::new();
+    let mut directories = vec![path.to_path_buf()];
+    while let Some(directory) = directories.pop() {
+        let entries = std::fs::read_dir(&directory)
+            .map_err(|error| format!("{}: {error}", directory.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|error| format!("{}: {error}", directory.display()))?;
+            let entry_path = entry.path();
+            if entry_path.is_dir() {
+                directories.push(entry_path);
+            } else if entry_path
+                .extension()
+                .is_some_and(|extension| extension == "test" || extension == "slt")
+            {
+                found.push(entry_path);
+            }
+        }
+    }
+    found.sort();
+    files.extend(found);
+    Ok(())
+}

@@ -1,0 +1,597 @@
+//! [`Connection`]: a session on a database — transactions, settings, and the statement
+//! cache.
+//!
+//! Transactions follow SQLite's model with PostgreSQL's syntax. Outside `BEGIN`, every
+//! statement runs in its own transaction (autocommit): queries on a fresh snapshot, writes in
+//! the single write transaction, committed when the statement succeeds. After `BEGIN`, the
+//! connection holds a snapshot; its first write takes the writer slot and continues from that
+//! snapshot — if another connection committed in between, the write fails with 40001 (as
+//! SQLite's `BUSY_SNAPSHOT`), because its reads would otherwise be stale. Every statement
+//! inside a transaction runs under a savepoint, so a failed statement changes nothing while
+//! the transaction continues.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::catalog::Catalog;
+use crate::exec::context::ExecContext;
+use crate::exec::dml::{self, ModifyResult, TableRules};
+use crate::exec::source::PageSource;
+use crate::exec::{ddl, eval};
+use crate::plan::bind::{self, BindError};
+use crate::plan::ddl::{DdlStatement, TransactionControl};
+use crate::plan::{Bound, BoundStatement, OutputColumn, PlanKind, PlanNode};
+use crate::storage::pager::Synchronous;
+use crate::txn::{ReadTxn, SavepointId, WriteTxn};
+use crate::types::{DataType, Value};
+
+use super::database::DatabaseInner;
+use super::error::{Error, Result};
+use super::params::Params;
+use super::statement::{CachedStatement, Statement};
+
+/// A prepared statement's plan and everything needed to run or re-plan it.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) sql: String,
+    pub(crate) ast: sqlparser::ast::Statement,
+    pub(crate) bound: Bound,
+    pub(crate) catalog: Arc<Catalog>,
+    /// Defaults and CHECKs of the table a modification writes.
+    pub(crate) rules: TableRules,
+}
+
+/// What running a statement produced.
+pub(crate) enum Outcome {
+    /// Rows to stream (queries, RETURNING, SHOW, EXPLAIN).
+    Rows { operator: Box<dyn crate::exec::operators::Operator>, ctx: ExecContext },
+    /// Rows changed (0 for DDL and transaction control).
+    Changed(u64),
+}
+
+#[derive(Debug)]
+struct ExplicitTxn {
+    read: Arc<ReadTxn>,
+    write: Option<Arc<Mutex<WriteTxn>>>,
+    /// Named savepoints, oldest first (no storage savepoint until the transaction writes).
+    savepoints: Vec<(String, Option<SavepointId>)>,
+    /// Started by SAVEPOINT rather than BEGIN: releasing the last savepoint commits.
+    started_by_savepoint: bool,
+}
+
+#[derive(Debug, Default)]
+struct Session {
+    txn: Option<ExplicitTxn>,
+    last_insert_row_id: i64,
+    changes: u64,
+    settings: BTreeMap<String, String>,
+}
+
+/// A connection to a database. `Send`, not `Sync`: use one per thread.
+#[derive(Debug)]
+pub struct Connection {
+    pub(crate) db: Arc<DatabaseInner>,
+    session: RefCell<Session>,
+    cache: RefCell<VecDeque<Prepared>>,
+}
+
+impl Connection {
+    pub(crate) fn new(db: Arc<DatabaseInner>) -> Self {
+        Connection { db, session: RefCell::new(Session::default()), cache: RefCell::new(VecDeque::new()) }
+    }
+
+    /// Prepares one statement.
+    pub fn prepare(&self, sql: &str) -> Result<Statement<'_>> {
+        Ok(Statement::new(self, self.prepare_internal(sql)?))
+    }
+
+    /// Prepares one statement, reusing a cached plan for the same SQL text when there is one.
+    /// The statement returns to the cache when dropped.
+    pub fn prepare_cached(&self, sql: &str) -> Result<CachedStatement<'_>> {
+        let cached = {
+            let mut cache = self.cache.borrow_mut();
+            cache.iter().position(|prepared| prepared.sql == sql).and_then(|at| cache.remove(at))
+        };
+        let prepared = match cached {
+            Some(prepared) => prepared,
+            None => self.prepare_internal(sql)?,
+        };
+        Ok(CachedStatement::new(Statement::new(self, prepared)))
+    }
+
+    pub(crate) fn return_to_cache(&self, prepared: Prepared) {
+        let mut cache = self.cache.borrow_mut();
+        cache.push_front(prepared);
+        cache.truncate(self.db.options.statement_cache_capacity);
+    }
+
+    /// Runs one statement; returns the number of rows it changed.
+    pub fn execute(&self, sql: &str, params: impl Params) -> Result<usize> {
+        self.prepare_cached(sql)?.execute(params)
+    }
+
+    /// Runs every statement of `sql` in order (no parameters), stopping at the first error.
+    pub fn execute_batch(&self, sql: &str) -> Result<()> {
+        let statements = crate::sql::split_statements(sql).map_err(|e| Error::syntax(&e, sql))?;
+        for (ast, range) in statements {
+            let text = sql.get(range).unwrap_or(sql);
+            let mut prepared = self.prepare_ast(text, ast)?;
+            let mut outcome = self.run(&mut prepared, Vec::new())?;
+            if let Outcome::Rows { operator, ctx } = &mut outcome {
+                crate::exec::operators::collect(operator.as_mut(), ctx)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a query and maps its first row; error `P0002` when there is no row.
+    pub fn query_row<T>(
+        &self,
+        sql: &str,
+        params: impl Params,
+        f: impl FnOnce(&super::statement::Row<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.prepare_cached(sql)?.query_row(params, f)
+    }
+
+    /// Starts a transaction that rolls back when dropped unless committed.
+    pub fn transaction(&self) -> Result<Transaction<'_>> {
+        self.control(&TransactionControl::Begin)?;
+        Ok(Transaction { conn: self, done: false })
+    }
+
+    /// The row id of the last row inserted through this connection.
+    pub fn last_insert_rowid(&self) -> i64 {
+        self.session.borrow().last_insert_row_id
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    pub fn changes(&self) -> u64 {
+        self.session.borrow().changes
+    }
+
+    /// Whether an explicit transaction is open.
+    pub fn in_transaction(&self) -> bool {
+        self.session.borrow().txn.is_some()
+    }
+
+    pub(crate) fn prepare_internal(&self, sql: &str) -> Result<Prepared> {
+        let ast = crate::sql::parse_one(sql).map_err(|e| Error::syntax(&e, sql))?;
+        self.prepare_ast(sql, ast)
+    }
+
+    fn prepare_ast(&self, sql: &str, ast: sqlparser::ast::Statement) -> Result<Prepared> {
+        let source = self.read_source()?;
+        let catalog = self.db.catalog_for(&source)?;
+        let bound = bind::bind(&ast, &catalog)?;
+        let rules = table_rules(&bound, &catalog)?;
+        Ok(Prepared { sql: sql.to_string(), ast, bound, catalog, rules })
+    }
+
+    /// The page source reads use now: the explicit transaction's, or a fresh snapshot.
+    fn read_source(&self) -> Result<PageSource> {
+        let session = self.session.borrow();
+        Ok(match &session.txn {
+            Some(ExplicitTxn { write: Some(write), .. }) => PageSource::Write(write.clone()),
+            Some(ExplicitTxn { read, .. }) => PageSource::Read(read.clone()),
+            None => PageSource::Read(Arc::new(self.db.store.begin_read())),
+        })
+    }
+
+    /// Re-binds `prepared` if the schema changed since it was planned.
+    fn refresh(&self, prepared: &mut Prepared, source: &PageSource) -> Result<()> {
+        let catalog = self.db.catalog_for(source)?;
+        if catalog.version != prepared.catalog.version {
+            prepared.bound = bind::bind(&prepared.ast, &catalog)?;
+            prepared.rules = table_rules(&prepared.bound, &catalog)?;
+            prepared.catalog = catalog;
+        }
+        Ok(())
+    }
+
+    /// Runs a prepared statement.
+    pub(crate) fn run(&self, prepared: &mut Prepared, params: Vec<Value>) -> Result<Outcome> {
+        match &prepared.bound.statement {
+            BoundStatement::Query(_) | BoundStatement::Explain { .. } => {
+                let source = self.read_source()?;
+                self.refresh(prepared, &source)?;
+                let ctx = ExecContext::new(source, params);
+                match &prepared.bound.statement {
+                    BoundStatement::Query(plan) => {
+                        let operator = crate::exec::operators::build(plan, &ctx)?;
+                        Ok(Outcome::Rows { operator, ctx })
+                    }
+                    BoundStatement::Explain { plan, analyze } => {
+                        if *analyze {
+                            return Err(Error::new("0A000", "EXPLAIN ANALYZE is not supported yet"));
+                        }
+                        Ok(text_rows(explain_lines(plan), ctx))
+                    }
+                    _ => Err(Error::new("XX000", "statement changed kind while re-planning")),
+                }
+            }
+            BoundStatement::Ddl(DdlStatement::Transaction(control)) => {
+                let control = control.clone();
+                self.control(&control)?;
+                Ok(Outcome::Changed(0))
+            }
+            BoundStatement::Ddl(DdlStatement::Setting { name, value, show }) => {
+                let (name, value, show) = (name.clone(), value.clone(), *show);
+                self.setting(&name, value, show, params)
+            }
+            BoundStatement::Modify(_) | BoundStatement::Ddl(_) => self.run_write(prepared, params),
+        }
+    }
+
+    /// Runs a modification or DDL in the write transaction (autocommit or explicit).
+    fn run_write(&self, prepared: &mut Prepared, params: Vec<Value>) -> Result<Outcome> {
+        let explicit = self.session.borrow().txn.is_some();
+        if !explicit {
+            let write = Arc::new(Mutex::new(self.db.store.begin_write()?));
+            let result = self.apply(prepared, params, &write);
+            let outcome = result?;
+            let txn = Arc::try_unwrap(write)
+                .map_err(|_| Error::new("XX000", "write transaction still referenced at commit"))?
+                .into_inner();
+            txn.commit()?;
+            return Ok(outcome);
+        }
+        let write = self.upgrade()?;
+        let savepoint = write.lock().savepoint();
+        let result = self.apply(prepared, params, &write);
+        let mut txn = write.lock();
+        if result.is_err() {
+            txn.rollback_to_savepoint(savepoint)?;
+        }
+        txn.release_savepoint(savepoint)?;
+        result
+    }
+
+    fn apply(&self, prepared: &mut Prepared, params: Vec<Value>, write: &Arc<Mutex<WriteTxn>>) -> Result<Outcome> {
+        let source = PageSource::Write(write.clone());
+        self.refresh(prepared, &source)?;
+        let ctx = ExecContext::new(source, params);
+        match &prepared.bound.statement {
+            BoundStatement::Modify(plan) => {
+                let ModifyResult { changes, last_insert_row_id, returning } =
+                    dml::execute_modify(plan, &prepared.rules, &prepared.catalog, write, &ctx)?;
+                {
+                    let mut session = self.session.borrow_mut();
+                    session.changes = changes;
+                    if let Some(row_id) = last_insert_row_id {
+                        session.last_insert_row_id = row_id;
+                    }
+                }
+                if plan.schema.is_empty() {
+                    Ok(Outcome::Changed(changes))
+                } else {
+                    Ok(Outcome::Rows { operator: Box::new(Buffered(returning.into_iter().collect())), ctx })
+                }
+            }
+            BoundStatement::Ddl(statement) => {
+                self.apply_ddl(statement, &prepared.catalog, write, &ctx)?;
+                Ok(Outcome::Changed(0))
+            }
+            _ => Err(Error::new("XX000", "not a write statement")),
+        }
+    }
+
+    fn apply_ddl(&self, statement: &DdlStatement, catalog: &Catalog, write: &Arc<Mutex<WriteTxn>>, ctx: &ExecContext) -> Result<()> {
+        match statement {
+            DdlStatement::CreateTable(create) => {
+                let created = ddl::create_table(create, catalog, &mut write.lock())?;
+                if created && let Some(query) = &create.as_query {
+                    let sql = format!("INSERT INTO \"{}\" {query}", create.name.replace('"', "\"\""));
+                    let ast = crate::sql::parse_one(&sql).map_err(|e| Error::syntax(&e, &sql))?;
+                    let source = PageSource::Write(write.clone());
+                    let catalog = self.db.catalog_for(&source)?;
+                    let bound = bind::bind(&ast, &catalog)?;
+                    let rules = table_rules(&bound, &catalog)?;
+                    let BoundStatement::Modify(plan) = &bound.statement else {
+                        return Err(Error::new("XX000", "CREATE TABLE AS did not bind to an INSERT"));
+                    };
+                    dml::execute_modify(plan, &rules, &catalog, write, ctx)?;
+                }
+            }
+            DdlStatement::CreateIndex(create) => {
+                ddl::create_index(create, catalog, &mut write.lock())?;
+            }
+            DdlStatement::CreateView { name, column_names, query, if_not_exists, or_replace } => {
+                let view = crate::catalog::ViewDef { name: name.clone(), column_names: column_names.clone(), query: query.clone() };
+                ddl::create_view(view, *if_not_exists, *or_replace, catalog, &mut write.lock())?;
+            }
+            DdlStatement::Drop { kind, names, if_exists } => {
+                ddl::drop_objects(*kind, names, *if_exists, catalog, &mut write.lock())?;
+            }
+            DdlStatement::AlterTable(alter) => {
+                let default = match alter {
+                    crate::plan::ddl::AlterTable::AddColumn { column, table, .. } => match (&column.default, catalog.table(table)) {
+                        (Some(sql), Some(table)) => {
+                            let expr = bind::bind_column_default(sql, column.data_type, table, catalog)?;
+                            Some(eval::evaluate_scalar(&expr, ctx)?)
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                ddl::alter_table(alter, default, catalog, &mut write.lock())?;
+            }
+            DdlStatement::Analyze { .. } => {
+                return Err(Error::new("0A000", "ANALYZE is not supported yet: the planner does not use statistics"));
+            }
+            DdlStatement::Transaction(_) | DdlStatement::Setting { .. } => {
+                return Err(Error::new("XX000", "session statement reached the DDL executor"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The explicit transaction's write transaction, taking the writer slot on first use.
+    fn upgrade(&self) -> Result<Arc<Mutex<WriteTxn>>> {
+        let mut session = self.session.borrow_mut();
+        let Some(txn) = session.txn.as_mut() else {
+            return Err(Error::new("XX000", "no explicit transaction to write in"));
+        };
+        if let Some(write) = &txn.write {
+            return Ok(write.clone());
+        }
+        let mut write = self.db.store.begin_write()?;
+        if write.header().commit_counter != txn.read.header().commit_counter {
+            return Err(Error::new(
+                "40001",
+                "could not serialize access: another connection committed since this transaction began",
+            ));
+        }
+        for (_, savepoint) in &mut txn.savepoints {
+            *savepoint = Some(write.savepoint());
+        }
+        let write = Arc::new(Mutex::new(write));
+        txn.write = Some(write.clone());
+        Ok(write)
+    }
+
+    /// BEGIN, COMMIT, ROLLBACK and savepoints.
+    pub(crate) fn control(&self, control: &TransactionControl) -> Result<()> {
+        let mut session = self.session.borrow_mut();
+        match control {
+            TransactionControl::Begin => {
+                if session.txn.is_some() {
+                    return Err(Error::new("25001", "there is already a transaction in progress"));
+                }
+                session.txn = Some(ExplicitTxn {
+                    read: Arc::new(self.db.store.begin_read()),
+                    write: None,
+                    savepoints: Vec::new(),
+                    started_by_savepoint: false,
+                });
+            }
+            TransactionControl::Commit => {
+                if let Some(txn) = session.txn.take() {
+                    finish(txn, true)?;
+                }
+            }
+            TransactionControl::Rollback => {
+                if let Some(txn) = session.txn.take() {
+                    finish(txn, false)?;
+                }
+            }
+            TransactionControl::Savepoint(name) => {
+                if session.txn.is_none() {
+                    session.txn = Some(ExplicitTxn {
+                        read: Arc::new(self.db.store.begin_read()),
+                        write: None,
+                        savepoints: Vec::new(),
+                        started_by_savepoint: true,
+                    });
+                }
+                if let Some(txn) = session.txn.as_mut() {
+                    let id = txn.write.as_ref().map(|write| write.lock().savepoint());
+                    txn.savepoints.push((name.to_lowercase(), id));
+                }
+            }
+            TransactionControl::ReleaseSavepoint(name) | TransactionControl::RollbackToSavepoint(name) => {
+                let release = matches!(control, TransactionControl::ReleaseSavepoint(_));
+                let Some(txn) = session.txn.as_mut() else {
+                    return Err(Error::new("3B001", format!("savepoint \"{name}\" does not exist")));
+                };
+                let lower = name.to_lowercase();
+                let Some(position) = txn.savepoints.iter().rposition(|(n, _)| *n == lower) else {
+                    return Err(Error::new("3B001", format!("savepoint \"{name}\" does not exist")));
+                };
+                let id = txn.savepoints[position].1;
+                if let (Some(id), Some(write)) = (id, &txn.write) {
+                    let mut write = write.lock();
+                    if release {
+                        write.release_savepoint(id)?;
+                    } else {
+                        write.rollback_to_savepoint(id)?;
+                    }
+                }
+                txn.savepoints.truncate(if release { position } else { position + 1 });
+                if release && txn.savepoints.is_empty() && txn.started_by_savepoint {
+                    if let Some(txn) = session.txn.take() {
+                        finish(txn, true)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn setting(&self, name: &str, value: Option<String>, show: bool, params: Vec<Value>) -> Result<Outcome> {
+        let name = name.to_lowercase();
+        let ctx = ExecContext::new(self.read_source()?, params);
+        let pager = self.db.store.pager();
+        if let Some(value) = value.filter(|_| !show) {
+            let value = value.trim_matches('\'').to_string();
+            if name == "synchronous" {
+                let mode = match value.to_lowercase().as_str() {
+                    "off" | "0" => Synchronous::Off,
+                    "normal" | "1" => Synchronous::Normal,
+                    "full" | "2" | "extra" | "3" => Synchronous::Full,
+                    other => return Err(Error::new("22023", format!("invalid value for synchronous: {other}"))),
+                };
+                pager.set_synchronous(mode);
+            }
+            self.session.borrow_mut().settings.insert(name, value);
+            return Ok(Outcome::Changed(0));
+        }
+        let value = match name.as_str() {
+            "synchronous" => format!("{:?}", pager.synchronous()).to_lowercase(),
+            "journal_mode" => "wal".to_string(),
+            "page_size" => pager.page_size().to_string(),
+            _ => match self.session.borrow().settings.get(&name) {
+                Some(value) => value.clone(),
+                None => return Err(Error::new("42704", format!("unrecognized configuration parameter \"{name}\""))),
+            },
+        };
+        Ok(text_rows(vec![value], ctx))
+    }
+}
+
+/// Ends an explicit transaction.
+fn finish(txn: ExplicitTxn, commit: bool) -> Result<()> {
+    let Some(write) = txn.write else { return Ok(()) };
+    let write = Arc::try_unwrap(write)
+        .map_err(|_| Error::new("25000", "cannot end the transaction while a query on it is still being read"))?
+        .into_inner();
+    if commit {
+        write.commit()?;
+    } else {
+        write.rollback();
+    }
+    Ok(())
+}
+
+/// A transaction handle: rolls back when dropped unless [`Transaction::commit`] ran.
+#[derive(Debug)]
+pub struct Transaction<'conn> {
+    conn: &'conn Connection,
+    done: bool,
+}
+
+impl Transaction<'_> {
+    /// Commits.
+    pub fn commit(mut self) -> Result<()> {
+        self.done = true;
+        self.conn.control(&TransactionControl::Commit)
+    }
+
+    /// Rolls back.
+    pub fn rollback(mut self) -> Result<()> {
+        self.done = true;
+        self.conn.control(&TransactionControl::Rollback)
+    }
+}
+
+impl std::ops::Deref for Transaction<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.conn
+    }
+}
+
+impl Drop for Transaction<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.conn.control(&TransactionControl::Rollback);
+        }
+    }
+}
+
+/// Binds the defaults and CHECK constraints of the table a modification writes.
+fn table_rules(bound: &Bound, catalog: &Catalog) -> Result<TableRules> {
+    let table = match &bound.statement {
+        BoundStatement::Modify(PlanNode { kind: PlanKind::Insert { table, .. } | PlanKind::Update { table, .. }, .. }) => {
+            table
+        }
+        _ => return Ok(TableRules::default()),
+    };
+    let defaults = table
+        .columns
+        .iter()
+        .map(|column| {
+            column.default.as_ref().map(|sql| bind::bind_column_default(sql, column.data_type, table, catalog)).transpose()
+        })
+        .collect::<Result<Vec<_>, BindError>>()?;
+    let checks = table
+        .checks
+        .iter()
+        .map(|sql| Ok((sql.clone(), bind::bind_table_predicate(sql, table, catalog)?)))
+        .collect::<Result<Vec<_>, BindError>>()?;
+    Ok(TableRules { defaults, checks })
+}
+
+/// Rows of one text column.
+fn text_rows(lines: Vec<String>, ctx: ExecContext) -> Outcome {
+    let mut batch = crate::exec::vector::Batch::with_types(&[DataType::Text], lines.len());
+    for line in lines {
+        batch.push_row(&[Value::Text(line)]);
+    }
+    Outcome::Rows { operator: Box::new(Buffered(vec![batch].into())), ctx }
+}
+
+/// Batches computed up front, served as an operator.
+#[derive(Debug)]
+pub(crate) struct Buffered(pub(crate) VecDeque<crate::exec::vector::Batch>);
+
+impl crate::exec::operators::Operator for Buffered {
+    fn next(&mut self, _ctx: &ExecContext) -> crate::exec::error::ExecResult<Option<crate::exec::vector::Batch>> {
+        Ok(self.0.pop_front())
+    }
+}
+
+/// The plan as indented text, one operator per line.
+pub(crate) fn explain_lines(node: &PlanNode) -> Vec<String> {
+    fn walk(node: &PlanNode, depth: usize, out: &mut Vec<String>) {
+        let indent = "  ".repeat(depth);
+        let (label, children): (String, Vec<&PlanNode>) = match &node.kind {
+            PlanKind::SingleRow => ("Result".into(), vec![]),
+            PlanKind::Values { rows } => (format!("Values ({} rows)", rows.len()), vec![]),
+            PlanKind::TableScan { table, .. } => (format!("Table Scan on {}", table.name), vec![]),
+            PlanKind::IndexScan { table, index, reverse, .. } => (
+                format!("Index Scan{} using {} on {}", if *reverse { " Backward" } else { "" }, index.name, table.name),
+                vec![],
+            ),
+            PlanKind::Filter { input, .. } => ("Filter".into(), vec![&**input]),
+            PlanKind::Project { input, exprs } => (format!("Project ({} columns)", exprs.len()), vec![&**input]),
+            PlanKind::Aggregate { input, group_by, aggregates } => (
+                format!("Hash Aggregate ({} keys, {} aggregates)", group_by.len(), aggregates.len()),
+                vec![&**input],
+            ),
+            PlanKind::Sort { input, keys } => (format!("Sort ({} keys)", keys.len()), vec![&**input]),
+            PlanKind::Limit { input, .. } => ("Limit".into(), vec![&**input]),
+            PlanKind::Distinct { input } => ("Distinct".into(), vec![&**input]),
+            PlanKind::NestedLoopJoin { left, right, kind, .. } => (format!("Nested Loop {kind:?} Join"), vec![&**left, &**right]),
+            PlanKind::HashJoin { left, right, kind, .. } => (format!("Hash {kind:?} Join"), vec![&**left, &**right]),
+            PlanKind::SetOperation { operator, all, left, right } => {
+                (format!("{operator:?}{}", if *all { " All" } else { "" }), vec![&**left, &**right])
+            }
+            PlanKind::Insert { table, source, .. } => (format!("Insert on {}", table.name), vec![&**source]),
+            PlanKind::Update { table, input, .. } => (format!("Update on {}", table.name), vec![&**input]),
+            PlanKind::Delete { table, input, .. } => (format!("Delete on {}", table.name), vec![&**input]),
+        };
+        out.push(format!("{indent}{label}"));
+        for child in children {
+            walk(child, depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(node, 0, &mut out);
+    out
+}
+
+/// Output columns of a prepared statement.
+pub(crate) fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
+    let text = |name: &str| OutputColumn { name: name.into(), table: None, data_type: DataType::Text };
+    match &bound.statement {
+        BoundStatement::Query(plan) | BoundStatement::Modify(plan) => plan.schema.clone(),
+        BoundStatement::Explain { .. } => vec![text("QUERY PLAN")],
+        BoundStatement::Ddl(DdlStatement::Setting { name, show: true, .. }) => vec![text(name)],
+        BoundStatement::Ddl(DdlStatement::Setting { name, value: None, .. }) => vec![text(name)],
+        BoundStatement::Ddl(_) => Vec::new(),
+    }
+}

@@ -1,0 +1,122 @@
+//! The error type of the public API: every failure, with a SQLSTATE code.
+
+use std::fmt;
+
+use crate::exec::error::ExecError;
+use crate::plan::bind::BindError;
+use crate::sql::SqlSyntaxError;
+use crate::storage::StorageError;
+
+/// Broad classes of errors, for callers that branch on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The SQL text does not parse (42601).
+    Syntax,
+    /// The SQL names something that does not exist, or mixes types wrongly (42xxx).
+    Semantic,
+    /// A constraint was violated (23xxx).
+    Constraint,
+    /// A value is out of range, malformed, or divides by zero (22xxx).
+    Data,
+    /// Another transaction holds the write lock, or a snapshot went stale (40xxx, 55xxx).
+    Busy,
+    /// The API was used wrongly: wrong parameter count, a finished transaction (08P01, 25xxx).
+    Misuse,
+    /// The file is damaged, unreadable, or the disk is full (XX001, 58030, 53100).
+    Storage,
+    /// Something Basalt does not support yet (0A000).
+    Unsupported,
+    /// An internal error: a bug in Basalt (XX000).
+    Internal,
+}
+
+/// An error from Basalt: a SQLSTATE code, a message, and for syntax errors the position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    code: &'static str,
+    message: String,
+    /// 1-based line and column of a syntax error.
+    position: Option<(u64, u64)>,
+    /// The statement with a caret under the error position, for syntax errors.
+    caret: Option<String>,
+}
+
+impl Error {
+    /// An error with `code` and `message`.
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Error { code, message: message.into(), position: None, caret: None }
+    }
+
+    /// The SQLSTATE code (for example `23505` for a unique violation).
+    pub fn code(&self) -> &'static str {
+        self.code
+    }
+
+    /// The message, without the code.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Line and column (1-based) of a syntax error.
+    pub fn position(&self) -> Option<(u64, u64)> {
+        self.position
+    }
+
+    /// For syntax errors: the offending line with a `^` under the position.
+    pub fn caret(&self) -> Option<&str> {
+        self.caret.as_deref()
+    }
+
+    /// The error's class.
+    pub fn kind(&self) -> ErrorKind {
+        match self.code {
+            "42601" => ErrorKind::Syntax,
+            "0A000" => ErrorKind::Unsupported,
+            "XX000" => ErrorKind::Internal,
+            "40001" | "55P03" | "55006" => ErrorKind::Busy,
+            code if code.starts_with("23") => ErrorKind::Constraint,
+            code if code.starts_with("22") || code.starts_with("21") || code.starts_with("2201") => ErrorKind::Data,
+            code if code.starts_with("42") => ErrorKind::Semantic,
+            code if code.starts_with("08") || code.starts_with("25") || code.starts_with("3B") => ErrorKind::Misuse,
+            _ => ErrorKind::Storage,
+        }
+    }
+
+    pub(crate) fn syntax(error: &SqlSyntaxError, sql: &str) -> Self {
+        Error {
+            code: "42601",
+            message: error.to_string(),
+            position: Some((error.line, error.column)),
+            caret: Some(error.caret_display(sql)),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (SQLSTATE {})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ExecError> for Error {
+    fn from(error: ExecError) -> Self {
+        Error::new(error.code, error.message)
+    }
+}
+
+impl From<StorageError> for Error {
+    fn from(error: StorageError) -> Self {
+        ExecError::from(error).into()
+    }
+}
+
+impl From<BindError> for Error {
+    fn from(error: BindError) -> Self {
+        Error::new(error.code, error.message)
+    }
+}
+
+/// The result type of the public API.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

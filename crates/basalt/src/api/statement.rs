@@ -1,0 +1,259 @@
+//! Prepared statements, their result rows, and typed access to columns.
+
+use std::ops::{Deref, DerefMut};
+
+use crate::exec::context::ExecContext;
+use crate::exec::operators::Operator;
+use crate::exec::vector::Batch;
+use crate::plan::OutputColumn;
+use crate::types::DataType;
+
+use super::connection::{Connection, Outcome, Prepared, output_columns};
+use super::error::{Error, Result};
+use super::params::Params;
+use super::value::{FromSql, ValueRef, value_ref};
+
+/// A statement parsed and planned once, executable many times with different parameters.
+#[derive(Debug)]
+pub struct Statement<'conn> {
+    conn: &'conn Connection,
+    prepared: Option<Prepared>,
+    columns: Vec<OutputColumn>,
+}
+
+impl<'conn> Statement<'conn> {
+    pub(crate) fn new(conn: &'conn Connection, prepared: Prepared) -> Self {
+        let columns = output_columns(&prepared.bound);
+        Statement { conn, prepared: Some(prepared), columns }
+    }
+
+    fn prepared(&mut self) -> Result<&mut Prepared> {
+        self.prepared.as_mut().ok_or_else(|| Error::new("XX000", "statement has no plan"))
+    }
+
+    /// Number of result columns (0 for statements that return no rows).
+    pub fn column_count(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Names of the result columns.
+    pub fn column_names(&self) -> Vec<&str> {
+        self.columns.iter().map(|column| column.name.as_str()).collect()
+    }
+
+    /// Types of the result columns.
+    pub fn column_types(&self) -> Vec<DataType> {
+        self.columns.iter().map(|column| column.data_type).collect()
+    }
+
+    /// Number of parameters the statement takes.
+    pub fn parameter_count(&self) -> usize {
+        self.prepared.as_ref().map_or(0, |prepared| prepared.bound.parameters.len())
+    }
+
+    fn start(&mut self, params: impl Params) -> Result<Outcome> {
+        let conn = self.conn;
+        let prepared = self.prepared()?;
+        let values = params.into_values(&prepared.bound.parameters)?;
+        let outcome = conn.run(prepared, values)?;
+        // Re-planning after a schema change may change the result columns.
+        self.columns = output_columns(&self.prepared()?.bound);
+        Ok(outcome)
+    }
+
+    /// Runs the statement and streams its rows.
+    pub fn query(&mut self, params: impl Params) -> Result<Rows<'_>> {
+        let outcome = self.start(params)?;
+        Ok(match outcome {
+            Outcome::Rows { operator, ctx } => Rows::new(operator, ctx, &self.columns),
+            Outcome::Changed(_) => Rows::empty(&self.columns),
+        })
+    }
+
+    /// Runs the statement and maps its first row; error `P0002` when there is none.
+    pub fn query_row<T>(&mut self, params: impl Params, f: impl FnOnce(&Row<'_>) -> Result<T>) -> Result<T> {
+        let mut rows = self.query(params)?;
+        match rows.next()? {
+            Some(row) => f(&row),
+            None => Err(Error::new("P0002", "query returned no rows")),
+        }
+    }
+
+    /// Runs the statement; returns the number of rows changed (0 for queries).
+    pub fn execute(&mut self, params: impl Params) -> Result<usize> {
+        match self.start(params)? {
+            Outcome::Changed(changes) => Ok(changes as usize),
+            Outcome::Rows { mut operator, ctx } => {
+                crate::exec::operators::collect(operator.as_mut(), &ctx)?;
+                Ok(self.conn.changes() as usize)
+            }
+        }
+    }
+
+    pub(crate) fn into_prepared(mut self) -> Option<Prepared> {
+        self.prepared.take()
+    }
+}
+
+/// A statement from [`Connection::prepare_cached`]; returns to the cache when dropped.
+#[derive(Debug)]
+pub struct CachedStatement<'conn> {
+    statement: Option<Statement<'conn>>,
+}
+
+impl<'conn> CachedStatement<'conn> {
+    pub(crate) fn new(statement: Statement<'conn>) -> Self {
+        CachedStatement { statement: Some(statement) }
+    }
+}
+
+impl<'conn> Deref for CachedStatement<'conn> {
+    type Target = Statement<'conn>;
+    fn deref(&self) -> &Statement<'conn> {
+        // Always Some until drop.
+        self.statement.as_ref().unwrap_or_else(|| unreachable_statement())
+    }
+}
+
+impl DerefMut for CachedStatement<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self.statement.as_mut() {
+            Some(statement) => statement,
+            None => unreachable_statement(),
+        }
+    }
+}
+
+#[cold]
+fn unreachable_statement() -> ! {
+    // The statement is only taken in `drop`, after which no method can run.
+    panic!("cached statement used after drop")
+}
+
+impl Drop for CachedStatement<'_> {
+    fn drop(&mut self) {
+        if let Some(statement) = self.statement.take() {
+            let conn = statement.conn;
+            if let Some(prepared) = statement.into_prepared() {
+                conn.return_to_cache(prepared);
+            }
+        }
+    }
+}
+
+/// Streaming result rows.
+pub struct Rows<'stmt> {
+    operator: Option<Box<dyn Operator>>,
+    ctx: Option<ExecContext>,
+    columns: &'stmt [OutputColumn],
+    batch: Batch,
+    next_row: usize,
+}
+
+impl std::fmt::Debug for Rows<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rows").field("columns", &self.columns.len()).finish()
+    }
+}
+
+impl<'stmt> Rows<'stmt> {
+    fn new(operator: Box<dyn Operator>, ctx: ExecContext, columns: &'stmt [OutputColumn]) -> Self {
+        Rows { operator: Some(operator), ctx: Some(ctx), columns, batch: Batch::default(), next_row: 0 }
+    }
+
+    fn empty(columns: &'stmt [OutputColumn]) -> Self {
+        Rows { operator: None, ctx: None, columns, batch: Batch::default(), next_row: 0 }
+    }
+
+    /// The next row, or `None` at the end.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Result<Option<Row<'_>>> {
+        while self.next_row >= self.batch.rows {
+            let (Some(operator), Some(ctx)) = (self.operator.as_mut(), self.ctx.as_ref()) else {
+                return Ok(None);
+            };
+            match operator.next(ctx)? {
+                Some(batch) => {
+                    self.batch = batch;
+                    self.next_row = 0;
+                }
+                None => {
+                    // Release the snapshot (and any pinned pages) as soon as the rows end.
+                    self.operator = None;
+                    self.ctx = None;
+                    return Ok(None);
+                }
+            }
+        }
+        let row = self.next_row;
+        self.next_row += 1;
+        Ok(Some(Row { batch: &self.batch, row, columns: self.columns }))
+    }
+
+    /// Column names.
+    pub fn column_names(&self) -> Vec<&str> {
+        self.columns.iter().map(|column| column.name.as_str()).collect()
+    }
+
+    /// Maps every remaining row.
+    pub fn map<T>(mut self, mut f: impl FnMut(&Row<'_>) -> Result<T>) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        while let Some(row) = self.next()? {
+            out.push(f(&row)?);
+        }
+        Ok(out)
+    }
+}
+
+/// One result row.
+#[derive(Debug)]
+pub struct Row<'a> {
+    batch: &'a Batch,
+    row: usize,
+    columns: &'a [OutputColumn],
+}
+
+/// A column position or name.
+pub trait RowIndex {
+    /// The column's position in `columns`.
+    fn position(&self, columns: &[OutputColumn]) -> Result<usize>;
+}
+
+impl RowIndex for usize {
+    fn position(&self, columns: &[OutputColumn]) -> Result<usize> {
+        if *self < columns.len() {
+            Ok(*self)
+        } else {
+            Err(Error::new("42703", format!("column index {self} is out of range ({} columns)", columns.len())))
+        }
+    }
+}
+
+impl RowIndex for &str {
+    fn position(&self, columns: &[OutputColumn]) -> Result<usize> {
+        columns
+            .iter()
+            .position(|column| column.name.eq_ignore_ascii_case(self))
+            .ok_or_else(|| Error::new("42703", format!("no result column named \"{self}\"")))
+    }
+}
+
+impl<'a> Row<'a> {
+    /// Column `index` converted to `T`.
+    pub fn get<T: FromSql<'a>>(&self, index: impl RowIndex) -> Result<T> {
+        T::from_sql(self.get_ref(index)?)
+    }
+
+    /// Column `index` as a borrowed value.
+    pub fn get_ref(&self, index: impl RowIndex) -> Result<ValueRef<'a>> {
+        let position = index.position(self.columns)?;
+        let batch: &'a Batch = self.batch;
+        let vector = batch.columns.get(position).ok_or_else(|| Error::new("XX000", "result column missing"))?;
+        Ok(value_ref(vector, self.row))
+    }
+
+    /// Number of columns.
+    pub fn column_count(&self) -> usize {
+        self.columns.len()
+    }
+}

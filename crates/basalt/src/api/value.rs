@@ -1,0 +1,245 @@
+//! Converting Rust values to SQL parameters ([`ToSql`]) and result columns to Rust values
+//! ([`FromSql`]), following rusqlite's conventions.
+
+use crate::exec::vector::{Vector, VectorData};
+use crate::types::{DataType, Value};
+
+use super::error::{Error, Result};
+
+/// A borrowed view of one result value: text and blobs point into the result batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ValueRef<'a> {
+    Null,
+    Boolean(bool),
+    Integer(i64),
+    Real(f64),
+    Text(&'a str),
+    Blob(&'a [u8]),
+    Date(i32),
+    Timestamp(i64),
+}
+
+impl ValueRef<'_> {
+    /// An owned copy.
+    pub fn to_owned(self) -> Value {
+        match self {
+            ValueRef::Null => Value::Null,
+            ValueRef::Boolean(v) => Value::Boolean(v),
+            ValueRef::Integer(v) => Value::Integer(v),
+            ValueRef::Real(v) => Value::Real(v),
+            ValueRef::Text(v) => Value::Text(v.to_string()),
+            ValueRef::Blob(v) => Value::Blob(v.to_vec()),
+            ValueRef::Date(v) => Value::Date(v),
+            ValueRef::Timestamp(v) => Value::Timestamp(v),
+        }
+    }
+
+    fn type_name(self) -> &'static str {
+        match self {
+            ValueRef::Null => "null",
+            ValueRef::Boolean(_) => DataType::Boolean.name(),
+            ValueRef::Integer(_) => DataType::Integer.name(),
+            ValueRef::Real(_) => DataType::Real.name(),
+            ValueRef::Text(_) => DataType::Text.name(),
+            ValueRef::Blob(_) => DataType::Blob.name(),
+            ValueRef::Date(_) => DataType::Date.name(),
+            ValueRef::Timestamp(_) => DataType::Timestamp.name(),
+        }
+    }
+}
+
+/// Row `row` of `vector` as a borrowed value.
+pub(crate) fn value_ref(vector: &Vector, row: usize) -> ValueRef<'_> {
+    if vector.is_null(row) {
+        return ValueRef::Null;
+    }
+    match &vector.data {
+        VectorData::Null(_) => ValueRef::Null,
+        VectorData::Boolean(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Boolean(v)),
+        VectorData::Integer(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Integer(v)),
+        VectorData::Real(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Real(v)),
+        VectorData::Text(v) => ValueRef::Text(v.get_str(row)),
+        VectorData::Blob(v) => ValueRef::Blob(v.get(row)),
+        VectorData::Date(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Date(v)),
+        VectorData::Timestamp(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Timestamp(v)),
+    }
+}
+
+fn mismatch(value: ValueRef<'_>, wanted: &str) -> Error {
+    Error::new("42804", format!("cannot read a {} value as {wanted}", value.type_name()))
+}
+
+/// Types a result column can be read as.
+pub trait FromSql<'a>: Sized {
+    /// Converts a result value.
+    fn from_sql(value: ValueRef<'a>) -> Result<Self>;
+}
+
+impl<'a> FromSql<'a> for Value {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        Ok(value.to_owned())
+    }
+}
+
+impl<'a> FromSql<'a> for i64 {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Integer(v) => Ok(v),
+            ValueRef::Boolean(v) => Ok(i64::from(v)),
+            other => Err(mismatch(other, "i64")),
+        }
+    }
+}
+
+impl<'a> FromSql<'a> for i32 {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        let wide = i64::from_sql(value)?;
+        i32::try_from(wide).map_err(|_| Error::new("22003", format!("{wide} does not fit in i32")))
+    }
+}
+
+impl<'a> FromSql<'a> for f64 {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Real(v) => Ok(v),
+            ValueRef::Integer(v) => Ok(v as f64),
+            other => Err(mismatch(other, "f64")),
+        }
+    }
+}
+
+impl<'a> FromSql<'a> for bool {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Boolean(v) => Ok(v),
+            ValueRef::Integer(v) => Ok(v != 0),
+            other => Err(mismatch(other, "bool")),
+        }
+    }
+}
+
+impl<'a> FromSql<'a> for String {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Text(v) => Ok(v.to_string()),
+            ValueRef::Null => Err(mismatch(value, "String")),
+            // Dates, timestamps and numbers read as their SQL text form.
+            other => Ok(other.to_owned().to_string()),
+        }
+    }
+}
+
+impl<'a> FromSql<'a> for &'a str {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Text(v) => Ok(v),
+            other => Err(mismatch(other, "&str")),
+        }
+    }
+}
+
+impl<'a> FromSql<'a> for Vec<u8> {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Blob(v) => Ok(v.to_vec()),
+            ValueRef::Text(v) => Ok(v.as_bytes().to_vec()),
+            other => Err(mismatch(other, "Vec<u8>")),
+        }
+    }
+}
+
+impl<'a> FromSql<'a> for &'a [u8] {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Blob(v) => Ok(v),
+            ValueRef::Text(v) => Ok(v.as_bytes()),
+            other => Err(mismatch(other, "&[u8]")),
+        }
+    }
+}
+
+impl<'a, T: FromSql<'a>> FromSql<'a> for Option<T> {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Null => Ok(None),
+            other => T::from_sql(other).map(Some),
+        }
+    }
+}
+
+/// Types usable as statement parameters.
+pub trait ToSql {
+    /// The SQL value.
+    fn to_sql(&self) -> Value;
+}
+
+impl ToSql for Value {
+    fn to_sql(&self) -> Value {
+        self.clone()
+    }
+}
+
+macro_rules! to_sql_integer {
+    ($($t:ty),*) => {$(
+        impl ToSql for $t {
+            fn to_sql(&self) -> Value {
+                Value::Integer(i64::from(*self))
+            }
+        }
+    )*};
+}
+to_sql_integer!(i8, i16, i32, i64, u8, u16, u32);
+
+impl ToSql for f64 {
+    fn to_sql(&self) -> Value {
+        Value::Real(*self)
+    }
+}
+
+impl ToSql for f32 {
+    fn to_sql(&self) -> Value {
+        Value::Real(f64::from(*self))
+    }
+}
+
+impl ToSql for bool {
+    fn to_sql(&self) -> Value {
+        Value::Boolean(*self)
+    }
+}
+
+impl ToSql for str {
+    fn to_sql(&self) -> Value {
+        Value::Text(self.to_string())
+    }
+}
+
+impl ToSql for String {
+    fn to_sql(&self) -> Value {
+        Value::Text(self.clone())
+    }
+}
+
+impl ToSql for [u8] {
+    fn to_sql(&self) -> Value {
+        Value::Blob(self.to_vec())
+    }
+}
+
+impl ToSql for Vec<u8> {
+    fn to_sql(&self) -> Value {
+        Value::Blob(self.clone())
+    }
+}
+
+impl<T: ToSql> ToSql for Option<T> {
+    fn to_sql(&self) -> Value {
+        self.as_ref().map_or(Value::Null, ToSql::to_sql)
+    }
+}
+
+impl<T: ToSql + ?Sized> ToSql for &T {
+    fn to_sql(&self) -> Value {
+        (**self).to_sql()
+    }
+}

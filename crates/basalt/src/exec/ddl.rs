@@ -1,0 +1,445 @@
+//! DDL: creating, altering and dropping tables, indexes and views.
+//!
+//! Every change is made inside the caller's write transaction — new trees are allocated,
+//! catalog entries written, old trees freed page by page — so DDL commits and rolls back
+//! exactly like DML, and a crash in the middle leaves either the old schema or the new one.
+
+use crate::catalog::{self, Catalog, IndexDef, IndexMethod, SchemaObject, TableDef, ViewDef};
+use crate::plan::ddl::{AlterTable, CreateIndex, CreateTable, ObjectKind};
+use crate::storage::btree::{IndexTree, TableTree};
+use crate::storage::keys;
+use crate::txn::WriteTxn;
+use crate::types::Value;
+
+use super::error::{ExecError, ExecResult};
+use super::operators::key_value;
+use super::record::{row_to_cells, stored_to_value};
+
+fn already_exists(kind: &str, name: &str) -> ExecError {
+    ExecError::new("42P07", format!("{kind} \"{name}\" already exists"))
+}
+
+fn name_taken(catalog: &Catalog, name: &str) -> bool {
+    let lower = name.to_lowercase();
+    catalog.tables.contains_key(&lower)
+        || catalog.views.contains_key(&lower)
+        || catalog.indexes.contains_key(&lower)
+}
+
+fn unknown_table(catalog: &Catalog, name: &str) -> ExecError {
+    let hint = catalog
+        .nearest_table_name(name)
+        .map(|near| format!(" (did you mean \"{near}\"?)"))
+        .unwrap_or_default();
+    ExecError::new("42P01", format!("relation \"{name}\" does not exist{hint}"))
+}
+
+/// Creates a table and the indexes behind its PRIMARY KEY and UNIQUE constraints.
+pub fn create_table(
+    create: &CreateTable,
+    catalog: &Catalog,
+    txn: &mut WriteTxn,
+) -> ExecResult<bool> {
+    if name_taken(catalog, &create.name) {
+        if create.if_not_exists {
+            return Ok(false);
+        }
+        return Err(already_exists("relation", &create.name));
+    }
+    let tree = TableTree::create(txn)?;
+    let mut columns = create.columns.clone();
+    for (slot, column) in columns.iter_mut().enumerate() {
+        column.slot = slot;
+    }
+    let table = TableDef {
+        name: create.name.clone(),
+        slot_count: columns.len(),
+        columns,
+        root: tree.root(),
+        row_id_column: create.row_id_column,
+        primary_key: create.primary_key.clone(),
+        checks: create.checks.clone(),
+        foreign_keys: create.foreign_keys.clone(),
+    };
+    catalog::put_object(txn, &SchemaObject::Table(table.clone()))?;
+    let mut used_names = Vec::new();
+    for (position, key_columns) in create.unique_constraints.iter().enumerate() {
+        let is_primary =
+            position == 0 && !create.primary_key.is_empty() && *key_columns == create.primary_key;
+        let base = if is_primary {
+            format!("{}_pkey", table.name)
+        } else {
+            let names: Vec<&str> = key_columns
+                .iter()
+                .filter_map(|&c| table.columns.get(c).map(|col| col.name.as_str()))
+                .collect();
+            format!("{}_{}_key", table.name, names.join("_"))
+        };
+        let mut name = base.clone();
+        let mut suffix = 1;
+        while name_taken(catalog, &name) || used_names.contains(&name) {
+            name = format!("{base}{suffix}");
+            suffix += 1;
+        }
+        used_names.push(name.clone());
+        let index_tree = IndexTree::create(txn)?;
+        let index = IndexDef {
+            name,
+            table: table.name.clone(),
+            columns: key_columns
+                .iter()
+                .map(|&c| (c, keys::KeyOrder::ASC))
+                .collect(),
+            unique: true,
+            method: IndexMethod::BTree,
+            root: index_tree.root(),
+            implicit: true,
+        };
+        catalog::put_object(txn, &SchemaObject::Index(index))?;
+    }
+    Ok(true)
+}
+
+/// Encodes the index key of a row.
+fn index_key(index: &IndexDef, values: &[Value], row_id: i64) -> (Vec<u8>, usize, bool) {
+    let mut key = Vec::new();
+    let mut has_null = false;
+    for (column, order) in &index.columns {
+        let value = values.get(*column).unwrap_or(&Value::Null);
+        has_null |= value.is_null();
+        keys::encode_value(&key_value(value), *order, &mut key);
+    }
+    let prefix_len = key.len();
+    keys::encode_row_id(row_id, &mut key);
+    (key, prefix_len, has_null)
+}
+
+/// Every row of a table as (row id, values in column order).
+fn read_all_rows(table: &TableDef, txn: &WriteTxn) -> ExecResult<Vec<(i64, Vec<Value>)>> {
+    let mut rows = Vec::new();
+    let mut cursor = TableTree::open(table.root).cursor(txn);
+    let mut valid = cursor.first()?;
+    while valid {
+        let row_id = cursor
+            .row_id()
+            .ok_or_else(|| ExecError::internal("cursor lost its row"))?;
+        let mut values = Vec::with_capacity(table.columns.len());
+        for column in &table.columns {
+            values.push(if column.slot >= cursor.column_count() {
+                Value::Null
+            } else {
+                stored_to_value(cursor.value(column.slot)?, column.data_type)?
+            });
+        }
+        rows.push((row_id, values));
+        valid = cursor.next()?;
+    }
+    Ok(rows)
+}
+
+/// Creates an index and fills it from the table's rows.
+pub fn create_index(
+    create: &CreateIndex,
+    catalog: &Catalog,
+    txn: &mut WriteTxn,
+) -> ExecResult<bool> {
+    if name_taken(catalog, &create.name) {
+        if create.if_not_exists {
+            return Ok(false);
+        }
+        return Err(already_exists("relation", &create.name));
+    }
+    let table = catalog
+        .table(&create.table)
+        .ok_or_else(|| unknown_table(catalog, &create.table))?;
+    let tree = IndexTree::create(txn)?;
+    let index = IndexDef {
+        name: create.name.clone(),
+        table: table.name.clone(),
+        columns: create.columns.clone(),
+        unique: create.unique,
+        method: IndexMethod::BTree,
+        root: tree.root(),
+        implicit: false,
+    };
+    let rows = read_all_rows(table, txn)?;
+    let mut entries: Vec<(Vec<u8>, usize, bool)> = rows
+        .iter()
+        .map(|(row_id, values)| index_key(&index, values, *row_id))
+        .collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    if index.unique {
+        for pair in entries.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            if !a.2 && a.0[..a.1] == b.0[..b.1] {
+                return Err(ExecError::new(
+                    "23505",
+                    format!(
+                        "could not create unique index \"{}\": duplicate keys exist",
+                        index.name
+                    ),
+                ));
+            }
+        }
+    }
+    tree.bulk_load(
+        txn,
+        entries.into_iter().map(|(key, _, _)| (key, Vec::new())),
+    )?;
+    catalog::put_object(txn, &SchemaObject::Index(index))?;
+    Ok(true)
+}
+
+/// Creates a view.
+pub fn create_view(
+    view: ViewDef,
+    if_not_exists: bool,
+    or_replace: bool,
+    catalog: &Catalog,
+    txn: &mut WriteTxn,
+) -> ExecResult<bool> {
+    let exists = name_taken(catalog, &view.name);
+    if exists {
+        let is_view = catalog.views.contains_key(&view.name.to_lowercase());
+        if !(or_replace && is_view) {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(already_exists("relation", &view.name));
+        }
+    }
+    catalog::put_object(txn, &SchemaObject::View(view))?;
+    Ok(true)
+}
+
+fn destroy_index(index: &IndexDef, txn: &mut WriteTxn) -> ExecResult<()> {
+    IndexTree::open(index.root).destroy(txn)?;
+    catalog::remove_object(txn, b'i', &index.name)?;
+    Ok(())
+}
+
+/// DROP TABLE / INDEX / VIEW.
+pub fn drop_objects(
+    kind: ObjectKind,
+    names: &[String],
+    if_exists: bool,
+    catalog: &Catalog,
+    txn: &mut WriteTxn,
+) -> ExecResult<()> {
+    for name in names {
+        let lower = name.to_lowercase();
+        match kind {
+            ObjectKind::Table => {
+                let Some(table) = catalog.tables.get(&lower) else {
+                    if if_exists {
+                        continue;
+                    }
+                    return Err(unknown_table(catalog, name));
+                };
+                for index in catalog.indexes_of(&table.name) {
+                    destroy_index(index, txn)?;
+                }
+                TableTree::open(table.root).destroy(txn)?;
+                catalog::remove_object(txn, b't', &table.name)?;
+            }
+            ObjectKind::Index => {
+                let Some(index) = catalog.indexes.get(&lower) else {
+                    if if_exists {
+                        continue;
+                    }
+                    return Err(ExecError::new(
+                        "42704",
+                        format!("index \"{name}\" does not exist"),
+                    ));
+                };
+                if index.implicit {
+                    return Err(ExecError::new(
+                        "2BP01",
+                        format!(
+                            "cannot drop index {} because a constraint of table {} requires it",
+                            index.name, index.table
+                        ),
+                    ));
+                }
+                destroy_index(index, txn)?;
+            }
+            ObjectKind::View => {
+                let Some(view) = catalog.views.get(&lower) else {
+                    if if_exists {
+                        continue;
+                    }
+                    return Err(ExecError::new(
+                        "42P01",
+                        format!("view \"{name}\" does not exist"),
+                    ));
+                };
+                catalog::remove_object(txn, b'v', &view.name)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// ALTER TABLE. `default_value` is the evaluated DEFAULT of an added column (existing rows
+/// get it, as in PostgreSQL).
+pub fn alter_table(
+    alter: &AlterTable,
+    default_value: Option<Value>,
+    catalog: &Catalog,
+    txn: &mut WriteTxn,
+) -> ExecResult<()> {
+    let table_name = match alter {
+        AlterTable::AddColumn { table, .. }
+        | AlterTable::DropColumn { table, .. }
+        | AlterTable::RenameColumn { table, .. }
+        | AlterTable::RenameTable { table, .. } => table,
+    };
+    let table = catalog
+        .table(table_name)
+        .ok_or_else(|| unknown_table(catalog, table_name))?;
+    let mut new_table = TableDef::clone(table);
+    let mut indexes: Vec<IndexDef> = catalog
+        .indexes_of(&table.name)
+        .map(|index| IndexDef::clone(index))
+        .collect();
+    match alter {
+        AlterTable::AddColumn {
+            column,
+            if_not_exists,
+            ..
+        } => {
+            if table.column(&column.name).is_some() {
+                if *if_not_exists {
+                    return Ok(());
+                }
+                return Err(ExecError::new(
+                    "42701",
+                    format!(
+                        "column \"{}\" of relation \"{}\" already exists",
+                        column.name, table.name
+                    ),
+                ));
+            }
+            let mut column = column.clone();
+            column.slot = new_table.slot_count;
+            new_table.slot_count += 1;
+            new_table.columns.push(column.clone());
+            let fill = default_value.unwrap_or(Value::Null);
+            let rows = read_all_rows(table, txn)?;
+            if fill.is_null() && column.not_null && !rows.is_empty() {
+                return Err(ExecError::new(
+                    "23502",
+                    format!(
+                        "column \"{}\" of relation \"{}\" contains null values",
+                        column.name, table.name
+                    ),
+                ));
+            }
+            if !fill.is_null() {
+                // Existing rows take the default: rewrite them with the new slot filled.
+                let tree = TableTree::open(table.root);
+                let kinds = new_table.slot_kinds();
+                for (row_id, mut values) in rows {
+                    values.push(fill.clone());
+                    let cells = row_to_cells(&new_table, &values);
+                    tree.update(txn, row_id, &kinds, &cells)?;
+                }
+            }
+        }
+        AlterTable::DropColumn {
+            column, if_exists, ..
+        } => {
+            let Some((position, _)) = table.column(column) else {
+                if *if_exists {
+                    return Ok(());
+                }
+                return Err(ExecError::new(
+                    "42703",
+                    format!(
+                        "column \"{column}\" of relation \"{}\" does not exist",
+                        table.name
+                    ),
+                ));
+            };
+            if table.columns.len() == 1 {
+                return Err(ExecError::new(
+                    "0A000",
+                    "cannot drop the only column of a table",
+                ));
+            }
+            if new_table.row_id_column == Some(position)
+                || new_table.primary_key.contains(&position)
+            {
+                return Err(ExecError::new(
+                    "0A000",
+                    format!("cannot drop primary key column \"{column}\""),
+                ));
+            }
+            new_table.columns.remove(position);
+            let shift = |c: &mut usize| {
+                if *c > position {
+                    *c -= 1;
+                }
+            };
+            if let Some(row_id) = &mut new_table.row_id_column {
+                shift(row_id);
+            }
+            new_table.primary_key.iter_mut().for_each(shift);
+            for key in &mut new_table.foreign_keys {
+                key.columns.iter_mut().for_each(shift);
+            }
+            new_table.foreign_keys.retain(|key| !key.columns.is_empty());
+            // Indexes on the dropped column go with it (PostgreSQL does the same).
+            let (doomed, kept): (Vec<IndexDef>, Vec<IndexDef>) = indexes
+                .into_iter()
+                .partition(|index| index.columns.iter().any(|(c, _)| *c == position));
+            for index in &doomed {
+                destroy_index(index, txn)?;
+            }
+            indexes = kept;
+            for index in &mut indexes {
+                for (c, _) in &mut index.columns {
+                    shift(c);
+                }
+            }
+        }
+        AlterTable::RenameColumn {
+            old_name, new_name, ..
+        } => {
+            let Some((position, _)) = table.column(old_name) else {
+                return Err(ExecError::new(
+                    "42703",
+                    format!(
+                        "column \"{old_name}\" of relation \"{}\" does not exist",
+                        table.name
+                    ),
+                ));
+            };
+            if table.column(new_name).is_some() {
+                return Err(ExecError::new(
+                    "42701",
+                    format!(
+                        "column \"{new_name}\" of relation \"{}\" already exists",
+                        table.name
+                    ),
+                ));
+            }
+            new_table.columns[position].name = new_name.clone();
+        }
+        AlterTable::RenameTable { new_name, .. } => {
+            if name_taken(catalog, new_name) {
+                return Err(already_exists("relation", new_name));
+            }
+            catalog::remove_object(txn, b't', &table.name)?;
+            new_table.name = new_name.clone();
+            for index in &mut indexes {
+                index.table = new_name.clone();
+            }
+        }
+    }
+    catalog::put_object(txn, &SchemaObject::Table(new_table))?;
+    for index in indexes {
+        catalog::put_object(txn, &SchemaObject::Index(index))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,513 @@
+//! INSERT, UPDATE and DELETE.
+//!
+//! A modification first runs its input plan to completion (the rows to insert, or the rows
+//! to change with their row ids), then applies the changes. Reading everything before
+//! writing is what keeps `UPDATE t SET k = k + 1` from seeing its own updates (the Halloween
+//! problem) and `INSERT INTO t SELECT * FROM t` from feeding on itself.
+//!
+//! For each row the executor enforces the table's constraints in PostgreSQL's order and with
+//! its error codes: NOT NULL (23502), length limits (22001), CHECK (23514), uniqueness of the
+//! row id and of every unique index (23505), and keeps every index in step with the table.
+//! A failure aborts the statement; the caller rolls back to the statement's savepoint so a
+//! failed statement changes nothing.
+
+use std::sync::Arc;
+
+use crate::catalog::{Catalog, IndexDef, TableDef};
+use crate::plan::{ConflictAction, Expr, PlanKind, PlanNode};
+use crate::storage::btree::{IndexTree, TableTree};
+use crate::storage::keys;
+use crate::txn::WriteTxn;
+use crate::types::{self, DataType, Value};
+
+use super::context::ExecContext;
+use super::error::{ExecError, ExecResult};
+use super::eval;
+use super::operators::{self, sort::concatenate};
+use super::record::{row_to_cells, stored_to_value};
+use super::vector::Batch;
+
+/// Bound expressions a modification needs beyond its plan: column defaults and CHECK
+/// constraints, bound over the table's row (column `i` of the table is input column `i`).
+#[derive(Clone, Debug, Default)]
+pub struct TableRules {
+    /// One entry per table column: the default expression, if any.
+    pub defaults: Vec<Option<Expr>>,
+    /// CHECK constraints with their SQL text (for messages).
+    pub checks: Vec<(String, Expr)>,
+}
+
+/// What a modification did.
+#[derive(Debug, Default)]
+pub struct ModifyResult {
+    /// Rows inserted, updated or deleted.
+    pub changes: u64,
+    /// Row id of the last inserted row.
+    pub last_insert_row_id: Option<i64>,
+    /// RETURNING rows.
+    pub returning: Vec<Batch>,
+}
+
+fn table_types(table: &TableDef) -> Vec<DataType> {
+    table
+        .columns
+        .iter()
+        .map(|column| column.data_type)
+        .collect()
+}
+
+fn run_input(plan: &PlanNode, ctx: &ExecContext) -> ExecResult<Batch> {
+    let mut operator = operators::build(plan, ctx)?;
+    let batches = operators::collect(operator.as_mut(), ctx)?;
+    let types: Vec<DataType> = plan.schema.iter().map(|column| column.data_type).collect();
+    Ok(concatenate(&batches, &types))
+}
+
+/// Executes an INSERT, UPDATE or DELETE plan inside `txn`.
+pub fn execute_modify(
+    plan: &PlanNode,
+    rules: &TableRules,
+    catalog: &Catalog,
+    txn: &Arc<parking_lot::Mutex<WriteTxn>>,
+    ctx: &ExecContext,
+) -> ExecResult<ModifyResult> {
+    match &plan.kind {
+        PlanKind::Insert {
+            table,
+            source,
+            target_columns,
+            on_conflict,
+            returning,
+        } => {
+            let input = run_input(source, ctx)?;
+            let mut writer = Writer::new(table, catalog, rules, txn, ctx);
+            let mut result = ModifyResult::default();
+            let mut returned = Batch::with_types(
+                &plan.schema.iter().map(|c| c.data_type).collect::<Vec<_>>(),
+                16,
+            );
+            for row in 0..input.rows {
+                let mut values: Vec<Value> = vec![Value::Null; table.columns.len()];
+                let mut given = vec![false; table.columns.len()];
+                for (position, &column) in target_columns.iter().enumerate() {
+                    if let (Some(slot), Some(vector)) =
+                        (values.get_mut(column), input.columns.get(position))
+                    {
+                        *slot = vector.get(row);
+                        given[column] = true;
+                    }
+                }
+                for (column, default) in rules.defaults.iter().enumerate() {
+                    if !given.get(column).copied().unwrap_or(true)
+                        && let Some(default) = default
+                    {
+                        values[column] = eval::evaluate_scalar(default, ctx)?;
+                    }
+                }
+                if let Some((row_id, final_values)) = writer.insert(values, on_conflict)? {
+                    result.changes += 1;
+                    result.last_insert_row_id = Some(row_id);
+                    if !returning.is_empty() {
+                        push_returning(returning, &final_values, table, &mut returned, ctx)?;
+                    }
+                }
+            }
+            if returned.rows > 0 {
+                result.returning.push(returned);
+            }
+            Ok(result)
+        }
+        PlanKind::Update {
+            table,
+            input,
+            assignments,
+            returning,
+        } => {
+            let input = run_input(input, ctx)?;
+            let new_columns = assignments
+                .iter()
+                .map(|(column, expr)| Ok((*column, eval::evaluate(expr, &input, ctx)?)))
+                .collect::<ExecResult<Vec<_>>>()?;
+            let mut writer = Writer::new(table, catalog, rules, txn, ctx);
+            let mut result = ModifyResult::default();
+            let mut returned = Batch::with_types(
+                &plan.schema.iter().map(|c| c.data_type).collect::<Vec<_>>(),
+                16,
+            );
+            for row in 0..input.rows {
+                let values = input.row(row);
+                let Some(Value::Integer(row_id)) = values.first().cloned() else {
+                    return Err(ExecError::internal("UPDATE input lacks the row id"));
+                };
+                let old: Vec<Value> = values[1..].to_vec();
+                let mut new = old.clone();
+                for (column, vector) in &new_columns {
+                    if let Some(slot) = new.get_mut(*column) {
+                        *slot = vector.get(row);
+                    }
+                }
+                let new = writer.update(row_id, &old, new)?;
+                result.changes += 1;
+                if !returning.is_empty() {
+                    push_returning(returning, &new, table, &mut returned, ctx)?;
+                }
+            }
+            if returned.rows > 0 {
+                result.returning.push(returned);
+            }
+            Ok(result)
+        }
+        PlanKind::Delete {
+            table,
+            input,
+            returning,
+        } => {
+            let input = run_input(input, ctx)?;
+            let mut writer = Writer::new(table, catalog, rules, txn, ctx);
+            let mut result = ModifyResult::default();
+            let mut returned = Batch::with_types(
+                &plan.schema.iter().map(|c| c.data_type).collect::<Vec<_>>(),
+                16,
+            );
+            for row in 0..input.rows {
+                let values = input.row(row);
+                let Some(Value::Integer(row_id)) = values.first().cloned() else {
+                    return Err(ExecError::internal("DELETE input lacks the row id"));
+                };
+                let old = &values[1..];
+                if writer.delete(row_id, old)? {
+                    result.changes += 1;
+                    if !returning.is_empty() {
+                        push_returning(returning, old, table, &mut returned, ctx)?;
+                    }
+                }
+            }
+            if returned.rows > 0 {
+                result.returning.push(returned);
+            }
+            Ok(result)
+        }
+        _ => Err(ExecError::internal("not a modification plan")),
+    }
+}
+
+fn push_returning(
+    returning: &[Expr],
+    row: &[Value],
+    table: &TableDef,
+    out: &mut Batch,
+    ctx: &ExecContext,
+) -> ExecResult<()> {
+    let mut batch = Batch::with_types(&table_types(table), 1);
+    batch.push_row(row);
+    let values = returning
+        .iter()
+        .map(|expr| Ok(eval::evaluate(expr, &batch, ctx)?.get(0)))
+        .collect::<ExecResult<Vec<_>>>()?;
+    out.push_row(&values);
+    Ok(())
+}
+
+/// Applies row changes to one table and its indexes.
+struct Writer<'a> {
+    table: &'a TableDef,
+    indexes: Vec<Arc<IndexDef>>,
+    rules: &'a TableRules,
+    txn: &'a Arc<parking_lot::Mutex<WriteTxn>>,
+    ctx: &'a ExecContext,
+    tree: TableTree,
+    kinds: Vec<crate::storage::btree::ColumnKind>,
+}
+
+impl<'a> Writer<'a> {
+    fn new(
+        table: &'a TableDef,
+        catalog: &Catalog,
+        rules: &'a TableRules,
+        txn: &'a Arc<parking_lot::Mutex<WriteTxn>>,
+        ctx: &'a ExecContext,
+    ) -> Self {
+        Writer {
+            table,
+            indexes: catalog.indexes_of(&table.name).cloned().collect(),
+            rules,
+            txn,
+            ctx,
+            tree: TableTree::open(table.root),
+            kinds: table.slot_kinds(),
+        }
+    }
+
+    /// Casts values to their columns' types and checks NOT NULL, lengths and CHECKs.
+    fn conform(&self, values: Vec<Value>) -> ExecResult<Vec<Value>> {
+        let mut out = Vec::with_capacity(values.len());
+        for (column, value) in self.table.columns.iter().zip(values) {
+            let mut value = if value.is_null() || value.data_type() == column.data_type {
+                value
+            } else {
+                types::cast(&value, column.data_type)?
+            };
+            if value.is_null() && column.not_null {
+                return Err(ExecError::new(
+                    "23502",
+                    format!(
+                        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                        column.name, self.table.name
+                    ),
+                ));
+            }
+            if let (Some(max), Value::Text(text)) = (column.max_length, &value) {
+                value = Value::Text(types::cast::enforce_char_length(text, max as usize, false)?);
+            }
+            out.push(value);
+        }
+        if !self.rules.checks.is_empty() {
+            let mut batch = Batch::with_types(&table_types(self.table), 1);
+            batch.push_row(&out);
+            for (sql, check) in &self.rules.checks {
+                // A CHECK passes unless it is false (NULL passes, as in SQL).
+                if eval::evaluate(check, &batch, self.ctx)?.get(0) == Value::Boolean(false) {
+                    return Err(ExecError::new(
+                        "23514",
+                        format!(
+                            "new row for relation \"{}\" violates check constraint ({sql})",
+                            self.table.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn index_key(index: &IndexDef, values: &[Value], row_id: Option<i64>) -> (Vec<u8>, bool) {
+        let mut key = Vec::new();
+        let mut has_null = false;
+        for (column, order) in &index.columns {
+            let value = values.get(*column).unwrap_or(&Value::Null);
+            has_null |= value.is_null();
+            keys::encode_value(&operators::key_value(value), *order, &mut key);
+        }
+        if let Some(row_id) = row_id {
+            keys::encode_row_id(row_id, &mut key);
+        }
+        (key, has_null)
+    }
+
+    /// Row ids of rows (other than `except`) that collide with `values` on a unique index.
+    fn unique_conflicts(
+        &self,
+        values: &[Value],
+        except: Option<i64>,
+    ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
+        let mut conflicts = Vec::new();
+        let txn = self.txn.lock();
+        for index in self.indexes.iter().filter(|index| index.unique) {
+            let (prefix, has_null) = Self::index_key(index, values, None);
+            if has_null {
+                continue; // NULLs never collide.
+            }
+            let mut cursor = IndexTree::open(index.root).cursor(&*txn);
+            cursor.seek_ge(&prefix)?;
+            while cursor.is_valid() && cursor.key().starts_with(&prefix) {
+                let row_id = keys::decode_row_id(cursor.key())
+                    .map_err(|e| ExecError::new("XX001", e.to_string()))?;
+                if Some(row_id) != except {
+                    conflicts.push((index.clone(), row_id));
+                }
+                cursor.next()?;
+            }
+        }
+        Ok(conflicts)
+    }
+
+    fn read_row(&self, row_id: i64) -> ExecResult<Option<Vec<Value>>> {
+        let txn = self.txn.lock();
+        let mut cursor = self.tree.cursor(&*txn);
+        if !cursor.seek_ge(row_id)? {
+            return Ok(None);
+        }
+        let mut values = Vec::with_capacity(self.table.columns.len());
+        for column in &self.table.columns {
+            if column.slot >= cursor.column_count() {
+                values.push(Value::Null);
+            } else {
+                values.push(stored_to_value(
+                    cursor.value(column.slot)?,
+                    column.data_type,
+                )?);
+            }
+        }
+        Ok(Some(values))
+    }
+
+    fn duplicate_error(&self, index: Option<&IndexDef>) -> ExecError {
+        let name = index.map_or_else(
+            || format!("{}_pkey", self.table.name),
+            |index| index.name.clone(),
+        );
+        ExecError::new(
+            "23505",
+            format!("duplicate key value violates unique constraint \"{name}\""),
+        )
+    }
+
+    /// Inserts a row; returns its row id and final values, or `None` if it was skipped.
+    fn insert(
+        &mut self,
+        values: Vec<Value>,
+        on_conflict: &ConflictAction,
+    ) -> ExecResult<Option<(i64, Vec<Value>)>> {
+        let mut values = self.conform(values)?;
+        let row_id = match self
+            .table
+            .row_id_column
+            .and_then(|column| values.get(column))
+        {
+            Some(Value::Integer(row_id)) => *row_id,
+            _ => {
+                let next = {
+                    let txn = self.txn.lock();
+                    self.tree.max_row_id(&*txn)?.map_or(Ok(1), |max| {
+                        max.checked_add(1)
+                            .ok_or_else(|| ExecError::new("22003", "row id space exhausted"))
+                    })?
+                };
+                if let Some(column) = self.table.row_id_column {
+                    values[column] = Value::Integer(next);
+                }
+                next
+            }
+        };
+        let existing_row = self.read_row(row_id)?.is_some();
+        let mut conflicts = self.unique_conflicts(&values, None)?;
+        if existing_row {
+            conflicts.insert(
+                0,
+                (Arc::new(IndexDef::primary_placeholder(self.table)), row_id),
+            );
+        }
+        if let Some((index, conflicting)) = conflicts.first().cloned() {
+            match on_conflict {
+                ConflictAction::Abort => {
+                    let index = (!existing_row || conflicting != row_id).then_some(&*index);
+                    return Err(self.duplicate_error(index));
+                }
+                ConflictAction::Ignore => return Ok(None),
+                ConflictAction::Replace => {
+                    let mut doomed: Vec<i64> = conflicts.iter().map(|(_, id)| *id).collect();
+                    doomed.sort_unstable();
+                    doomed.dedup();
+                    for id in doomed {
+                        if let Some(old) = self.read_row(id)? {
+                            self.delete(id, &old)?;
+                        }
+                    }
+                }
+                ConflictAction::Update {
+                    assignments,
+                    condition,
+                    ..
+                } => {
+                    let Some(old) = self.read_row(conflicting)? else {
+                        return Ok(None);
+                    };
+                    let mut batch = Batch::with_types(
+                        &table_types(self.table)
+                            .into_iter()
+                            .chain(table_types(self.table))
+                            .collect::<Vec<_>>(),
+                        1,
+                    );
+                    batch.push_row(&old.iter().chain(values.iter()).cloned().collect::<Vec<_>>());
+                    if let Some(condition) = condition
+                        && eval::evaluate(condition, &batch, self.ctx)?.get(0)
+                            != Value::Boolean(true)
+                    {
+                        return Ok(None);
+                    }
+                    let mut new = old.clone();
+                    for (column, expr) in assignments {
+                        if let Some(slot) = new.get_mut(*column) {
+                            *slot = eval::evaluate(expr, &batch, self.ctx)?.get(0);
+                        }
+                    }
+                    let new = self.update(conflicting, &old, new)?;
+                    return Ok(Some((conflicting, new)));
+                }
+            }
+        }
+        let cells = row_to_cells(self.table, &values);
+        let mut txn = self.txn.lock();
+        if !self.tree.insert(&mut *txn, row_id, &self.kinds, &cells)? {
+            return Err(self.duplicate_error(None));
+        }
+        for index in &self.indexes {
+            let (key, _) = Self::index_key(index, &values, Some(row_id));
+            IndexTree::open(index.root).insert(&mut *txn, &key, &[])?;
+        }
+        Ok(Some((row_id, values)))
+    }
+
+    /// Replaces row `row_id` (currently `old`) with `new`; returns the final values.
+    fn update(&mut self, row_id: i64, old: &[Value], new: Vec<Value>) -> ExecResult<Vec<Value>> {
+        let new = self.conform(new)?;
+        let new_row_id = match self.table.row_id_column.and_then(|column| new.get(column)) {
+            Some(Value::Integer(id)) => *id,
+            _ => row_id,
+        };
+        if new_row_id != row_id && self.read_row(new_row_id)?.is_some() {
+            return Err(self.duplicate_error(None));
+        }
+        if let Some((index, _)) = self.unique_conflicts(&new, Some(row_id))?.first() {
+            return Err(self.duplicate_error(Some(index)));
+        }
+        let cells = row_to_cells(self.table, &new);
+        let mut txn = self.txn.lock();
+        for index in &self.indexes {
+            let (old_key, _) = Self::index_key(index, old, Some(row_id));
+            let (new_key, _) = Self::index_key(index, &new, Some(new_row_id));
+            if old_key != new_key {
+                let tree = IndexTree::open(index.root);
+                tree.delete(&mut *txn, &old_key)?;
+                tree.insert(&mut *txn, &new_key, &[])?;
+            }
+        }
+        if new_row_id == row_id {
+            self.tree.update(&mut *txn, row_id, &self.kinds, &cells)?;
+        } else {
+            self.tree.delete(&mut *txn, row_id)?;
+            self.tree
+                .insert(&mut *txn, new_row_id, &self.kinds, &cells)?;
+        }
+        Ok(new)
+    }
+
+    /// Deletes row `row_id` (currently `old`) and its index entries.
+    fn delete(&mut self, row_id: i64, old: &[Value]) -> ExecResult<bool> {
+        let mut txn = self.txn.lock();
+        if !self.tree.delete(&mut *txn, row_id)? {
+            return Ok(false);
+        }
+        for index in &self.indexes {
+            let (key, _) = Self::index_key(index, old, Some(row_id));
+            IndexTree::open(index.root).delete(&mut *txn, &key)?;
+        }
+        Ok(true)
+    }
+}
+
+impl IndexDef {
+    /// Stands for the row-id "index" in conflict reports.
+    fn primary_placeholder(table: &TableDef) -> IndexDef {
+        IndexDef {
+            name: format!("{}_pkey", table.name),
+            table: table.name.clone(),
+            columns: Vec::new(),
+            unique: true,
+            method: crate::catalog::IndexMethod::BTree,
+            root: table.root,
+            implicit: true,
+        }
+    }
+}
