@@ -47,7 +47,10 @@ pub(crate) struct Prepared {
 /// What running a statement produced.
 pub(crate) enum Outcome {
     /// Rows to stream (queries, RETURNING, SHOW, EXPLAIN).
-    Rows { operator: Box<dyn crate::exec::operators::Operator>, ctx: ExecContext },
+    Rows {
+        operator: Box<dyn crate::exec::operators::Operator>,
+        ctx: ExecContext,
+    },
     /// Rows changed (0 for DDL and transaction control).
     Changed(u64),
 }
@@ -80,7 +83,11 @@ pub struct Connection {
 
 impl Connection {
     pub(crate) fn new(db: Arc<DatabaseInner>) -> Self {
-        Connection { db, session: RefCell::new(Session::default()), cache: RefCell::new(VecDeque::new()) }
+        Connection {
+            db,
+            session: RefCell::new(Session::default()),
+            cache: RefCell::new(VecDeque::new()),
+        }
     }
 
     /// Prepares one statement.
@@ -93,7 +100,10 @@ impl Connection {
     pub fn prepare_cached(&self, sql: &str) -> Result<CachedStatement<'_>> {
         let cached = {
             let mut cache = self.cache.borrow_mut();
-            cache.iter().position(|prepared| prepared.sql == sql).and_then(|at| cache.remove(at))
+            cache
+                .iter()
+                .position(|prepared| prepared.sql == sql)
+                .and_then(|at| cache.remove(at))
         };
         let prepared = match cached {
             Some(prepared) => prepared,
@@ -140,7 +150,10 @@ impl Connection {
     /// Starts a transaction that rolls back when dropped unless committed.
     pub fn transaction(&self) -> Result<Transaction<'_>> {
         self.control(&TransactionControl::Begin)?;
-        Ok(Transaction { conn: self, done: false })
+        Ok(Transaction {
+            conn: self,
+            done: false,
+        })
     }
 
     /// The row id of the last row inserted through this connection.
@@ -168,14 +181,22 @@ impl Connection {
         let catalog = self.db.catalog_for(&source)?;
         let bound = bind::bind(&ast, &catalog)?;
         let rules = table_rules(&bound, &catalog)?;
-        Ok(Prepared { sql: sql.to_string(), ast, bound, catalog, rules })
+        Ok(Prepared {
+            sql: sql.to_string(),
+            ast,
+            bound,
+            catalog,
+            rules,
+        })
     }
 
     /// The page source reads use now: the explicit transaction's, or a fresh snapshot.
     fn read_source(&self) -> Result<PageSource> {
         let session = self.session.borrow();
         Ok(match &session.txn {
-            Some(ExplicitTxn { write: Some(write), .. }) => PageSource::Write(write.clone()),
+            Some(ExplicitTxn {
+                write: Some(write), ..
+            }) => PageSource::Write(write.clone()),
             Some(ExplicitTxn { read, .. }) => PageSource::Read(read.clone()),
             None => PageSource::Read(Arc::new(self.db.store.begin_read())),
         })
@@ -206,11 +227,17 @@ impl Connection {
                     }
                     BoundStatement::Explain { plan, analyze } => {
                         if *analyze {
-                            return Err(Error::new("0A000", "EXPLAIN ANALYZE is not supported yet"));
+                            return Err(Error::new(
+                                "0A000",
+                                "EXPLAIN ANALYZE is not supported yet",
+                            ));
                         }
                         Ok(text_rows(explain_lines(plan), ctx))
                     }
-                    _ => Err(Error::new("XX000", "statement changed kind while re-planning")),
+                    _ => Err(Error::new(
+                        "XX000",
+                        "statement changed kind while re-planning",
+                    )),
                 }
             }
             BoundStatement::Ddl(DdlStatement::Transaction(control)) => {
@@ -250,14 +277,22 @@ impl Connection {
         result
     }
 
-    fn apply(&self, prepared: &mut Prepared, params: Vec<Value>, write: &Arc<Mutex<WriteTxn>>) -> Result<Outcome> {
+    fn apply(
+        &self,
+        prepared: &mut Prepared,
+        params: Vec<Value>,
+        write: &Arc<Mutex<WriteTxn>>,
+    ) -> Result<Outcome> {
         let source = PageSource::Write(write.clone());
         self.refresh(prepared, &source)?;
         let ctx = ExecContext::new(source, params);
         match &prepared.bound.statement {
             BoundStatement::Modify(plan) => {
-                let ModifyResult { changes, last_insert_row_id, returning } =
-                    dml::execute_modify(plan, &prepared.rules, &prepared.catalog, write, &ctx)?;
+                let ModifyResult {
+                    changes,
+                    last_insert_row_id,
+                    returning,
+                } = dml::execute_modify(plan, &prepared.rules, &prepared.catalog, write, &ctx)?;
                 {
                     let mut session = self.session.borrow_mut();
                     session.changes = changes;
@@ -268,7 +303,10 @@ impl Connection {
                 if plan.schema.is_empty() {
                     Ok(Outcome::Changed(changes))
                 } else {
-                    Ok(Outcome::Rows { operator: Box::new(Buffered(returning.into_iter().collect())), ctx })
+                    Ok(Outcome::Rows {
+                        operator: Box::new(Buffered(returning.into_iter().collect())),
+                        ctx,
+                    })
                 }
             }
             BoundStatement::Ddl(statement) => {
@@ -279,19 +317,31 @@ impl Connection {
         }
     }
 
-    fn apply_ddl(&self, statement: &DdlStatement, catalog: &Catalog, write: &Arc<Mutex<WriteTxn>>, ctx: &ExecContext) -> Result<()> {
+    fn apply_ddl(
+        &self,
+        statement: &DdlStatement,
+        catalog: &Catalog,
+        write: &Arc<Mutex<WriteTxn>>,
+        ctx: &ExecContext,
+    ) -> Result<()> {
         match statement {
             DdlStatement::CreateTable(create) => {
                 let created = ddl::create_table(create, catalog, &mut write.lock())?;
                 if created && let Some(query) = &create.as_query {
-                    let sql = format!("INSERT INTO \"{}\" {query}", create.name.replace('"', "\"\""));
+                    let sql = format!(
+                        "INSERT INTO \"{}\" {query}",
+                        create.name.replace('"', "\"\"")
+                    );
                     let ast = crate::sql::parse_one(&sql).map_err(|e| Error::syntax(&e, &sql))?;
                     let source = PageSource::Write(write.clone());
                     let catalog = self.db.catalog_for(&source)?;
                     let bound = bind::bind(&ast, &catalog)?;
                     let rules = table_rules(&bound, &catalog)?;
                     let BoundStatement::Modify(plan) = &bound.statement else {
-                        return Err(Error::new("XX000", "CREATE TABLE AS did not bind to an INSERT"));
+                        return Err(Error::new(
+                            "XX000",
+                            "CREATE TABLE AS did not bind to an INSERT",
+                        ));
                     };
                     dml::execute_modify(plan, &rules, &catalog, write, ctx)?;
                 }
@@ -299,31 +349,64 @@ impl Connection {
             DdlStatement::CreateIndex(create) => {
                 ddl::create_index(create, catalog, &mut write.lock())?;
             }
-            DdlStatement::CreateView { name, column_names, query, if_not_exists, or_replace } => {
-                let view = crate::catalog::ViewDef { name: name.clone(), column_names: column_names.clone(), query: query.clone() };
-                ddl::create_view(view, *if_not_exists, *or_replace, catalog, &mut write.lock())?;
+            DdlStatement::CreateView {
+                name,
+                column_names,
+                query,
+                if_not_exists,
+                or_replace,
+            } => {
+                let view = crate::catalog::ViewDef {
+                    name: name.clone(),
+                    column_names: column_names.clone(),
+                    query: query.clone(),
+                };
+                ddl::create_view(
+                    view,
+                    *if_not_exists,
+                    *or_replace,
+                    catalog,
+                    &mut write.lock(),
+                )?;
             }
-            DdlStatement::Drop { kind, names, if_exists } => {
+            DdlStatement::Drop {
+                kind,
+                names,
+                if_exists,
+            } => {
                 ddl::drop_objects(*kind, names, *if_exists, catalog, &mut write.lock())?;
             }
             DdlStatement::AlterTable(alter) => {
                 let default = match alter {
-                    crate::plan::ddl::AlterTable::AddColumn { column, table, .. } => match (&column.default, catalog.table(table)) {
-                        (Some(sql), Some(table)) => {
-                            let expr = bind::bind_column_default(sql, column.data_type, table, catalog)?;
-                            Some(eval::evaluate_scalar(&expr, ctx)?)
+                    crate::plan::ddl::AlterTable::AddColumn { column, table, .. } => {
+                        match (&column.default, catalog.table(table)) {
+                            (Some(sql), Some(table)) => {
+                                let expr = bind::bind_column_default(
+                                    sql,
+                                    column.data_type,
+                                    table,
+                                    catalog,
+                                )?;
+                                Some(eval::evaluate_scalar(&expr, ctx)?)
+                            }
+                            _ => None,
                         }
-                        _ => None,
-                    },
+                    }
                     _ => None,
                 };
                 ddl::alter_table(alter, default, catalog, &mut write.lock())?;
             }
             DdlStatement::Analyze { .. } => {
-                return Err(Error::new("0A000", "ANALYZE is not supported yet: the planner does not use statistics"));
+                return Err(Error::new(
+                    "0A000",
+                    "ANALYZE is not supported yet: the planner does not use statistics",
+                ));
             }
             DdlStatement::Transaction(_) | DdlStatement::Setting { .. } => {
-                return Err(Error::new("XX000", "session statement reached the DDL executor"));
+                return Err(Error::new(
+                    "XX000",
+                    "session statement reached the DDL executor",
+                ));
             }
         }
         Ok(())
@@ -359,7 +442,10 @@ impl Connection {
         match control {
             TransactionControl::Begin => {
                 if session.txn.is_some() {
-                    return Err(Error::new("25001", "there is already a transaction in progress"));
+                    return Err(Error::new(
+                        "25001",
+                        "there is already a transaction in progress",
+                    ));
                 }
                 session.txn = Some(ExplicitTxn {
                     read: Arc::new(self.db.store.begin_read()),
@@ -392,14 +478,21 @@ impl Connection {
                     txn.savepoints.push((name.to_lowercase(), id));
                 }
             }
-            TransactionControl::ReleaseSavepoint(name) | TransactionControl::RollbackToSavepoint(name) => {
+            TransactionControl::ReleaseSavepoint(name)
+            | TransactionControl::RollbackToSavepoint(name) => {
                 let release = matches!(control, TransactionControl::ReleaseSavepoint(_));
                 let Some(txn) = session.txn.as_mut() else {
-                    return Err(Error::new("3B001", format!("savepoint \"{name}\" does not exist")));
+                    return Err(Error::new(
+                        "3B001",
+                        format!("savepoint \"{name}\" does not exist"),
+                    ));
                 };
                 let lower = name.to_lowercase();
                 let Some(position) = txn.savepoints.iter().rposition(|(n, _)| *n == lower) else {
-                    return Err(Error::new("3B001", format!("savepoint \"{name}\" does not exist")));
+                    return Err(Error::new(
+                        "3B001",
+                        format!("savepoint \"{name}\" does not exist"),
+                    ));
                 };
                 let id = txn.savepoints[position].1;
                 if let (Some(id), Some(write)) = (id, &txn.write) {
@@ -410,7 +503,8 @@ impl Connection {
                         write.rollback_to_savepoint(id)?;
                     }
                 }
-                txn.savepoints.truncate(if release { position } else { position + 1 });
+                txn.savepoints
+                    .truncate(if release { position } else { position + 1 });
                 if release && txn.savepoints.is_empty() && txn.started_by_savepoint {
                     if let Some(txn) = session.txn.take() {
                         finish(txn, true)?;
@@ -421,7 +515,13 @@ impl Connection {
         Ok(())
     }
 
-    fn setting(&self, name: &str, value: Option<String>, show: bool, params: Vec<Value>) -> Result<Outcome> {
+    fn setting(
+        &self,
+        name: &str,
+        value: Option<String>,
+        show: bool,
+        params: Vec<Value>,
+    ) -> Result<Outcome> {
         let name = name.to_lowercase();
         let ctx = ExecContext::new(self.read_source()?, params);
         let pager = self.db.store.pager();
@@ -432,7 +532,12 @@ impl Connection {
                     "off" | "0" => Synchronous::Off,
                     "normal" | "1" => Synchronous::Normal,
                     "full" | "2" | "extra" | "3" => Synchronous::Full,
-                    other => return Err(Error::new("22023", format!("invalid value for synchronous: {other}"))),
+                    other => {
+                        return Err(Error::new(
+                            "22023",
+                            format!("invalid value for synchronous: {other}"),
+                        ));
+                    }
                 };
                 pager.set_synchronous(mode);
             }
@@ -445,7 +550,12 @@ impl Connection {
             "page_size" => pager.page_size().to_string(),
             _ => match self.session.borrow().settings.get(&name) {
                 Some(value) => value.clone(),
-                None => return Err(Error::new("42704", format!("unrecognized configuration parameter \"{name}\""))),
+                None => {
+                    return Err(Error::new(
+                        "42704",
+                        format!("unrecognized configuration parameter \"{name}\""),
+                    ));
+                }
             },
         };
         Ok(text_rows(vec![value], ctx))
@@ -454,9 +564,16 @@ impl Connection {
 
 /// Ends an explicit transaction.
 fn finish(txn: ExplicitTxn, commit: bool) -> Result<()> {
-    let Some(write) = txn.write else { return Ok(()) };
+    let Some(write) = txn.write else {
+        return Ok(());
+    };
     let write = Arc::try_unwrap(write)
-        .map_err(|_| Error::new("25000", "cannot end the transaction while a query on it is still being read"))?
+        .map_err(|_| {
+            Error::new(
+                "25000",
+                "cannot end the transaction while a query on it is still being read",
+            )
+        })?
         .into_inner();
     if commit {
         write.commit()?;
@@ -505,22 +622,32 @@ impl Drop for Transaction<'_> {
 /// Binds the defaults and CHECK constraints of the table a modification writes.
 fn table_rules(bound: &Bound, catalog: &Catalog) -> Result<TableRules> {
     let table = match &bound.statement {
-        BoundStatement::Modify(PlanNode { kind: PlanKind::Insert { table, .. } | PlanKind::Update { table, .. }, .. }) => {
-            table
-        }
+        BoundStatement::Modify(PlanNode {
+            kind: PlanKind::Insert { table, .. } | PlanKind::Update { table, .. },
+            ..
+        }) => table,
         _ => return Ok(TableRules::default()),
     };
     let defaults = table
         .columns
         .iter()
         .map(|column| {
-            column.default.as_ref().map(|sql| bind::bind_column_default(sql, column.data_type, table, catalog)).transpose()
+            column
+                .default
+                .as_ref()
+                .map(|sql| bind::bind_column_default(sql, column.data_type, table, catalog))
+                .transpose()
         })
         .collect::<Result<Vec<_>, BindError>>()?;
     let checks = table
         .checks
         .iter()
-        .map(|sql| Ok((sql.clone(), bind::bind_table_predicate(sql, table, catalog)?)))
+        .map(|sql| {
+            Ok((
+                sql.clone(),
+                bind::bind_table_predicate(sql, table, catalog)?,
+            ))
+        })
         .collect::<Result<Vec<_>, BindError>>()?;
     Ok(TableRules { defaults, checks })
 }
@@ -531,7 +658,10 @@ fn text_rows(lines: Vec<String>, ctx: ExecContext) -> Outcome {
     for line in lines {
         batch.push_row(&[Value::Text(line)]);
     }
-    Outcome::Rows { operator: Box::new(Buffered(vec![batch].into())), ctx }
+    Outcome::Rows {
+        operator: Box::new(Buffered(vec![batch].into())),
+        ctx,
+    }
 }
 
 /// Batches computed up front, served as an operator.
@@ -539,7 +669,10 @@ fn text_rows(lines: Vec<String>, ctx: ExecContext) -> Outcome {
 pub(crate) struct Buffered(pub(crate) VecDeque<crate::exec::vector::Batch>);
 
 impl crate::exec::operators::Operator for Buffered {
-    fn next(&mut self, _ctx: &ExecContext) -> crate::exec::error::ExecResult<Option<crate::exec::vector::Batch>> {
+    fn next(
+        &mut self,
+        _ctx: &ExecContext,
+    ) -> crate::exec::error::ExecResult<Option<crate::exec::vector::Batch>> {
         Ok(self.0.pop_front())
     }
 }
@@ -552,27 +685,68 @@ pub(crate) fn explain_lines(node: &PlanNode) -> Vec<String> {
             PlanKind::SingleRow => ("Result".into(), vec![]),
             PlanKind::Values { rows } => (format!("Values ({} rows)", rows.len()), vec![]),
             PlanKind::TableScan { table, .. } => (format!("Table Scan on {}", table.name), vec![]),
-            PlanKind::IndexScan { table, index, reverse, .. } => (
-                format!("Index Scan{} using {} on {}", if *reverse { " Backward" } else { "" }, index.name, table.name),
+            PlanKind::IndexScan {
+                table,
+                index,
+                reverse,
+                ..
+            } => (
+                format!(
+                    "Index Scan{} using {} on {}",
+                    if *reverse { " Backward" } else { "" },
+                    index.name,
+                    table.name
+                ),
                 vec![],
             ),
             PlanKind::Filter { input, .. } => ("Filter".into(), vec![&**input]),
-            PlanKind::Project { input, exprs } => (format!("Project ({} columns)", exprs.len()), vec![&**input]),
-            PlanKind::Aggregate { input, group_by, aggregates } => (
-                format!("Hash Aggregate ({} keys, {} aggregates)", group_by.len(), aggregates.len()),
+            PlanKind::Project { input, exprs } => {
+                (format!("Project ({} columns)", exprs.len()), vec![&**input])
+            }
+            PlanKind::Aggregate {
+                input,
+                group_by,
+                aggregates,
+            } => (
+                format!(
+                    "Hash Aggregate ({} keys, {} aggregates)",
+                    group_by.len(),
+                    aggregates.len()
+                ),
                 vec![&**input],
             ),
-            PlanKind::Sort { input, keys } => (format!("Sort ({} keys)", keys.len()), vec![&**input]),
+            PlanKind::Sort { input, keys } => {
+                (format!("Sort ({} keys)", keys.len()), vec![&**input])
+            }
             PlanKind::Limit { input, .. } => ("Limit".into(), vec![&**input]),
             PlanKind::Distinct { input } => ("Distinct".into(), vec![&**input]),
-            PlanKind::NestedLoopJoin { left, right, kind, .. } => (format!("Nested Loop {kind:?} Join"), vec![&**left, &**right]),
-            PlanKind::HashJoin { left, right, kind, .. } => (format!("Hash {kind:?} Join"), vec![&**left, &**right]),
-            PlanKind::SetOperation { operator, all, left, right } => {
-                (format!("{operator:?}{}", if *all { " All" } else { "" }), vec![&**left, &**right])
+            PlanKind::NestedLoopJoin {
+                left, right, kind, ..
+            } => (
+                format!("Nested Loop {kind:?} Join"),
+                vec![&**left, &**right],
+            ),
+            PlanKind::HashJoin {
+                left, right, kind, ..
+            } => (format!("Hash {kind:?} Join"), vec![&**left, &**right]),
+            PlanKind::SetOperation {
+                operator,
+                all,
+                left,
+                right,
+            } => (
+                format!("{operator:?}{}", if *all { " All" } else { "" }),
+                vec![&**left, &**right],
+            ),
+            PlanKind::Insert { table, source, .. } => {
+                (format!("Insert on {}", table.name), vec![&**source])
             }
-            PlanKind::Insert { table, source, .. } => (format!("Insert on {}", table.name), vec![&**source]),
-            PlanKind::Update { table, input, .. } => (format!("Update on {}", table.name), vec![&**input]),
-            PlanKind::Delete { table, input, .. } => (format!("Delete on {}", table.name), vec![&**input]),
+            PlanKind::Update { table, input, .. } => {
+                (format!("Update on {}", table.name), vec![&**input])
+            }
+            PlanKind::Delete { table, input, .. } => {
+                (format!("Delete on {}", table.name), vec![&**input])
+            }
         };
         out.push(format!("{indent}{label}"));
         for child in children {
@@ -586,12 +760,20 @@ pub(crate) fn explain_lines(node: &PlanNode) -> Vec<String> {
 
 /// Output columns of a prepared statement.
 pub(crate) fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
-    let text = |name: &str| OutputColumn { name: name.into(), table: None, data_type: DataType::Text };
+    let text = |name: &str| OutputColumn {
+        name: name.into(),
+        table: None,
+        data_type: DataType::Text,
+    };
     match &bound.statement {
         BoundStatement::Query(plan) | BoundStatement::Modify(plan) => plan.schema.clone(),
         BoundStatement::Explain { .. } => vec![text("QUERY PLAN")],
-        BoundStatement::Ddl(DdlStatement::Setting { name, show: true, .. }) => vec![text(name)],
-        BoundStatement::Ddl(DdlStatement::Setting { name, value: None, .. }) => vec![text(name)],
+        BoundStatement::Ddl(DdlStatement::Setting {
+            name, show: true, ..
+        }) => vec![text(name)],
+        BoundStatement::Ddl(DdlStatement::Setting {
+            name, value: None, ..
+        }) => vec![text(name)],
         BoundStatement::Ddl(_) => Vec::new(),
     }
 }

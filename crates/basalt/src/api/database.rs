@@ -106,7 +106,11 @@ impl Database {
         let source = PageSource::Read(reader);
         let catalog = catalog::load_catalog(&source, |slot| source.meta(slot))?;
         Ok(Database {
-            inner: Arc::new(DatabaseInner { store, options, committed_catalog: Mutex::new(Arc::new(catalog)) }),
+            inner: Arc::new(DatabaseInner {
+                store,
+                options,
+                committed_catalog: Mutex::new(Arc::new(catalog)),
+            }),
         })
     }
 

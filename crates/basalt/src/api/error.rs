@@ -44,7 +44,12 @@ pub struct Error {
 impl Error {
     /// An error with `code` and `message`.
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), position: None, caret: None }
+        Error {
+            code,
+            message: message.into(),
+            position: None,
+            caret: None,
+        }
     }
 
     /// The SQLSTATE code (for example `23505` for a unique violation).
@@ -75,9 +80,16 @@ impl Error {
             "XX000" => ErrorKind::Internal,
             "40001" | "55P03" | "55006" => ErrorKind::Busy,
             code if code.starts_with("23") => ErrorKind::Constraint,
-            code if code.starts_with("22") || code.starts_with("21") || code.starts_with("2201") => ErrorKind::Data,
+            code if code.starts_with("22")
+                || code.starts_with("21")
+                || code.starts_with("2201") =>
+            {
+                ErrorKind::Data
+            }
             code if code.starts_with("42") => ErrorKind::Semantic,
-            code if code.starts_with("08") || code.starts_with("25") || code.starts_with("3B") => ErrorKind::Misuse,
+            code if code.starts_with("08") || code.starts_with("25") || code.starts_with("3B") => {
+                ErrorKind::Misuse
+            }
             _ => ErrorKind::Storage,
         }
     }

@@ -17,7 +17,10 @@ fn check_count(given: usize, parameters: &[ParameterInfo]) -> Result<()> {
     if given != parameters.len() {
         return Err(Error::new(
             "08P01",
-            format!("statement has {} parameters but {given} values were supplied", parameters.len()),
+            format!(
+                "statement has {} parameters but {given} values were supplied",
+                parameters.len()
+            ),
         ));
     }
     Ok(())
@@ -68,11 +71,17 @@ impl Params for &[(&str, &dyn ToSql)] {
             .iter()
             .enumerate()
             .map(|(position, parameter)| {
-                let wanted = parameter.name.as_deref().map(strip).unwrap_or_else(|| (position + 1).to_string());
+                let wanted = parameter
+                    .name
+                    .as_deref()
+                    .map(strip)
+                    .unwrap_or_else(|| (position + 1).to_string());
                 self.iter()
                     .find(|(name, _)| strip(name) == wanted)
                     .map(|(_, value)| value.to_sql())
-                    .ok_or_else(|| Error::new("08P01", format!("no value supplied for parameter {wanted}")))
+                    .ok_or_else(|| {
+                        Error::new("08P01", format!("no value supplied for parameter {wanted}"))
+                    })
             })
             .collect()
     }

@@ -24,11 +24,17 @@ pub struct Statement<'conn> {
 impl<'conn> Statement<'conn> {
     pub(crate) fn new(conn: &'conn Connection, prepared: Prepared) -> Self {
         let columns = output_columns(&prepared.bound);
-        Statement { conn, prepared: Some(prepared), columns }
+        Statement {
+            conn,
+            prepared: Some(prepared),
+            columns,
+        }
     }
 
     fn prepared(&mut self) -> Result<&mut Prepared> {
-        self.prepared.as_mut().ok_or_else(|| Error::new("XX000", "statement has no plan"))
+        self.prepared
+            .as_mut()
+            .ok_or_else(|| Error::new("XX000", "statement has no plan"))
     }
 
     /// Number of result columns (0 for statements that return no rows).
@@ -38,7 +44,10 @@ impl<'conn> Statement<'conn> {
 
     /// Names of the result columns.
     pub fn column_names(&self) -> Vec<&str> {
-        self.columns.iter().map(|column| column.name.as_str()).collect()
+        self.columns
+            .iter()
+            .map(|column| column.name.as_str())
+            .collect()
     }
 
     /// Types of the result columns.
@@ -48,7 +57,9 @@ impl<'conn> Statement<'conn> {
 
     /// Number of parameters the statement takes.
     pub fn parameter_count(&self) -> usize {
-        self.prepared.as_ref().map_or(0, |prepared| prepared.bound.parameters.len())
+        self.prepared
+            .as_ref()
+            .map_or(0, |prepared| prepared.bound.parameters.len())
     }
 
     fn start(&mut self, params: impl Params) -> Result<Outcome> {
@@ -71,7 +82,11 @@ impl<'conn> Statement<'conn> {
     }
 
     /// Runs the statement and maps its first row; error `P0002` when there is none.
-    pub fn query_row<T>(&mut self, params: impl Params, f: impl FnOnce(&Row<'_>) -> Result<T>) -> Result<T> {
+    pub fn query_row<T>(
+        &mut self,
+        params: impl Params,
+        f: impl FnOnce(&Row<'_>) -> Result<T>,
+    ) -> Result<T> {
         let mut rows = self.query(params)?;
         match rows.next()? {
             Some(row) => f(&row),
@@ -103,7 +118,9 @@ pub struct CachedStatement<'conn> {
 
 impl<'conn> CachedStatement<'conn> {
     pub(crate) fn new(statement: Statement<'conn>) -> Self {
-        CachedStatement { statement: Some(statement) }
+        CachedStatement {
+            statement: Some(statement),
+        }
     }
 }
 
@@ -111,7 +128,9 @@ impl<'conn> Deref for CachedStatement<'conn> {
     type Target = Statement<'conn>;
     fn deref(&self) -> &Statement<'conn> {
         // Always Some until drop.
-        self.statement.as_ref().unwrap_or_else(|| unreachable_statement())
+        self.statement
+            .as_ref()
+            .unwrap_or_else(|| unreachable_statement())
     }
 }
 
@@ -152,17 +171,31 @@ pub struct Rows<'stmt> {
 
 impl std::fmt::Debug for Rows<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Rows").field("columns", &self.columns.len()).finish()
+        f.debug_struct("Rows")
+            .field("columns", &self.columns.len())
+            .finish()
     }
 }
 
 impl<'stmt> Rows<'stmt> {
     fn new(operator: Box<dyn Operator>, ctx: ExecContext, columns: &'stmt [OutputColumn]) -> Self {
-        Rows { operator: Some(operator), ctx: Some(ctx), columns, batch: Batch::default(), next_row: 0 }
+        Rows {
+            operator: Some(operator),
+            ctx: Some(ctx),
+            columns,
+            batch: Batch::default(),
+            next_row: 0,
+        }
     }
 
     fn empty(columns: &'stmt [OutputColumn]) -> Self {
-        Rows { operator: None, ctx: None, columns, batch: Batch::default(), next_row: 0 }
+        Rows {
+            operator: None,
+            ctx: None,
+            columns,
+            batch: Batch::default(),
+            next_row: 0,
+        }
     }
 
     /// The next row, or `None` at the end.
@@ -187,12 +220,19 @@ impl<'stmt> Rows<'stmt> {
         }
         let row = self.next_row;
         self.next_row += 1;
-        Ok(Some(Row { batch: &self.batch, row, columns: self.columns }))
+        Ok(Some(Row {
+            batch: &self.batch,
+            row,
+            columns: self.columns,
+        }))
     }
 
     /// Column names.
     pub fn column_names(&self) -> Vec<&str> {
-        self.columns.iter().map(|column| column.name.as_str()).collect()
+        self.columns
+            .iter()
+            .map(|column| column.name.as_str())
+            .collect()
     }
 
     /// Maps every remaining row.
@@ -224,7 +264,13 @@ impl RowIndex for usize {
         if *self < columns.len() {
             Ok(*self)
         } else {
-            Err(Error::new("42703", format!("column index {self} is out of range ({} columns)", columns.len())))
+            Err(Error::new(
+                "42703",
+                format!(
+                    "column index {self} is out of range ({} columns)",
+                    columns.len()
+                ),
+            ))
         }
     }
 }
@@ -248,7 +294,10 @@ impl<'a> Row<'a> {
     pub fn get_ref(&self, index: impl RowIndex) -> Result<ValueRef<'a>> {
         let position = index.position(self.columns)?;
         let batch: &'a Batch = self.batch;
-        let vector = batch.columns.get(position).ok_or_else(|| Error::new("XX000", "result column missing"))?;
+        let vector = batch
+            .columns
+            .get(position)
+            .ok_or_else(|| Error::new("XX000", "result column missing"))?;
         Ok(value_ref(vector, self.row))
     }
 

@@ -61,12 +61,17 @@ pub(crate) fn value_ref(vector: &Vector, row: usize) -> ValueRef<'_> {
         VectorData::Text(v) => ValueRef::Text(v.get_str(row)),
         VectorData::Blob(v) => ValueRef::Blob(v.get(row)),
         VectorData::Date(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Date(v)),
-        VectorData::Timestamp(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Timestamp(v)),
+        VectorData::Timestamp(v) => v
+            .get(row)
+            .map_or(ValueRef::Null, |&v| ValueRef::Timestamp(v)),
     }
 }
 
 fn mismatch(value: ValueRef<'_>, wanted: &str) -> Error {
-    Error::new("42804", format!("cannot read a {} value as {wanted}", value.type_name()))
+    Error::new(
+        "42804",
+        format!("cannot read a {} value as {wanted}", value.type_name()),
+    )
 }
 
 /// Types a result column can be read as.

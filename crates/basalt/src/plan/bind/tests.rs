@@ -640,6 +640,27 @@ fn ddl() {
         BoundStatement::Explain { .. }
     ));
     assert_eq!(error_code("CREATE TABLE t1 (a INT)"), "42P07");
+    assert_eq!(
+        error_code("CREATE TABLE t8 (a INT CHECK (zz > 0))"),
+        "42703"
+    );
+    let default =
+        super::bind_column_default("'2020-01-02'", DataType::Date, table, &catalog).unwrap();
+    assert_eq!(default.data_type(), DataType::Date);
+    let check = super::bind_table_predicate("a > 0 AND x <> ''", table, &catalog).unwrap();
+    assert!(matches!(
+        check,
+        Expr::Binary {
+            op: BinaryOp::And,
+            ..
+        }
+    ));
+    assert_eq!(
+        super::bind_column_default("now()", DataType::Integer, table, &catalog)
+            .unwrap_err()
+            .code,
+        "42804"
+    );
     assert_eq!(error_code("DROP TABLE nothing"), "42P01");
     assert_eq!(error_code("CREATE INDEX i2 ON t1 (a + 1)"), "0A000");
     assert_eq!(error_code("CREATE VIEW v2 AS SELECT zz FROM t1"), "42703");
