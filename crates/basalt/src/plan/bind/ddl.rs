@@ -158,12 +158,21 @@ impl Binder<'_> {
         for constraint in &create.constraints {
             self.bind_table_constraint(constraint, &columns, &mut constraints)?;
         }
-        let (primary_key, descending) = constraints.primary_key.clone().unwrap_or_default();
-        for &column in &primary_key {
-            if let Some(column) = columns.get_mut(column) {
-                column.not_null = true;
-            }
+        // CHECK constraints must make sense over the new table's row now, not at first insert.
+        let draft = crate::catalog::TableDef {
+            name: name.clone(),
+            columns: columns.clone(),
+            root: 0,
+            row_id_column: None,
+            primary_key: Vec::new(),
+            checks: Vec::new(),
+            foreign_keys: Vec::new(),
+            slot_count: columns.len(),
+        };
+        for check in &constraints.checks {
+            super::bind_table_predicate(check, &draft, self.catalog)?;
         }
+        let (primary_key, descending) = constraints.primary_key.clone().unwrap_or_default();
         let row_id_column = match primary_key.as_slice() {
             [column]
                 if !descending
@@ -175,6 +184,15 @@ impl Binder<'_> {
             }
             _ => None,
         };
+        // PRIMARY KEY implies NOT NULL, except for the row id column: a NULL there asks for
+        // the next row id, as in SQLite.
+        for &column in &primary_key {
+            if Some(column) != row_id_column
+                && let Some(column) = columns.get_mut(column)
+            {
+                column.not_null = true;
+            }
+        }
         let mut unique_constraints = Vec::new();
         if row_id_column.is_none() && !primary_key.is_empty() {
             unique_constraints.push(primary_key.clone());

@@ -678,6 +678,13 @@ impl Binder<'_> {
                     return Ok(Expr::literal(number_literal(&format!("-{text}"))?));
                 }
                 let bound = self.bind_expr(operand, scope)?;
+                // SQLite leniency: unary plus is a no-op on any type (`+ text_col`).
+                if op == ast::UnaryOperator::Plus
+                    && !is_untyped(operand)
+                    && !bound.data_type().is_numeric()
+                {
+                    return Ok(bound);
+                }
                 let bound = self.type_if_untyped(bound, operand, DataType::Integer)?;
                 let data_type = match bound.data_type() {
                     DataType::Integer | DataType::Null | DataType::Boolean => DataType::Integer,

@@ -32,8 +32,8 @@ mod types;
 
 use sqlparser::ast;
 
-use crate::catalog::Catalog;
-use crate::plan::{Bound, BoundStatement, ParameterInfo, PlanNode};
+use crate::catalog::{Catalog, TableDef};
+use crate::plan::{Bound, BoundStatement, Expr, ParameterInfo, PlanNode};
 use crate::types::DataType;
 
 pub use error::BindError;
@@ -49,47 +49,71 @@ pub fn bind(statement: &ast::Statement, catalog: &Catalog) -> Result<Bound, Bind
     })
 }
 
-/// Binds a column's stored DEFAULT expression (which may not reference columns), converted
-/// to the column's type. Used by the executor for columns an INSERT leaves out and for
-/// `ALTER TABLE ADD COLUMN ... DEFAULT`.
+/// Binds a column's stored DEFAULT expression (SQL text from [`ColumnDef::default`]),
+/// converted to the column's type `data_type`. The result reads no columns or parameters.
+///
+/// [`ColumnDef::default`]: crate::catalog::ColumnDef::default
 pub fn bind_column_default(
     sql: &str,
     data_type: DataType,
-    table: &crate::catalog::TableDef,
+    table: &TableDef,
     catalog: &Catalog,
-) -> Result<crate::plan::Expr, BindError> {
+) -> Result<Expr, BindError> {
     let ast = parse_stored_expr(sql)?;
     let mut binder = Binder::new(catalog);
+    binder.aggregates = aggregate::AggregateContext::Forbidden("DEFAULT expressions");
     let bound = binder.bind_expr(&ast, &Scope::default())?;
+    let bound = binder.type_if_untyped(bound, &ast, data_type)?;
     if !types::assignable(bound.data_type(), data_type) {
         return Err(BindError::mismatch(format!(
-            "default for a {data_type} column of table \"{}\" is of type {}",
+            "default for a column of table \"{}\" is of type {} but the column is of type {data_type}",
             table.name,
             bound.data_type()
         )));
     }
+    if !binder.parameters.is_empty() {
+        return Err(BindError::syntax(
+            "parameters are not allowed in DEFAULT expressions",
+        ));
+    }
     Ok(expr::coerce(bound, data_type))
 }
 
-/// Binds a CHECK constraint of `table` over the table's row: column `i` of the table is
-/// input column `i`.
+/// Binds a stored CHECK constraint (SQL text from [`TableDef::checks`]) as a boolean over the
+/// table's row: column `i` of the table is input column `i`.
 pub fn bind_table_predicate(
     sql: &str,
-    table: &crate::catalog::TableDef,
+    table: &TableDef,
     catalog: &Catalog,
-) -> Result<crate::plan::Expr, BindError> {
+) -> Result<Expr, BindError> {
     let ast = parse_stored_expr(sql)?;
-    let schema: Vec<crate::plan::OutputColumn> = table
-        .columns
-        .iter()
-        .map(|column| crate::plan::OutputColumn {
-            name: column.name.clone(),
-            table: Some(table.name.clone()),
-            data_type: column.data_type,
-        })
-        .collect();
     let mut binder = Binder::new(catalog);
-    binder.bind_boolean(&ast, &Scope::from_schema(&schema), "CHECK")
+    binder.aggregates = aggregate::AggregateContext::Forbidden("CHECK constraints");
+    let scope = table_scope(table);
+    let predicate = binder.bind_boolean(&ast, &scope, "CHECK")?;
+    if !binder.parameters.is_empty() {
+        return Err(BindError::syntax(
+            "parameters are not allowed in CHECK constraints",
+        ));
+    }
+    Ok(predicate)
+}
+
+/// The columns of `table`, qualified by its name.
+fn table_scope(table: &TableDef) -> Scope {
+    Scope {
+        columns: table
+            .columns
+            .iter()
+            .map(|column| scope::ScopeColumn {
+                name: column.name.clone(),
+                table: Some(table.name.clone()),
+                data_type: column.data_type,
+                hidden: false,
+            })
+            .collect(),
+        star: None,
+    }
 }
 
 /// How deeply views may nest (a view referring to itself through others would otherwise
