@@ -40,6 +40,9 @@ struct Arguments {
     /// Show the first few failures of each failing file in detail.
     #[arg(long)]
     verbose: bool,
+    /// Print every failing record as a skip-list line (`path:line  # message`).
+    #[arg(long)]
+    list_failures: bool,
     /// Records to skip: `path:line  # reason` per line.
     #[arg(long, value_name = "FILE")]
     skip_list: Option<PathBuf>,
@@ -109,7 +112,11 @@ fn run(arguments: &Arguments) -> Result<bool, String> {
     let options = RunOptions {
         engine_label: arguments.engine_label.clone(),
         fail_fast: arguments.fail_fast,
-        max_failure_details: FAILURE_DETAILS,
+        max_failure_details: if arguments.list_failures {
+            usize::MAX
+        } else {
+            FAILURE_DETAILS
+        },
     };
     let jobs = arguments
         .jobs
@@ -169,6 +176,7 @@ fn run(arguments: &Arguments) -> Result<bool, String> {
                     &files[next_to_print],
                     outcome,
                     arguments.verbose,
+                    arguments.list_failures,
                     &mut totals,
                 );
                 next_to_print += 1;
@@ -222,6 +230,7 @@ fn report(
     path: &Path,
     outcome: Result<ScriptOutcome, String>,
     verbose: bool,
+    list_failures: bool,
     totals: &mut ScriptOutcome,
 ) -> bool {
     let path = path.display();
@@ -247,6 +256,12 @@ fn report(
         "FAIL {path}: {} of {run} records failed",
         outcome.failed
     );
+    if list_failures {
+        for failure in &outcome.failures {
+            let first_line = failure.message.lines().next().unwrap_or_default();
+            let _ = writeln!(out, "{path}:{}  # {first_line}", failure.line);
+        }
+    }
     if verbose {
         for failure in &outcome.failures {
             let _ = writeln!(

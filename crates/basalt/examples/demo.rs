@@ -9,18 +9,50 @@ use basalt::{Database, Value};
 fn print_query(conn: &basalt::Connection, sql: &str) -> basalt::Result<()> {
     println!("\n{sql}");
     let mut statement = conn.prepare(sql)?;
-    let names: Vec<String> = statement.column_names().iter().map(|name| name.to_string()).collect();
+    let names: Vec<String> = statement
+        .column_names()
+        .iter()
+        .map(|name| name.to_string())
+        .collect();
     let rows = statement.query(())?.map(|row| {
-        (0..names.len()).map(|i| row.get::<Value>(i).map(|v| if v.is_null() { "NULL".into() } else { v.to_string() })).collect::<basalt::Result<Vec<String>>>()
+        (0..names.len())
+            .map(|i| {
+                row.get::<Value>(i).map(|v| {
+                    if v.is_null() {
+                        "NULL".into()
+                    } else {
+                        v.to_string()
+                    }
+                })
+            })
+            .collect::<basalt::Result<Vec<String>>>()
     })?;
     let widths: Vec<usize> = (0..names.len())
-        .map(|i| rows.iter().map(|row| row[i].chars().count()).chain([names[i].chars().count()]).max().unwrap_or(0))
+        .map(|i| {
+            rows.iter()
+                .map(|row| row[i].chars().count())
+                .chain([names[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let line = |cells: &[String]| {
-        cells.iter().zip(&widths).map(|(cell, width)| format!(" {cell:<width$} ")).collect::<Vec<_>>().join("|")
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!(" {cell:<width$} "))
+            .collect::<Vec<_>>()
+            .join("|")
     };
     println!("{}", line(&names));
-    println!("{}", widths.iter().map(|w| "-".repeat(w + 2)).collect::<Vec<_>>().join("+"));
+    println!(
+        "{}",
+        widths
+            .iter()
+            .map(|w| "-".repeat(w + 2))
+            .collect::<Vec<_>>()
+            .join("+")
+    );
     for row in &rows {
         println!("{}", line(row));
     }
@@ -29,7 +61,9 @@ fn print_query(conn: &basalt::Connection, sql: &str) -> basalt::Result<()> {
 }
 
 fn main() -> basalt::Result<()> {
-    let path = std::env::args().nth(1).unwrap_or_else(|| "demo.basalt".to_string());
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "demo.basalt".to_string());
     let _ = std::fs::remove_file(&path);
     let _ = std::fs::remove_file(format!("{path}-wal"));
     let db = Database::open(&path)?;
@@ -43,11 +77,13 @@ fn main() -> basalt::Result<()> {
     )?;
     let tx = conn.transaction()?;
     {
-        let mut insert_customer = tx.prepare_cached("INSERT INTO customers (name, region_id) VALUES (?, ?)")?;
+        let mut insert_customer =
+            tx.prepare_cached("INSERT INTO customers (name, region_id) VALUES (?, ?)")?;
         for i in 0..1000i64 {
             insert_customer.execute((format!("customer-{i}"), 1 + i % 4))?;
         }
-        let mut insert_order = tx.prepare_cached("INSERT INTO orders (customer_id, amount) VALUES (?, ?)")?;
+        let mut insert_order =
+            tx.prepare_cached("INSERT INTO orders (customer_id, amount) VALUES (?, ?)")?;
         for i in 0..20_000i64 {
             insert_order.execute((1 + (i * 7919) % 1000, ((i * 37) % 500) as f64 + 0.5))?;
         }
@@ -55,7 +91,10 @@ fn main() -> basalt::Result<()> {
     tx.commit()?;
     println!("Created {path}: 4 regions, 1000 customers, 20000 orders.");
 
-    print_query(&conn, "SELECT count(*) AS orders, sum(amount) AS total, avg(amount) AS average FROM orders")?;
+    print_query(
+        &conn,
+        "SELECT count(*) AS orders, sum(amount) AS total, avg(amount) AS average FROM orders",
+    )?;
     print_query(
         &conn,
         "SELECT r.name AS region, count(*) AS orders, round(sum(o.amount), 2) AS revenue

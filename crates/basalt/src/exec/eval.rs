@@ -382,6 +382,11 @@ fn in_values(
     candidates: impl Iterator<Item = Value>,
     negated: bool,
 ) -> ExecResult<Value> {
+    let mut candidates = candidates.peekable();
+    // `x IN (empty set)` is false whatever x is, NULL included (SQL standard, PostgreSQL).
+    if candidates.peek().is_none() {
+        return Ok(Value::Boolean(negated));
+    }
     if value.is_null() {
         return Ok(Value::Null);
     }
