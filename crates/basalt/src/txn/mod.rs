@@ -67,7 +67,10 @@ struct Shared {
     pager: Pager,
     writer_slot: Arc<Mutex<()>>,
     busy_timeout: Duration,
-    /// Dirty pages a write transaction may hold before spilling to the log.
+    /// Dirty pages a write transaction may hold before spilling to the log: as many as the
+    /// cache holds, so a transaction whose working set fits in the cache never spills (a
+    /// smaller budget made random inserts over a cache-sized table rewrite their dirty
+    /// pages to the log again and again). Memory stays bounded by twice the cache size.
     dirty_budget: usize,
 }
 
@@ -107,7 +110,7 @@ impl Store {
                 pager,
                 writer_slot: Arc::new(Mutex::new(())),
                 busy_timeout: options.busy_timeout,
-                dirty_budget: (cache_pages / 2).max(16),
+                dirty_budget: cache_pages.max(16),
             }),
         })
     }
