@@ -1,0 +1,1 @@
+//! Tests of the optimizer rules on hand-built plans.
