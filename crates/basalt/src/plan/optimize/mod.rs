@@ -4,6 +4,8 @@
 //! SQL — comma joins as cross products under one big WHERE filter, every table a full scan —
 //! and the executor (`crate::exec`), which runs whatever tree it is given. Rules, in order:
 //!
+//! 0. [`reorder`]: inner-join trees are re-chained so each next input is connected to the
+//!    joined ones by a conjunct (no needless cross products).
 //! 1. [`pushdown`]: filter conjuncts move down to the lowest node whose columns they read,
 //!    into join inputs and join conditions (respecting outer-join NULL extension).
 //! 2. [`hash_join`]: joins with `left = right` conditions become hash joins.
@@ -21,6 +23,7 @@
 mod access;
 mod hash_join;
 mod pushdown;
+mod reorder;
 mod util;
 
 #[cfg(test)]
@@ -60,6 +63,7 @@ pub fn optimize_bound(bound: Bound, catalog: &Catalog) -> Bound {
 /// `plan` rewritten by every rule; the result produces the same rows.
 pub fn optimize(mut plan: PlanNode, catalog: &Catalog) -> PlanNode {
     optimize_subqueries(&mut plan, catalog);
+    let plan = reorder::reorder_joins(plan);
     let plan = pushdown::push_down(plan, Vec::new());
     physical(plan, catalog)
 }
