@@ -525,10 +525,12 @@ impl Connection {
                 }
                 txn.savepoints
                     .truncate(if release { position } else { position + 1 });
-                if release && txn.savepoints.is_empty() && txn.started_by_savepoint {
-                    if let Some(txn) = session.txn.take() {
-                        finish(txn, true)?;
-                    }
+                if release
+                    && txn.savepoints.is_empty()
+                    && txn.started_by_savepoint
+                    && let Some(txn) = session.txn.take()
+                {
+                    finish(txn, true)?;
                 }
             }
         }
