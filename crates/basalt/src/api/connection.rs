@@ -23,7 +23,8 @@ use crate::exec::source::PageSource;
 use crate::exec::{ddl, eval};
 use crate::plan::bind::{self, BindError};
 use crate::plan::ddl::{DdlStatement, TransactionControl};
-use crate::plan::{Bound, BoundStatement, OutputColumn, PlanKind, PlanNode};
+use crate::plan::optimize;
+use crate::plan::{Bound, BoundStatement, OutputColumn, PlanKind, PlanNode, RangeBound};
 use crate::storage::pager::Synchronous;
 use crate::txn::{ReadTxn, SavepointId, WriteTxn};
 use crate::types::{DataType, Value};
@@ -179,7 +180,7 @@ impl Connection {
     fn prepare_ast(&self, sql: &str, ast: sqlparser::ast::Statement) -> Result<Prepared> {
         let source = self.read_source()?;
         let catalog = self.db.catalog_for(&source)?;
-        let bound = bind::bind(&ast, &catalog)?;
+        let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog);
         let rules = table_rules(&bound, &catalog)?;
         Ok(Prepared {
             sql: sql.to_string(),
@@ -188,6 +189,25 @@ impl Connection {
             catalog,
             rules,
         })
+    }
+
+    /// `bound` through the optimizer, unless `BASALT_NO_OPTIMIZER` or `SET optimizer = off`
+    /// disables it (see `plan::optimize`).
+    fn optimize(&self, bound: Bound, catalog: &Catalog) -> Bound {
+        let off = optimize::disabled_by_environment()
+            || self
+                .session
+                .borrow()
+                .settings
+                .get("optimizer")
+                .is_some_and(|value| {
+                    matches!(value.to_lowercase().as_str(), "off" | "false" | "0")
+                });
+        if off {
+            bound
+        } else {
+            optimize::optimize_bound(bound, catalog)
+        }
     }
 
     /// The page source reads use now: the explicit transaction's, or a fresh snapshot.
@@ -206,7 +226,7 @@ impl Connection {
     fn refresh(&self, prepared: &mut Prepared, source: &PageSource) -> Result<()> {
         let catalog = self.db.catalog_for(source)?;
         if catalog.version != prepared.catalog.version {
-            prepared.bound = bind::bind(&prepared.ast, &catalog)?;
+            prepared.bound = self.optimize(bind::bind(&prepared.ast, &catalog)?, &catalog);
             prepared.rules = table_rules(&prepared.bound, &catalog)?;
             prepared.catalog = catalog;
         }
@@ -335,7 +355,7 @@ impl Connection {
                     let ast = crate::sql::parse_one(&sql).map_err(|e| Error::syntax(&e, &sql))?;
                     let source = PageSource::Write(write.clone());
                     let catalog = self.db.catalog_for(&source)?;
-                    let bound = bind::bind(&ast, &catalog)?;
+                    let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog);
                     let rules = table_rules(&bound, &catalog)?;
                     let BoundStatement::Modify(plan) = &bound.statement else {
                         return Err(Error::new(
@@ -679,6 +699,39 @@ impl crate::exec::operators::Operator for Buffered {
     }
 }
 
+/// How an index scan's bounds read in EXPLAIN: how many leading key columns are fixed by
+/// equalities, then which ends of the next column's range are bounded.
+fn describe_index_range(lower: &RangeBound, upper: &RangeBound) -> String {
+    let key = |bound: &RangeBound| match bound {
+        RangeBound::Unbounded => Vec::new(),
+        RangeBound::Included(key) | RangeBound::Excluded(key) => key.clone(),
+    };
+    let (low, high) = (key(lower), key(upper));
+    let equal = if lower == upper {
+        low.len()
+    } else {
+        low.iter().zip(&high).take_while(|(a, b)| a == b).count()
+    };
+    let mut parts = Vec::new();
+    if equal > 0 {
+        parts.push(format!(
+            "{equal} key column{} equal",
+            if equal == 1 { "" } else { "s" }
+        ));
+    }
+    match (low.len() > equal, high.len() > equal) {
+        (true, true) => parts.push("range".to_string()),
+        (true, false) => parts.push("lower bound".to_string()),
+        (false, true) => parts.push("upper bound".to_string()),
+        (false, false) => {}
+    }
+    if parts.is_empty() {
+        "full".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
 /// The plan as indented text, one operator per line.
 pub(crate) fn explain_lines(node: &PlanNode) -> Vec<String> {
     fn walk(node: &PlanNode, depth: usize, out: &mut Vec<String>) {
@@ -686,18 +739,36 @@ pub(crate) fn explain_lines(node: &PlanNode) -> Vec<String> {
         let (label, children): (String, Vec<&PlanNode>) = match &node.kind {
             PlanKind::SingleRow => ("Result".into(), vec![]),
             PlanKind::Values { rows } => (format!("Values ({} rows)", rows.len()), vec![]),
-            PlanKind::TableScan { table, .. } => (format!("Table Scan on {}", table.name), vec![]),
+            PlanKind::TableScan {
+                table,
+                lower,
+                upper,
+                ..
+            } => (
+                format!(
+                    "Table Scan on {}{}",
+                    table.name,
+                    match (lower, upper) {
+                        (RangeBound::Unbounded, RangeBound::Unbounded) => "",
+                        _ => " (row id range)",
+                    }
+                ),
+                vec![],
+            ),
             PlanKind::IndexScan {
                 table,
                 index,
                 reverse,
+                lower,
+                upper,
                 ..
             } => (
                 format!(
-                    "Index Scan{} using {} on {}",
+                    "Index Scan{} using {} on {} ({})",
                     if *reverse { " Backward" } else { "" },
                     index.name,
-                    table.name
+                    table.name,
+                    describe_index_range(lower, upper)
                 ),
                 vec![],
             ),
@@ -729,8 +800,21 @@ pub(crate) fn explain_lines(node: &PlanNode) -> Vec<String> {
                 vec![&**left, &**right],
             ),
             PlanKind::HashJoin {
-                left, right, kind, ..
-            } => (format!("Hash {kind:?} Join"), vec![&**left, &**right]),
+                left,
+                right,
+                kind,
+                left_keys,
+                residual,
+                ..
+            } => (
+                format!(
+                    "Hash {kind:?} Join ({} key{}{})",
+                    left_keys.len(),
+                    if left_keys.len() == 1 { "" } else { "s" },
+                    if residual.is_some() { ", residual" } else { "" }
+                ),
+                vec![&**left, &**right],
+            ),
             PlanKind::SetOperation {
                 operator,
                 all,

@@ -17,6 +17,7 @@
 pub mod bind;
 pub mod ddl;
 pub mod expr;
+pub mod optimize;
 
 use std::sync::Arc;
 

@@ -1,0 +1,182 @@
+//! Expression helpers shared by the optimizer's rules: splitting and joining AND-conjuncts,
+//! finding the input columns an expression reads, renumbering them, and deciding whether an
+//! expression may be moved to another place in the plan at all.
+
+use std::collections::BTreeSet;
+
+use crate::plan::{BinaryOp, Expr, PlanKind, PlanNode};
+use crate::types::DataType;
+
+/// The AND-conjuncts of `expr`, left to right (`a AND (b AND c)` gives `a, b, c`).
+///
+/// A filter keeps a row exactly when every conjunct is true, whatever the grouping, so the
+/// conjuncts may be applied separately and in any order.
+pub fn conjuncts(expr: Expr) -> Vec<Expr> {
+    let mut out = Vec::new();
+    split_into(expr, &mut out);
+    out
+}
+
+fn split_into(expr: Expr, out: &mut Vec<Expr>) {
+    match expr {
+        Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+            ..
+        } => {
+            split_into(*left, out);
+            split_into(*right, out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// The conjunction of `exprs` (`None` for none).
+pub fn and_all(exprs: Vec<Expr>) -> Option<Expr> {
+    exprs.into_iter().reduce(|left, right| Expr::Binary {
+        op: BinaryOp::And,
+        left: Box::new(left),
+        right: Box::new(right),
+        data_type: DataType::Boolean,
+    })
+}
+
+/// `input` under a filter of `predicates` (unchanged when there are none).
+pub fn with_filter(input: PlanNode, predicates: Vec<Expr>) -> PlanNode {
+    match and_all(predicates) {
+        None => input,
+        Some(predicate) => PlanNode {
+            schema: input.schema.clone(),
+            kind: PlanKind::Filter {
+                input: Box::new(input),
+                predicate,
+            },
+        },
+    }
+}
+
+/// The input columns `expr` reads.
+pub fn columns_of(expr: &Expr) -> BTreeSet<usize> {
+    let mut columns = BTreeSet::new();
+    expr.visit(&mut |inner| {
+        if let Expr::Column { index, .. } = inner {
+            columns.insert(*index);
+        }
+    });
+    columns
+}
+
+/// Whether `expr` may be evaluated somewhere else in the plan (over another row shape, or a
+/// different number of times) without changing results: no subqueries (their plans may read
+/// this row through outer-column references, which would need renumbering) and no volatile
+/// functions (moving them changes how often they run).
+pub fn is_movable(expr: &Expr) -> bool {
+    let mut movable = true;
+    expr.visit(&mut |inner| match inner {
+        Expr::ScalarSubquery { .. } | Expr::Exists { .. } | Expr::InSubquery { .. } => {
+            movable = false
+        }
+        Expr::Function { function, .. } if function.volatile => movable = false,
+        _ => {}
+    });
+    movable
+}
+
+/// Whether `expr` can be a scan bound: movable and reading no input column (parameters and
+/// outer columns are fixed for one execution of the scan).
+pub fn is_bound_value(expr: &Expr) -> bool {
+    is_movable(expr) && expr.is_column_free()
+}
+
+/// Replaces every input column reference of `expr` by `f(reference)`.
+///
+/// Only for movable expressions: subquery plans are not entered.
+pub fn map_columns(expr: &mut Expr, f: &mut impl FnMut(usize, DataType) -> Expr) {
+    if let Expr::Column { index, data_type } = expr {
+        *expr = f(*index, *data_type);
+        return;
+    }
+    for child in children_mut(expr) {
+        map_columns(child, f);
+    }
+}
+
+/// `expr` with every input column index lowered by `by` (for moving a conjunct over a join's
+/// combined row into its right input).
+pub fn shift_columns(mut expr: Expr, by: usize) -> Expr {
+    map_columns(&mut expr, &mut |index, data_type| Expr::Column {
+        index: index.saturating_sub(by),
+        data_type,
+    });
+    expr
+}
+
+/// The direct sub-expressions of `expr` (not the plans of subqueries).
+pub fn children_mut(expr: &mut Expr) -> Vec<&mut Expr> {
+    match expr {
+        Expr::Column { .. }
+        | Expr::OuterColumn { .. }
+        | Expr::Literal { .. }
+        | Expr::Parameter { .. }
+        | Expr::CurrentTimestamp
+        | Expr::CurrentDate
+        | Expr::ScalarSubquery { .. }
+        | Expr::Exists { .. } => Vec::new(),
+        Expr::Unary { operand, .. } | Expr::Cast { operand, .. } | Expr::IsNull { operand, .. } => {
+            vec![&mut **operand]
+        }
+        Expr::Binary { left, right, .. } | Expr::IsDistinctFrom { left, right, .. } => {
+            vec![&mut **left, &mut **right]
+        }
+        Expr::InList { operand, list, .. } => {
+            let mut out = vec![&mut **operand];
+            out.extend(list.iter_mut());
+            out
+        }
+        Expr::Like {
+            operand,
+            pattern,
+            escape,
+            ..
+        } => {
+            let mut out = vec![&mut **operand, &mut **pattern];
+            if let Some(escape) = escape {
+                out.push(&mut **escape);
+            }
+            out
+        }
+        Expr::Case {
+            operand,
+            branches,
+            else_result,
+            ..
+        } => {
+            let mut out = Vec::new();
+            if let Some(operand) = operand {
+                out.push(&mut **operand);
+            }
+            for (condition, result) in branches {
+                out.push(condition);
+                out.push(result);
+            }
+            if let Some(else_result) = else_result {
+                out.push(&mut **else_result);
+            }
+            out
+        }
+        Expr::Coalesce { args, .. } | Expr::Function { args, .. } => args.iter_mut().collect(),
+        Expr::InSubquery { operand, .. } => vec![&mut **operand],
+    }
+}
+
+/// The comparison with its operands swapped (`a < b` is `b > a`).
+pub fn flip(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Less => BinaryOp::Greater,
+        BinaryOp::LessOrEqual => BinaryOp::GreaterOrEqual,
+        BinaryOp::Greater => BinaryOp::Less,
+        BinaryOp::GreaterOrEqual => BinaryOp::LessOrEqual,
+        other => other,
+    }
+}
