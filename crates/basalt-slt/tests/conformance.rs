@@ -1,6 +1,6 @@
 //! Basalt's conformance run, part of the README's test command: our own sqllogictest files
 //! (`tests/slt/*.slt`, covering what Basalt adds and its error codes) and the parts of
-//! SQLite's corpus that pass today (`../shared/slt/sqlite`: select1–3 and evidence/), minus
+//! SQLite's corpus that pass today (`../shared/slt/sqlite`: select1–5 and evidence/), minus
 //! the records listed with their reasons in `tests/slt/sqlite-skips.txt`. Any failing record
 //! fails the test. The corpus lives beside the repository; without it only our own files
 //! run (and a note says so).
@@ -78,7 +78,7 @@ fn own_slt_files_pass() {
 }
 
 #[test]
-fn sqlite_corpus_select1_to_3_and_evidence_pass() {
+fn sqlite_corpus_select1_to_5_and_evidence_pass() {
     let corpus = repository().join("../shared/slt/sqlite");
     if !corpus.is_dir() {
         println!(
@@ -91,10 +91,16 @@ fn sqlite_corpus_select1_to_3_and_evidence_pass() {
         &std::fs::read_to_string(repository().join("tests/slt/sqlite-skips.txt")).unwrap(),
     )
     .unwrap();
-    let mut files: Vec<PathBuf> = ["select1.test", "select2.test", "select3.test"]
-        .iter()
-        .map(|f| corpus.join(f))
-        .collect();
+    let mut files: Vec<PathBuf> = [
+        "select1.test",
+        "select2.test",
+        "select3.test",
+        "select4.test",
+        "select5.test",
+    ]
+    .iter()
+    .map(|f| corpus.join(f))
+    .collect();
     files.extend(scripts_in(&corpus.join("evidence"), "test"));
     let (totals, failures) = run_files(&files, &skips);
     println!(
