@@ -38,3 +38,32 @@ fn smoke() {
         .unwrap();
     assert_eq!(v, Value::Real(3.0));
 }
+
+/// SQLite's corpus nests expressions about 60 deep; the parser allows 128. Parsing,
+/// binding and executing such an expression must fit in a default 2 MiB thread stack, and
+/// deeper nesting must be an error, not a stack overflow.
+#[test]
+fn deeply_nested_expressions_fit_in_a_thread_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let db = Database::open_in_memory().unwrap();
+            let conn = db.connect();
+            conn.execute("CREATE TABLE t(a INTEGER)", ()).unwrap();
+            conn.execute("INSERT INTO t VALUES (1)", ()).unwrap();
+            let depth = 120;
+            let sql = format!(
+                "SELECT {}a + 1{} FROM t WHERE {}a = 1{}",
+                "(".repeat(depth),
+                ")".repeat(depth),
+                "(".repeat(depth),
+                ")".repeat(depth)
+            );
+            let value: i64 = conn.query_row(&sql, (), |r| r.get(0)).unwrap();
+            assert_eq!(value, 2);
+            let too_deep = format!("SELECT {}1{}", "(".repeat(2000), ")".repeat(2000));
+            assert_eq!(conn.prepare(&too_deep).unwrap_err().code(), "42601");
+        })
+        .unwrap();
+    handle.join().unwrap();
+}
