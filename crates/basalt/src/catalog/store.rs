@@ -1,11 +1,17 @@
 //! Reading and writing the catalog in its system tree.
+//!
+//! The catalog is a *table* tree (so entries of any size fit: a view's query text or a wide
+//! table's definition can exceed an index page's entry limit and goes to overflow pages).
+//! Each row has two cells: the entry's key (kind byte ‖ lower-cased name) and its encoded
+//! definition. The whole catalog is read into memory when a snapshot needs it; writes find an
+//! entry by scanning for its key, which is cheap at catalog sizes and happens only in DDL.
 
-use crate::storage::btree::IndexTree;
+use crate::storage::btree::{CellValue, ColumnKind, TableTree, Value as StoredValue};
 use crate::storage::{PageRead, PageWrite, Result, StorageError};
 
-use super::{
-    CATALOG_ROOT_SLOT, Catalog, SCHEMA_VERSION_SLOT, SchemaObject, decode_entry, encode_entry,
-};
+use super::{CATALOG_ROOT_SLOT, Catalog, SCHEMA_VERSION_SLOT, SchemaObject, decode_entry, encode_entry};
+
+const KINDS: [ColumnKind; 2] = [ColumnKind::Var, ColumnKind::Var];
 
 fn entry_key(kind: u8, name: &str) -> Vec<u8> {
     let mut key = vec![kind];
@@ -13,26 +19,42 @@ fn entry_key(kind: u8, name: &str) -> Vec<u8> {
     key
 }
 
+fn bytes_of(value: StoredValue<'_>) -> Result<Vec<u8>> {
+    match value {
+        StoredValue::Bytes(bytes) => Ok(bytes.into_owned()),
+        other => Err(StorageError::corrupt(format!("catalog row holds {other:?} instead of bytes"))),
+    }
+}
+
+/// Every (row id, key, definition) of the catalog tree.
+fn entries(tree: &TableTree, store: &impl PageRead) -> Result<Vec<(i64, Vec<u8>, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let mut cursor = tree.cursor(store);
+    let mut valid = cursor.first()?;
+    while valid {
+        let row_id = cursor.row_id().ok_or_else(|| StorageError::corrupt("catalog cursor lost its row"))?;
+        out.push((row_id, bytes_of(cursor.value(0)?)?, bytes_of(cursor.value(1)?)?));
+        valid = cursor.next()?;
+    }
+    Ok(out)
+}
+
+fn root_of(meta: u64) -> Result<u32> {
+    u32::try_from(meta).map_err(|_| StorageError::corrupt("catalog root out of range"))
+}
+
 /// Loads the catalog as `store` sees it; `meta` reads the header's meta slots.
 pub fn load_catalog(store: &impl PageRead, meta: impl Fn(usize) -> u64) -> Result<Catalog> {
     let root = meta(CATALOG_ROOT_SLOT);
     let version = meta(SCHEMA_VERSION_SLOT);
     if root == 0 {
-        return Ok(Catalog {
-            version,
-            ..Catalog::default()
-        });
+        return Ok(Catalog { version, ..Catalog::default() });
     }
-    let root =
-        u32::try_from(root).map_err(|_| StorageError::corrupt("catalog root out of range"))?;
-    let tree = IndexTree::open(root);
-    let mut cursor = tree.cursor(store);
-    let mut objects = Vec::new();
-    let mut valid = cursor.first()?;
-    while valid {
-        objects.push(decode_entry(cursor.value())?);
-        valid = cursor.next()?;
-    }
+    let tree = TableTree::open(root_of(root)?);
+    let objects = entries(&tree, store)?
+        .into_iter()
+        .map(|(_, _, definition)| decode_entry(&definition).map_err(StorageError::from))
+        .collect::<Result<Vec<_>>>()?;
     Ok(Catalog::from_objects(version, objects))
 }
 
@@ -52,14 +74,12 @@ impl MetaSlots for crate::txn::WriteTxn {
     }
 }
 
-fn catalog_tree(txn: &mut (impl PageWrite + MetaSlots)) -> Result<IndexTree> {
+fn catalog_tree(txn: &mut (impl PageWrite + MetaSlots)) -> Result<TableTree> {
     let root = txn.meta(CATALOG_ROOT_SLOT);
     if root != 0 {
-        let root =
-            u32::try_from(root).map_err(|_| StorageError::corrupt("catalog root out of range"))?;
-        return Ok(IndexTree::open(root));
+        return Ok(TableTree::open(root_of(root)?));
     }
-    let tree = IndexTree::create(txn)?;
+    let tree = TableTree::create(txn)?;
     txn.set_meta(CATALOG_ROOT_SLOT, u64::from(tree.root()))?;
     Ok(tree)
 }
@@ -73,18 +93,31 @@ fn bump_version(txn: &mut impl MetaSlots) -> Result<()> {
 /// Adds or replaces an object.
 pub fn put_object(txn: &mut (impl PageWrite + MetaSlots), object: &SchemaObject) -> Result<()> {
     let tree = catalog_tree(txn)?;
-    tree.upsert(
-        txn,
-        &entry_key(object.kind_byte(), object.name()),
-        &encode_entry(object),
-    )?;
+    let key = entry_key(object.kind_byte(), object.name());
+    let definition = encode_entry(object);
+    let existing = entries(&tree, &*txn)?;
+    let row = [CellValue::Var(&key), CellValue::Var(&definition)];
+    match existing.iter().find(|(_, entry_key, _)| *entry_key == key) {
+        Some((row_id, _, _)) => {
+            tree.update(txn, *row_id, &KINDS, &row)?;
+        }
+        None => {
+            let row_id = existing.iter().map(|(row_id, _, _)| *row_id).max().map_or(1, |max| max + 1);
+            tree.insert(txn, row_id, &KINDS, &row)?;
+        }
+    }
     bump_version(txn)
 }
 
 /// Removes an object (by kind byte and name); returns whether it existed.
 pub fn remove_object(txn: &mut (impl PageWrite + MetaSlots), kind: u8, name: &str) -> Result<bool> {
     let tree = catalog_tree(txn)?;
-    let removed = tree.delete(txn, &entry_key(kind, name))?;
+    let key = entry_key(kind, name);
+    let existing = entries(&tree, &*txn)?;
+    let removed = match existing.iter().find(|(_, entry_key, _)| *entry_key == key) {
+        Some((row_id, _, _)) => tree.delete(txn, *row_id)?,
+        None => false,
+    };
     bump_version(txn)?;
     Ok(removed)
 }
