@@ -9,7 +9,9 @@
 use crate::storage::btree::{CellValue, ColumnKind, TableTree, Value as StoredValue};
 use crate::storage::{PageRead, PageWrite, Result, StorageError};
 
-use super::{CATALOG_ROOT_SLOT, Catalog, SCHEMA_VERSION_SLOT, SchemaObject, decode_entry, encode_entry};
+use super::{
+    CATALOG_ROOT_SLOT, Catalog, SCHEMA_VERSION_SLOT, SchemaObject, decode_entry, encode_entry,
+};
 
 const KINDS: [ColumnKind; 2] = [ColumnKind::Var, ColumnKind::Var];
 
@@ -22,7 +24,9 @@ fn entry_key(kind: u8, name: &str) -> Vec<u8> {
 fn bytes_of(value: StoredValue<'_>) -> Result<Vec<u8>> {
     match value {
         StoredValue::Bytes(bytes) => Ok(bytes.into_owned()),
-        other => Err(StorageError::corrupt(format!("catalog row holds {other:?} instead of bytes"))),
+        other => Err(StorageError::corrupt(format!(
+            "catalog row holds {other:?} instead of bytes"
+        ))),
     }
 }
 
@@ -32,8 +36,14 @@ fn entries(tree: &TableTree, store: &impl PageRead) -> Result<Vec<(i64, Vec<u8>,
     let mut cursor = tree.cursor(store);
     let mut valid = cursor.first()?;
     while valid {
-        let row_id = cursor.row_id().ok_or_else(|| StorageError::corrupt("catalog cursor lost its row"))?;
-        out.push((row_id, bytes_of(cursor.value(0)?)?, bytes_of(cursor.value(1)?)?));
+        let row_id = cursor
+            .row_id()
+            .ok_or_else(|| StorageError::corrupt("catalog cursor lost its row"))?;
+        out.push((
+            row_id,
+            bytes_of(cursor.value(0)?)?,
+            bytes_of(cursor.value(1)?)?,
+        ));
         valid = cursor.next()?;
     }
     Ok(out)
@@ -48,7 +58,10 @@ pub fn load_catalog(store: &impl PageRead, meta: impl Fn(usize) -> u64) -> Resul
     let root = meta(CATALOG_ROOT_SLOT);
     let version = meta(SCHEMA_VERSION_SLOT);
     if root == 0 {
-        return Ok(Catalog { version, ..Catalog::default() });
+        return Ok(Catalog {
+            version,
+            ..Catalog::default()
+        });
     }
     let tree = TableTree::open(root_of(root)?);
     let objects = entries(&tree, store)?
@@ -102,7 +115,11 @@ pub fn put_object(txn: &mut (impl PageWrite + MetaSlots), object: &SchemaObject)
             tree.update(txn, *row_id, &KINDS, &row)?;
         }
         None => {
-            let row_id = existing.iter().map(|(row_id, _, _)| *row_id).max().map_or(1, |max| max + 1);
+            let row_id = existing
+                .iter()
+                .map(|(row_id, _, _)| *row_id)
+                .max()
+                .map_or(1, |max| max + 1);
             tree.insert(txn, row_id, &KINDS, &row)?;
         }
     }

@@ -13,7 +13,7 @@ use crate::types::Value;
 
 use super::error::{ExecError, ExecResult};
 use super::operators::key_value;
-use super::record::{row_to_cells, stored_to_value};
+use super::record::{read_row_values, row_to_cells};
 
 fn already_exists(kind: &str, name: &str) -> ExecError {
     ExecError::new("42P07", format!("{kind} \"{name}\" already exists"))
@@ -123,14 +123,7 @@ fn read_all_rows(table: &TableDef, txn: &WriteTxn) -> ExecResult<Vec<(i64, Vec<V
         let row_id = cursor
             .row_id()
             .ok_or_else(|| ExecError::internal("cursor lost its row"))?;
-        let mut values = Vec::with_capacity(table.columns.len());
-        for column in &table.columns {
-            values.push(if column.slot >= cursor.column_count() {
-                Value::Null
-            } else {
-                stored_to_value(cursor.value(column.slot)?, column.data_type)?
-            });
-        }
+        let values = read_row_values(&cursor, table)?;
         rows.push((row_id, values));
         valid = cursor.next()?;
     }

@@ -24,7 +24,7 @@ use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
 use super::eval;
 use super::operators::{self, sort::concatenate};
-use super::record::{row_to_cells, stored_to_value};
+use super::record::{read_row_values, row_to_cells};
 use super::vector::Batch;
 
 /// Bound expressions a modification needs beyond its plan: column defaults and CHECK
@@ -82,10 +82,7 @@ pub fn execute_modify(
             let input = run_input(source, ctx)?;
             let mut writer = Writer::new(table, catalog, rules, txn, ctx);
             let mut result = ModifyResult::default();
-            let mut returned = Batch::with_types(
-                &plan.schema.iter().map(|c| c.data_type).collect::<Vec<_>>(),
-                16,
-            );
+            let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
                 let mut values: Vec<Value> = vec![Value::Null; table.columns.len()];
                 let mut given = vec![false; table.columns.len()];
@@ -107,14 +104,10 @@ pub fn execute_modify(
                 if let Some((row_id, final_values)) = writer.insert(values, on_conflict)? {
                     result.changes += 1;
                     result.last_insert_row_id = Some(row_id);
-                    if !returning.is_empty() {
-                        push_returning(returning, &final_values, table, &mut returned, ctx)?;
-                    }
+                    returned.push(&final_values, ctx)?;
                 }
             }
-            if returned.rows > 0 {
-                result.returning.push(returned);
-            }
+            result.returning = returned.finish();
             Ok(result)
         }
         PlanKind::Update {
@@ -130,10 +123,7 @@ pub fn execute_modify(
                 .collect::<ExecResult<Vec<_>>>()?;
             let mut writer = Writer::new(table, catalog, rules, txn, ctx);
             let mut result = ModifyResult::default();
-            let mut returned = Batch::with_types(
-                &plan.schema.iter().map(|c| c.data_type).collect::<Vec<_>>(),
-                16,
-            );
+            let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
                 let values = input.row(row);
                 let Some(Value::Integer(row_id)) = values.first().cloned() else {
@@ -148,13 +138,9 @@ pub fn execute_modify(
                 }
                 let new = writer.update(row_id, &old, new)?;
                 result.changes += 1;
-                if !returning.is_empty() {
-                    push_returning(returning, &new, table, &mut returned, ctx)?;
-                }
+                returned.push(&new, ctx)?;
             }
-            if returned.rows > 0 {
-                result.returning.push(returned);
-            }
+            result.returning = returned.finish();
             Ok(result)
         }
         PlanKind::Delete {
@@ -165,10 +151,7 @@ pub fn execute_modify(
             let input = run_input(input, ctx)?;
             let mut writer = Writer::new(table, catalog, rules, txn, ctx);
             let mut result = ModifyResult::default();
-            let mut returned = Batch::with_types(
-                &plan.schema.iter().map(|c| c.data_type).collect::<Vec<_>>(),
-                16,
-            );
+            let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
                 let values = input.row(row);
                 let Some(Value::Integer(row_id)) = values.first().cloned() else {
@@ -177,35 +160,56 @@ pub fn execute_modify(
                 let old = &values[1..];
                 if writer.delete(row_id, old)? {
                     result.changes += 1;
-                    if !returning.is_empty() {
-                        push_returning(returning, old, table, &mut returned, ctx)?;
-                    }
+                    returned.push(old, ctx)?;
                 }
             }
-            if returned.rows > 0 {
-                result.returning.push(returned);
-            }
+            result.returning = returned.finish();
             Ok(result)
         }
         _ => Err(ExecError::internal("not a modification plan")),
     }
 }
 
-fn push_returning(
-    returning: &[Expr],
-    row: &[Value],
-    table: &TableDef,
-    out: &mut Batch,
-    ctx: &ExecContext,
-) -> ExecResult<()> {
-    let mut batch = Batch::with_types(&table_types(table), 1);
-    batch.push_row(row);
-    let values = returning
-        .iter()
-        .map(|expr| Ok(eval::evaluate(expr, &batch, ctx)?.get(0)))
-        .collect::<ExecResult<Vec<_>>>()?;
-    out.push_row(&values);
-    Ok(())
+/// Collects the RETURNING rows of a modification: the RETURNING expressions evaluated over
+/// each changed row (the table's columns in table order).
+struct Returning<'a> {
+    exprs: &'a [Expr],
+    table: &'a TableDef,
+    rows: Batch,
+}
+
+impl<'a> Returning<'a> {
+    fn new(plan: &PlanNode, exprs: &'a [Expr], table: &'a TableDef) -> Self {
+        let types: Vec<DataType> = plan.schema.iter().map(|column| column.data_type).collect();
+        Returning {
+            exprs,
+            table,
+            rows: Batch::with_types(&types, 16),
+        }
+    }
+
+    fn push(&mut self, row: &[Value], ctx: &ExecContext) -> ExecResult<()> {
+        if self.exprs.is_empty() {
+            return Ok(());
+        }
+        let mut batch = Batch::with_types(&table_types(self.table), 1);
+        batch.push_row(row);
+        let values = self
+            .exprs
+            .iter()
+            .map(|expr| Ok(eval::evaluate(expr, &batch, ctx)?.get(0)))
+            .collect::<ExecResult<Vec<_>>>()?;
+        self.rows.push_row(&values);
+        Ok(())
+    }
+
+    fn finish(self) -> Vec<Batch> {
+        if self.rows.rows > 0 {
+            vec![self.rows]
+        } else {
+            Vec::new()
+        }
+    }
 }
 
 /// Applies row changes to one table and its indexes.
@@ -327,18 +331,7 @@ impl<'a> Writer<'a> {
         if !cursor.seek_ge(row_id)? {
             return Ok(None);
         }
-        let mut values = Vec::with_capacity(self.table.columns.len());
-        for column in &self.table.columns {
-            if column.slot >= cursor.column_count() {
-                values.push(Value::Null);
-            } else {
-                values.push(stored_to_value(
-                    cursor.value(column.slot)?,
-                    column.data_type,
-                )?);
-            }
-        }
-        Ok(Some(values))
+        Ok(Some(read_row_values(&cursor, self.table)?))
     }
 
     fn duplicate_error(&self, index: Option<&IndexDef>) -> ExecError {

@@ -58,3 +58,23 @@ pub fn stored_to_value(stored: StoredValue<'_>, data_type: DataType) -> Result<V
         }
     })
 }
+
+/// The column values (in table order) of the row `cursor` is on. Rows written before a
+/// column was added have fewer slots; the missing ones read as NULL.
+pub fn read_row_values<S: crate::storage::PageRead>(
+    cursor: &crate::storage::btree::TableCursor<S>,
+    table: &TableDef,
+) -> Result<Vec<Value>> {
+    let mut values = Vec::with_capacity(table.columns.len());
+    for column in &table.columns {
+        if column.slot >= cursor.column_count() {
+            values.push(Value::Null);
+        } else {
+            values.push(stored_to_value(
+                cursor.value(column.slot)?,
+                column.data_type,
+            )?);
+        }
+    }
+    Ok(values)
+}
