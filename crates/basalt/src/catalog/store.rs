@@ -30,8 +30,15 @@ fn bytes_of(value: StoredValue<'_>) -> Result<Vec<u8>> {
     }
 }
 
-/// Every (row id, key, definition) of the catalog tree.
-fn entries(tree: &TableTree, store: &impl PageRead) -> Result<Vec<(i64, Vec<u8>, Vec<u8>)>> {
+/// One row of the catalog tree.
+struct CatalogRow {
+    row_id: i64,
+    key: Vec<u8>,
+    definition: Vec<u8>,
+}
+
+/// Every row of the catalog tree.
+fn entries(tree: &TableTree, store: &impl PageRead) -> Result<Vec<CatalogRow>> {
     let mut out = Vec::new();
     let mut cursor = tree.cursor(store);
     let mut valid = cursor.first()?;
@@ -39,11 +46,11 @@ fn entries(tree: &TableTree, store: &impl PageRead) -> Result<Vec<(i64, Vec<u8>,
         let row_id = cursor
             .row_id()
             .ok_or_else(|| StorageError::corrupt("catalog cursor lost its row"))?;
-        out.push((
+        out.push(CatalogRow {
             row_id,
-            bytes_of(cursor.value(0)?)?,
-            bytes_of(cursor.value(1)?)?,
-        ));
+            key: bytes_of(cursor.value(0)?)?,
+            definition: bytes_of(cursor.value(1)?)?,
+        });
         valid = cursor.next()?;
     }
     Ok(out)
@@ -66,7 +73,7 @@ pub fn load_catalog(store: &impl PageRead, meta: impl Fn(usize) -> u64) -> Resul
     let tree = TableTree::open(root_of(root)?);
     let objects = entries(&tree, store)?
         .into_iter()
-        .map(|(_, _, definition)| decode_entry(&definition).map_err(StorageError::from))
+        .map(|row| decode_entry(&row.definition).map_err(StorageError::from))
         .collect::<Result<Vec<_>>>()?;
     Ok(Catalog::from_objects(version, objects))
 }
@@ -110,14 +117,14 @@ pub fn put_object(txn: &mut (impl PageWrite + MetaSlots), object: &SchemaObject)
     let definition = encode_entry(object);
     let existing = entries(&tree, &*txn)?;
     let row = [CellValue::Var(&key), CellValue::Var(&definition)];
-    match existing.iter().find(|(_, entry_key, _)| *entry_key == key) {
-        Some((row_id, _, _)) => {
-            tree.update(txn, *row_id, &KINDS, &row)?;
+    match existing.iter().find(|entry| entry.key == key) {
+        Some(entry) => {
+            tree.update(txn, entry.row_id, &KINDS, &row)?;
         }
         None => {
             let row_id = existing
                 .iter()
-                .map(|(row_id, _, _)| *row_id)
+                .map(|entry| entry.row_id)
                 .max()
                 .map_or(1, |max| max + 1);
             tree.insert(txn, row_id, &KINDS, &row)?;
@@ -131,8 +138,8 @@ pub fn remove_object(txn: &mut (impl PageWrite + MetaSlots), kind: u8, name: &st
     let tree = catalog_tree(txn)?;
     let key = entry_key(kind, name);
     let existing = entries(&tree, &*txn)?;
-    let removed = match existing.iter().find(|(_, entry_key, _)| *entry_key == key) {
-        Some((row_id, _, _)) => tree.delete(txn, *row_id)?,
+    let removed = match existing.iter().find(|entry| entry.key == key) {
+        Some(entry) => tree.delete(txn, entry.row_id)?,
         None => false,
     };
     bump_version(txn)?;
