@@ -67,3 +67,26 @@ fn deeply_nested_expressions_fit_in_a_thread_stack() {
         .unwrap();
     handle.join().unwrap();
 }
+
+/// Row-id range scans whose bound is NULL find nothing (a comparison with NULL is never true).
+#[test]
+fn null_row_id_bounds_give_empty_scans() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER)", ())
+        .unwrap();
+    conn.execute("INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)", ())
+        .unwrap();
+    for sql in [
+        "SELECT count(*) FROM t WHERE id < ?",
+        "SELECT count(*) FROM t WHERE id > ?",
+        "SELECT count(*) FROM t WHERE id = ?",
+    ] {
+        let count: i64 = conn.query_row(sql, (Value::Null,), |r| r.get(0)).unwrap();
+        assert_eq!(count, 0, "{sql}");
+    }
+    let count: i64 = conn
+        .query_row("SELECT count(*) FROM t WHERE id <= ?", (2,), |r| r.get(0))
+        .unwrap();
+    assert_eq!(count, 2);
+}

@@ -66,9 +66,14 @@ fn read_row(
     Ok(())
 }
 
-fn bound_row_id(bound: &RangeBound, ctx: &ExecContext) -> ExecResult<Option<(i64, bool)>> {
+/// A row-id bound: `Ok(None)` when unbounded, `Err(())` inside when it evaluated to NULL
+/// (a comparison with NULL is never true, so the scan is empty), else the value and whether
+/// it is inclusive.
+type RowIdBound = Result<Option<(i64, bool)>, ()>;
+
+fn bound_row_id(bound: &RangeBound, ctx: &ExecContext) -> ExecResult<RowIdBound> {
     let (exprs, inclusive) = match bound {
-        RangeBound::Unbounded => return Ok(None),
+        RangeBound::Unbounded => return Ok(Ok(None)),
         RangeBound::Included(exprs) => (exprs, true),
         RangeBound::Excluded(exprs) => (exprs, false),
     };
@@ -76,9 +81,8 @@ fn bound_row_id(bound: &RangeBound, ctx: &ExecContext) -> ExecResult<Option<(i64
         .first()
         .ok_or_else(|| ExecError::internal("row id bound without a value"))?;
     match eval::evaluate_scalar(expr, ctx)? {
-        Value::Integer(row_id) => Ok(Some((row_id, inclusive))),
-        // A NULL bound matches nothing; callers turn it into an empty scan.
-        Value::Null => Ok(Some((i64::MAX, false))),
+        Value::Integer(row_id) => Ok(Ok(Some((row_id, inclusive)))),
+        Value::Null => Ok(Err(())),
         other => Err(ExecError::internal(format!("row id bound is {other:?}"))),
     }
 }
@@ -105,10 +109,9 @@ impl TableScan {
         ctx: &ExecContext,
     ) -> ExecResult<TableScan> {
         let mut cursor = TableTree::open(table.root).cursor(ctx.source.clone());
-        let lower = bound_row_id(lower, ctx)?;
-        let upper = bound_row_id(upper, ctx)?;
-        let empty =
-            matches!(lower, Some((i64::MAX, false))) || matches!(upper, Some((i64::MIN, false)));
+        let (lower, upper) = (bound_row_id(lower, ctx)?, bound_row_id(upper, ctx)?);
+        let empty = lower.is_err() || upper.is_err();
+        let (lower, upper) = (lower.unwrap_or(None), upper.unwrap_or(None));
         let positioned = match lower {
             None => cursor.first()?,
             Some((start, inclusive)) => {
