@@ -90,3 +90,38 @@ fn null_row_id_bounds_give_empty_scans() {
         .unwrap();
     assert_eq!(count, 2);
 }
+
+/// A cached prepared statement re-plans itself after DDL changes the schema under it, and a
+/// statement on a dropped table fails cleanly instead of reading freed pages.
+#[test]
+fn cached_statements_follow_schema_changes() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute("CREATE TABLE t(a INTEGER)", ()).unwrap();
+    conn.execute("INSERT INTO t VALUES (1)", ()).unwrap();
+    {
+        let mut stmt = conn.prepare_cached("SELECT * FROM t").unwrap();
+        assert_eq!(
+            stmt.query(()).unwrap().map(|r| r.get::<i64>(0)).unwrap(),
+            vec![1]
+        );
+    }
+    conn.execute("ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'x'", ())
+        .unwrap();
+    {
+        let mut stmt = conn.prepare_cached("SELECT * FROM t").unwrap();
+        let rows = stmt
+            .query(())
+            .unwrap()
+            .map(|r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)))
+            .unwrap();
+        assert_eq!(rows, vec![(1, "x".to_string())]);
+        assert_eq!(stmt.column_names(), vec!["a", "b"]);
+    }
+    conn.execute("DROP TABLE t", ()).unwrap();
+    let mut stmt = conn
+        .prepare_cached("SELECT * FROM t")
+        .unwrap_or_else(|e| panic!("prepare after drop: {e}"));
+    let error = stmt.query(()).err().map(|e| e.code());
+    assert_eq!(error, Some("42P01"));
+}

@@ -104,58 +104,37 @@ impl<'conn> Statement<'conn> {
             }
         }
     }
-
-    pub(crate) fn into_prepared(mut self) -> Option<Prepared> {
-        self.prepared.take()
-    }
 }
 
 /// A statement from [`Connection::prepare_cached`]; returns to the cache when dropped.
 #[derive(Debug)]
 pub struct CachedStatement<'conn> {
-    statement: Option<Statement<'conn>>,
+    statement: Statement<'conn>,
 }
 
 impl<'conn> CachedStatement<'conn> {
     pub(crate) fn new(statement: Statement<'conn>) -> Self {
-        CachedStatement {
-            statement: Some(statement),
-        }
+        CachedStatement { statement }
     }
 }
 
 impl<'conn> Deref for CachedStatement<'conn> {
     type Target = Statement<'conn>;
     fn deref(&self) -> &Statement<'conn> {
-        // Always Some until drop.
-        self.statement
-            .as_ref()
-            .unwrap_or_else(|| unreachable_statement())
+        &self.statement
     }
 }
 
 impl DerefMut for CachedStatement<'_> {
     fn deref_mut(&mut self) -> &mut Self::Target {
-        match self.statement.as_mut() {
-            Some(statement) => statement,
-            None => unreachable_statement(),
-        }
+        &mut self.statement
     }
-}
-
-#[cold]
-fn unreachable_statement() -> ! {
-    // The statement is only taken in `drop`, after which no method can run.
-    panic!("cached statement used after drop")
 }
 
 impl Drop for CachedStatement<'_> {
     fn drop(&mut self) {
-        if let Some(statement) = self.statement.take() {
-            let conn = statement.conn;
-            if let Some(prepared) = statement.into_prepared() {
-                conn.return_to_cache(prepared);
-            }
+        if let Some(prepared) = self.statement.prepared.take() {
+            self.statement.conn.return_to_cache(prepared);
         }
     }
 }
