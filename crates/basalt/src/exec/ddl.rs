@@ -19,6 +19,16 @@ fn already_exists(kind: &str, name: &str) -> ExecError {
     ExecError::new("42P07", format!("{kind} \"{name}\" already exists"))
 }
 
+/// Whether a new relation may take `name`: `Ok(false)` when it exists and the statement said
+/// IF NOT EXISTS (nothing to do), an error when it exists otherwise.
+fn claim_name(catalog: &Catalog, name: &str, if_not_exists: bool) -> ExecResult<bool> {
+    match (name_taken(catalog, name), if_not_exists) {
+        (false, _) => Ok(true),
+        (true, true) => Ok(false),
+        (true, false) => Err(already_exists("relation", name)),
+    }
+}
+
 fn name_taken(catalog: &Catalog, name: &str) -> bool {
     let lower = name.to_lowercase();
     catalog.tables.contains_key(&lower)
@@ -40,11 +50,8 @@ pub fn create_table(
     catalog: &Catalog,
     txn: &mut WriteTxn,
 ) -> ExecResult<bool> {
-    if name_taken(catalog, &create.name) {
-        if create.if_not_exists {
-            return Ok(false);
-        }
-        return Err(already_exists("relation", &create.name));
+    if !claim_name(catalog, &create.name, create.if_not_exists)? {
+        return Ok(false);
     }
     let tree = TableTree::create(txn)?;
     let mut columns = create.columns.clone();
@@ -136,11 +143,8 @@ pub fn create_index(
     catalog: &Catalog,
     txn: &mut WriteTxn,
 ) -> ExecResult<bool> {
-    if name_taken(catalog, &create.name) {
-        if create.if_not_exists {
-            return Ok(false);
-        }
-        return Err(already_exists("relation", &create.name));
+    if !claim_name(catalog, &create.name, create.if_not_exists)? {
+        return Ok(false);
     }
     let table = catalog
         .table(&create.table)

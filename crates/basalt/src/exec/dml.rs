@@ -126,17 +126,14 @@ pub fn execute_modify(
             let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
                 let values = input.row(row);
-                let Some(Value::Integer(row_id)) = values.first().cloned() else {
-                    return Err(ExecError::internal("UPDATE input lacks the row id"));
-                };
-                let old: Vec<Value> = values[1..].to_vec();
-                let mut new = old.clone();
+                let (row_id, old) = split_row_id(&values)?;
+                let mut new = old.to_vec();
                 for (column, vector) in &new_columns {
                     if let Some(slot) = new.get_mut(*column) {
                         *slot = vector.get(row);
                     }
                 }
-                let new = writer.update(row_id, &old, new)?;
+                let new = writer.update(row_id, old, new)?;
                 result.changes += 1;
                 returned.push(&new, ctx)?;
             }
@@ -154,10 +151,7 @@ pub fn execute_modify(
             let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
                 let values = input.row(row);
-                let Some(Value::Integer(row_id)) = values.first().cloned() else {
-                    return Err(ExecError::internal("DELETE input lacks the row id"));
-                };
-                let old = &values[1..];
+                let (row_id, old) = split_row_id(&values)?;
                 if writer.delete(row_id, old)? {
                     result.changes += 1;
                     returned.push(old, ctx)?;
@@ -167,6 +161,14 @@ pub fn execute_modify(
             Ok(result)
         }
         _ => Err(ExecError::internal("not a modification plan")),
+    }
+}
+
+/// Splits an UPDATE/DELETE input row into its row id and the table's column values.
+fn split_row_id(values: &[Value]) -> ExecResult<(i64, &[Value])> {
+    match values.split_first() {
+        Some((Value::Integer(row_id), columns)) => Ok((*row_id, columns)),
+        _ => Err(ExecError::internal("modification input lacks the row id")),
     }
 }
 
@@ -325,6 +327,12 @@ impl<'a> Writer<'a> {
         Ok(conflicts)
     }
 
+    /// Whether row `row_id` exists (a seek, without decoding the row).
+    fn row_exists(&self, row_id: i64) -> ExecResult<bool> {
+        let txn = self.txn.lock();
+        Ok(self.tree.cursor(&*txn).seek_ge(row_id)?)
+    }
+
     fn read_row(&self, row_id: i64) -> ExecResult<Option<Vec<Value>>> {
         let txn = self.txn.lock();
         let mut cursor = self.tree.cursor(&*txn);
@@ -372,7 +380,7 @@ impl<'a> Writer<'a> {
                 next
             }
         };
-        let existing_row = self.read_row(row_id)?.is_some();
+        let existing_row = self.row_exists(row_id)?;
         let mut conflicts = self.unique_conflicts(&values, None)?;
         if existing_row {
             conflicts.insert(
@@ -449,7 +457,7 @@ impl<'a> Writer<'a> {
             Some(Value::Integer(id)) => *id,
             _ => row_id,
         };
-        if new_row_id != row_id && self.read_row(new_row_id)?.is_some() {
+        if new_row_id != row_id && self.row_exists(new_row_id)? {
             return Err(self.duplicate_error(None));
         }
         if let Some((index, _)) = self.unique_conflicts(&new, Some(row_id))?.first() {

@@ -237,6 +237,65 @@ impl Expr {
         free
     }
 
+    /// The direct sub-expressions, mutably (not descending into subquery plans), for the
+    /// binder's and the optimizer's rewrites.
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Expr::Column { .. }
+            | Expr::OuterColumn { .. }
+            | Expr::Literal { .. }
+            | Expr::Parameter { .. }
+            | Expr::CurrentTimestamp
+            | Expr::CurrentDate
+            | Expr::ScalarSubquery { .. }
+            | Expr::Exists { .. } => Vec::new(),
+            Expr::Unary { operand, .. }
+            | Expr::Cast { operand, .. }
+            | Expr::IsNull { operand, .. }
+            | Expr::InSubquery { operand, .. } => {
+                vec![operand.as_mut()]
+            }
+            Expr::Binary { left, right, .. } | Expr::IsDistinctFrom { left, right, .. } => {
+                vec![left.as_mut(), right.as_mut()]
+            }
+            Expr::InList { operand, list, .. } => std::iter::once(operand.as_mut())
+                .chain(list.iter_mut())
+                .collect(),
+            Expr::Like {
+                operand,
+                pattern,
+                escape,
+                ..
+            } => {
+                let mut children = vec![operand.as_mut(), pattern.as_mut()];
+                if let Some(escape) = escape {
+                    children.push(escape.as_mut());
+                }
+                children
+            }
+            Expr::Case {
+                operand,
+                branches,
+                else_result,
+                ..
+            } => {
+                let mut children = Vec::new();
+                if let Some(operand) = operand {
+                    children.push(operand.as_mut());
+                }
+                for (condition, result) in branches {
+                    children.push(condition);
+                    children.push(result);
+                }
+                if let Some(else_result) = else_result {
+                    children.push(else_result.as_mut());
+                }
+                children
+            }
+            Expr::Coalesce { args, .. } | Expr::Function { args, .. } => args.iter_mut().collect(),
+        }
+    }
+
     /// Calls `f` on this expression and every sub-expression (not descending into subquery
     /// plans, whose columns belong to another row).
     pub fn visit(&self, f: &mut impl FnMut(&Expr)) {

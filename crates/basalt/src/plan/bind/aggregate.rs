@@ -262,7 +262,7 @@ pub(super) fn rewrite_over_aggregate(
             rewrite_outer_in_plan(plan, 1, group_by, scope)
         }
         other => {
-            for child in children_mut(other) {
+            for child in other.children_mut() {
                 rewrite_over_aggregate(child, group_by, scope)?;
             }
             Ok(())
@@ -333,69 +333,11 @@ fn rewrite_outer_in_expr(
             rewrite_outer_in_plan(plan, depth + 1, group_by, scope)
         }
         other => {
-            for child in children_mut(other) {
+            for child in other.children_mut() {
                 rewrite_outer_in_expr(child, depth, group_by, scope)?;
             }
             Ok(())
         }
-    }
-}
-
-/// The direct sub-expressions of an expression (not inside subquery plans).
-pub(super) fn children_mut(expr: &mut Expr) -> Vec<&mut Expr> {
-    match expr {
-        Expr::Column { .. }
-        | Expr::OuterColumn { .. }
-        | Expr::Literal { .. }
-        | Expr::Parameter { .. }
-        | Expr::CurrentTimestamp
-        | Expr::CurrentDate
-        | Expr::ScalarSubquery { .. }
-        | Expr::Exists { .. } => Vec::new(),
-        Expr::Unary { operand, .. }
-        | Expr::Cast { operand, .. }
-        | Expr::IsNull { operand, .. }
-        | Expr::InSubquery { operand, .. } => {
-            vec![operand.as_mut()]
-        }
-        Expr::Binary { left, right, .. } | Expr::IsDistinctFrom { left, right, .. } => {
-            vec![left.as_mut(), right.as_mut()]
-        }
-        Expr::InList { operand, list, .. } => std::iter::once(operand.as_mut())
-            .chain(list.iter_mut())
-            .collect(),
-        Expr::Like {
-            operand,
-            pattern,
-            escape,
-            ..
-        } => {
-            let mut children = vec![operand.as_mut(), pattern.as_mut()];
-            if let Some(escape) = escape {
-                children.push(escape.as_mut());
-            }
-            children
-        }
-        Expr::Case {
-            operand,
-            branches,
-            else_result,
-            ..
-        } => {
-            let mut children = Vec::new();
-            if let Some(operand) = operand {
-                children.push(operand.as_mut());
-            }
-            for (condition, result) in branches {
-                children.push(condition);
-                children.push(result);
-            }
-            if let Some(else_result) = else_result {
-                children.push(else_result.as_mut());
-            }
-            children
-        }
-        Expr::Coalesce { args, .. } | Expr::Function { args, .. } => args.iter_mut().collect(),
     }
 }
 

@@ -111,7 +111,7 @@ fn optimize_expr_subqueries(expr: &mut Expr, catalog: &Catalog) {
             **plan = optimize(taken, catalog);
         }
         _ => {
-            for child in util::children_mut(expr) {
+            for child in expr.children_mut() {
                 optimize_expr_subqueries(child, catalog);
             }
         }

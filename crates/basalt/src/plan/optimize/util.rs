@@ -97,7 +97,7 @@ pub fn map_columns(expr: &mut Expr, f: &mut impl FnMut(usize, DataType) -> Expr)
         *expr = f(*index, *data_type);
         return;
     }
-    for child in children_mut(expr) {
+    for child in expr.children_mut() {
         map_columns(child, f);
     }
 }
@@ -110,64 +110,6 @@ pub fn shift_columns(mut expr: Expr, by: usize) -> Expr {
         data_type,
     });
     expr
-}
-
-/// The direct sub-expressions of `expr` (not the plans of subqueries).
-pub fn children_mut(expr: &mut Expr) -> Vec<&mut Expr> {
-    match expr {
-        Expr::Column { .. }
-        | Expr::OuterColumn { .. }
-        | Expr::Literal { .. }
-        | Expr::Parameter { .. }
-        | Expr::CurrentTimestamp
-        | Expr::CurrentDate
-        | Expr::ScalarSubquery { .. }
-        | Expr::Exists { .. } => Vec::new(),
-        Expr::Unary { operand, .. } | Expr::Cast { operand, .. } | Expr::IsNull { operand, .. } => {
-            vec![&mut **operand]
-        }
-        Expr::Binary { left, right, .. } | Expr::IsDistinctFrom { left, right, .. } => {
-            vec![&mut **left, &mut **right]
-        }
-        Expr::InList { operand, list, .. } => {
-            let mut out = vec![&mut **operand];
-            out.extend(list.iter_mut());
-            out
-        }
-        Expr::Like {
-            operand,
-            pattern,
-            escape,
-            ..
-        } => {
-            let mut out = vec![&mut **operand, &mut **pattern];
-            if let Some(escape) = escape {
-                out.push(&mut **escape);
-            }
-            out
-        }
-        Expr::Case {
-            operand,
-            branches,
-            else_result,
-            ..
-        } => {
-            let mut out = Vec::new();
-            if let Some(operand) = operand {
-                out.push(&mut **operand);
-            }
-            for (condition, result) in branches {
-                out.push(condition);
-                out.push(result);
-            }
-            if let Some(else_result) = else_result {
-                out.push(&mut **else_result);
-            }
-            out
-        }
-        Expr::Coalesce { args, .. } | Expr::Function { args, .. } => args.iter_mut().collect(),
-        Expr::InSubquery { operand, .. } => vec![&mut **operand],
-    }
 }
 
 /// The comparison with its operands swapped (`a < b` is `b > a`).
