@@ -16,8 +16,8 @@ pub mod txn;
 pub mod types;
 
 pub use api::{
-    CachedStatement, Connection, Database, Error, ErrorKind, FromSql, Options, Params, Result, Row,
-    RowIndex, Rows, Statement, ToSql, Transaction, ValueRef,
+    CachedStatement, Connection, Database, Error, ErrorKind, FromSql, InterruptHandle, Options,
+    Params, Result, Row, RowIndex, Rows, Statement, ToSql, Transaction, ValueRef,
 };
 pub use storage::pager::Synchronous;
 pub use types::{DataType, Value};

@@ -125,3 +125,40 @@ fn cached_statements_follow_schema_changes() {
     let error = stmt.query(()).err().map(|e| e.code());
     assert_eq!(error, Some("42P01"));
 }
+
+#[test]
+fn an_interrupt_cancels_the_running_statement_only() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute("CREATE TABLE big(x INTEGER)", ()).unwrap();
+    conn.execute(
+        "INSERT INTO big SELECT a.x * 100 + b.x FROM (VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)) a(x), (VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)) b(x)",
+        (),
+    )
+    .unwrap();
+    for _ in 0..6 {
+        conn.execute("INSERT INTO big SELECT x FROM big", ())
+            .unwrap();
+    }
+    let handle = conn.interrupt_handle();
+    let mut stmt = conn.prepare("SELECT x FROM big").unwrap();
+    let mut rows = stmt.query(()).unwrap();
+    assert!(rows.next().unwrap().is_some());
+    handle.interrupt();
+    let error = loop {
+        match rows.next() {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("the interrupted scan ran to its end"),
+            Err(error) => break error,
+        }
+    };
+    assert_eq!(error.code(), "57014");
+    drop(rows);
+    drop(stmt);
+    // An interrupt that arrives between statements does not cancel the next one.
+    handle.interrupt();
+    let count: i64 = conn
+        .query_row("SELECT count(*) FROM big", (), |row| row.get(0))
+        .unwrap();
+    assert_eq!(count, 6400);
+}

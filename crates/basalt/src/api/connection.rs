@@ -13,6 +13,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
@@ -80,6 +81,23 @@ pub struct Connection {
     pub(crate) db: Arc<DatabaseInner>,
     session: RefCell<Session>,
     cache: RefCell<VecDeque<Prepared>>,
+    /// Shared with [`InterruptHandle`]s; set to cancel the running statement.
+    interrupt: Arc<AtomicBool>,
+}
+
+/// Cancels the statement a [`Connection`] is running, from any thread (a shell's Ctrl-C
+/// handler, a request timeout). The statement fails with SQLSTATE 57014 and undoes its
+/// changes; an interrupt that arrives while nothing runs is forgotten at the next statement.
+#[derive(Clone, Debug)]
+pub struct InterruptHandle {
+    interrupt: Arc<AtomicBool>,
+}
+
+impl InterruptHandle {
+    /// Asks the connection's running statement to stop at its next batch.
+    pub fn interrupt(&self) {
+        self.interrupt.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Connection {
@@ -88,7 +106,21 @@ impl Connection {
             db,
             session: RefCell::new(Session::default()),
             cache: RefCell::new(VecDeque::new()),
+            interrupt: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// A handle that cancels this connection's running statement from another thread.
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        InterruptHandle {
+            interrupt: self.interrupt.clone(),
+        }
+    }
+
+    /// A fresh execution context; clears an interrupt left from before this statement.
+    fn exec_context(&self, source: PageSource, params: Vec<Value>) -> ExecContext {
+        self.interrupt.store(false, Ordering::Relaxed);
+        ExecContext::new(source, params).with_interrupt(self.interrupt.clone())
     }
 
     /// Prepares one statement.
@@ -239,7 +271,7 @@ impl Connection {
             BoundStatement::Query(_) | BoundStatement::Explain { .. } => {
                 let source = self.read_source()?;
                 self.refresh(prepared, &source)?;
-                let ctx = ExecContext::new(source, params);
+                let ctx = self.exec_context(source, params);
                 match &prepared.bound.statement {
                     BoundStatement::Query(plan) => {
                         let operator = crate::exec::operators::build(plan, &ctx)?;
@@ -305,7 +337,7 @@ impl Connection {
     ) -> Result<Outcome> {
         let source = PageSource::Write(write.clone());
         self.refresh(prepared, &source)?;
-        let ctx = ExecContext::new(source, params);
+        let ctx = self.exec_context(source, params);
         match &prepared.bound.statement {
             BoundStatement::Modify(plan) => {
                 let ModifyResult {
@@ -545,7 +577,7 @@ impl Connection {
         params: Vec<Value>,
     ) -> Result<Outcome> {
         let name = name.to_lowercase();
-        let ctx = ExecContext::new(self.read_source()?, params);
+        let ctx = self.exec_context(self.read_source()?, params);
         let pager = self.db.store.pager();
         if let Some(value) = value.filter(|_| !show) {
             let value = value.trim_matches('\'').to_string();

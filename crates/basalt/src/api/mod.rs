@@ -19,7 +19,7 @@ mod params;
 mod statement;
 mod value;
 
-pub use connection::{Connection, Transaction};
+pub use connection::{Connection, InterruptHandle, Transaction};
 pub use database::{Database, Options};
 pub use error::{Error, ErrorKind, Result};
 pub use params::Params;

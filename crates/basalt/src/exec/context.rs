@@ -2,9 +2,12 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::types::Value;
 
+use super::error::{ExecError, ExecResult};
 use super::source::PageSource;
 use super::vector::Batch;
 
@@ -22,6 +25,9 @@ pub struct ExecContext {
     /// Results of uncorrelated subqueries, computed once per execution (keyed by the
     /// address of their plan node, which lives as long as the prepared statement).
     pub subquery_results: RefCell<HashMap<usize, Vec<Batch>>>,
+    /// Set from another thread to cancel this execution; operators that loop over many rows
+    /// check it once per batch.
+    pub interrupt: Arc<AtomicBool>,
 }
 
 impl ExecContext {
@@ -37,6 +43,25 @@ impl ExecContext {
             statement_time,
             outer_rows: RefCell::new(Vec::new()),
             subquery_results: RefCell::new(HashMap::new()),
+            interrupt: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// The same context, cancelled when `interrupt` is set.
+    pub fn with_interrupt(mut self, interrupt: Arc<AtomicBool>) -> Self {
+        self.interrupt = interrupt;
+        self
+    }
+
+    /// Fails with SQLSTATE 57014 (query_canceled) once the execution has been interrupted.
+    #[inline]
+    pub fn check_interrupt(&self) -> ExecResult<()> {
+        if self.interrupt.load(Ordering::Relaxed) {
+            return Err(ExecError::new(
+                "57014",
+                "canceling statement due to user request",
+            ));
+        }
+        Ok(())
     }
 }

@@ -194,6 +194,7 @@ impl NestedLoopJoin {
 
 impl Operator for NestedLoopJoin {
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        ctx.check_interrupt()?;
         if let Some(mut right) = self.right.take() {
             self.state.load_right(right.as_mut(), ctx)?;
         }
@@ -285,6 +286,7 @@ impl HashJoin {
 
 impl Operator for HashJoin {
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        ctx.check_interrupt()?;
         if let Some(mut right) = self.right.take() {
             self.build(right.as_mut(), ctx)?;
         }

@@ -137,10 +137,11 @@ impl TableScan {
 }
 
 impl Operator for TableScan {
-    fn next(&mut self, _ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
         if self.empty || !self.positioned {
             return Ok(None);
         }
+        ctx.check_interrupt()?;
         let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
         while self.positioned && batch.rows < BATCH_SIZE {
             let row_id = self
@@ -275,10 +276,11 @@ impl IndexScan {
 }
 
 impl Operator for IndexScan {
-    fn next(&mut self, _ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
         if !self.positioned {
             return Ok(None);
         }
+        ctx.check_interrupt()?;
         let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
         while self.positioned && batch.rows < BATCH_SIZE {
             let key = self.index_cursor.key();
