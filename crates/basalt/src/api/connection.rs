@@ -14,18 +14,20 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use parking_lot::Mutex;
 
 use crate::catalog::Catalog;
 use crate::exec::context::ExecContext;
 use crate::exec::dml::{self, ModifyResult, TableRules};
+use crate::exec::explain::{OperatorStats, explain_lines, node_key};
 use crate::exec::source::PageSource;
 use crate::exec::{ddl, eval};
 use crate::plan::bind::{self, BindError};
 use crate::plan::ddl::{DdlStatement, TransactionControl};
 use crate::plan::optimize;
-use crate::plan::{Bound, BoundStatement, OutputColumn, PlanKind, PlanNode, RangeBound};
+use crate::plan::{Bound, BoundStatement, OutputColumn, PlanKind, PlanNode};
 use crate::storage::pager::Synchronous;
 use crate::txn::{ReadTxn, SavepointId, WriteTxn};
 use crate::types::{DataType, Value};
@@ -212,7 +214,7 @@ impl Connection {
     fn prepare_ast(&self, sql: &str, ast: sqlparser::ast::Statement) -> Result<Prepared> {
         let source = self.read_source()?;
         let catalog = self.db.catalog_for(&source)?;
-        let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog);
+        let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog, &source);
         let rules = table_rules(&bound, &catalog)?;
         Ok(Prepared {
             sql: sql.to_string(),
@@ -225,7 +227,7 @@ impl Connection {
 
     /// `bound` through the optimizer, unless `BASALT_NO_OPTIMIZER` or `SET optimizer = off`
     /// disables it (see `plan::optimize`).
-    fn optimize(&self, bound: Bound, catalog: &Catalog) -> Bound {
+    fn optimize(&self, bound: Bound, catalog: &Catalog, source: &PageSource) -> Bound {
         let off = optimize::disabled_by_environment()
             || self
                 .session
@@ -238,7 +240,8 @@ impl Connection {
         if off {
             bound
         } else {
-            optimize::optimize_bound(bound, catalog)
+            let statistics = TreeShapeStatistics { catalog, source };
+            optimize::optimize_bound_with(bound, catalog, &statistics)
         }
     }
 
@@ -258,7 +261,7 @@ impl Connection {
     fn refresh(&self, prepared: &mut Prepared, source: &PageSource) -> Result<()> {
         let catalog = self.db.catalog_for(source)?;
         if catalog.version != prepared.catalog.version {
-            prepared.bound = self.optimize(bind::bind(&prepared.ast, &catalog)?, &catalog);
+            prepared.bound = self.optimize(bind::bind(&prepared.ast, &catalog)?, &catalog, source);
             prepared.rules = table_rules(&prepared.bound, &catalog)?;
             prepared.catalog = catalog;
         }
@@ -268,6 +271,11 @@ impl Connection {
     /// Runs a prepared statement.
     pub(crate) fn run(&self, prepared: &mut Prepared, params: Vec<Value>) -> Result<Outcome> {
         match &prepared.bound.statement {
+            // EXPLAIN ANALYZE of a modification performs it, as PostgreSQL does.
+            BoundStatement::Explain {
+                plan,
+                analyze: true,
+            } if is_modification(plan) => self.run_write(prepared, params),
             BoundStatement::Query(_) | BoundStatement::Explain { .. } => {
                 let source = self.read_source()?;
                 self.refresh(prepared, &source)?;
@@ -277,14 +285,21 @@ impl Connection {
                         let operator = crate::exec::operators::build(plan, &ctx)?;
                         Ok(Outcome::Rows { operator, ctx })
                     }
-                    BoundStatement::Explain { plan, analyze } => {
-                        if *analyze {
-                            return Err(Error::new(
-                                "0A000",
-                                "EXPLAIN ANALYZE is not supported yet",
-                            ));
-                        }
-                        Ok(text_rows(explain_lines(plan), ctx))
+                    BoundStatement::Explain {
+                        plan,
+                        analyze: false,
+                    } => Ok(text_rows(explain_lines(plan, None), ctx)),
+                    BoundStatement::Explain {
+                        plan,
+                        analyze: true,
+                    } => {
+                        let ctx = ctx.with_profiling();
+                        let started = Instant::now();
+                        let mut operator = crate::exec::operators::build(plan, &ctx)?;
+                        while operator.next(&ctx)?.is_some() {}
+                        drop(operator);
+                        let lines = analyzed_lines(plan, &ctx, started.elapsed());
+                        Ok(text_rows(lines, ctx))
                     }
                     _ => Err(Error::new(
                         "XX000",
@@ -311,12 +326,20 @@ impl Connection {
         if !explicit {
             let write = Arc::new(Mutex::new(self.db.store.begin_write()?));
             let result = self.apply(prepared, params, &write);
-            let outcome = result?;
-            let txn = Arc::try_unwrap(write)
-                .map_err(|_| Error::new("XX000", "write transaction still referenced at commit"))?
-                .into_inner();
-            txn.commit()?;
-            return Ok(outcome);
+            // Rows a write returns (RETURNING, EXPLAIN ANALYZE) are already computed; their
+            // context must let go of the write transaction so it can commit.
+            return match result? {
+                Outcome::Rows { operator, ctx } => {
+                    drop(ctx);
+                    self.commit_autocommit(write)?;
+                    let ctx = self.exec_context(self.read_source()?, Vec::new());
+                    Ok(Outcome::Rows { operator, ctx })
+                }
+                changed @ Outcome::Changed(_) => {
+                    self.commit_autocommit(write)?;
+                    Ok(changed)
+                }
+            };
         }
         let write = self.upgrade()?;
         let savepoint = write.lock().savepoint();
@@ -327,6 +350,14 @@ impl Connection {
         }
         txn.release_savepoint(savepoint)?;
         result
+    }
+
+    fn commit_autocommit(&self, write: Arc<Mutex<WriteTxn>>) -> Result<()> {
+        let txn = Arc::try_unwrap(write)
+            .map_err(|_| Error::new("XX000", "write transaction still referenced at commit"))?
+            .into_inner();
+        txn.commit()?;
+        Ok(())
     }
 
     fn apply(
@@ -365,6 +396,29 @@ impl Connection {
                 self.apply_ddl(statement, &prepared.catalog, write, &ctx)?;
                 Ok(Outcome::Changed(0))
             }
+            BoundStatement::Explain {
+                plan,
+                analyze: true,
+            } => {
+                let ctx = ctx.with_profiling();
+                let started = Instant::now();
+                let result =
+                    dml::execute_modify(plan, &prepared.rules, &prepared.catalog, write, &ctx)?;
+                let elapsed = started.elapsed();
+                self.session.borrow_mut().changes = result.changes;
+                if let Some(profile) = &ctx.profile {
+                    profile.borrow_mut().insert(
+                        node_key(plan),
+                        OperatorStats {
+                            rows: result.changes,
+                            time: elapsed,
+                            loops: 1,
+                        },
+                    );
+                }
+                let lines = analyzed_lines(plan, &ctx, elapsed);
+                Ok(text_rows(lines, ctx))
+            }
             _ => Err(Error::new("XX000", "not a write statement")),
         }
     }
@@ -387,7 +441,7 @@ impl Connection {
                     let ast = crate::sql::parse_one(&sql).map_err(|e| Error::syntax(&e, &sql))?;
                     let source = PageSource::Write(write.clone());
                     let catalog = self.db.catalog_for(&source)?;
-                    let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog);
+                    let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog, &source);
                     let rules = table_rules(&bound, &catalog)?;
                     let BoundStatement::Modify(plan) = &bound.statement else {
                         return Err(Error::new(
@@ -448,11 +502,8 @@ impl Connection {
                 };
                 ddl::alter_table(alter, default, catalog, &mut write.lock())?;
             }
-            DdlStatement::Analyze { .. } => {
-                return Err(Error::new(
-                    "0A000",
-                    "ANALYZE is not supported yet: the planner does not use statistics",
-                ));
+            DdlStatement::Analyze { table } => {
+                crate::exec::analyze::analyze(table.as_deref(), catalog, &mut write.lock())?;
             }
             DdlStatement::Transaction(_) | DdlStatement::Setting { .. } => {
                 return Err(Error::new(
@@ -679,7 +730,15 @@ fn table_rules(bound: &Bound, catalog: &Catalog) -> Result<TableRules> {
         BoundStatement::Modify(PlanNode {
             kind: PlanKind::Insert { table, .. } | PlanKind::Update { table, .. },
             ..
-        }) => table,
+        })
+        | BoundStatement::Explain {
+            plan:
+                PlanNode {
+                    kind: PlanKind::Insert { table, .. } | PlanKind::Update { table, .. },
+                    ..
+                },
+            ..
+        } => table,
         _ => return Ok(TableRules::default()),
     };
     let defaults = table
@@ -706,6 +765,43 @@ fn table_rules(bound: &Bound, catalog: &Catalog) -> Result<TableRules> {
     Ok(TableRules { defaults, checks })
 }
 
+/// Table sizes for the optimizer: ANALYZE's counts when the table was analysed, else an
+/// estimate from the shape of its tree (one page read per level, usually cached).
+struct TreeShapeStatistics<'a> {
+    catalog: &'a Catalog,
+    source: &'a PageSource,
+}
+
+impl optimize::estimate::Statistics for TreeShapeStatistics<'_> {
+    fn table_rows(&self, table: &crate::catalog::TableDef) -> f64 {
+        if let Some(rows) = self.catalog.analyzed_rows(table) {
+            return rows as f64;
+        }
+        crate::storage::btree::TableTree::open(table.root)
+            .estimate_rows(self.source)
+            .map_or(optimize::estimate::UNKNOWN_TABLE_ROWS, |rows| rows as f64)
+    }
+}
+
+/// Whether a plan changes rows (INSERT, UPDATE or DELETE at its root).
+fn is_modification(plan: &PlanNode) -> bool {
+    matches!(
+        plan.kind,
+        PlanKind::Insert { .. } | PlanKind::Update { .. } | PlanKind::Delete { .. }
+    )
+}
+
+/// EXPLAIN ANALYZE output: the plan with each operator's measurements, then the total.
+fn analyzed_lines(plan: &PlanNode, ctx: &ExecContext, elapsed: std::time::Duration) -> Vec<String> {
+    let profile = ctx.profile.as_ref().map(|profile| profile.borrow().clone());
+    let mut lines = explain_lines(plan, profile.as_ref());
+    lines.push(format!(
+        "Execution Time: {:.3} ms",
+        elapsed.as_secs_f64() * 1000.0
+    ));
+    lines
+}
+
 /// Rows of one text column.
 fn text_rows(lines: Vec<String>, ctx: ExecContext) -> Outcome {
     let mut batch = crate::exec::vector::Batch::with_types(&[DataType::Text], lines.len());
@@ -729,151 +825,6 @@ impl crate::exec::operators::Operator for Buffered {
     ) -> crate::exec::error::ExecResult<Option<crate::exec::vector::Batch>> {
         Ok(self.0.pop_front())
     }
-}
-
-/// How an index scan's bounds read in EXPLAIN: how many leading key columns are fixed by
-/// equalities, then which ends of the next column's range are bounded.
-fn describe_index_range(lower: &RangeBound, upper: &RangeBound) -> String {
-    let key = |bound: &RangeBound| match bound {
-        RangeBound::Unbounded => Vec::new(),
-        RangeBound::Included(key) | RangeBound::Excluded(key) => key.clone(),
-    };
-    let (low, high) = (key(lower), key(upper));
-    let equal = if lower == upper {
-        low.len()
-    } else {
-        low.iter().zip(&high).take_while(|(a, b)| a == b).count()
-    };
-    let mut parts = Vec::new();
-    if equal > 0 {
-        parts.push(format!(
-            "{equal} key column{} equal",
-            if equal == 1 { "" } else { "s" }
-        ));
-    }
-    match (low.len() > equal, high.len() > equal) {
-        (true, true) => parts.push("range".to_string()),
-        (true, false) => parts.push("lower bound".to_string()),
-        (false, true) => parts.push("upper bound".to_string()),
-        (false, false) => {}
-    }
-    if parts.is_empty() {
-        "full".to_string()
-    } else {
-        parts.join(", ")
-    }
-}
-
-/// The plan as indented text, one operator per line.
-pub(crate) fn explain_lines(node: &PlanNode) -> Vec<String> {
-    fn walk(node: &PlanNode, depth: usize, out: &mut Vec<String>) {
-        let indent = "  ".repeat(depth);
-        let (label, children): (String, Vec<&PlanNode>) = match &node.kind {
-            PlanKind::SingleRow => ("Result".into(), vec![]),
-            PlanKind::Values { rows } => (format!("Values ({} rows)", rows.len()), vec![]),
-            PlanKind::TableScan {
-                table,
-                lower,
-                upper,
-                ..
-            } => (
-                format!(
-                    "Table Scan on {}{}",
-                    table.name,
-                    match (lower, upper) {
-                        (RangeBound::Unbounded, RangeBound::Unbounded) => "",
-                        _ => " (row id range)",
-                    }
-                ),
-                vec![],
-            ),
-            PlanKind::IndexScan {
-                table,
-                index,
-                reverse,
-                lower,
-                upper,
-                ..
-            } => (
-                format!(
-                    "Index Scan{} using {} on {} ({})",
-                    if *reverse { " Backward" } else { "" },
-                    index.name,
-                    table.name,
-                    describe_index_range(lower, upper)
-                ),
-                vec![],
-            ),
-            PlanKind::Filter { input, .. } => ("Filter".into(), vec![&**input]),
-            PlanKind::Project { input, exprs } => {
-                (format!("Project ({} columns)", exprs.len()), vec![&**input])
-            }
-            PlanKind::Aggregate {
-                input,
-                group_by,
-                aggregates,
-            } => (
-                format!(
-                    "Hash Aggregate ({} keys, {} aggregates)",
-                    group_by.len(),
-                    aggregates.len()
-                ),
-                vec![&**input],
-            ),
-            PlanKind::Sort { input, keys } => {
-                (format!("Sort ({} keys)", keys.len()), vec![&**input])
-            }
-            PlanKind::Limit { input, .. } => ("Limit".into(), vec![&**input]),
-            PlanKind::Distinct { input } => ("Distinct".into(), vec![&**input]),
-            PlanKind::NestedLoopJoin {
-                left, right, kind, ..
-            } => (
-                format!("Nested Loop {kind:?} Join"),
-                vec![&**left, &**right],
-            ),
-            PlanKind::HashJoin {
-                left,
-                right,
-                kind,
-                left_keys,
-                residual,
-                ..
-            } => (
-                format!(
-                    "Hash {kind:?} Join ({} key{}{})",
-                    left_keys.len(),
-                    if left_keys.len() == 1 { "" } else { "s" },
-                    if residual.is_some() { ", residual" } else { "" }
-                ),
-                vec![&**left, &**right],
-            ),
-            PlanKind::SetOperation {
-                operator,
-                all,
-                left,
-                right,
-            } => (
-                format!("{operator:?}{}", if *all { " All" } else { "" }),
-                vec![&**left, &**right],
-            ),
-            PlanKind::Insert { table, source, .. } => {
-                (format!("Insert on {}", table.name), vec![&**source])
-            }
-            PlanKind::Update { table, input, .. } => {
-                (format!("Update on {}", table.name), vec![&**input])
-            }
-            PlanKind::Delete { table, input, .. } => {
-                (format!("Delete on {}", table.name), vec![&**input])
-            }
-        };
-        out.push(format!("{indent}{label}"));
-        for child in children {
-            walk(child, depth + 1, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(node, 0, &mut out);
-    out
 }
 
 /// Output columns of a prepared statement.

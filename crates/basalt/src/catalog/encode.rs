@@ -1,7 +1,7 @@
 //! The binary form of catalog entries.
 //!
 //! Format version 1, little-endian: a version byte, then the object kind byte (`t`, `i`,
-//! `v`), then the object's fields in declaration order. Strings are a u32 length and UTF-8
+//! `v`, `s` for statistics), then the object's fields in declaration order. Strings are a u32 length and UTF-8
 //! bytes; optional strings are a presence byte then the string; lists are a u32 count then
 //! the items; `DataType` is one byte (see [`data_type_byte`]). Decoding checks every length
 //! against the remaining input, so a damaged entry is an error, never a panic.
@@ -11,8 +11,8 @@ use crate::storage::keys::KeyOrder;
 use crate::types::DataType;
 
 use super::{
-    ColumnDef, ForeignKeyDef, IndexDef, IndexMethod, ReferentialAction, SchemaObject, TableDef,
-    ViewDef,
+    ColumnDef, ForeignKeyDef, IndexDef, IndexMethod, IndexStatistics, ReferentialAction,
+    SchemaObject, TableDef, TableStatistics, ViewDef,
 };
 
 const FORMAT_VERSION: u8 = 1;
@@ -88,6 +88,9 @@ impl Writer {
     fn usize(&mut self, value: usize) {
         self.u32(u32::try_from(value).unwrap_or(u32::MAX));
     }
+    fn u64(&mut self, value: u64) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
     fn bool(&mut self, value: bool) {
         self.u8(u8::from(value));
     }
@@ -123,6 +126,12 @@ impl Reader<'_> {
     }
     fn usize(&mut self) -> Result<usize, CatalogError> {
         Ok(self.u32()? as usize)
+    }
+    fn u64(&mut self) -> Result<u64, CatalogError> {
+        let bytes = self.take(8)?;
+        let mut array = [0u8; 8];
+        array.copy_from_slice(bytes);
+        Ok(u64::from_le_bytes(array))
     }
     /// A count of items that each take at least one byte: bounded by the remaining input.
     fn count(&mut self) -> Result<usize, CatalogError> {
@@ -220,6 +229,20 @@ pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
             out.usize(view.column_names.len());
             view.column_names.iter().for_each(|name| out.str(name));
             out.str(&view.query);
+        }
+        SchemaObject::Statistics(statistics) => {
+            out.str(&statistics.table);
+            out.u32(statistics.table_root);
+            out.u64(statistics.rows);
+            out.usize(statistics.indexes.len());
+            for index in &statistics.indexes {
+                out.str(&index.index);
+                out.u32(index.index_root);
+                out.usize(index.rows_per_key.len());
+                for rows in &index.rows_per_key {
+                    out.u64(rows.to_bits());
+                }
+            }
         }
     }
     out.0
@@ -366,6 +389,32 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 name,
                 column_names,
                 query,
+            })
+        }
+        b's' => {
+            let table = input.str()?;
+            let table_root = input.u32()?;
+            let rows = input.u64()?;
+            let count = input.count()?;
+            let mut indexes = Vec::with_capacity(count);
+            for _ in 0..count {
+                let index = input.str()?;
+                let index_root = input.u32()?;
+                let count = input.count()?;
+                let rows_per_key = (0..count)
+                    .map(|_| input.u64().map(f64::from_bits))
+                    .collect::<Result<Vec<_>, _>>()?;
+                indexes.push(IndexStatistics {
+                    index,
+                    index_root,
+                    rows_per_key,
+                });
+            }
+            SchemaObject::Statistics(TableStatistics {
+                table,
+                table_root,
+                rows,
+                indexes,
             })
         }
         other => return Err(CatalogError(format!("unknown object kind {other}"))),

@@ -160,12 +160,33 @@ pub struct ViewDef {
     pub query: String,
 }
 
+/// What `ANALYZE` measured of one table, for the optimizer's estimates. Statistics name the
+/// root pages they were taken from, so a table or index dropped and re-created under the same
+/// name does not inherit them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableStatistics {
+    pub table: String,
+    pub table_root: PageNo,
+    pub rows: u64,
+    pub indexes: Vec<IndexStatistics>,
+}
+
+/// Per index: the average number of rows sharing each leading-columns prefix (entry `k` for
+/// the first `k + 1` key columns), as SQLite's `sqlite_stat1` keeps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexStatistics {
+    pub index: String,
+    pub index_root: PageNo,
+    pub rows_per_key: Vec<f64>,
+}
+
 /// One catalog entry.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SchemaObject {
     Table(TableDef),
     Index(IndexDef),
     View(ViewDef),
+    Statistics(TableStatistics),
 }
 
 impl SchemaObject {
@@ -175,6 +196,7 @@ impl SchemaObject {
             SchemaObject::Table(table) => &table.name,
             SchemaObject::Index(index) => &index.name,
             SchemaObject::View(view) => &view.name,
+            SchemaObject::Statistics(statistics) => &statistics.table,
         }
     }
 
@@ -184,6 +206,7 @@ impl SchemaObject {
             SchemaObject::Table(_) => b't',
             SchemaObject::Index(_) => b'i',
             SchemaObject::View(_) => b'v',
+            SchemaObject::Statistics(_) => b's',
         }
     }
 }
@@ -196,6 +219,8 @@ pub struct Catalog {
     pub tables: BTreeMap<String, Arc<TableDef>>,
     pub indexes: BTreeMap<String, Arc<IndexDef>>,
     pub views: BTreeMap<String, Arc<ViewDef>>,
+    /// ANALYZE results by lower-cased table name.
+    pub statistics: BTreeMap<String, Arc<TableStatistics>>,
 }
 
 impl Catalog {
@@ -222,9 +247,35 @@ impl Catalog {
                         .views
                         .insert(view.name.to_lowercase(), Arc::new(view));
                 }
+                SchemaObject::Statistics(statistics) => {
+                    catalog
+                        .statistics
+                        .insert(statistics.table.to_lowercase(), Arc::new(statistics));
+                }
             }
         }
         catalog
+    }
+
+    /// ANALYZE's row count of `table`, if it was analysed in its current incarnation.
+    pub fn analyzed_rows(&self, table: &TableDef) -> Option<u64> {
+        self.statistics
+            .get(&table.name.to_lowercase())
+            .filter(|statistics| statistics.table_root == table.root)
+            .map(|statistics| statistics.rows)
+    }
+
+    /// ANALYZE's average rows per distinct prefix of `columns` leading key columns of `index`.
+    pub fn analyzed_rows_per_key(&self, index: &IndexDef, columns: usize) -> Option<f64> {
+        let statistics = self.statistics.get(&index.table.to_lowercase())?;
+        let entry = statistics
+            .indexes
+            .iter()
+            .find(|entry| entry.index.eq_ignore_ascii_case(&index.name))?;
+        if entry.index_root != index.root {
+            return None;
+        }
+        entry.rows_per_key.get(columns.checked_sub(1)?).copied()
     }
 
     /// The table named `name` (case-insensitive).

@@ -28,6 +28,8 @@ pub struct ExecContext {
     /// Set from another thread to cancel this execution; operators that loop over many rows
     /// check it once per batch.
     pub interrupt: Arc<AtomicBool>,
+    /// Set for EXPLAIN ANALYZE: every operator built records its rows and time here.
+    pub profile: Option<Box<RefCell<super::explain::Profile>>>,
 }
 
 impl ExecContext {
@@ -44,12 +46,19 @@ impl ExecContext {
             outer_rows: RefCell::new(Vec::new()),
             subquery_results: RefCell::new(HashMap::new()),
             interrupt: Arc::new(AtomicBool::new(false)),
+            profile: None,
         }
     }
 
     /// The same context, cancelled when `interrupt` is set.
     pub fn with_interrupt(mut self, interrupt: Arc<AtomicBool>) -> Self {
         self.interrupt = interrupt;
+        self
+    }
+
+    /// The same context, recording every operator's rows and time (EXPLAIN ANALYZE).
+    pub fn with_profiling(mut self) -> Self {
+        self.profile = Some(Box::new(RefCell::new(super::explain::Profile::new())));
         self
     }
 

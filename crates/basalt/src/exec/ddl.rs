@@ -238,6 +238,9 @@ pub fn drop_objects(
                 }
                 TableTree::open(table.root).destroy(txn)?;
                 catalog::remove_object(txn, b't', &table.name)?;
+                if catalog.statistics.contains_key(&lower) {
+                    catalog::remove_object(txn, b's', &table.name)?;
+                }
             }
             ObjectKind::Index => {
                 let Some(index) = catalog.indexes.get(&lower) else {

@@ -15,7 +15,7 @@
 
 use std::cmp::Ordering;
 
-use crate::plan::{BinaryOp, Expr, PlanKind, PlanNode, UnaryOp};
+use crate::plan::{BinaryOp, Expr, PlanNode, UnaryOp};
 use crate::types::{self, DataType, TypeError, Value};
 
 use super::context::ExecContext;
@@ -730,7 +730,7 @@ fn run_subquery(
 /// Whether a subquery plan reads columns of an enclosing query.
 pub fn plan_is_correlated(node: &PlanNode) -> bool {
     let mut correlated = false;
-    visit_plan_exprs(node, &mut |expr| {
+    node.visit_exprs(&mut |expr| {
         expr.visit(&mut |inner| {
             if matches!(inner, Expr::OuterColumn { .. }) {
                 correlated = true;
@@ -751,7 +751,7 @@ pub fn plan_is_correlated(node: &PlanNode) -> bool {
 /// that contains it), which makes the containing query correlated too.
 fn plan_is_correlated_beyond(node: &PlanNode, depth: usize) -> bool {
     let mut found = false;
-    visit_plan_exprs(node, &mut |expr| {
+    node.visit_exprs(&mut |expr| {
         expr.visit(&mut |inner| match inner {
             Expr::OuterColumn { depth: d, .. } if *d > depth => found = true,
             Expr::ScalarSubquery { plan, .. }
@@ -765,120 +765,4 @@ fn plan_is_correlated_beyond(node: &PlanNode, depth: usize) -> bool {
         })
     });
     found
-}
-
-/// Calls `f` on every expression of every node of a plan.
-pub fn visit_plan_exprs(node: &PlanNode, f: &mut impl FnMut(&Expr)) {
-    match &node.kind {
-        PlanKind::SingleRow => {}
-        PlanKind::Values { rows } => rows.iter().flatten().for_each(&mut *f),
-        PlanKind::TableScan { lower, upper, .. } | PlanKind::IndexScan { lower, upper, .. } => {
-            for bound in [lower, upper] {
-                if let crate::plan::RangeBound::Included(exprs)
-                | crate::plan::RangeBound::Excluded(exprs) = bound
-                {
-                    exprs.iter().for_each(&mut *f);
-                }
-            }
-        }
-        PlanKind::Filter { input, predicate } => {
-            f(predicate);
-            visit_plan_exprs(input, f);
-        }
-        PlanKind::Project { input, exprs } => {
-            exprs.iter().for_each(&mut *f);
-            visit_plan_exprs(input, f);
-        }
-        PlanKind::Aggregate {
-            input,
-            group_by,
-            aggregates,
-        } => {
-            group_by.iter().for_each(&mut *f);
-            for call in aggregates {
-                call.args.iter().for_each(&mut *f);
-                if let Some(filter) = &call.filter {
-                    f(filter);
-                }
-            }
-            visit_plan_exprs(input, f);
-        }
-        PlanKind::Sort { input, keys } => {
-            keys.iter().for_each(|key| f(&key.expr));
-            visit_plan_exprs(input, f);
-        }
-        PlanKind::Limit {
-            input,
-            limit,
-            offset,
-        } => {
-            limit.iter().chain(offset.iter()).for_each(&mut *f);
-            visit_plan_exprs(input, f);
-        }
-        PlanKind::Distinct { input } => visit_plan_exprs(input, f),
-        PlanKind::NestedLoopJoin {
-            left,
-            right,
-            condition,
-            ..
-        } => {
-            condition.iter().for_each(&mut *f);
-            visit_plan_exprs(left, f);
-            visit_plan_exprs(right, f);
-        }
-        PlanKind::HashJoin {
-            left,
-            right,
-            left_keys,
-            right_keys,
-            residual,
-            ..
-        } => {
-            left_keys
-                .iter()
-                .chain(right_keys)
-                .chain(residual.iter())
-                .for_each(&mut *f);
-            visit_plan_exprs(left, f);
-            visit_plan_exprs(right, f);
-        }
-        PlanKind::SetOperation { left, right, .. } => {
-            visit_plan_exprs(left, f);
-            visit_plan_exprs(right, f);
-        }
-        PlanKind::Insert {
-            source,
-            returning,
-            on_conflict,
-            ..
-        } => {
-            returning.iter().for_each(&mut *f);
-            if let crate::plan::ConflictAction::Update {
-                assignments,
-                condition,
-                ..
-            } = on_conflict
-            {
-                assignments.iter().for_each(|(_, expr)| f(expr));
-                condition.iter().for_each(&mut *f);
-            }
-            visit_plan_exprs(source, f);
-        }
-        PlanKind::Update {
-            input,
-            assignments,
-            returning,
-            ..
-        } => {
-            assignments.iter().for_each(|(_, expr)| f(expr));
-            returning.iter().for_each(&mut *f);
-            visit_plan_exprs(input, f);
-        }
-        PlanKind::Delete {
-            input, returning, ..
-        } => {
-            returning.iter().for_each(&mut *f);
-            visit_plan_exprs(input, f);
-        }
-    }
 }

@@ -3,11 +3,13 @@
 //! Operators exchange [`vector::Batch`]es — a few hundred to a few thousand rows stored
 //! column by column — so expressions, aggregates, joins and sorts work on whole arrays.
 
+pub mod analyze;
 pub mod context;
 pub mod ddl;
 pub mod dml;
 pub mod error;
 pub mod eval;
+pub mod explain;
 pub mod operators;
 pub mod record;
 pub mod row_key;

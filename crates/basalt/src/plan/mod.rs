@@ -18,6 +18,7 @@ pub mod bind;
 pub mod ddl;
 pub mod expr;
 pub mod optimize;
+mod visit;
 
 use std::sync::Arc;
 
@@ -116,12 +117,14 @@ pub enum PlanKind {
     SingleRow,
     /// Literal rows (`VALUES`, and the source of `INSERT ... VALUES`).
     Values { rows: Vec<Vec<Expr>> },
-    /// Rows of a table in row-id order, optionally limited to a row-id range.
+    /// Rows of a table in row-id order (descending if `reverse`), optionally limited to a
+    /// row-id range.
     TableScan {
         table: Arc<TableDef>,
         columns: Vec<ScanColumn>,
         lower: RangeBound,
         upper: RangeBound,
+        reverse: bool,
     },
     /// Rows of a table found through an index range (bounds are prefixes of the index's key
     /// columns), in index order (reversed if `reverse`).
@@ -155,6 +158,14 @@ pub enum PlanKind {
         input: Box<PlanNode>,
         keys: Vec<SortKey>,
     },
+    /// The first `offset + limit` rows in the keys' order, then skip `offset` (ORDER BY ...
+    /// LIMIT): a bounded heap instead of a full sort.
+    TopN {
+        input: Box<PlanNode>,
+        keys: Vec<SortKey>,
+        limit: Expr,
+        offset: Option<Expr>,
+    },
     /// Skip `offset` rows, then at most `limit` rows (expressions without columns).
     Limit {
         input: Box<PlanNode>,
@@ -178,6 +189,19 @@ pub enum PlanKind {
         kind: JoinKind,
         left_keys: Vec<Expr>,
         right_keys: Vec<Expr>,
+        residual: Option<Expr>,
+    },
+    /// For each left row, the rows of `table` whose row id (`index` is `None`) or whose leading
+    /// `index` columns equal `left_keys` (NULL keys never match), found by seeks; then
+    /// `residual` over the joined row. Output: the left columns, then `columns` of the table.
+    /// Kinds: inner, left, semi, anti.
+    IndexJoin {
+        left: Box<PlanNode>,
+        table: Arc<TableDef>,
+        index: Option<Arc<IndexDef>>,
+        columns: Vec<ScanColumn>,
+        kind: JoinKind,
+        left_keys: Vec<Expr>,
         residual: Option<Expr>,
     },
     /// UNION / INTERSECT / EXCEPT, with or without ALL. Both inputs have the same column types.

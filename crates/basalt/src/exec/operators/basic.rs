@@ -130,7 +130,11 @@ pub struct Limit {
     to_skip: u64,
 }
 
-fn count_argument(expr: Option<&Expr>, ctx: &ExecContext, what: &str) -> ExecResult<Option<u64>> {
+pub(super) fn count_argument(
+    expr: Option<&Expr>,
+    ctx: &ExecContext,
+    what: &str,
+) -> ExecResult<Option<u64>> {
     let Some(expr) = expr else { return Ok(None) };
     match eval::evaluate_scalar(expr, ctx)? {
         Value::Null => Ok(None),

@@ -5,16 +5,27 @@
 //! batch (so conditions run vectorised), and emit matches. LEFT / FULL joins add a row with
 //! NULLs on the right for unmatched left rows; RIGHT / FULL joins remember which right rows
 //! matched and add the others at the end. SEMI and ANTI joins emit left rows only.
+//!
+//! The index join is the third kind: it never materialises the right side but, for each
+//! left row, seeks the right table by row id or through an index on the join key. It is
+//! what the optimizer picks when few left rows meet a large indexed table (a point lookup
+//! joined to its parent row), where building a hash table of the whole right side would
+//! cost far more than a handful of seeks.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
+use crate::catalog::{IndexDef, TableDef};
 use crate::exec::context::ExecContext;
-use crate::exec::error::ExecResult;
+use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::row_key::{any_null, equality_key};
+use crate::exec::source::PageSource;
 use crate::exec::vector::{BATCH_SIZE, Batch, Vector};
-use crate::plan::{Expr, JoinKind};
-use crate::types::DataType;
+use crate::plan::{Expr, JoinKind, ScanColumn};
+use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableTree};
+use crate::storage::keys;
+use crate::types::{DataType, Value};
 
 use super::sort::concatenate;
 use super::{Operator, collect};
@@ -327,6 +338,152 @@ impl Operator for HashJoin {
             if self.state.output.rows == 0 {
                 return Ok(None);
             }
+        }
+        Ok(Some(self.state.take_output()))
+    }
+}
+
+/// A join that seeks the right table once per left row (by row id, or by an index whose
+/// leading columns equal the left row's keys). Inner, left, semi and anti joins.
+#[derive(Debug)]
+pub struct IndexJoin {
+    left: Box<dyn Operator>,
+    table: Arc<TableDef>,
+    index: Option<Arc<IndexDef>>,
+    columns: Vec<ScanColumn>,
+    left_keys: Vec<Expr>,
+    residual: Option<Expr>,
+    table_cursor: TableCursor<PageSource>,
+    index_cursor: Option<IndexCursor<PageSource>>,
+    /// The encoded key prefix being probed, reused across rows.
+    probe: Vec<u8>,
+    state: JoinState,
+}
+
+impl IndexJoin {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        left: Box<dyn Operator>,
+        table: Arc<TableDef>,
+        index: Option<Arc<IndexDef>>,
+        columns: Vec<ScanColumn>,
+        kind: JoinKind,
+        left_keys: Vec<Expr>,
+        residual: Option<Expr>,
+        left_types: Vec<DataType>,
+        ctx: &ExecContext,
+    ) -> ExecResult<Self> {
+        if matches!(kind, JoinKind::Right | JoinKind::Full) {
+            return Err(ExecError::internal(
+                "an index join cannot be a right or full join",
+            ));
+        }
+        let right_types = super::scan::column_types(&table, &columns);
+        let table_cursor = TableTree::open(table.root).cursor(ctx.source.clone());
+        let index_cursor = index
+            .as_ref()
+            .map(|index| IndexTree::open(index.root).cursor(ctx.source.clone()));
+        let mut state = JoinState::new(kind, left_types, right_types);
+        state.right = Batch::with_types(&state.right_types, 1);
+        Ok(IndexJoin {
+            left,
+            table,
+            index,
+            columns,
+            left_keys,
+            residual,
+            table_cursor,
+            index_cursor,
+            probe: Vec::new(),
+            state,
+        })
+    }
+
+    /// Loads into `state.right` the table rows whose key equals `key` (no NULLs in it).
+    fn fetch(&mut self, key: &[Value]) -> ExecResult<()> {
+        self.state.right.clear();
+        match (&self.index, &mut self.index_cursor) {
+            (Some(index), Some(index_cursor)) => {
+                self.probe.clear();
+                for (value, (_, order)) in key.iter().zip(&index.columns) {
+                    keys::encode_value(&super::scan::key_value(value), *order, &mut self.probe);
+                }
+                index_cursor.seek_ge(&self.probe)?;
+                while index_cursor.is_valid() && index_cursor.key().starts_with(&self.probe) {
+                    let row_id = keys::decode_row_id(index_cursor.key())
+                        .map_err(|e| ExecError::new("XX001", e.to_string()))?;
+                    if !self.table_cursor.seek_ge(row_id)? {
+                        return Err(ExecError::new(
+                            "XX001",
+                            format!(
+                                "index of table {} points at missing row {row_id}",
+                                self.table.name
+                            ),
+                        ));
+                    }
+                    super::scan::read_row(
+                        &self.table_cursor,
+                        &self.table,
+                        &self.columns,
+                        &mut self.state.right,
+                    )?;
+                    index_cursor.next()?;
+                }
+            }
+            _ => {
+                let Some(Value::Integer(row_id)) = key.first() else {
+                    return Ok(());
+                };
+                if self.table_cursor.seek_ge(*row_id)? {
+                    super::scan::read_row(
+                        &self.table_cursor,
+                        &self.table,
+                        &self.columns,
+                        &mut self.state.right,
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Operator for IndexJoin {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        ctx.check_interrupt()?;
+        let mut key: Vec<Value> = Vec::with_capacity(self.left_keys.len());
+        while self.state.output.rows < BATCH_SIZE && !self.state.finished_left {
+            let Some(left) = self.left.next(ctx)? else {
+                self.state.finished_left = true;
+                break;
+            };
+            let key_columns = self
+                .left_keys
+                .iter()
+                .map(|expr| eval::evaluate(expr, &left, ctx))
+                .collect::<ExecResult<Vec<_>>>()?;
+            let refs: Vec<&Vector> = key_columns.iter().collect();
+            for left_row in 0..left.rows {
+                if any_null(&refs, left_row) {
+                    self.state.right.clear();
+                } else {
+                    key.clear();
+                    key.extend(refs.iter().map(|column| column.get(left_row)));
+                    self.fetch(&key)?;
+                }
+                let candidates: Vec<u32> = (0..self.state.right.rows as u32).collect();
+                let matches = match (&self.residual, candidates.is_empty()) {
+                    (Some(residual), false) => {
+                        let pairs = self.state.pairs(&left, left_row, &candidates);
+                        eval::select_true(residual, &pairs, ctx)?
+                    }
+                    _ => candidates,
+                };
+                self.state.emit(&left, left_row, &matches);
+            }
+        }
+        if self.state.finished_left && self.state.output.rows == 0 {
+            return Ok(None);
         }
         Ok(Some(self.state.take_output()))
     }

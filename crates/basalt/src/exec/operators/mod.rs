@@ -24,8 +24,16 @@ pub trait Operator: std::fmt::Debug {
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>>;
 }
 
-/// Builds the operator tree for `node`.
+/// Builds the operator tree for `node` (instrumented when the context collects a profile).
 pub fn build(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Operator>> {
+    let operator = build_operator(node, ctx)?;
+    Ok(match ctx.profile {
+        Some(_) => crate::exec::explain::Profiled::wrap(operator, node, ctx),
+        None => operator,
+    })
+}
+
+fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Operator>> {
     let types: Vec<_> = node.schema.iter().map(|column| column.data_type).collect();
     Ok(match &node.kind {
         PlanKind::SingleRow => Box::new(basic::SingleRow::default()),
@@ -35,11 +43,13 @@ pub fn build(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Operator>
             columns,
             lower,
             upper,
+            reverse,
         } => Box::new(scan::TableScan::new(
             table.clone(),
             columns.clone(),
             lower,
             upper,
+            *reverse,
             ctx,
         )?),
         PlanKind::IndexScan {
@@ -77,6 +87,19 @@ pub fn build(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Operator>
         PlanKind::Sort { input, keys } => {
             Box::new(sort::Sort::new(build(input, ctx)?, keys.clone(), types))
         }
+        PlanKind::TopN {
+            input,
+            keys,
+            limit,
+            offset,
+        } => Box::new(sort::TopN::new(
+            build(input, ctx)?,
+            keys.clone(),
+            limit,
+            offset.as_ref(),
+            types,
+            ctx,
+        )?),
         PlanKind::Distinct { input } => Box::new(sort::Distinct::new(build(input, ctx)?)),
         PlanKind::Aggregate {
             input,
@@ -118,6 +141,25 @@ pub fn build(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Operator>
             left.schema.iter().map(|c| c.data_type).collect(),
             right.schema.iter().map(|c| c.data_type).collect(),
         )),
+        PlanKind::IndexJoin {
+            left,
+            table,
+            index,
+            columns,
+            kind,
+            left_keys,
+            residual,
+        } => Box::new(join::IndexJoin::new(
+            build(left, ctx)?,
+            table.clone(),
+            index.clone(),
+            columns.clone(),
+            *kind,
+            left_keys.clone(),
+            residual.clone(),
+            left.schema.iter().map(|c| c.data_type).collect(),
+            ctx,
+        )?),
         PlanKind::SetOperation {
             operator,
             all,

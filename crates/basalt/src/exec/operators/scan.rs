@@ -15,7 +15,7 @@ use crate::types::{DataType, Value};
 
 use super::Operator;
 
-fn column_types(table: &TableDef, columns: &[ScanColumn]) -> Vec<DataType> {
+pub(super) fn column_types(table: &TableDef, columns: &[ScanColumn]) -> Vec<DataType> {
     columns
         .iter()
         .map(|column| match column {
@@ -29,7 +29,7 @@ fn column_types(table: &TableDef, columns: &[ScanColumn]) -> Vec<DataType> {
 }
 
 /// Appends the cursor's current row to `batch`.
-fn read_row(
+pub(super) fn read_row(
     cursor: &TableCursor<PageSource>,
     table: &TableDef,
     columns: &[ScanColumn],
@@ -87,7 +87,7 @@ fn bound_row_id(bound: &RangeBound, ctx: &ExecContext) -> ExecResult<RowIdBound>
     }
 }
 
-/// Rows of a table in row-id order, within an optional row-id range.
+/// Rows of a table in row-id order (or reverse order), within an optional row-id range.
 #[derive(Debug)]
 pub struct TableScan {
     table: Arc<TableDef>,
@@ -96,7 +96,10 @@ pub struct TableScan {
     cursor: TableCursor<PageSource>,
     /// Whether the cursor is on a row still to be returned.
     positioned: bool,
-    upper: Option<(i64, bool)>,
+    /// The bound the scan walks towards: the upper one going forward, the lower one in
+    /// reverse.
+    stop: Option<(i64, bool)>,
+    reverse: bool,
     empty: bool,
 }
 
@@ -106,18 +109,33 @@ impl TableScan {
         columns: Vec<ScanColumn>,
         lower: &RangeBound,
         upper: &RangeBound,
+        reverse: bool,
         ctx: &ExecContext,
     ) -> ExecResult<TableScan> {
         let mut cursor = TableTree::open(table.root).cursor(ctx.source.clone());
         let (lower, upper) = (bound_row_id(lower, ctx)?, bound_row_id(upper, ctx)?);
         let empty = lower.is_err() || upper.is_err();
         let (lower, upper) = (lower.unwrap_or(None), upper.unwrap_or(None));
-        let positioned = match lower {
-            None => cursor.first()?,
-            Some((start, inclusive)) => {
+        let (start, stop) = if reverse {
+            (upper, lower)
+        } else {
+            (lower, upper)
+        };
+        let positioned = match (start, reverse) {
+            (None, false) => cursor.first()?,
+            (None, true) => cursor.last()?,
+            (Some((start, inclusive)), false) => {
                 let exact = cursor.seek_ge(start)?;
                 if exact && !inclusive {
                     cursor.next()?
+                } else {
+                    cursor.is_valid()
+                }
+            }
+            (Some((start, inclusive)), true) => {
+                let exact = cursor.seek_le(start)?;
+                if exact && !inclusive {
+                    cursor.prev()?
                 } else {
                     cursor.is_valid()
                 }
@@ -130,9 +148,25 @@ impl TableScan {
             types,
             cursor,
             positioned,
-            upper,
+            stop,
+            reverse,
             empty,
         })
+    }
+
+    /// Whether `row_id` lies beyond the bound the scan walks towards.
+    fn past_stop(&self, row_id: i64) -> bool {
+        match self.stop {
+            None => false,
+            Some((stop, inclusive)) => {
+                let beyond = if self.reverse {
+                    row_id < stop
+                } else {
+                    row_id > stop
+                };
+                beyond || (row_id == stop && !inclusive)
+            }
+        }
     }
 }
 
@@ -148,14 +182,16 @@ impl Operator for TableScan {
                 .cursor
                 .row_id()
                 .ok_or_else(|| ExecError::internal("scan cursor lost its row"))?;
-            if let Some((end, inclusive)) = self.upper
-                && (row_id > end || (row_id == end && !inclusive))
-            {
+            if self.past_stop(row_id) {
                 self.positioned = false;
                 break;
             }
             read_row(&self.cursor, &self.table, &self.columns, &mut batch)?;
-            self.positioned = self.cursor.next()?;
+            self.positioned = if self.reverse {
+                self.cursor.prev()?
+            } else {
+                self.cursor.next()?
+            };
         }
         Ok(Some(batch))
     }

@@ -144,3 +144,135 @@ impl Operator for Distinct {
         Ok(Some(batch.gather(&keep)))
     }
 }
+
+/// `ORDER BY ... LIMIT n OFFSET m` without sorting the whole input: keeps the best `n + m`
+/// rows seen so far in a max-heap (by sort key, then arrival order, so ties keep input order
+/// exactly as the stable [`Sort`] does) and skips any row that cannot enter it. Memory is
+/// bounded by about twice `n + m` rows, whatever the input size.
+#[derive(Debug)]
+pub struct TopN {
+    input: Option<Box<dyn Operator>>,
+    keys: Vec<SortKey>,
+    orders: Vec<KeyOrder>,
+    limit: Option<u64>,
+    offset: u64,
+    types: Vec<DataType>,
+    output: Emitter,
+}
+
+impl TopN {
+    pub fn new(
+        input: Box<dyn Operator>,
+        keys: Vec<SortKey>,
+        limit: &crate::plan::Expr,
+        offset: Option<&crate::plan::Expr>,
+        types: Vec<DataType>,
+        ctx: &ExecContext,
+    ) -> ExecResult<Self> {
+        let orders = keys
+            .iter()
+            .map(|key| KeyOrder {
+                descending: key.descending,
+                nulls_first: key.nulls_first,
+            })
+            .collect();
+        Ok(TopN {
+            input: Some(input),
+            keys,
+            orders,
+            limit: super::basic::count_argument(Some(limit), ctx, "LIMIT")?,
+            offset: super::basic::count_argument(offset, ctx, "OFFSET")?.unwrap_or(0),
+            types,
+            output: Emitter::default(),
+        })
+    }
+
+    /// Reads the whole input, keeping the first `wanted` rows in key order.
+    fn select(
+        &mut self,
+        input: &mut dyn Operator,
+        wanted: usize,
+        ctx: &ExecContext,
+    ) -> ExecResult<()> {
+        // Candidates live in `kept`; the heap holds (key, arrival, position in `kept`) of the
+        // best `wanted` so far, worst on top. Rows evicted from the heap stay in `kept` until
+        // it is compacted.
+        let mut kept = Batch::with_types(&self.types, wanted.min(BATCH_SIZE));
+        let mut heap: std::collections::BinaryHeap<(Vec<u8>, u64, u32)> =
+            std::collections::BinaryHeap::with_capacity(wanted.min(BATCH_SIZE) + 1);
+        let mut arrival = 0u64;
+        let mut key = Vec::new();
+        while let Some(batch) = input.next(ctx)? {
+            let key_columns = self
+                .keys
+                .iter()
+                .map(|sort_key| eval::evaluate(&sort_key.expr, &batch, ctx))
+                .collect::<ExecResult<Vec<_>>>()?;
+            for row in 0..batch.rows {
+                key.clear();
+                for (column, order) in key_columns.iter().zip(&self.orders) {
+                    encode_cell(column, row, *order, &mut key);
+                }
+                arrival += 1;
+                if heap.len() == wanted
+                    && heap
+                        .peek()
+                        .is_some_and(|worst| key.as_slice() >= worst.0.as_slice())
+                {
+                    continue;
+                }
+                for (to, from) in kept.columns.iter_mut().zip(&batch.columns) {
+                    to.push_from(from, row);
+                }
+                kept.rows += 1;
+                heap.push((key.clone(), arrival, (kept.rows - 1) as u32));
+                if heap.len() > wanted {
+                    heap.pop();
+                }
+            }
+            if kept.rows > wanted.saturating_mul(2).max(BATCH_SIZE) {
+                let mut entries = std::mem::take(&mut heap).into_vec();
+                let positions: Vec<u32> = entries.iter().map(|entry| entry.2).collect();
+                kept = kept.gather(&positions);
+                for (new_position, entry) in entries.iter_mut().enumerate() {
+                    entry.2 = new_position as u32;
+                }
+                heap = entries.into();
+            }
+        }
+        let sorted = heap.into_sorted_vec();
+        let positions: Vec<u32> = sorted
+            .iter()
+            .skip(self.offset as usize)
+            .map(|entry| entry.2)
+            .collect();
+        self.output = Emitter::new(kept, positions);
+        Ok(())
+    }
+}
+
+impl Operator for TopN {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if let Some(mut input) = self.input.take() {
+            match self.limit {
+                // LIMIT NULL / ALL: a full sort, then skip the offset.
+                None => {
+                    let mut sort = Sort::new(input, self.keys.clone(), self.types.clone());
+                    let batches = collect(&mut sort, ctx)?;
+                    let all = concatenate(&batches, &self.types);
+                    let positions =
+                        (self.offset.min(all.rows as u64) as u32..all.rows as u32).collect();
+                    self.output = Emitter::new(all, positions);
+                }
+                Some(limit) => {
+                    let wanted = limit.saturating_add(self.offset);
+                    if wanted > 0 {
+                        let wanted = usize::try_from(wanted).unwrap_or(usize::MAX);
+                        self.select(input.as_mut(), wanted, ctx)?;
+                    }
+                }
+            }
+        }
+        Ok(self.output.next_batch())
+    }
+}

@@ -11,8 +11,8 @@
 
 use sqlparser::ast;
 
+use crate::plan::PlanNode;
 use crate::plan::expr::{AggregateCall, AggregateFunction, Expr};
-use crate::plan::{ConflictAction, PlanKind, PlanNode, RangeBound};
 use crate::types::{DataType, Value};
 
 use super::Binder;
@@ -291,7 +291,7 @@ fn rewrite_outer_in_plan(
     group_by: &[Expr],
     scope: &Scope,
 ) -> Result<(), BindError> {
-    let (exprs, inputs) = node_parts_mut(&mut plan.kind);
+    let (exprs, inputs) = plan.kind.parts_mut();
     for expr in exprs {
         rewrite_outer_in_expr(expr, depth, group_by, scope)?;
     }
@@ -338,114 +338,5 @@ fn rewrite_outer_in_expr(
             }
             Ok(())
         }
-    }
-}
-
-/// The expressions held by a plan node and its input nodes.
-pub(super) fn node_parts_mut(kind: &mut PlanKind) -> (Vec<&mut Expr>, Vec<&mut PlanNode>) {
-    fn bound_exprs(bound: &mut RangeBound) -> Vec<&mut Expr> {
-        match bound {
-            RangeBound::Unbounded => Vec::new(),
-            RangeBound::Included(exprs) | RangeBound::Excluded(exprs) => exprs.iter_mut().collect(),
-        }
-    }
-    match kind {
-        PlanKind::SingleRow => (Vec::new(), Vec::new()),
-        PlanKind::Values { rows } => (rows.iter_mut().flatten().collect(), Vec::new()),
-        PlanKind::TableScan { lower, upper, .. } | PlanKind::IndexScan { lower, upper, .. } => {
-            let mut exprs = bound_exprs(lower);
-            exprs.extend(bound_exprs(upper));
-            (exprs, Vec::new())
-        }
-        PlanKind::Filter { input, predicate } => (vec![predicate], vec![input.as_mut()]),
-        PlanKind::Project { input, exprs } => (exprs.iter_mut().collect(), vec![input.as_mut()]),
-        PlanKind::Aggregate {
-            input,
-            group_by,
-            aggregates,
-        } => {
-            let mut exprs: Vec<&mut Expr> = group_by.iter_mut().collect();
-            for call in aggregates {
-                exprs.extend(call.args.iter_mut());
-                if let Some(filter) = &mut call.filter {
-                    exprs.push(filter);
-                }
-            }
-            (exprs, vec![input.as_mut()])
-        }
-        PlanKind::Sort { input, keys } => (
-            keys.iter_mut().map(|key| &mut key.expr).collect(),
-            vec![input.as_mut()],
-        ),
-        PlanKind::Limit {
-            input,
-            limit,
-            offset,
-        } => (
-            limit.iter_mut().chain(offset.iter_mut()).collect(),
-            vec![input.as_mut()],
-        ),
-        PlanKind::Distinct { input } => (Vec::new(), vec![input.as_mut()]),
-        PlanKind::NestedLoopJoin {
-            left,
-            right,
-            condition,
-            ..
-        } => (
-            condition.iter_mut().collect(),
-            vec![left.as_mut(), right.as_mut()],
-        ),
-        PlanKind::HashJoin {
-            left,
-            right,
-            left_keys,
-            right_keys,
-            residual,
-            ..
-        } => (
-            left_keys
-                .iter_mut()
-                .chain(right_keys.iter_mut())
-                .chain(residual.iter_mut())
-                .collect(),
-            vec![left.as_mut(), right.as_mut()],
-        ),
-        PlanKind::SetOperation { left, right, .. } => {
-            (Vec::new(), vec![left.as_mut(), right.as_mut()])
-        }
-        PlanKind::Insert {
-            source,
-            on_conflict,
-            returning,
-            ..
-        } => {
-            let mut exprs: Vec<&mut Expr> = returning.iter_mut().collect();
-            if let ConflictAction::Update {
-                assignments,
-                condition,
-                ..
-            } = on_conflict
-            {
-                exprs.extend(assignments.iter_mut().map(|(_, expr)| expr));
-                exprs.extend(condition.iter_mut());
-            }
-            (exprs, vec![source.as_mut()])
-        }
-        PlanKind::Update {
-            input,
-            assignments,
-            returning,
-            ..
-        } => (
-            assignments
-                .iter_mut()
-                .map(|(_, expr)| expr)
-                .chain(returning.iter_mut())
-                .collect(),
-            vec![input.as_mut()],
-        ),
-        PlanKind::Delete {
-            input, returning, ..
-        } => (returning.iter_mut().collect(), vec![input.as_mut()]),
     }
 }

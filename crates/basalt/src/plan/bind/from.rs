@@ -68,6 +68,7 @@ pub(super) fn table_scan(
             columns,
             lower: RangeBound::Unbounded,
             upper: RangeBound::Unbounded,
+            reverse: false,
         },
         schema: schema_of(&scope),
     };

@@ -74,6 +74,7 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
             columns,
             lower: RangeBound::Unbounded,
             upper: RangeBound::Unbounded,
+            ..
         } => best_candidate(table, columns, &predicate, catalog),
         _ => None,
     };
@@ -91,6 +92,7 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
                     columns,
                     lower: candidate.lower,
                     upper: candidate.upper,
+                    reverse: false,
                 },
                 Some(index) => PlanKind::IndexScan {
                     table,

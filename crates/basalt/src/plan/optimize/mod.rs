@@ -10,10 +10,15 @@
 //!    into join inputs and join conditions (respecting outer-join NULL extension).
 //! 2. [`hash_join`]: joins with `left = right` conditions become hash joins.
 //! 3. [`access`]: filters directly above table scans pick a row-id range or an index range.
+//! 4. [`index_join`]: hash joins whose right side is an indexed table become index joins
+//!    when the [`estimate`]s say few left rows will probe it.
+//! 5. [`order`]: sorts that a scan already delivers disappear (the scan may run backwards);
+//!    a sort under a LIMIT becomes a top-N sort.
 //!
 //! Guarantees: every rewrite keeps the result bag exactly (including NULL semantics and any
 //! order a Sort gives); plans stay valid for every parameter value, since nothing here looks
-//! at parameter values. Subquery plans inside expressions are optimized the same way.
+//! at parameter values. Sizes (ANALYZE statistics or the provider's estimates) only choose
+//! between equivalent plans. Subquery plans inside expressions are optimized the same way.
 //! Anything a rule cannot prove safe is left as the binder wrote it.
 //!
 //! `BASALT_NO_OPTIMIZER=1` in the environment (read once per process), or the session
@@ -21,7 +26,10 @@
 //! debugging switch, and the reference side of differential tests.
 
 mod access;
+pub mod estimate;
 mod hash_join;
+mod index_join;
+mod order;
 mod pushdown;
 mod reorder;
 mod util;
@@ -32,7 +40,9 @@ mod tests;
 use std::sync::OnceLock;
 
 use crate::catalog::Catalog;
-use crate::plan::{Bound, BoundStatement, ConflictAction, Expr, PlanKind, PlanNode, RangeBound};
+
+use crate::plan::{Bound, BoundStatement, Expr, PlanKind, PlanNode};
+use estimate::{CatalogStatistics, Estimator, Statistics};
 
 /// Whether the environment disables the optimizer (`BASALT_NO_OPTIMIZER` set to anything
 /// but empty or `0`). Read once.
@@ -43,13 +53,23 @@ pub fn disabled_by_environment() -> bool {
     })
 }
 
-/// A bound statement with its plans optimized (queries, modifications and EXPLAIN alike).
+/// A bound statement with its plans optimized (queries, modifications and EXPLAIN alike),
+/// with table sizes from ANALYZE only.
 pub fn optimize_bound(bound: Bound, catalog: &Catalog) -> Bound {
+    optimize_bound_with(bound, catalog, &CatalogStatistics(catalog))
+}
+
+/// [`optimize_bound`] with table sizes from `statistics`.
+pub fn optimize_bound_with(bound: Bound, catalog: &Catalog, statistics: &dyn Statistics) -> Bound {
+    let estimator = Estimator {
+        catalog,
+        statistics,
+    };
     let statement = match bound.statement {
-        BoundStatement::Query(plan) => BoundStatement::Query(optimize(plan, catalog)),
-        BoundStatement::Modify(plan) => BoundStatement::Modify(optimize(plan, catalog)),
+        BoundStatement::Query(plan) => BoundStatement::Query(optimize_plan(plan, &estimator)),
+        BoundStatement::Modify(plan) => BoundStatement::Modify(optimize_plan(plan, &estimator)),
         BoundStatement::Explain { plan, analyze } => BoundStatement::Explain {
-            plan: optimize(plan, catalog),
+            plan: optimize_plan(plan, &estimator),
             analyze,
         },
         ddl @ BoundStatement::Ddl(_) => ddl,
@@ -60,23 +80,36 @@ pub fn optimize_bound(bound: Bound, catalog: &Catalog) -> Bound {
     }
 }
 
-/// `plan` rewritten by every rule; the result produces the same rows.
-pub fn optimize(mut plan: PlanNode, catalog: &Catalog) -> PlanNode {
-    optimize_subqueries(&mut plan, catalog);
-    let plan = reorder::reorder_joins(plan);
-    let plan = pushdown::push_down(plan, Vec::new());
-    physical(plan, catalog)
+/// `plan` rewritten by every rule (table sizes from ANALYZE only); the result produces the
+/// same rows.
+pub fn optimize(plan: PlanNode, catalog: &Catalog) -> PlanNode {
+    let estimator = Estimator {
+        catalog,
+        statistics: &CatalogStatistics(catalog),
+    };
+    optimize_plan(plan, &estimator)
 }
 
-/// Bottom-up: hash joins and access paths, once the filters are where they belong.
-fn physical(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
-    for child in children_mut(&mut node.kind) {
+fn optimize_plan(mut plan: PlanNode, estimator: &Estimator<'_>) -> PlanNode {
+    optimize_subqueries(&mut plan, estimator);
+    let plan = reorder::reorder_joins(plan);
+    let plan = pushdown::push_down(plan, Vec::new());
+    physical(plan, estimator)
+}
+
+/// Bottom-up: join methods, access paths and orders, once the filters are where they belong.
+fn physical(mut node: PlanNode, estimator: &Estimator<'_>) -> PlanNode {
+    for child in node.kind.children_mut() {
         let taken = std::mem::replace(child, placeholder());
-        *child = physical(taken, catalog);
+        *child = physical(taken, estimator);
     }
     match node.kind {
-        PlanKind::NestedLoopJoin { .. } => hash_join::to_hash_join(node),
-        PlanKind::Filter { .. } => access::choose_access(node, catalog),
+        PlanKind::NestedLoopJoin { .. } => {
+            index_join::to_index_join(hash_join::to_hash_join(node), estimator)
+        }
+        PlanKind::Filter { .. } => access::choose_access(node, estimator.catalog),
+        PlanKind::Sort { .. } => order::sort(node, estimator.catalog),
+        PlanKind::Limit { .. } => order::limit(node, estimator.catalog),
         _ => node,
     }
 }
@@ -90,127 +123,30 @@ fn placeholder() -> PlanNode {
 }
 
 /// Optimizes the plan of every subquery in every expression of the tree.
-fn optimize_subqueries(node: &mut PlanNode, catalog: &Catalog) {
-    for expr in exprs_mut(&mut node.kind) {
-        optimize_expr_subqueries(expr, catalog);
+fn optimize_subqueries(node: &mut PlanNode, estimator: &Estimator<'_>) {
+    for expr in node.kind.exprs_mut() {
+        optimize_expr_subqueries(expr, estimator);
     }
-    for child in children_mut(&mut node.kind) {
-        optimize_subqueries(child, catalog);
+    for child in node.kind.children_mut() {
+        optimize_subqueries(child, estimator);
     }
 }
 
-fn optimize_expr_subqueries(expr: &mut Expr, catalog: &Catalog) {
+fn optimize_expr_subqueries(expr: &mut Expr, estimator: &Estimator<'_>) {
     match expr {
         Expr::ScalarSubquery { plan, .. } | Expr::Exists { plan, .. } => {
             let taken = std::mem::replace(&mut **plan, placeholder());
-            **plan = optimize(taken, catalog);
+            **plan = optimize_plan(taken, estimator);
         }
         Expr::InSubquery { operand, plan, .. } => {
-            optimize_expr_subqueries(operand, catalog);
+            optimize_expr_subqueries(operand, estimator);
             let taken = std::mem::replace(&mut **plan, placeholder());
-            **plan = optimize(taken, catalog);
+            **plan = optimize_plan(taken, estimator);
         }
         _ => {
             for child in expr.children_mut() {
-                optimize_expr_subqueries(child, catalog);
+                optimize_expr_subqueries(child, estimator);
             }
         }
-    }
-}
-
-/// The inputs of a node.
-fn children_mut(kind: &mut PlanKind) -> Vec<&mut PlanNode> {
-    match kind {
-        PlanKind::SingleRow
-        | PlanKind::Values { .. }
-        | PlanKind::TableScan { .. }
-        | PlanKind::IndexScan { .. } => Vec::new(),
-        PlanKind::Filter { input, .. }
-        | PlanKind::Project { input, .. }
-        | PlanKind::Aggregate { input, .. }
-        | PlanKind::Sort { input, .. }
-        | PlanKind::Limit { input, .. }
-        | PlanKind::Distinct { input }
-        | PlanKind::Update { input, .. }
-        | PlanKind::Delete { input, .. } => vec![&mut **input],
-        PlanKind::Insert { source, .. } => vec![&mut **source],
-        PlanKind::NestedLoopJoin { left, right, .. }
-        | PlanKind::HashJoin { left, right, .. }
-        | PlanKind::SetOperation { left, right, .. } => vec![&mut **left, &mut **right],
-    }
-}
-
-/// The expressions a node itself evaluates (not those of its inputs).
-fn exprs_mut(kind: &mut PlanKind) -> Vec<&mut Expr> {
-    fn bound_exprs(bound: &mut RangeBound) -> impl Iterator<Item = &mut Expr> {
-        match bound {
-            RangeBound::Unbounded => [].iter_mut(),
-            RangeBound::Included(exprs) | RangeBound::Excluded(exprs) => exprs.iter_mut(),
-        }
-    }
-    match kind {
-        PlanKind::SingleRow | PlanKind::Distinct { .. } | PlanKind::SetOperation { .. } => {
-            Vec::new()
-        }
-        PlanKind::Values { rows } => rows.iter_mut().flatten().collect(),
-        PlanKind::TableScan { lower, upper, .. } | PlanKind::IndexScan { lower, upper, .. } => {
-            bound_exprs(lower).chain(bound_exprs(upper)).collect()
-        }
-        PlanKind::Filter { predicate, .. } => vec![predicate],
-        PlanKind::Project { exprs, .. } => exprs.iter_mut().collect(),
-        PlanKind::Aggregate {
-            group_by,
-            aggregates,
-            ..
-        } => {
-            let mut out: Vec<&mut Expr> = group_by.iter_mut().collect();
-            for call in aggregates {
-                out.extend(call.args.iter_mut());
-                out.extend(call.filter.iter_mut());
-            }
-            out
-        }
-        PlanKind::Sort { keys, .. } => keys.iter_mut().map(|key| &mut key.expr).collect(),
-        PlanKind::Limit { limit, offset, .. } => {
-            limit.iter_mut().chain(offset.iter_mut()).collect()
-        }
-        PlanKind::NestedLoopJoin { condition, .. } => condition.iter_mut().collect(),
-        PlanKind::HashJoin {
-            left_keys,
-            right_keys,
-            residual,
-            ..
-        } => left_keys
-            .iter_mut()
-            .chain(right_keys.iter_mut())
-            .chain(residual.iter_mut())
-            .collect(),
-        PlanKind::Insert {
-            on_conflict,
-            returning,
-            ..
-        } => {
-            let mut out: Vec<&mut Expr> = returning.iter_mut().collect();
-            if let ConflictAction::Update {
-                assignments,
-                condition,
-                ..
-            } = on_conflict
-            {
-                out.extend(assignments.iter_mut().map(|(_, expr)| expr));
-                out.extend(condition.iter_mut());
-            }
-            out
-        }
-        PlanKind::Update {
-            assignments,
-            returning,
-            ..
-        } => assignments
-            .iter_mut()
-            .map(|(_, expr)| expr)
-            .chain(returning.iter_mut())
-            .collect(),
-        PlanKind::Delete { returning, .. } => returning.iter_mut().collect(),
     }
 }

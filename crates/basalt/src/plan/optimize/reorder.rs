@@ -47,7 +47,7 @@ pub fn reorder_joins(node: PlanNode) -> PlanNode {
             reorder_tree(join, Vec::new(), schema)
         }
         mut other => {
-            for child in super::children_mut(&mut other) {
+            for child in other.children_mut() {
                 let taken = std::mem::replace(child, super::placeholder());
                 *child = reorder_joins(taken);
             }
@@ -109,7 +109,7 @@ fn reorder_tree(join: PlanNode, predicates: Vec<Expr>, schema: Vec<OutputColumn>
             mut kind,
             schema: join_schema,
         } = original;
-        for child in super::children_mut(&mut kind) {
+        for child in kind.children_mut() {
             let taken = std::mem::replace(child, super::placeholder());
             *child = reorder_joins(taken);
         }

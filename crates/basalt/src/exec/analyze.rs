@@ -1,0 +1,104 @@
+//! `ANALYZE [table]`: counts what the optimizer estimates from — each table's rows and, per
+//! index, how many rows share each leading-columns prefix — and stores it in the catalog.
+//!
+//! The statistics are exact at the moment they are taken and go stale as data changes, as in
+//! SQLite and PostgreSQL; the optimizer falls back to quick estimates from the tree's shape
+//! for tables never analysed. Storing them is a catalog change, so every cached plan is
+//! re-planned with the new numbers.
+
+use crate::catalog::{self, Catalog, IndexDef, IndexStatistics, SchemaObject, TableStatistics};
+use crate::storage::btree::{IndexTree, TableTree};
+use crate::storage::keys;
+use crate::txn::WriteTxn;
+
+use super::error::{ExecError, ExecResult};
+
+/// Analyses `table` (every table when `None`) inside `txn`.
+pub fn analyze(table: Option<&str>, catalog: &Catalog, txn: &mut WriteTxn) -> ExecResult<()> {
+    let tables: Vec<_> = match table {
+        Some(name) => vec![catalog.table(name).cloned().ok_or_else(|| {
+            ExecError::new("42P01", format!("relation \"{name}\" does not exist"))
+        })?],
+        None => catalog.tables.values().cloned().collect(),
+    };
+    for table in tables {
+        let rows = count_rows(TableTree::open(table.root), txn)?;
+        let indexes = catalog
+            .indexes_of(&table.name)
+            .map(|index| index_statistics(index, rows, txn))
+            .collect::<ExecResult<Vec<_>>>()?;
+        let statistics = TableStatistics {
+            table: table.name.clone(),
+            table_root: table.root,
+            rows,
+            indexes,
+        };
+        catalog::put_object(txn, &SchemaObject::Statistics(statistics))?;
+    }
+    Ok(())
+}
+
+fn count_rows(tree: TableTree, txn: &WriteTxn) -> ExecResult<u64> {
+    let mut cursor = tree.cursor(txn);
+    let mut rows = 0u64;
+    let mut valid = cursor.first()?;
+    while valid {
+        rows += 1;
+        valid = cursor.next()?;
+    }
+    Ok(rows)
+}
+
+/// Walks the index in key order; a prefix of `k` columns is new whenever its bytes differ
+/// from the previous entry's first `k` columns.
+fn index_statistics(index: &IndexDef, rows: u64, txn: &WriteTxn) -> ExecResult<IndexStatistics> {
+    let width = index.columns.len();
+    let mut distinct = vec![0u64; width];
+    let mut entries = 0u64;
+    let mut previous: Vec<u8> = Vec::new();
+    let mut previous_ends: Vec<usize> = Vec::new();
+    let mut ends = Vec::with_capacity(width);
+    let mut cursor = IndexTree::open(index.root).cursor(txn);
+    let mut valid = cursor.first()?;
+    while valid {
+        let key = cursor.key();
+        ends.clear();
+        let mut offset = 0;
+        for (_, order) in &index.columns {
+            let length = keys::skip_value(&key[offset..], *order)
+                .map_err(|error| ExecError::new("XX001", error.to_string()))?;
+            offset += length;
+            ends.push(offset);
+        }
+        // Once a shorter prefix differs, every longer one does too.
+        let mut changed = entries == 0;
+        for (columns, end) in ends.iter().enumerate() {
+            changed = changed
+                || previous_ends.get(columns) != Some(end)
+                || previous[..*end] != key[..*end];
+            if changed {
+                distinct[columns] += 1;
+            }
+        }
+        entries += 1;
+        previous.clear();
+        previous.extend_from_slice(&key[..offset]);
+        std::mem::swap(&mut previous_ends, &mut ends);
+        valid = cursor.next()?;
+    }
+    let total = entries.max(rows) as f64;
+    Ok(IndexStatistics {
+        index: index.name.clone(),
+        index_root: index.root,
+        rows_per_key: distinct
+            .iter()
+            .map(|&count| {
+                if count == 0 {
+                    1.0
+                } else {
+                    total / count as f64
+                }
+            })
+            .collect(),
+    })
+}

@@ -1,0 +1,213 @@
+//! EXPLAIN and EXPLAIN ANALYZE: a plan as indented text, one operator per line, and — after
+//! an instrumented run — the rows each operator produced and the time spent in it.
+//!
+//! Instrumentation is opt-in per execution: when [`ExecContext::profile`] is set,
+//! `operators::build` wraps every operator it creates in a [`Profiled`] operator that times
+//! each `next` call and counts rows, keyed by the address of the plan node it came from (the
+//! plan outlives the execution, so addresses are stable). Times are inclusive of the
+//! operator's inputs, as in PostgreSQL; "loops" counts how many times an operator was built,
+//! which is more than one for the plans of correlated subqueries.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use crate::plan::{PlanKind, PlanNode, RangeBound};
+
+use super::context::ExecContext;
+use super::error::ExecResult;
+use super::operators::Operator;
+use super::vector::Batch;
+
+/// What an instrumented run measured for one plan node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OperatorStats {
+    pub rows: u64,
+    pub time: Duration,
+    pub loops: u64,
+}
+
+/// Statistics of an instrumented run, by plan node address.
+pub type Profile = HashMap<usize, OperatorStats>;
+
+/// The key of `node` in a [`Profile`].
+pub fn node_key(node: &PlanNode) -> usize {
+    node as *const PlanNode as usize
+}
+
+/// Wraps an operator to record its rows and time in the context's profile.
+#[derive(Debug)]
+pub struct Profiled {
+    inner: Box<dyn Operator>,
+    node: usize,
+}
+
+impl Profiled {
+    /// `inner`, built for `node`, recording into `ctx`'s profile.
+    pub fn wrap(inner: Box<dyn Operator>, node: &PlanNode, ctx: &ExecContext) -> Box<dyn Operator> {
+        let key = node_key(node);
+        if let Some(profile) = &ctx.profile {
+            profile.borrow_mut().entry(key).or_default().loops += 1;
+        }
+        Box::new(Profiled { inner, node: key })
+    }
+}
+
+impl Operator for Profiled {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        let started = Instant::now();
+        let result = self.inner.next(ctx);
+        let elapsed = started.elapsed();
+        if let Some(profile) = &ctx.profile {
+            let mut profile = profile.borrow_mut();
+            let stats = profile.entry(self.node).or_default();
+            stats.time += elapsed;
+            if let Ok(Some(batch)) = &result {
+                stats.rows += batch.rows as u64;
+            }
+        }
+        result
+    }
+}
+
+/// The plan as indented text; with a profile, each line ends with what the run measured.
+pub fn explain_lines(node: &PlanNode, profile: Option<&Profile>) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(node, 0, profile, &mut out);
+    out
+}
+
+fn walk(node: &PlanNode, depth: usize, profile: Option<&Profile>, out: &mut Vec<String>) {
+    let mut line = format!("{}{}", "  ".repeat(depth), label(&node.kind));
+    if let Some(profile) = profile {
+        match profile.get(&node_key(node)) {
+            Some(stats) => line.push_str(&format!(
+                "  (actual rows={} loops={} time={:.3} ms)",
+                stats.rows,
+                stats.loops,
+                stats.time.as_secs_f64() * 1000.0
+            )),
+            None => line.push_str("  (never executed)"),
+        }
+    }
+    out.push(line);
+    for child in node.kind.children() {
+        walk(child, depth + 1, profile, out);
+    }
+}
+
+fn label(kind: &PlanKind) -> String {
+    match kind {
+        PlanKind::SingleRow => "Result".into(),
+        PlanKind::Values { rows } => format!("Values ({} rows)", rows.len()),
+        PlanKind::TableScan {
+            table,
+            lower,
+            upper,
+            reverse,
+            ..
+        } => format!(
+            "Table Scan{} on {}{}",
+            if *reverse { " Backward" } else { "" },
+            table.name,
+            match (lower, upper) {
+                (RangeBound::Unbounded, RangeBound::Unbounded) => "",
+                _ => " (row id range)",
+            }
+        ),
+        PlanKind::IndexScan {
+            table,
+            index,
+            reverse,
+            lower,
+            upper,
+            ..
+        } => format!(
+            "Index Scan{} using {} on {} ({})",
+            if *reverse { " Backward" } else { "" },
+            index.name,
+            table.name,
+            describe_index_range(lower, upper)
+        ),
+        PlanKind::Filter { .. } => "Filter".into(),
+        PlanKind::Project { exprs, .. } => format!("Project ({} columns)", exprs.len()),
+        PlanKind::Aggregate {
+            group_by,
+            aggregates,
+            ..
+        } => format!(
+            "Hash Aggregate ({} keys, {} aggregates)",
+            group_by.len(),
+            aggregates.len()
+        ),
+        PlanKind::Sort { keys, .. } => format!("Sort ({} keys)", keys.len()),
+        PlanKind::TopN { keys, .. } => format!("Top-N Sort ({} keys)", keys.len()),
+        PlanKind::Limit { .. } => "Limit".into(),
+        PlanKind::Distinct { .. } => "Distinct".into(),
+        PlanKind::NestedLoopJoin { kind, .. } => format!("Nested Loop {kind:?} Join"),
+        PlanKind::HashJoin {
+            kind,
+            left_keys,
+            residual,
+            ..
+        } => format!(
+            "Hash {kind:?} Join ({} key{}{})",
+            left_keys.len(),
+            if left_keys.len() == 1 { "" } else { "s" },
+            if residual.is_some() { ", residual" } else { "" }
+        ),
+        PlanKind::IndexJoin {
+            table,
+            index,
+            kind,
+            left_keys,
+            residual,
+            ..
+        } => format!(
+            "Index {kind:?} Join on {} using {} ({} key{}{})",
+            table.name,
+            index.as_ref().map_or("row id", |index| index.name.as_str()),
+            left_keys.len(),
+            if left_keys.len() == 1 { "" } else { "s" },
+            if residual.is_some() { ", residual" } else { "" }
+        ),
+        PlanKind::SetOperation { operator, all, .. } => {
+            format!("{operator:?}{}", if *all { " All" } else { "" })
+        }
+        PlanKind::Insert { table, .. } => format!("Insert on {}", table.name),
+        PlanKind::Update { table, .. } => format!("Update on {}", table.name),
+        PlanKind::Delete { table, .. } => format!("Delete on {}", table.name),
+    }
+}
+
+/// How an index scan's bounds read in EXPLAIN: how many leading key columns are fixed by
+/// equalities, then which ends of the next column's range are bounded.
+fn describe_index_range(lower: &RangeBound, upper: &RangeBound) -> String {
+    let key = |bound: &RangeBound| match bound {
+        RangeBound::Unbounded => Vec::new(),
+        RangeBound::Included(key) | RangeBound::Excluded(key) => key.clone(),
+    };
+    let (low, high) = (key(lower), key(upper));
+    let equal = if lower == upper {
+        low.len()
+    } else {
+        low.iter().zip(&high).take_while(|(a, b)| a == b).count()
+    };
+    let mut parts = Vec::new();
+    if equal > 0 {
+        parts.push(format!(
+            "{equal} key column{} equal",
+            if equal == 1 { "" } else { "s" }
+        ));
+    }
+    match (low.len() > equal, high.len() > equal) {
+        (true, true) => parts.push("range".to_string()),
+        (true, false) => parts.push("lower bound".to_string()),
+        (false, true) => parts.push("upper bound".to_string()),
+        (false, false) => {}
+    }
+    if parts.is_empty() {
+        "full".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
