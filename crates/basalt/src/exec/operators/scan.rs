@@ -9,7 +9,7 @@ use crate::exec::eval;
 use crate::exec::source::PageSource;
 use crate::exec::vector::{BATCH_SIZE, Batch};
 use crate::plan::{RangeBound, ScanColumn};
-use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableTree};
+use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableLeaf, TableTree};
 use crate::storage::keys::{self, KeyValue};
 use crate::types::{DataType, Value};
 
@@ -170,13 +170,9 @@ impl TableScan {
     }
 }
 
-impl Operator for TableScan {
-    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
-        if self.empty || !self.positioned {
-            return Ok(None);
-        }
-        ctx.check_interrupt()?;
-        let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
+impl TableScan {
+    /// Fills `batch` going backwards, a row at a time.
+    fn fill_backward(&mut self, batch: &mut Batch) -> ExecResult<()> {
         while self.positioned && batch.rows < BATCH_SIZE {
             let row_id = self
                 .cursor
@@ -186,15 +182,120 @@ impl Operator for TableScan {
                 self.positioned = false;
                 break;
             }
-            read_row(&self.cursor, &self.table, &self.columns, &mut batch)?;
-            self.positioned = if self.reverse {
-                self.cursor.prev()?
-            } else {
-                self.cursor.next()?
+            read_row(&self.cursor, &self.table, &self.columns, batch)?;
+            self.positioned = self.cursor.prev()?;
+        }
+        Ok(())
+    }
+
+    /// Fills `batch` going forwards, a leaf's run of rows at a time: fixed-width columns
+    /// are copied from the leaf's value arrays in bulk (the reason leaves are column-major).
+    fn fill_forward(&mut self, batch: &mut Batch) -> ExecResult<()> {
+        while self.positioned && batch.rows < BATCH_SIZE {
+            let Some(leaf) = self.cursor.leaf() else {
+                self.positioned = false;
+                break;
             };
+            let first = self.cursor.position();
+            let mut end = leaf.row_count().min(first + (BATCH_SIZE - batch.rows));
+            let mut reached_stop = false;
+            if let Some((stop, inclusive)) = self.stop {
+                let stop_at = match leaf.search(stop) {
+                    Ok(position) if inclusive => position + 1,
+                    Ok(position) | Err(position) => position,
+                };
+                if stop_at <= end {
+                    end = stop_at.max(first);
+                    reached_stop = true;
+                }
+            }
+            read_leaf_rows(
+                &self.cursor,
+                &leaf,
+                &self.table,
+                &self.columns,
+                first..end,
+                batch,
+            )?;
+            if reached_stop {
+                self.positioned = false;
+                break;
+            }
+            self.positioned = self.cursor.advance(end - first)?;
+        }
+        Ok(())
+    }
+}
+
+impl Operator for TableScan {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if self.empty || !self.positioned {
+            return Ok(None);
+        }
+        ctx.check_interrupt()?;
+        let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
+        if self.reverse {
+            self.fill_backward(&mut batch)?;
+        } else {
+            self.fill_forward(&mut batch)?;
         }
         Ok(Some(batch))
     }
+}
+
+/// Appends rows `rows` of the cursor's current leaf to `batch`.
+fn read_leaf_rows(
+    cursor: &TableCursor<PageSource>,
+    leaf: &TableLeaf<'_>,
+    table: &TableDef,
+    columns: &[ScanColumn],
+    rows: std::ops::Range<usize>,
+    batch: &mut Batch,
+) -> ExecResult<()> {
+    let damaged = |reason: &str| {
+        ExecError::new(
+            "XX001",
+            format!("table {} has a damaged row: {reason}", table.name),
+        )
+    };
+    for (vector, column) in batch.columns.iter_mut().zip(columns) {
+        match column {
+            ScanColumn::RowId => {
+                for row in rows.clone() {
+                    vector.push(&Value::Integer(leaf.row_id(row)));
+                }
+            }
+            ScanColumn::Column(index) => {
+                let column = table.columns.get(*index).ok_or_else(|| {
+                    ExecError::internal(format!("table {} has no column {index}", table.name))
+                })?;
+                if column.slot >= leaf.column_count() {
+                    // Rows written before ALTER TABLE ADD COLUMN have fewer slots.
+                    rows.clone().for_each(|_| vector.push_null());
+                    continue;
+                }
+                match leaf.fixed_column(column.slot) {
+                    Some((values, width)) => vector
+                        .extend_fixed(
+                            values,
+                            width,
+                            leaf.null_bitmap(column.slot).unwrap_or(&[]),
+                            rows.start,
+                            rows.len(),
+                        )
+                        .map_err(damaged)?,
+                    None => {
+                        for row in rows.clone() {
+                            let stored = cursor.value_at(row, column.slot)?;
+                            vector.push_stored(&stored).map_err(damaged)?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    batch.rows += rows.len();
+    Ok(())
 }
 
 /// Encodes a bound's values as a key prefix of the index.
