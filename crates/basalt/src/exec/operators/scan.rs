@@ -101,6 +101,9 @@ pub struct TableScan {
     stop: Option<(i64, bool)>,
     reverse: bool,
     empty: bool,
+    /// Rows the first batch is sized for: the width of a bounded row-id range (a point
+    /// lookup allocates one row's vectors, not a full batch's), else a full batch.
+    capacity: usize,
 }
 
 impl TableScan {
@@ -141,6 +144,11 @@ impl TableScan {
                 }
             }
         };
+        let capacity = match (lower, upper) {
+            (Some((low, _)), Some((high, _))) => usize::try_from(high.saturating_sub(low))
+                .map_or(BATCH_SIZE, |width| width.saturating_add(1).min(BATCH_SIZE)),
+            _ => BATCH_SIZE,
+        };
         let types = column_types(&table, &columns);
         Ok(TableScan {
             table,
@@ -151,6 +159,7 @@ impl TableScan {
             stop,
             reverse,
             empty,
+            capacity,
         })
     }
 
@@ -233,7 +242,7 @@ impl Operator for TableScan {
             return Ok(None);
         }
         ctx.check_interrupt()?;
-        let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
+        let mut batch = Batch::with_types(&self.types, self.capacity);
         if self.reverse {
             self.fill_backward(&mut batch)?;
         } else {
@@ -345,6 +354,9 @@ pub struct IndexScan {
     reverse: bool,
     /// Stop before keys ≥ this (forward) or < this (reverse).
     stop: Option<Vec<u8>>,
+    /// Rows the first batch is sized for: one for an equality on every column of a unique
+    /// index, else a full batch.
+    capacity: usize,
 }
 
 impl IndexScan {
@@ -359,6 +371,10 @@ impl IndexScan {
     ) -> ExecResult<IndexScan> {
         let mut index_cursor = IndexTree::open(index.root).cursor(ctx.source.clone());
         let table_cursor = TableTree::open(table.root).cursor(ctx.source.clone());
+        let unique_point = index.unique
+            && matches!((lower, upper), (RangeBound::Included(low), RangeBound::Included(high))
+                if low == high && low.len() == index.columns.len());
+        let capacity = if unique_point { 1 } else { BATCH_SIZE };
         let lower = bound_key(lower, &index, ctx)?;
         let upper = bound_key(upper, &index, ctx)?;
         // A comparison with NULL is never true: such a range is empty.
@@ -408,6 +424,7 @@ impl IndexScan {
             positioned,
             reverse,
             stop,
+            capacity,
         })
     }
 }
@@ -418,7 +435,7 @@ impl Operator for IndexScan {
             return Ok(None);
         }
         ctx.check_interrupt()?;
-        let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
+        let mut batch = Batch::with_types(&self.types, self.capacity);
         while self.positioned && batch.rows < BATCH_SIZE {
             let key = self.index_cursor.key();
             if let Some(stop) = &self.stop {
