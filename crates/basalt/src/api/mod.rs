@@ -24,6 +24,6 @@ pub use connection::{Connection, InterruptHandle, Transaction};
 pub use database::{Database, Options};
 pub use error::{Error, ErrorKind, Result};
 pub use params::Params;
-pub use schema::{SchemaKind, SchemaObject};
+pub use schema::{SchemaKind, SchemaObject, quote_identifier};
 pub use statement::{CachedStatement, Row, RowIndex, Rows, Statement};
 pub use value::{FromSql, ToSql, ValueRef};

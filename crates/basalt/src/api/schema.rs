@@ -93,7 +93,7 @@ fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
         table
             .columns
             .get(position)
-            .map_or_else(String::new, |column| quote_ident(&column.name))
+            .map_or_else(String::new, |column| quote_identifier(&column.name))
     };
     let key_list = |positions: &[usize]| {
         positions
@@ -133,7 +133,7 @@ fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
 
     let mut lines = Vec::new();
     for (position, column) in table.columns.iter().enumerate() {
-        let mut line = quote_ident(&column.name);
+        let mut line = quote_identifier(&column.name);
         let declared = declared_type(column);
         if !declared.is_empty() {
             line.push(' ');
@@ -180,7 +180,7 @@ fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
     }
     format!(
         "CREATE TABLE {} (\n    {}\n)",
-        quote_ident(&table.name),
+        quote_identifier(&table.name),
         lines.join(",\n    ")
     )
 }
@@ -198,13 +198,13 @@ fn declared_type(column: &crate::catalog::ColumnDef) -> String {
 fn foreign_key_sql(key: &ForeignKeyDef, columns: &str) -> String {
     let mut sql = format!(
         "FOREIGN KEY ({columns}) REFERENCES {}",
-        quote_ident(&key.referenced_table)
+        quote_identifier(&key.referenced_table)
     );
     if !key.referenced_columns.is_empty() {
         let referenced: Vec<String> = key
             .referenced_columns
             .iter()
-            .map(|name| quote_ident(name))
+            .map(|name| quote_identifier(name))
             .collect();
         sql.push_str(&format!(" ({})", referenced.join(", ")));
     }
@@ -229,15 +229,15 @@ fn create_index_sql(index: &IndexDef, table: &TableDef) -> String {
             let name = table
                 .columns
                 .get(*position)
-                .map_or_else(String::new, |column| quote_ident(&column.name));
+                .map_or_else(String::new, |column| quote_identifier(&column.name));
             format!("{name}{}", order_suffix(*order))
         })
         .collect();
     format!(
         "CREATE {}INDEX {} ON {} ({})",
         if index.unique { "UNIQUE " } else { "" },
-        quote_ident(&index.name),
-        quote_ident(&table.name),
+        quote_identifier(&index.name),
+        quote_identifier(&table.name),
         columns.join(", ")
     )
 }
@@ -260,13 +260,13 @@ fn create_view_sql(view: &ViewDef) -> String {
         let names: Vec<String> = view
             .column_names
             .iter()
-            .map(|name| quote_ident(name))
+            .map(|name| quote_identifier(name))
             .collect();
         format!(" ({})", names.join(", "))
     };
     format!(
         "CREATE VIEW {}{columns} AS {}",
-        quote_ident(&view.name),
+        quote_identifier(&view.name),
         view.query
     )
 }
@@ -444,8 +444,9 @@ const RESERVED: &[&str] = &[
 
 /// `name` as an identifier that reads back as exactly `name`: bare when it is lower-case
 /// ASCII letters, digits and underscores (not starting with a digit) and not reserved,
-/// double-quoted otherwise.
-pub(crate) fn quote_ident(name: &str) -> String {
+/// double-quoted otherwise. Tools that write SQL (the shell's `.dump` and `.import`) use it
+/// so that their names are quoted by the same rule as [`Connection::schema_objects`].
+pub fn quote_identifier(name: &str) -> String {
     let plain = name
         .chars()
         .next()
@@ -618,13 +619,13 @@ mod tests {
 
     #[test]
     fn quoting() {
-        assert_eq!(quote_ident("users"), "users");
-        assert_eq!(quote_ident("_x1"), "_x1");
-        assert_eq!(quote_ident("Users"), "\"Users\"");
-        assert_eq!(quote_ident("order"), "\"order\"");
-        assert_eq!(quote_ident("1st"), "\"1st\"");
-        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
-        assert_eq!(quote_ident(""), "\"\"");
-        assert_eq!(quote_ident("café"), "\"café\"");
+        assert_eq!(quote_identifier("users"), "users");
+        assert_eq!(quote_identifier("_x1"), "_x1");
+        assert_eq!(quote_identifier("Users"), "\"Users\"");
+        assert_eq!(quote_identifier("order"), "\"order\"");
+        assert_eq!(quote_identifier("1st"), "\"1st\"");
+        assert_eq!(quote_identifier("a\"b"), "\"a\"\"b\"");
+        assert_eq!(quote_identifier(""), "\"\"");
+        assert_eq!(quote_identifier("café"), "\"café\"");
     }
 }
