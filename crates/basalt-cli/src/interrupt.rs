@@ -34,15 +34,22 @@ pub struct CtrlC {
 }
 
 impl CtrlC {
-    /// Installs the process's SIGINT handler. Without it (if installing fails) Ctrl-C keeps
-    /// its default meaning, ending the process, so the failure is only reported.
-    pub fn install(interactive: bool) -> CtrlC {
+    /// The shared state, before the handler is installed.
+    pub fn new(interactive: bool) -> CtrlC {
         let ctrl_c = CtrlC::default();
         ctrl_c
             .shared
             .interactive
             .store(interactive, Ordering::Relaxed);
-        let shared = ctrl_c.shared.clone();
+        ctrl_c
+    }
+
+    /// Installs the process's SIGINT handler (once). At the prompt this must come after the
+    /// line editor starts, because rustyline installs a SIGINT handler of its own that would
+    /// otherwise replace this one. Without a handler (if installing fails) Ctrl-C keeps its
+    /// default meaning, ending the process, so the failure is only reported.
+    pub fn install(&self) {
+        let shared = self.shared.clone();
         let installed = ctrlc::set_handler(move || {
             let running = shared.running.load(Ordering::SeqCst);
             let interactive = shared.interactive.load(Ordering::Relaxed);
@@ -62,7 +69,6 @@ impl CtrlC {
         if let Err(error) = installed {
             eprintln!("warning: Ctrl-C will end the shell: {error}");
         }
-        ctrl_c
     }
 
     /// Points Ctrl-C at `conn` (after `.open`).

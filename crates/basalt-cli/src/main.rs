@@ -46,7 +46,7 @@ fn main() -> ExitCode {
         bail: args.bail || (!interactive && !args.keep_going),
         explain: false,
     };
-    let ctrl_c = CtrlC::install(interactive);
+    let ctrl_c = CtrlC::new(interactive);
     let (conn, path) = match open_database(args.file.as_deref()) {
         Ok(opened) => opened,
         Err(failure) => {
@@ -56,6 +56,10 @@ fn main() -> ExitCode {
     };
     let mut session = Session::new(conn, path, settings, ctrl_c.clone());
 
+    if !interactive {
+        // The prompt installs it once its line editor is up (see `CtrlC::install`).
+        ctrl_c.install();
+    }
     let flow = if !args.commands.is_empty() {
         run_commands(&mut session, &args.commands)
     } else if interactive {

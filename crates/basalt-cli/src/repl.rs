@@ -24,6 +24,7 @@ pub fn run(session: &mut Session) -> Flow {
             return Flow::Stop;
         }
     };
+    session.ctrl_c.install();
     let history = history_path();
     if let Some(path) = &history {
         // A missing history file is the normal first run.
