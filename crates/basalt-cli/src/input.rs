@@ -21,20 +21,12 @@ pub struct Statement<'a> {
     pub line: usize,
 }
 
-/// Whether `text` is ready to run: its last token (ignoring whitespace and comments) is `;`.
-/// Text whose string, quoted identifier or comment is still open is not.
-pub fn is_complete(text: &str) -> bool {
-    match tokenize(text) {
-        Some(tokens) => {
-            tokens
-                .iter()
-                .rev()
-                .find(|token| !is_space(token))
-                .map(|token| &token.token)
-                == Some(&Token::SemiColon)
-        }
-        None => false,
-    }
+/// The statements of `text` if it is ready to run: its last token (ignoring whitespace and
+/// comments) is `;`. Text whose string, quoted identifier or comment is still open is not.
+pub fn complete_statements(text: &str) -> Option<Vec<Statement<'_>>> {
+    let tokens = tokenize(text)?;
+    let last = tokens.iter().rev().find(|token| !is_space(token))?;
+    (last.token == Token::SemiColon).then(|| statements_of(text, &tokens))
 }
 
 /// Whether `text` holds nothing to run (only whitespace, comments and `;`).
@@ -58,6 +50,10 @@ pub fn split(text: &str) -> Vec<Statement<'_>> {
             line: 1 + skipped.matches('\n').count(),
         }];
     };
+    statements_of(text, &tokens)
+}
+
+fn statements_of<'a>(text: &'a str, tokens: &[TokenWithSpan]) -> Vec<Statement<'a>> {
     let lines = LineStarts::new(text);
     let mut statements = Vec::new();
     let mut first: Option<&TokenWithSpan> = None;
@@ -170,6 +166,10 @@ mod tests {
 
     fn texts(input: &str) -> Vec<(&str, usize)> {
         split(input).into_iter().map(|s| (s.text, s.line)).collect()
+    }
+
+    fn is_complete(text: &str) -> bool {
+        complete_statements(text).is_some()
     }
 
     #[test]

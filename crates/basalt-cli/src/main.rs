@@ -25,7 +25,7 @@ use clap::Parser;
 use crate::args::Args;
 use crate::interrupt::{CtrlC, INTERRUPTED_STATUS};
 use crate::render::Mode;
-use crate::session::{Flow, Session, Settings, describe, open_database};
+use crate::session::{Flow, Session, Settings, closed_pipe, describe, open_database};
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -79,7 +79,9 @@ fn main() -> ExitCode {
         session.run_script(&mut io::stdin().lock(), Some("<stdin>".into()))
     };
 
-    if let Err(failure) = session.flush() {
+    if let Err(failure) = session.flush()
+        && !closed_pipe(&failure)
+    {
         eprintln!("{}", describe(&failure));
     }
     if session.conn.in_transaction() {

@@ -187,7 +187,10 @@ impl Session {
                     completed: Some(line.to_string()),
                 };
             }
-            if input::is_blank(line) {
+            // Most lines start a statement with a word; only the others can be blank to
+            // the tokenizer (a comment, a stray `;`).
+            let starts_with_word = trimmed.starts_with(|c: char| c.is_alphanumeric());
+            if !starts_with_word && input::is_blank(line) {
                 return Fed {
                     flow: Flow::Continue,
                     completed: None,
@@ -197,14 +200,22 @@ impl Session {
         }
         pending.buffer.push_str(line);
         pending.buffer.push('\n');
-        if !input::is_complete(&pending.buffer) {
+        // Only a line with a `;` (or one closing a comment after a `;`) can end a statement;
+        // skipping the others keeps a long multi-line statement from being re-tokenized at
+        // every line.
+        let may_end = line.contains(';') || line.contains("*/");
+        let chunk = std::mem::take(&mut pending.buffer);
+        let Some(statements) = may_end
+            .then(|| input::complete_statements(&chunk))
+            .flatten()
+        else {
+            pending.buffer = chunk;
             return Fed {
                 flow: Flow::Continue,
                 completed: None,
             };
-        }
-        let chunk = std::mem::take(&mut pending.buffer);
-        let flow = self.run_sql(&chunk, pending);
+        };
+        let flow = self.run_statements(&statements, pending);
         Fed {
             flow,
             completed: Some(chunk.trim_end().to_string()),
@@ -217,7 +228,7 @@ impl Session {
         if input::is_blank(&chunk) {
             return Flow::Continue;
         }
-        self.run_sql(&chunk, pending)
+        self.run_statements(&input::split(&chunk), pending)
     }
 
     /// Feeds every line of `reader`, then runs what is left.
@@ -254,9 +265,9 @@ impl Session {
             .map(|source| format!("{source}, line {line}"))
     }
 
-    /// Runs each statement of a complete chunk of input.
-    fn run_sql(&mut self, chunk: &str, pending: &Pending) -> Flow {
-        for statement in input::split(chunk) {
+    /// Runs the statements of a complete chunk of input, in order.
+    fn run_statements(&mut self, statements: &[input::Statement<'_>], pending: &Pending) -> Flow {
+        for statement in statements {
             let result = self.run_statement(statement.text);
             if let Err(failure) = result {
                 // A syntax error's line counts from the statement's first line.
@@ -350,11 +361,8 @@ impl Session {
     pub fn report(&mut self, failure: Failure, location: Option<&str>) -> Flow {
         // Results written before the error appear before it.
         let flushed = self.output.writer().flush();
-        let pipe_closed = |error: &io::Error| error.kind() == io::ErrorKind::BrokenPipe;
-        let output_gone = match &failure {
-            Failure::Io(_, error) => pipe_closed(error),
-            _ => false,
-        } || flushed.as_ref().is_err_and(pipe_closed);
+        let output_gone = closed_pipe(&failure)
+            || flushed.is_err_and(|error| error.kind() == io::ErrorKind::BrokenPipe);
         if output_gone {
             // Whoever read the output has gone (`basalt db "..." | head`): stop quietly.
             return Flow::Quit;
@@ -408,6 +416,12 @@ pub fn describe(failure: &Failure) -> String {
         Failure::Message(message) => format!("Error: {message}"),
         Failure::Io(context, error) => format!("Error: {context}: {error}"),
     }
+}
+
+/// Whether `failure` means the reader of our output went away (`basalt ... | head`), which
+/// ends the shell quietly rather than as an error.
+pub fn closed_pipe(failure: &Failure) -> bool {
+    matches!(failure, Failure::Io(_, error) if error.kind() == io::ErrorKind::BrokenPipe)
 }
 
 /// An error writing results: `.output`'s file, or standard output.

@@ -246,7 +246,8 @@ BEGIN;
 CREATE TABLE b (
     y TEXT
 );
-INSERT INTO b (y) VALUES ('b1');
+INSERT INTO b (y) VALUES
+    ('b1');
 CREATE INDEX b_y ON b (y);
 COMMIT;
 "
@@ -273,4 +274,34 @@ fn csv_output_imports_back() {
         ".import src.csv dst\nSELECT count(*) AS differing FROM (SELECT * FROM src EXCEPT SELECT * FROM dst) d;\n",
     );
     assert_eq!(run.stdout, "differing\n0\n", "{}", run.stderr);
+}
+
+#[test]
+fn dump_batches_rows_and_reloads_them_all() {
+    let scratch = Scratch::new();
+    let db = scratch.arg("many.basalt");
+    let rows: Vec<String> = (1..=250).map(|i| format!("({i}, 'row {i}; ok')")).collect();
+    let setup = scratch.run(
+        &[&db],
+        &format!(
+            "CREATE TABLE n (i INTEGER PRIMARY KEY, s TEXT);\nINSERT INTO n VALUES {};\n",
+            rows.join(",\n")
+        ),
+    );
+    assert_eq!(setup.stderr, "");
+    let dump = scratch.run(&[&db, ".dump"], "");
+    assert_eq!(
+        dump.stdout.matches("INSERT INTO n (i, s) VALUES\n").count(),
+        3
+    );
+    assert!(dump.stdout.contains("\n    (250, 'row 250; ok');\n"));
+
+    let copy = scratch.arg("many-copy.basalt");
+    let load = scratch.run(&[&copy], &dump.stdout);
+    assert_eq!((load.code, load.stderr.as_str()), (0, ""));
+    let query = "SELECT * FROM n ORDER BY i";
+    let before = scratch.run(&[&db, "--csv", query], "");
+    let after = scratch.run(&[&copy, "--csv", query], "");
+    assert_eq!(before.stdout.lines().count(), 251);
+    assert_eq!(after.stdout, before.stdout);
 }
