@@ -275,7 +275,8 @@ impl Session {
                     Failure::Sql(error) => error
                         .position()
                         .and_then(|(line, _)| usize::try_from(line).ok())
-                        .unwrap_or(1),
+                        .unwrap_or(1)
+                        .max(1),
                     _ => 1,
                 };
                 let line = pending.start_line + statement.line + within - 2;
