@@ -246,7 +246,7 @@ impl Connection {
     }
 
     /// The page source reads use now: the explicit transaction's, or a fresh snapshot.
-    fn read_source(&self) -> Result<PageSource> {
+    pub(super) fn read_source(&self) -> Result<PageSource> {
         let session = self.session.borrow();
         Ok(match &session.txn {
             Some(ExplicitTxn {
