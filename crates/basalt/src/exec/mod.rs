@@ -8,6 +8,7 @@ pub mod ddl;
 pub mod dml;
 pub mod error;
 pub mod eval;
+pub mod foreign_keys;
 pub mod operators;
 pub mod record;
 pub mod row_key;

@@ -41,6 +41,8 @@ pub enum AlterTable {
     AddColumn {
         table: String,
         column: ColumnDef,
+        /// `REFERENCES` on the new column (validated; at most one, in practice).
+        foreign_keys: Vec<ForeignKeyDef>,
         if_not_exists: bool,
     },
     DropColumn {
@@ -94,6 +96,9 @@ pub enum DdlStatement {
         kind: ObjectKind,
         names: Vec<String>,
         if_exists: bool,
+        /// `DROP TABLE ... CASCADE`: also drop the foreign keys of other tables that
+        /// reference the dropped tables (PostgreSQL's meaning; the tables themselves stay).
+        cascade: bool,
     },
     AlterTable(AlterTable),
     Transaction(TransactionControl),
