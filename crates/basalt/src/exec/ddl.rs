@@ -7,9 +7,8 @@
 //! Foreign keys stay valid through DDL, whatever `PRAGMA foreign_keys` says: a table, column
 //! or unique index that a key needs cannot be dropped (2BP01; `DROP TABLE ... CASCADE` drops
 //! the referencing keys instead, as PostgreSQL does), and renaming a table or column rewrites
-//! the keys that name it.
+//! the keys that name it (`super::foreign_keys::schema`).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::catalog::{
@@ -22,7 +21,7 @@ use crate::txn::WriteTxn;
 use crate::types::Value;
 
 use super::error::{ExecError, ExecResult};
-use super::foreign_keys::ResolvedKey;
+use super::foreign_keys::{ResolvedKey, schema};
 use super::operators::key_value;
 use super::record::{read_row_values, row_to_cells};
 
@@ -226,115 +225,6 @@ fn destroy_index(index: &IndexDef, txn: &mut WriteTxn) -> ExecResult<()> {
     Ok(())
 }
 
-/// 2BP01 for dropping `what` (a table, column or index) that foreign key `key` of table
-/// `child` needs.
-fn needed_by_foreign_key(what: String, key: &ForeignKeyDef, child: &str) -> ExecError {
-    ExecError::new(
-        "2BP01",
-        format!(
-            "cannot drop {what} because other objects depend on it: constraint {} on table {child} depends on it",
-            key.name
-        ),
-    )
-}
-
-/// Refuses to drop tables that other tables' foreign keys reference, unless those tables go
-/// too (or reference themselves); with `cascade`, drops the referencing keys instead.
-fn drop_references_to(
-    dropped: &[&Arc<TableDef>],
-    cascade: bool,
-    catalog: &Catalog,
-    txn: &mut WriteTxn,
-) -> ExecResult<()> {
-    let is_dropped = |name: &str| {
-        dropped
-            .iter()
-            .any(|table| table.name.eq_ignore_ascii_case(name))
-    };
-    let mut changed: BTreeMap<String, TableDef> = BTreeMap::new();
-    for table in dropped {
-        for (child, key) in catalog.references_to(&table.name) {
-            if is_dropped(&child.name) {
-                continue;
-            }
-            if !cascade {
-                return Err(needed_by_foreign_key(
-                    format!("table {}", table.name),
-                    key,
-                    &child.name,
-                ));
-            }
-            changed
-                .entry(child.name.to_lowercase())
-                .or_insert_with(|| TableDef::clone(child))
-                .foreign_keys
-                .retain(|kept| kept.name != key.name);
-        }
-    }
-    for child in changed.into_values() {
-        catalog::put_object(txn, &SchemaObject::Table(child))?;
-    }
-    Ok(())
-}
-
-/// Refuses to drop a unique index that is the only way to find the rows some foreign key
-/// references.
-fn check_index_not_referenced(index: &IndexDef, catalog: &Catalog) -> ExecResult<()> {
-    let Some(parent) = catalog.table(&index.table) else {
-        return Ok(());
-    };
-    if !index.unique {
-        return Ok(());
-    }
-    for (child, key) in catalog.references_to(&parent.name) {
-        let referenced: Vec<usize> = key
-            .referenced_columns
-            .iter()
-            .filter_map(|name| parent.column(name).map(|(position, _)| position))
-            .collect();
-        let served_by = |other: &IndexDef| {
-            other.unique
-                && other.columns.len() == referenced.len()
-                && other.columns.iter().all(|(c, _)| referenced.contains(c))
-        };
-        let other_access = parent.is_row_id(&referenced)
-            || catalog
-                .indexes_of(&parent.name)
-                .any(|other| other.name != index.name && served_by(other));
-        if served_by(index) && !other_access {
-            return Err(needed_by_foreign_key(
-                format!("index {}", index.name),
-                key,
-                &child.name,
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Rewrites, in every table other than `parent`, the foreign keys that reference `parent`.
-fn rewrite_references_to(
-    parent: &str,
-    catalog: &Catalog,
-    txn: &mut WriteTxn,
-    rewrite: impl Fn(&mut ForeignKeyDef),
-) -> ExecResult<()> {
-    for child in catalog.tables.values() {
-        let references = |key: &ForeignKeyDef| key.referenced_table.eq_ignore_ascii_case(parent);
-        if child.name.eq_ignore_ascii_case(parent) || !child.foreign_keys.iter().any(references) {
-            continue;
-        }
-        let mut child = TableDef::clone(child);
-        child
-            .foreign_keys
-            .iter_mut()
-            .filter(|key| references(key))
-            .for_each(&rewrite);
-        catalog::put_object(txn, &SchemaObject::Table(child))?;
-    }
-    Ok(())
-}
-
 /// DROP TABLE / INDEX / VIEW. `cascade` (DROP TABLE only) drops the foreign keys that
 /// reference dropped tables rather than failing.
 pub fn drop_objects(
@@ -350,7 +240,7 @@ pub fn drop_objects(
             .iter()
             .filter_map(|name| catalog.table(name))
             .collect();
-        drop_references_to(&dropped, cascade, catalog, txn)?;
+        schema::drop_references_to(&dropped, cascade, catalog, txn)?;
     }
     for name in names {
         let lower = name.to_lowercase();
@@ -387,7 +277,7 @@ pub fn drop_objects(
                         ),
                     ));
                 }
-                check_index_not_referenced(index, catalog)?;
+                schema::check_index_drop(index, catalog)?;
                 destroy_index(index, txn)?;
             }
             ObjectKind::View => {
@@ -419,7 +309,9 @@ pub fn alter_table(
         AlterTable::AddColumn { table, .. }
         | AlterTable::DropColumn { table, .. }
         | AlterTable::RenameColumn { table, .. }
-        | AlterTable::RenameTable { table, .. } => table,
+        | AlterTable::RenameTable { table, .. }
+        | AlterTable::AddForeignKey { table, .. }
+        | AlterTable::DropConstraint { table, .. } => table,
     };
     let table = catalog
         .table(table_name)
@@ -465,16 +357,13 @@ pub fn alter_table(
             }
             new_table.foreign_keys.extend(foreign_keys.iter().cloned());
             if let (false, Some((_, values))) = (fill.is_null(), rows.first()) {
-                // Every existing row will reference the default: it must exist.
+                // Every existing row will reference the default: one row stands for all.
                 let mut values = values.clone();
                 values.push(fill.clone());
                 let child = Arc::new(new_table.clone());
-                let mut buffer = Vec::new();
                 for key in foreign_keys {
                     let resolved = ResolvedKey::resolve(&child, key, catalog)?;
-                    if !resolved.parent_row_exists(|_| &fill, txn, &mut buffer)? {
-                        return Err(resolved.missing_parent_error(&values));
-                    }
+                    schema::check_existing_rows(&resolved, [&values], txn)?;
                 }
             }
             if !fill.is_null() {
@@ -509,22 +398,7 @@ pub fn alter_table(
                     "cannot drop the only column of a table",
                 ));
             }
-            let column_name = &table.columns[position].name;
-            let what = || format!("column {column_name} of table {}", table.name);
-            if let Some(key) = table
-                .foreign_keys
-                .iter()
-                .find(|key| key.columns.contains(&position))
-            {
-                return Err(needed_by_foreign_key(what(), key, &table.name));
-            }
-            if let Some((child, key)) = catalog.references_to(&table.name).find(|(_, key)| {
-                key.referenced_columns
-                    .iter()
-                    .any(|name| name.eq_ignore_ascii_case(column_name))
-            }) {
-                return Err(needed_by_foreign_key(what(), key, &child.name));
-            }
+            schema::check_column_drop(table, position, catalog)?;
             if new_table.row_id_column == Some(position)
                 || new_table.primary_key.contains(&position)
             {
@@ -595,7 +469,7 @@ pub fn alter_table(
                 .iter_mut()
                 .filter(|key| key.referenced_table.eq_ignore_ascii_case(&table.name))
                 .for_each(rename);
-            rewrite_references_to(&table.name, catalog, txn, rename)?;
+            schema::rewrite_references_to(&table.name, catalog, txn, rename)?;
         }
         AlterTable::RenameTable { new_name, .. } => {
             if name_taken(catalog, new_name) {
@@ -609,9 +483,36 @@ pub fn alter_table(
                 .iter_mut()
                 .filter(|key| key.referenced_table.eq_ignore_ascii_case(&table.name))
                 .for_each(rename);
-            rewrite_references_to(&table.name, catalog, txn, rename)?;
+            schema::rewrite_references_to(&table.name, catalog, txn, rename)?;
             for index in &mut indexes {
                 index.table = new_name.clone();
+            }
+        }
+        AlterTable::AddForeignKey { key, .. } => {
+            new_table.foreign_keys.push(key.clone());
+            // Like PostgreSQL, a key added to a table with rows must hold for all of them.
+            let resolved = ResolvedKey::resolve(&Arc::new(new_table.clone()), key, catalog)?;
+            let rows = read_all_rows(table, txn)?;
+            schema::check_existing_rows(&resolved, rows.iter().map(|(_, values)| values), txn)?;
+        }
+        AlterTable::DropConstraint {
+            name, if_exists, ..
+        } => {
+            let before = new_table.foreign_keys.len();
+            new_table
+                .foreign_keys
+                .retain(|key| !key.name.eq_ignore_ascii_case(name));
+            if new_table.foreign_keys.len() == before {
+                if *if_exists {
+                    return Ok(());
+                }
+                return Err(ExecError::new(
+                    "42704",
+                    format!(
+                        "constraint \"{name}\" of relation \"{}\" does not exist (only foreign keys can be dropped by name)",
+                        table.name
+                    ),
+                ));
             }
         }
     }

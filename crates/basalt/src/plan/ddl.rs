@@ -59,6 +59,18 @@ pub enum AlterTable {
         table: String,
         new_name: String,
     },
+    /// `ADD [CONSTRAINT name] FOREIGN KEY ...` (validated; existing rows are checked when it
+    /// runs).
+    AddForeignKey {
+        table: String,
+        key: ForeignKeyDef,
+    },
+    /// `DROP CONSTRAINT name`: a foreign key.
+    DropConstraint {
+        table: String,
+        name: String,
+        if_exists: bool,
+    },
 }
 
 /// Kinds of object for DROP.

@@ -206,7 +206,9 @@ impl Binder<'_> {
                 unique_constraints.push(unique);
             }
         }
-        let foreign_keys = if constraints.foreign_keys.is_empty() {
+        // CREATE TABLE IF NOT EXISTS of an existing table does nothing, so has nothing to check.
+        let exists = self.catalog.table(&name).is_some();
+        let foreign_keys = if constraints.foreign_keys.is_empty() || exists {
             Vec::new()
         } else {
             let table = TableDef {
@@ -644,6 +646,50 @@ impl Binder<'_> {
                     new_name,
                 }
             }
+            ast::AlterTableOperation::AddConstraint {
+                constraint: ast::TableConstraint::ForeignKey(key),
+                not_valid,
+            } => {
+                if *not_valid {
+                    return Err(BindError::unsupported("NOT VALID constraints"));
+                }
+                let Some(table) = &table else {
+                    return Err(BindError::new(
+                        "42P01",
+                        format!("relation \"{name}\" does not exist"),
+                    ));
+                };
+                let columns = key
+                    .columns
+                    .iter()
+                    .map(|column| {
+                        let column = ident_name(column);
+                        table.column(&column).map(|(position, _)| position).ok_or_else(|| {
+                            BindError::new(
+                                "42703",
+                                format!("column \"{column}\" referenced in foreign key constraint does not exist"),
+                            )
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+                let key = foreign_key(columns, key, None)?;
+                let own_unique_keys = foreign_key::unique_keys(self.catalog, table);
+                let mut keys =
+                    foreign_key::validate(self.catalog, table, &own_unique_keys, vec![key])?;
+                let key = keys
+                    .pop()
+                    .ok_or_else(|| BindError::new("XX000", "foreign key lost in validation"))?;
+                AlterTable::AddForeignKey { table: name, key }
+            }
+            ast::AlterTableOperation::DropConstraint {
+                if_exists,
+                name: constraint,
+                ..
+            } => AlterTable::DropConstraint {
+                table: name,
+                name: ident_name(constraint),
+                if_exists: *if_exists,
+            },
             other => return Err(BindError::unsupported(format!("ALTER TABLE {other}"))),
         };
         Ok(DdlStatement::AlterTable(action))
