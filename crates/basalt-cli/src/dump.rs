@@ -60,6 +60,10 @@ fn write_dump(session: &mut Session, patterns: &[String]) -> Result<(), Failure>
     }
 
     let out = session.output.writer();
+    // Rows are written table by table; a self-referencing table's rows, or a dump of a
+    // single table, need not satisfy foreign keys until everything is loaded (as sqlite3's
+    // .dump does).
+    writeln!(out, "PRAGMA foreign_keys = OFF;").map_err(output_failure)?;
     writeln!(out, "BEGIN;").map_err(output_failure)?;
     for table in &tables {
         writeln!(out, "{};", table.sql).map_err(output_failure)?;

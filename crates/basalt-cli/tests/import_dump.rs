@@ -194,7 +194,8 @@ fn dump_reloads_into_the_same_database() {
     let dump = scratch.run(&[&original, ".dump"], "");
     assert_eq!((dump.code, dump.stderr.as_str()), (0, ""));
     assert!(
-        dump.stdout.starts_with("BEGIN;\nCREATE TABLE blobs ("),
+        dump.stdout
+            .starts_with("PRAGMA foreign_keys = OFF;\nBEGIN;\nCREATE TABLE blobs ("),
         "{}",
         dump.stdout
     );
@@ -242,6 +243,7 @@ fn dump_of_one_table() {
     assert_eq!(
         run.stdout,
         "\
+PRAGMA foreign_keys = OFF;
 BEGIN;
 CREATE TABLE b (
     y TEXT

@@ -58,7 +58,7 @@ impl Connection {
 
 fn describe_catalog(catalog: &Catalog) -> Vec<SchemaObject> {
     let mut objects = Vec::new();
-    for table in catalog.tables.values() {
+    for table in tables_in_dependency_order(catalog) {
         objects.push(SchemaObject {
             kind: SchemaKind::Table,
             name: table.name.clone(),
@@ -86,6 +86,28 @@ fn describe_catalog(catalog: &Catalog) -> Vec<SchemaObject> {
         });
     }
     objects
+}
+
+/// Tables with every table their foreign keys reference before them (CREATE TABLE checks
+/// that the referenced table exists), otherwise by name. A cycle of foreign keys cannot be
+/// created by CREATE TABLE statements alone; its tables come out by name.
+fn tables_in_dependency_order(catalog: &Catalog) -> Vec<&TableDef> {
+    let mut placed: Vec<&TableDef> = Vec::new();
+    let mut remaining: Vec<&TableDef> = catalog.tables.values().map(|t| t.as_ref()).collect();
+    while !remaining.is_empty() {
+        let ready = remaining.iter().position(|table| {
+            table.foreign_keys.iter().all(|key| {
+                key.referenced_table.eq_ignore_ascii_case(&table.name)
+                    || catalog.table(&key.referenced_table).is_none()
+                    || placed
+                        .iter()
+                        .any(|done| done.name.eq_ignore_ascii_case(&key.referenced_table))
+            })
+        });
+        // A cycle: take the first remaining table and go on.
+        placed.push(remaining.remove(ready.unwrap_or(0)));
+    }
+    placed
 }
 
 fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
