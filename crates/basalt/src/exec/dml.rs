@@ -549,7 +549,7 @@ impl<'a> Writer<'a> {
                     .insert(&mut *txn, new_row_id, &self.kinds, &cells)?;
             }
         }
-        enforcer.updated(self.foreign_key_entry, new_row_id, old, &new)?;
+        enforcer.updated(self.foreign_key_entry, row_id, new_row_id, old, &new)?;
         Ok(new)
     }
 

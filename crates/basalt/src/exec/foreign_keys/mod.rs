@@ -255,11 +255,12 @@ impl<'a> Enforcer<'a> {
         Ok(())
     }
 
-    /// Row `row_id` of table `entry` changed from `old` to `new` (both in table order;
-    /// `row_id` is the row's id after the change).
+    /// Row `old_row_id` of table `entry` changed from `old` to `new` (both in table order)
+    /// and is now row `row_id`.
     pub fn updated(
         &mut self,
         entry: Option<usize>,
+        old_row_id: i64,
         row_id: i64,
         old: &[Value],
         new: &[Value],
@@ -269,7 +270,9 @@ impl<'a> Enforcer<'a> {
         };
         let changed = |columns: &[usize]| columns.iter().any(|&c| old.get(c) != new.get(c));
         for &key in &rules.tables[entry].outgoing {
-            if changed(&rules.keys[key].child_columns) {
+            // A row that moved is checked again even with the same key: a check still
+            // pending for it would look for it under its old row id.
+            if changed(&rules.keys[key].child_columns) || old_row_id != row_id {
                 self.check_reference(rules, key, row_id, new)?;
             }
         }

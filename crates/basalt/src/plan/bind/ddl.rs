@@ -560,17 +560,12 @@ impl Binder<'_> {
                 }
                 let foreign_keys = match &table {
                     Some(table) if !constraints.foreign_keys.is_empty() => {
-                        // The new column's position is after the existing columns (its
-                        // slot may be further on: dropped columns keep theirs).
-                        let position = table.columns.len();
-                        let mut keys = constraints.foreign_keys;
-                        for key in &mut keys {
-                            key.columns = vec![position];
-                        }
-                        let mut widened = TableDef::clone(table);
-                        widened.columns.push(column.clone());
-                        let own_unique_keys = foreign_key::unique_keys(self.catalog, table);
-                        foreign_key::validate(self.catalog, &widened, &own_unique_keys, keys)?
+                        foreign_key::validate_added_column(
+                            self.catalog,
+                            table,
+                            &column,
+                            constraints.foreign_keys,
+                        )?
                     }
                     _ => Vec::new(),
                 };
@@ -659,27 +654,10 @@ impl Binder<'_> {
                         format!("relation \"{name}\" does not exist"),
                     ));
                 };
-                let columns = key
-                    .columns
-                    .iter()
-                    .map(|column| {
-                        let column = ident_name(column);
-                        table.column(&column).map(|(position, _)| position).ok_or_else(|| {
-                            BindError::new(
-                                "42703",
-                                format!("column \"{column}\" referenced in foreign key constraint does not exist"),
-                            )
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
-                let key = foreign_key(columns, key, None)?;
-                let own_unique_keys = foreign_key::unique_keys(self.catalog, table);
-                let mut keys =
-                    foreign_key::validate(self.catalog, table, &own_unique_keys, vec![key])?;
-                let key = keys
-                    .pop()
-                    .ok_or_else(|| BindError::new("XX000", "foreign key lost in validation"))?;
-                AlterTable::AddForeignKey { table: name, key }
+                AlterTable::AddForeignKey {
+                    key: foreign_key::validate_added_key(self.catalog, table, key)?,
+                    table: name,
+                }
             }
             ast::AlterTableOperation::DropConstraint {
                 if_exists,

@@ -1,5 +1,5 @@
 //! Binding `REFERENCES` and `FOREIGN KEY` constraints (CREATE TABLE, ALTER TABLE ADD
-//! COLUMN), with PostgreSQL's checks and codes, so that every stored [`ForeignKeyDef`] can be
+//! COLUMN, ALTER TABLE ADD FOREIGN KEY), with PostgreSQL's checks and codes, so that every stored [`ForeignKeyDef`] can be
 //! enforced with seeks:
 //!
 //! * the referenced table exists (42P01) and is a table (42809); a table may reference
@@ -17,7 +17,7 @@
 
 use sqlparser::ast;
 
-use crate::catalog::{Catalog, ForeignKeyDef, ReferentialAction, TableDef};
+use crate::catalog::{Catalog, ColumnDef, ForeignKeyDef, ReferentialAction, TableDef};
 use crate::types::{self, DataType};
 
 use super::error::BindError;
@@ -131,6 +131,51 @@ pub(super) fn validate(
         validated.push(key);
     }
     Ok(validated)
+}
+
+/// `ALTER TABLE table ADD COLUMN column ... REFERENCES ...`: `keys` (on the column) checked
+/// and completed as [`validate`] does.
+pub(super) fn validate_added_column(
+    catalog: &Catalog,
+    table: &TableDef,
+    column: &ColumnDef,
+    mut keys: Vec<ForeignKeyDef>,
+) -> Result<Vec<ForeignKeyDef>, BindError> {
+    // The new column comes after the existing ones (its slot may be further on: dropped
+    // columns keep theirs).
+    let position = table.columns.len();
+    for key in &mut keys {
+        key.columns = vec![position];
+    }
+    let mut widened = table.clone();
+    widened.columns.push(column.clone());
+    validate(catalog, &widened, &unique_keys(catalog, table), keys)
+}
+
+/// `ALTER TABLE table ADD [CONSTRAINT name] FOREIGN KEY ...`, checked and completed as
+/// [`validate`] does.
+pub(super) fn validate_added_key(
+    catalog: &Catalog,
+    table: &TableDef,
+    key: &ast::ForeignKeyConstraint,
+) -> Result<ForeignKeyDef, BindError> {
+    let columns = key
+        .columns
+        .iter()
+        .map(|column| {
+            let column = ident_name(column);
+            table.column(&column).map(|(position, _)| position).ok_or_else(|| {
+                BindError::new(
+                    "42703",
+                    format!("column \"{column}\" referenced in foreign key constraint does not exist"),
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let key = foreign_key(columns, key, None)?;
+    validate(catalog, table, &unique_keys(catalog, table), vec![key])?
+        .pop()
+        .ok_or_else(|| BindError::new("XX000", "foreign key lost in validation"))
 }
 
 /// The referenced table of a key and the positions of its referenced columns there.
