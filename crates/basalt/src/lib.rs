@@ -19,5 +19,6 @@ pub use api::{
     CachedStatement, Connection, Database, Error, ErrorKind, FromSql, InterruptHandle, Options,
     Params, Result, Row, RowIndex, Rows, Statement, ToSql, Transaction, ValueRef,
 };
+pub use api::{SchemaKind, SchemaObject, quote_identifier};
 pub use storage::pager::Synchronous;
 pub use types::{DataType, Value};

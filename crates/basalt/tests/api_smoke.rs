@@ -162,3 +162,49 @@ fn an_interrupt_cancels_the_running_statement_only() {
         .unwrap();
     assert_eq!(count, 6400);
 }
+
+#[test]
+fn explain_analyze_reports_rows_per_operator() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute_batch(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, k INTEGER);
+         INSERT INTO t VALUES (1, 10), (2, 20), (3, 30), (4, 40);",
+    )
+    .unwrap();
+    let mut stmt = conn
+        .prepare("EXPLAIN ANALYZE SELECT k FROM t WHERE k > 15 ORDER BY k DESC LIMIT 2")
+        .unwrap();
+    let lines: Vec<String> = stmt.query(()).unwrap().map(|row| row.get(0)).unwrap();
+    let text = lines.join("\n");
+    assert!(
+        text.contains("Top-N Sort (1 keys)  (actual rows=2 loops=1"),
+        "{text}"
+    );
+    assert!(text.contains("Filter  (actual rows=3 loops=1"), "{text}");
+    assert!(
+        text.contains("Table Scan on t  (actual rows=4 loops=1"),
+        "{text}"
+    );
+    assert!(
+        lines.last().unwrap().starts_with("Execution Time: "),
+        "{text}"
+    );
+
+    // EXPLAIN ANALYZE of a change performs it and counts the changed rows.
+    let lines: Vec<String> = conn
+        .prepare("EXPLAIN ANALYZE UPDATE t SET k = k + 1 WHERE id <= 2")
+        .unwrap()
+        .query(())
+        .unwrap()
+        .map(|row| row.get(0))
+        .unwrap();
+    assert!(
+        lines[0].starts_with("Update on t  (actual rows=2 loops=1"),
+        "{lines:?}"
+    );
+    let sum: i64 = conn
+        .query_row("SELECT sum(k) FROM t", (), |row| row.get(0))
+        .unwrap();
+    assert_eq!(sum, 102);
+}

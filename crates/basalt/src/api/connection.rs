@@ -22,9 +22,10 @@ use crate::catalog::Catalog;
 use crate::exec::context::ExecContext;
 use crate::exec::dml::{self, ModifyResult, TableRules};
 use crate::exec::explain::{OperatorStats, explain_lines, node_key};
+use crate::exec::foreign_keys::ForeignKeyRules;
 use crate::exec::source::PageSource;
 use crate::exec::{ddl, eval};
-use crate::plan::bind::{self, BindError};
+use crate::plan::bind;
 use crate::plan::ddl::{DdlStatement, TransactionControl};
 use crate::plan::optimize;
 use crate::plan::{Bound, BoundStatement, OutputColumn, PlanKind, PlanNode};
@@ -46,6 +47,8 @@ pub(crate) struct Prepared {
     pub(crate) catalog: Arc<Catalog>,
     /// Defaults and CHECKs of the table a modification writes.
     pub(crate) rules: TableRules,
+    /// The foreign keys a modification enforces.
+    pub(crate) foreign_keys: ForeignKeyRules,
 }
 
 /// What running a statement produced.
@@ -225,12 +228,14 @@ impl Connection {
         let catalog = self.db.catalog_for(&source)?;
         let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog, &source);
         let rules = table_rules(&bound, &catalog)?;
+        let foreign_keys = foreign_key_rules(&bound, &catalog);
         Ok(Prepared {
             sql: sql.to_string(),
             ast,
             bound,
             catalog,
             rules,
+            foreign_keys,
         })
     }
 
@@ -254,8 +259,19 @@ impl Connection {
         }
     }
 
+    /// Whether modifications enforce foreign keys: `PRAGMA foreign_keys` / `SET
+    /// foreign_keys`, on unless turned off (PostgreSQL always enforces them; SQLite's
+    /// default is off).
+    fn foreign_keys_enforced(&self) -> bool {
+        self.session
+            .borrow()
+            .settings
+            .get("foreign_keys")
+            .is_none_or(|value| value != "off")
+    }
+
     /// The page source reads use now: the explicit transaction's, or a fresh snapshot.
-    fn read_source(&self) -> Result<PageSource> {
+    pub(super) fn read_source(&self) -> Result<PageSource> {
         let session = self.session.borrow();
         Ok(match &session.txn {
             Some(ExplicitTxn {
@@ -272,6 +288,7 @@ impl Connection {
         if catalog.version != prepared.catalog.version {
             prepared.bound = self.optimize(bind::bind(&prepared.ast, &catalog)?, &catalog, source);
             prepared.rules = table_rules(&prepared.bound, &catalog)?;
+            prepared.foreign_keys = foreign_key_rules(&prepared.bound, &catalog);
             prepared.catalog = catalog;
         }
         Ok(())
@@ -384,7 +401,15 @@ impl Connection {
                     changes,
                     last_insert_row_id,
                     returning,
-                } = dml::execute_modify(plan, &prepared.rules, &prepared.catalog, write, &ctx)?;
+                } = dml::execute_modify(
+                    plan,
+                    &prepared.rules,
+                    self.foreign_keys_enforced()
+                        .then_some(&prepared.foreign_keys),
+                    &prepared.catalog,
+                    write,
+                    &ctx,
+                )?;
                 {
                     let mut session = self.session.borrow_mut();
                     session.changes = changes;
@@ -411,8 +436,15 @@ impl Connection {
             } => {
                 let ctx = ctx.with_profiling();
                 let started = Instant::now();
-                let result =
-                    dml::execute_modify(plan, &prepared.rules, &prepared.catalog, write, &ctx)?;
+                let result = dml::execute_modify(
+                    plan,
+                    &prepared.rules,
+                    self.foreign_keys_enforced()
+                        .then_some(&prepared.foreign_keys),
+                    &prepared.catalog,
+                    write,
+                    &ctx,
+                )?;
                 let elapsed = started.elapsed();
                 self.session.borrow_mut().changes = result.changes;
                 if let Some(profile) = &ctx.profile {
@@ -459,7 +491,15 @@ impl Connection {
                             "CREATE TABLE AS did not bind to an INSERT",
                         ));
                     };
-                    dml::execute_modify(plan, &rules, &catalog, write, ctx)?;
+                    let foreign_keys = ForeignKeyRules::for_modification(plan, &catalog);
+                    dml::execute_modify(
+                        plan,
+                        &rules,
+                        self.foreign_keys_enforced().then_some(&foreign_keys),
+                        &catalog,
+                        write,
+                        ctx,
+                    )?;
                 }
             }
             DdlStatement::CreateIndex(create) => {
@@ -489,8 +529,16 @@ impl Connection {
                 kind,
                 names,
                 if_exists,
+                cascade,
             } => {
-                ddl::drop_objects(*kind, names, *if_exists, catalog, &mut write.lock())?;
+                ddl::drop_objects(
+                    *kind,
+                    names,
+                    *if_exists,
+                    *cascade,
+                    catalog,
+                    &mut write.lock(),
+                )?;
             }
             DdlStatement::AlterTable(alter) => {
                 let default = match alter {
@@ -665,11 +713,31 @@ impl Connection {
                 })?;
                 self.session.borrow_mut().work_mem = Some(bytes);
             }
+            let value = if name == "foreign_keys" {
+                match parse_switch(&value) {
+                    Some(true) => "on".to_string(),
+                    Some(false) => "off".to_string(),
+                    None => {
+                        return Err(Error::new(
+                            "22023",
+                            format!("invalid value for foreign_keys: {value}"),
+                        ));
+                    }
+                }
+            } else {
+                value
+            };
             self.session.borrow_mut().settings.insert(name, value);
             return Ok(Outcome::Changed(0));
         }
         let value = match name.as_str() {
             "synchronous" => format!("{:?}", pager.synchronous()).to_lowercase(),
+            "foreign_keys" => if self.foreign_keys_enforced() {
+                "on"
+            } else {
+                "off"
+            }
+            .to_string(),
             "journal_mode" => "wal".to_string(),
             "page_size" => pager.page_size().to_string(),
             "work_mem" => crate::exec::spill::format_memory_setting(
@@ -686,6 +754,15 @@ impl Connection {
             },
         };
         Ok(text_rows(vec![value], ctx))
+    }
+}
+
+/// A boolean setting's value: on/off, true/false, yes/no, 1/0.
+fn parse_switch(value: &str) -> Option<bool> {
+    match value.to_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Some(true),
+        "off" | "false" | "no" | "0" => Some(false),
+        _ => None,
     }
 }
 
@@ -748,7 +825,7 @@ impl Drop for Transaction<'_> {
 
 /// Binds the defaults and CHECK constraints of the table a modification writes.
 fn table_rules(bound: &Bound, catalog: &Catalog) -> Result<TableRules> {
-    let table = match &bound.statement {
+    match &bound.statement {
         BoundStatement::Modify(PlanNode {
             kind: PlanKind::Insert { table, .. } | PlanKind::Update { table, .. },
             ..
@@ -760,31 +837,20 @@ fn table_rules(bound: &Bound, catalog: &Catalog) -> Result<TableRules> {
                     ..
                 },
             ..
-        } => table,
-        _ => return Ok(TableRules::default()),
-    };
-    let defaults = table
-        .columns
-        .iter()
-        .map(|column| {
-            column
-                .default
-                .as_ref()
-                .map(|sql| bind::bind_column_default(sql, column.data_type, table, catalog))
-                .transpose()
-        })
-        .collect::<Result<Vec<_>, BindError>>()?;
-    let checks = table
-        .checks
-        .iter()
-        .map(|sql| {
-            Ok((
-                sql.clone(),
-                bind::bind_table_predicate(sql, table, catalog)?,
-            ))
-        })
-        .collect::<Result<Vec<_>, BindError>>()?;
-    Ok(TableRules { defaults, checks })
+        } => Ok(TableRules::bind(table, catalog)?),
+        _ => Ok(TableRules::default()),
+    }
+}
+
+/// Resolves the foreign keys a modification enforces (also under EXPLAIN ANALYZE, which
+/// performs it).
+fn foreign_key_rules(bound: &Bound, catalog: &Catalog) -> ForeignKeyRules {
+    match &bound.statement {
+        BoundStatement::Modify(plan) | BoundStatement::Explain { plan, .. } => {
+            ForeignKeyRules::for_modification(plan, catalog)
+        }
+        _ => ForeignKeyRules::default(),
+    }
 }
 
 /// Table sizes for the optimizer: ANALYZE's counts when the table was analysed, else an

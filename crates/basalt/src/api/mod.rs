@@ -16,6 +16,7 @@ mod connection;
 mod database;
 mod error;
 mod params;
+mod schema;
 mod statement;
 mod value;
 
@@ -23,5 +24,6 @@ pub use connection::{Connection, InterruptHandle, Transaction};
 pub use database::{Database, Options};
 pub use error::{Error, ErrorKind, Result};
 pub use params::Params;
+pub use schema::{SchemaKind, SchemaObject, quote_identifier};
 pub use statement::{CachedStatement, Row, RowIndex, Rows, Statement};
 pub use value::{FromSql, ToSql, ValueRef};

@@ -1,10 +1,14 @@
 //! The binary form of catalog entries.
 //!
-//! Format version 1, little-endian: a version byte, then the object kind byte (`t`, `i`,
-//! `v`, `s` for statistics), then the object's fields in declaration order. Strings are a u32 length and UTF-8
+//! Format version 2, little-endian: a version byte, then the object kind byte (`t`, `i`,
+//! `v`, `s` for statistics), then the object's fields in declaration order. Strings are a
+//! u32 length and UTF-8
 //! bytes; optional strings are a presence byte then the string; lists are a u32 count then
 //! the items; `DataType` is one byte (see [`data_type_byte`]). Decoding checks every length
 //! against the remaining input, so a damaged entry is an error, never a panic.
+//!
+//! Version 2 added foreign key names; version 1 entries still decode, their foreign keys
+//! taking PostgreSQL's default names.
 
 use crate::storage::StorageError;
 use crate::storage::keys::KeyOrder;
@@ -15,7 +19,9 @@ use super::{
     SchemaObject, TableDef, TableStatistics, ViewDef,
 };
 
-const FORMAT_VERSION: u8 = 1;
+const FORMAT_VERSION: u8 = 2;
+/// The oldest version [`decode_entry`] reads.
+const OLDEST_FORMAT_VERSION: u8 = 1;
 
 /// A catalog entry that cannot be decoded.
 #[derive(Debug, thiserror::Error)]
@@ -197,6 +203,7 @@ pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
             table.checks.iter().for_each(|check| out.str(check));
             out.usize(table.foreign_keys.len());
             for key in &table.foreign_keys {
+                out.str(&key.name);
                 out.usize(key.columns.len());
                 key.columns.iter().for_each(|&column| out.usize(column));
                 out.str(&key.referenced_table);
@@ -252,7 +259,7 @@ pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
 pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
     let mut input = Reader(bytes);
     let version = input.u8()?;
-    if version != FORMAT_VERSION {
+    if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(CatalogError(format!(
             "unknown catalog entry version {version}"
         )));
@@ -302,6 +309,11 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
             let foreign_key_count = input.count()?;
             let mut foreign_keys = Vec::with_capacity(foreign_key_count);
             for _ in 0..foreign_key_count {
+                let key_name = if version >= 2 {
+                    Some(input.str()?)
+                } else {
+                    None
+                };
                 let count = input.count()?;
                 let key_columns = (0..count)
                     .map(|_| input.usize())
@@ -314,6 +326,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 let on_delete = action_from_byte(input.u8()?)?;
                 let on_update = action_from_byte(input.u8()?)?;
                 foreign_keys.push(ForeignKeyDef {
+                    name: key_name.unwrap_or_default(),
                     columns: key_columns,
                     referenced_table,
                     referenced_columns,
@@ -333,7 +346,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                     "table {name} refers to a column that does not exist"
                 )));
             }
-            SchemaObject::Table(TableDef {
+            let mut table = TableDef {
                 name,
                 columns,
                 root,
@@ -342,7 +355,15 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 checks,
                 foreign_keys,
                 slot_count,
-            })
+            };
+            for index in 0..table.foreign_keys.len() {
+                if table.foreign_keys[index].name.is_empty() {
+                    let name =
+                        ForeignKeyDef::default_name(&table, &table.foreign_keys[index].columns);
+                    table.foreign_keys[index].name = name;
+                }
+            }
+            SchemaObject::Table(table)
         }
         b'i' => {
             let name = input.str()?;
@@ -457,6 +478,7 @@ mod tests {
             primary_key: vec![0],
             checks: vec!["length(email) > 3".into()],
             foreign_keys: vec![ForeignKeyDef {
+                name: "users_email_fkey".into(),
                 columns: vec![1],
                 referenced_table: "emails".into(),
                 referenced_columns: vec!["address".into()],
@@ -489,6 +511,28 @@ mod tests {
         for object in objects {
             assert_eq!(decode_entry(&encode_entry(&object)).unwrap(), object);
         }
+    }
+
+    #[test]
+    fn version_1_foreign_keys_get_default_names() {
+        let table = sample_table();
+        let version_2 = encode_entry(&SchemaObject::Table(table.clone()));
+        let mut name_field = (table.foreign_keys[0].name.len() as u32)
+            .to_le_bytes()
+            .to_vec();
+        name_field.extend_from_slice(table.foreign_keys[0].name.as_bytes());
+        let at = version_2
+            .windows(name_field.len())
+            .position(|window| window == name_field.as_slice())
+            .unwrap();
+        let mut version_1 = version_2.clone();
+        version_1.drain(at..at + name_field.len());
+        version_1[0] = 1;
+        let SchemaObject::Table(decoded) = decode_entry(&version_1).unwrap() else {
+            panic!("not a table");
+        };
+        assert_eq!(decoded.foreign_keys[0].name, "Users_email_fkey");
+        assert_eq!(decoded.foreign_keys[0].referenced_table, "emails");
     }
 
     #[test]

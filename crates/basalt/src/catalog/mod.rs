@@ -69,14 +69,40 @@ pub fn storage_kind(data_type: DataType) -> ColumnKind {
     }
 }
 
-/// A foreign key constraint.
+/// A foreign key constraint (`REFERENCES`), enforced by `crate::exec::foreign_keys`.
+///
+/// The binder validates it when the table is created: the referenced table exists, the
+/// referenced columns are named explicitly (a bare `REFERENCES p` is stored as p's primary
+/// key) and are exactly the columns of p's primary key or of a unique index, and the types
+/// are comparable. DDL keeps it valid afterwards: renames rewrite `referenced_table` and
+/// `referenced_columns`, and drops that would leave it dangling are refused.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ForeignKeyDef {
+    /// The constraint's name (`CONSTRAINT name`, else PostgreSQL's `{table}_{columns}_fkey`).
+    pub name: String,
+    /// The referencing columns (positions in the table's `columns`).
     pub columns: Vec<usize>,
+    /// The referenced table's name.
     pub referenced_table: String,
+    /// The referenced columns' names, pairwise with `columns`.
     pub referenced_columns: Vec<String>,
     pub on_delete: ReferentialAction,
     pub on_update: ReferentialAction,
+}
+
+impl ForeignKeyDef {
+    /// PostgreSQL's name for an unnamed foreign key: `{table}_{column}_{column}_fkey`.
+    pub fn default_name(table: &TableDef, columns: &[usize]) -> String {
+        let mut name = table.name.clone();
+        for &column in columns {
+            if let Some(column) = table.columns.get(column) {
+                name.push('_');
+                name.push_str(&column.name);
+            }
+        }
+        name.push_str("_fkey");
+        name
+    }
 }
 
 /// What happens to referencing rows when a referenced row changes.
@@ -125,6 +151,13 @@ impl TableDef {
             }
         }
         kinds
+    }
+}
+
+impl TableDef {
+    /// Whether `columns` is exactly the row id column, so a key on them is a row id.
+    pub fn is_row_id(&self, columns: &[usize]) -> bool {
+        matches!((columns, self.row_id_column), ([column], Some(row_id)) if *column == row_id)
     }
 }
 
@@ -291,6 +324,41 @@ impl Catalog {
         self.indexes
             .values()
             .filter(move |index| index.table.eq_ignore_ascii_case(table))
+    }
+
+    /// A unique index of `table` whose columns are exactly `columns`, in any order (so it
+    /// can find the one row holding a given value of them).
+    pub fn unique_index_on<'a>(
+        &'a self,
+        table: &'a str,
+        columns: &[usize],
+    ) -> Option<&'a Arc<IndexDef>> {
+        self.indexes_of(table).find(|index| {
+            index.unique
+                && index.columns.len() == columns.len()
+                && index
+                    .columns
+                    .iter()
+                    .all(|(column, _)| columns.contains(column))
+                && columns
+                    .iter()
+                    .all(|column| index.columns.iter().any(|(c, _)| c == column))
+        })
+    }
+
+    /// Every foreign key that references table `table` (including a table's references to
+    /// itself), with the referencing table.
+    pub fn references_to<'a>(
+        &'a self,
+        table: &'a str,
+    ) -> impl Iterator<Item = (&'a Arc<TableDef>, &'a ForeignKeyDef)> + 'a {
+        self.tables.values().flat_map(move |child| {
+            child
+                .foreign_keys
+                .iter()
+                .filter(move |key| key.referenced_table.eq_ignore_ascii_case(table))
+                .map(move |key| (child, key))
+        })
     }
 
     /// The known name closest to `name`, for "did you mean" hints.

@@ -3,8 +3,17 @@
 //! Every change is made inside the caller's write transaction — new trees are allocated,
 //! catalog entries written, old trees freed page by page — so DDL commits and rolls back
 //! exactly like DML, and a crash in the middle leaves either the old schema or the new one.
+//!
+//! Foreign keys stay valid through DDL, whatever `PRAGMA foreign_keys` says: a table, column
+//! or unique index that a key needs cannot be dropped (2BP01; `DROP TABLE ... CASCADE` drops
+//! the referencing keys instead, as PostgreSQL does), and renaming a table or column rewrites
+//! the keys that name it (`super::foreign_keys::schema`).
 
-use crate::catalog::{self, Catalog, IndexDef, IndexMethod, SchemaObject, TableDef, ViewDef};
+use std::sync::Arc;
+
+use crate::catalog::{
+    self, Catalog, ForeignKeyDef, IndexDef, IndexMethod, SchemaObject, TableDef, ViewDef,
+};
 use crate::plan::ddl::{AlterTable, CreateIndex, CreateTable, ObjectKind};
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
@@ -12,6 +21,7 @@ use crate::txn::WriteTxn;
 use crate::types::Value;
 
 use super::error::{ExecError, ExecResult};
+use super::foreign_keys::{ResolvedKey, schema};
 use super::operators::key_value;
 use super::record::{read_row_values, row_to_cells};
 
@@ -215,14 +225,23 @@ fn destroy_index(index: &IndexDef, txn: &mut WriteTxn) -> ExecResult<()> {
     Ok(())
 }
 
-/// DROP TABLE / INDEX / VIEW.
+/// DROP TABLE / INDEX / VIEW. `cascade` (DROP TABLE only) drops the foreign keys that
+/// reference dropped tables rather than failing.
 pub fn drop_objects(
     kind: ObjectKind,
     names: &[String],
     if_exists: bool,
+    cascade: bool,
     catalog: &Catalog,
     txn: &mut WriteTxn,
 ) -> ExecResult<()> {
+    if kind == ObjectKind::Table {
+        let dropped: Vec<&Arc<TableDef>> = names
+            .iter()
+            .filter_map(|name| catalog.table(name))
+            .collect();
+        schema::drop_references_to(&dropped, cascade, catalog, txn)?;
+    }
     for name in names {
         let lower = name.to_lowercase();
         match kind {
@@ -261,6 +280,7 @@ pub fn drop_objects(
                         ),
                     ));
                 }
+                schema::check_index_drop(index, catalog)?;
                 destroy_index(index, txn)?;
             }
             ObjectKind::View => {
@@ -292,7 +312,9 @@ pub fn alter_table(
         AlterTable::AddColumn { table, .. }
         | AlterTable::DropColumn { table, .. }
         | AlterTable::RenameColumn { table, .. }
-        | AlterTable::RenameTable { table, .. } => table,
+        | AlterTable::RenameTable { table, .. }
+        | AlterTable::AddForeignKey { table, .. }
+        | AlterTable::DropConstraint { table, .. } => table,
     };
     let table = catalog
         .table(table_name)
@@ -305,6 +327,7 @@ pub fn alter_table(
     match alter {
         AlterTable::AddColumn {
             column,
+            foreign_keys,
             if_not_exists,
             ..
         } => {
@@ -334,6 +357,17 @@ pub fn alter_table(
                         column.name, table.name
                     ),
                 ));
+            }
+            new_table.foreign_keys.extend(foreign_keys.iter().cloned());
+            if let (false, Some((_, values))) = (fill.is_null(), rows.first()) {
+                // Every existing row will reference the default: one row stands for all.
+                let mut values = values.clone();
+                values.push(fill.clone());
+                let child = Arc::new(new_table.clone());
+                for key in foreign_keys {
+                    let resolved = ResolvedKey::resolve(&child, key, catalog)?;
+                    schema::check_existing_rows(&resolved, [&values], txn)?;
+                }
             }
             if !fill.is_null() {
                 // Existing rows take the default: rewrite them with the new slot filled.
@@ -367,6 +401,7 @@ pub fn alter_table(
                     "cannot drop the only column of a table",
                 ));
             }
+            schema::check_column_drop(table, position, catalog)?;
             if new_table.row_id_column == Some(position)
                 || new_table.primary_key.contains(&position)
             {
@@ -388,7 +423,6 @@ pub fn alter_table(
             for key in &mut new_table.foreign_keys {
                 key.columns.iter_mut().for_each(shift);
             }
-            new_table.foreign_keys.retain(|key| !key.columns.is_empty());
             // Indexes on the dropped column go with it (PostgreSQL does the same).
             let (doomed, kept): (Vec<IndexDef>, Vec<IndexDef>) = indexes
                 .into_iter()
@@ -424,7 +458,21 @@ pub fn alter_table(
                     ),
                 ));
             }
+            let old_name = table.columns[position].name.clone();
             new_table.columns[position].name = new_name.clone();
+            let rename = |key: &mut ForeignKeyDef| {
+                for column in &mut key.referenced_columns {
+                    if column.eq_ignore_ascii_case(&old_name) {
+                        *column = new_name.clone();
+                    }
+                }
+            };
+            new_table
+                .foreign_keys
+                .iter_mut()
+                .filter(|key| key.referenced_table.eq_ignore_ascii_case(&table.name))
+                .for_each(rename);
+            schema::rewrite_references_to(&table.name, catalog, txn, rename)?;
         }
         AlterTable::RenameTable { new_name, .. } => {
             if name_taken(catalog, new_name) {
@@ -432,8 +480,42 @@ pub fn alter_table(
             }
             catalog::remove_object(txn, b't', &table.name)?;
             new_table.name = new_name.clone();
+            let rename = |key: &mut ForeignKeyDef| key.referenced_table = new_name.clone();
+            new_table
+                .foreign_keys
+                .iter_mut()
+                .filter(|key| key.referenced_table.eq_ignore_ascii_case(&table.name))
+                .for_each(rename);
+            schema::rewrite_references_to(&table.name, catalog, txn, rename)?;
             for index in &mut indexes {
                 index.table = new_name.clone();
+            }
+        }
+        AlterTable::AddForeignKey { key, .. } => {
+            new_table.foreign_keys.push(key.clone());
+            // Like PostgreSQL, a key added to a table with rows must hold for all of them.
+            let resolved = ResolvedKey::resolve(&Arc::new(new_table.clone()), key, catalog)?;
+            let rows = read_all_rows(table, txn)?;
+            schema::check_existing_rows(&resolved, rows.iter().map(|(_, values)| values), txn)?;
+        }
+        AlterTable::DropConstraint {
+            name, if_exists, ..
+        } => {
+            let before = new_table.foreign_keys.len();
+            new_table
+                .foreign_keys
+                .retain(|key| !key.name.eq_ignore_ascii_case(name));
+            if new_table.foreign_keys.len() == before {
+                if *if_exists {
+                    return Ok(());
+                }
+                return Err(ExecError::new(
+                    "42704",
+                    format!(
+                        "constraint \"{name}\" of relation \"{}\" does not exist (only foreign keys can be dropped by name)",
+                        table.name
+                    ),
+                ));
             }
         }
     }

@@ -8,12 +8,15 @@
 //! For each row the executor enforces the table's constraints in PostgreSQL's order and with
 //! its error codes: NOT NULL (23502), length limits (22001), CHECK (23514), uniqueness of the
 //! row id and of every unique index (23505), and keeps every index in step with the table.
+//! Foreign keys (23503 and referential actions) are `super::foreign_keys`' job: the writer
+//! reports every row it writes to an [`Enforcer`], which checks and cascades.
 //! A failure aborts the statement; the caller rolls back to the statement's savepoint so a
 //! failed statement changes nothing.
 
 use std::sync::Arc;
 
 use crate::catalog::{Catalog, IndexDef, TableDef};
+use crate::plan::bind::{self, BindError};
 use crate::plan::{ConflictAction, Expr, PlanKind, PlanNode};
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
@@ -23,6 +26,7 @@ use crate::types::{self, DataType, Value};
 use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
 use super::eval;
+use super::foreign_keys::{Enforcer, ForeignKeyRules};
 use super::operators::{self, sort::concatenate};
 use super::record::{read_row_values, row_to_cells};
 use super::vector::Batch;
@@ -35,6 +39,34 @@ pub struct TableRules {
     pub defaults: Vec<Option<Expr>>,
     /// CHECK constraints with their SQL text (for messages).
     pub checks: Vec<(String, Expr)>,
+}
+
+impl TableRules {
+    /// Binds the defaults and CHECK constraints of `table`.
+    pub fn bind(table: &TableDef, catalog: &Catalog) -> Result<TableRules, BindError> {
+        let defaults = table
+            .columns
+            .iter()
+            .map(|column| {
+                column
+                    .default
+                    .as_ref()
+                    .map(|sql| bind::bind_column_default(sql, column.data_type, table, catalog))
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>, BindError>>()?;
+        let checks = table
+            .checks
+            .iter()
+            .map(|sql| {
+                Ok((
+                    sql.clone(),
+                    bind::bind_table_predicate(sql, table, catalog)?,
+                ))
+            })
+            .collect::<Result<Vec<_>, BindError>>()?;
+        Ok(TableRules { defaults, checks })
+    }
 }
 
 /// What a modification did.
@@ -63,13 +95,30 @@ fn run_input(plan: &PlanNode, ctx: &ExecContext) -> ExecResult<Batch> {
     Ok(concatenate(&batches, &types))
 }
 
-/// Executes an INSERT, UPDATE or DELETE plan inside `txn`.
+/// Executes an INSERT, UPDATE or DELETE plan inside `txn`, enforcing `foreign_keys` (`None`
+/// when `PRAGMA foreign_keys` is off).
 pub fn execute_modify(
+    plan: &PlanNode,
+    rules: &TableRules,
+    foreign_keys: Option<&ForeignKeyRules>,
+    catalog: &Catalog,
+    txn: &Arc<parking_lot::Mutex<WriteTxn>>,
+    ctx: &ExecContext,
+) -> ExecResult<ModifyResult> {
+    let mut enforcer = Enforcer::new(foreign_keys, catalog, txn, ctx)?;
+    let result = apply_rows(plan, rules, catalog, txn, ctx, &mut enforcer)?;
+    enforcer.finish()?;
+    Ok(result)
+}
+
+/// Applies the statement's own rows; referential actions wait for `enforcer.finish`.
+fn apply_rows(
     plan: &PlanNode,
     rules: &TableRules,
     catalog: &Catalog,
     txn: &Arc<parking_lot::Mutex<WriteTxn>>,
     ctx: &ExecContext,
+    enforcer: &mut Enforcer<'_>,
 ) -> ExecResult<ModifyResult> {
     match &plan.kind {
         PlanKind::Insert {
@@ -80,7 +129,7 @@ pub fn execute_modify(
             returning,
         } => {
             let input = run_input(source, ctx)?;
-            let mut writer = Writer::new(table, catalog, rules, txn, ctx);
+            let mut writer = Writer::new(table, catalog, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
@@ -101,7 +150,9 @@ pub fn execute_modify(
                         values[column] = eval::evaluate_scalar(default, ctx)?;
                     }
                 }
-                if let Some((row_id, final_values)) = writer.insert(values, on_conflict)? {
+                if let Some((row_id, final_values)) =
+                    writer.insert(values, on_conflict, enforcer)?
+                {
                     result.changes += 1;
                     result.last_insert_row_id = Some(row_id);
                     returned.push(&final_values, ctx)?;
@@ -121,7 +172,7 @@ pub fn execute_modify(
                 .iter()
                 .map(|(column, expr)| Ok((*column, eval::evaluate(expr, &input, ctx)?)))
                 .collect::<ExecResult<Vec<_>>>()?;
-            let mut writer = Writer::new(table, catalog, rules, txn, ctx);
+            let mut writer = Writer::new(table, catalog, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
@@ -133,7 +184,7 @@ pub fn execute_modify(
                         *slot = vector.get(row);
                     }
                 }
-                let new = writer.update(row_id, old, new)?;
+                let new = writer.update(row_id, old, new, enforcer)?;
                 result.changes += 1;
                 returned.push(&new, ctx)?;
             }
@@ -146,13 +197,13 @@ pub fn execute_modify(
             returning,
         } => {
             let input = run_input(input, ctx)?;
-            let mut writer = Writer::new(table, catalog, rules, txn, ctx);
+            let mut writer = Writer::new(table, catalog, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
                 let values = input.row(row);
                 let (row_id, old) = split_row_id(&values)?;
-                if writer.delete(row_id, old)? {
+                if writer.delete(row_id, old, enforcer)? {
                     result.changes += 1;
                     returned.push(old, ctx)?;
                 }
@@ -215,7 +266,8 @@ impl<'a> Returning<'a> {
 }
 
 /// Applies row changes to one table and its indexes.
-struct Writer<'a> {
+#[derive(Debug)]
+pub(super) struct Writer<'a> {
     table: &'a TableDef,
     indexes: Vec<Arc<IndexDef>>,
     rules: &'a TableRules,
@@ -223,15 +275,18 @@ struct Writer<'a> {
     ctx: &'a ExecContext,
     tree: TableTree,
     kinds: Vec<crate::storage::btree::ColumnKind>,
+    /// The table's entry in the statement's foreign key rules, if any key concerns it.
+    foreign_key_entry: Option<usize>,
 }
 
 impl<'a> Writer<'a> {
-    fn new(
+    pub(super) fn new(
         table: &'a TableDef,
         catalog: &Catalog,
         rules: &'a TableRules,
         txn: &'a Arc<parking_lot::Mutex<WriteTxn>>,
         ctx: &'a ExecContext,
+        foreign_key_entry: Option<usize>,
     ) -> Self {
         Writer {
             table,
@@ -241,6 +296,7 @@ impl<'a> Writer<'a> {
             ctx,
             tree: TableTree::open(table.root),
             kinds: table.slot_kinds(),
+            foreign_key_entry,
         }
     }
 
@@ -358,6 +414,7 @@ impl<'a> Writer<'a> {
         &mut self,
         values: Vec<Value>,
         on_conflict: &ConflictAction,
+        enforcer: &mut Enforcer<'_>,
     ) -> ExecResult<Option<(i64, Vec<Value>)>> {
         let mut values = self.conform(values)?;
         let row_id = match self
@@ -401,7 +458,7 @@ impl<'a> Writer<'a> {
                     doomed.dedup();
                     for id in doomed {
                         if let Some(old) = self.read_row(id)? {
-                            self.delete(id, &old)?;
+                            self.delete(id, &old, enforcer)?;
                         }
                     }
                 }
@@ -433,25 +490,34 @@ impl<'a> Writer<'a> {
                             *slot = eval::evaluate(expr, &batch, self.ctx)?.get(0);
                         }
                     }
-                    let new = self.update(conflicting, &old, new)?;
+                    let new = self.update(conflicting, &old, new, enforcer)?;
                     return Ok(Some((conflicting, new)));
                 }
             }
         }
-        let cells = row_to_cells(self.table, &values);
-        let mut txn = self.txn.lock();
-        if !self.tree.insert(&mut *txn, row_id, &self.kinds, &cells)? {
-            return Err(self.duplicate_error(None));
+        {
+            let cells = row_to_cells(self.table, &values);
+            let mut txn = self.txn.lock();
+            if !self.tree.insert(&mut *txn, row_id, &self.kinds, &cells)? {
+                return Err(self.duplicate_error(None));
+            }
+            for index in &self.indexes {
+                let (key, _) = Self::index_key(index, &values, Some(row_id));
+                IndexTree::open(index.root).insert(&mut *txn, &key, &[])?;
+            }
         }
-        for index in &self.indexes {
-            let (key, _) = Self::index_key(index, &values, Some(row_id));
-            IndexTree::open(index.root).insert(&mut *txn, &key, &[])?;
-        }
+        enforcer.inserted(self.foreign_key_entry, row_id, &values)?;
         Ok(Some((row_id, values)))
     }
 
     /// Replaces row `row_id` (currently `old`) with `new`; returns the final values.
-    fn update(&mut self, row_id: i64, old: &[Value], new: Vec<Value>) -> ExecResult<Vec<Value>> {
+    pub(super) fn update(
+        &mut self,
+        row_id: i64,
+        old: &[Value],
+        new: Vec<Value>,
+        enforcer: &mut Enforcer<'_>,
+    ) -> ExecResult<Vec<Value>> {
         let new = self.conform(new)?;
         let new_row_id = match self.table.row_id_column.and_then(|column| new.get(column)) {
             Some(Value::Integer(id)) => *id,
@@ -463,37 +529,49 @@ impl<'a> Writer<'a> {
         if let Some((index, _)) = self.unique_conflicts(&new, Some(row_id))?.first() {
             return Err(self.duplicate_error(Some(index)));
         }
-        let cells = row_to_cells(self.table, &new);
-        let mut txn = self.txn.lock();
-        for index in &self.indexes {
-            let (old_key, _) = Self::index_key(index, old, Some(row_id));
-            let (new_key, _) = Self::index_key(index, &new, Some(new_row_id));
-            if old_key != new_key {
-                let tree = IndexTree::open(index.root);
-                tree.delete(&mut *txn, &old_key)?;
-                tree.insert(&mut *txn, &new_key, &[])?;
+        {
+            let cells = row_to_cells(self.table, &new);
+            let mut txn = self.txn.lock();
+            for index in &self.indexes {
+                let (old_key, _) = Self::index_key(index, old, Some(row_id));
+                let (new_key, _) = Self::index_key(index, &new, Some(new_row_id));
+                if old_key != new_key {
+                    let tree = IndexTree::open(index.root);
+                    tree.delete(&mut *txn, &old_key)?;
+                    tree.insert(&mut *txn, &new_key, &[])?;
+                }
+            }
+            if new_row_id == row_id {
+                self.tree.update(&mut *txn, row_id, &self.kinds, &cells)?;
+            } else {
+                self.tree.delete(&mut *txn, row_id)?;
+                self.tree
+                    .insert(&mut *txn, new_row_id, &self.kinds, &cells)?;
             }
         }
-        if new_row_id == row_id {
-            self.tree.update(&mut *txn, row_id, &self.kinds, &cells)?;
-        } else {
-            self.tree.delete(&mut *txn, row_id)?;
-            self.tree
-                .insert(&mut *txn, new_row_id, &self.kinds, &cells)?;
-        }
+        enforcer.updated(self.foreign_key_entry, row_id, new_row_id, old, &new)?;
         Ok(new)
     }
 
-    /// Deletes row `row_id` (currently `old`) and its index entries.
-    fn delete(&mut self, row_id: i64, old: &[Value]) -> ExecResult<bool> {
-        let mut txn = self.txn.lock();
-        if !self.tree.delete(&mut *txn, row_id)? {
-            return Ok(false);
+    /// Deletes row `row_id` (currently `old`) and its index entries; false if it was
+    /// already gone.
+    pub(super) fn delete(
+        &mut self,
+        row_id: i64,
+        old: &[Value],
+        enforcer: &mut Enforcer<'_>,
+    ) -> ExecResult<bool> {
+        {
+            let mut txn = self.txn.lock();
+            if !self.tree.delete(&mut *txn, row_id)? {
+                return Ok(false);
+            }
+            for index in &self.indexes {
+                let (key, _) = Self::index_key(index, old, Some(row_id));
+                IndexTree::open(index.root).delete(&mut *txn, &key)?;
+            }
         }
-        for index in &self.indexes {
-            let (key, _) = Self::index_key(index, old, Some(row_id));
-            IndexTree::open(index.root).delete(&mut *txn, &key)?;
-        }
+        enforcer.deleted(self.foreign_key_entry, old)?;
         Ok(true)
     }
 }

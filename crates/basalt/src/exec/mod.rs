@@ -10,6 +10,7 @@ pub mod dml;
 pub mod error;
 pub mod eval;
 pub mod explain;
+pub mod foreign_keys;
 pub mod operators;
 pub mod record;
 pub mod row_key;

@@ -267,6 +267,66 @@ impl Vector {
         Ok(())
     }
 
+    /// Appends `count` fixed-width values stored little-endian in `bytes` (`width` bytes
+    /// each, as a table leaf's value array holds them), with the leaf's null bitmap (bit set
+    /// = NULL) starting at row `first` of the leaf. The bulk counterpart of
+    /// [`Vector::push_stored`] for fixed values.
+    pub fn extend_fixed(
+        &mut self,
+        bytes: &[u8],
+        width: usize,
+        null_bitmap: &[u8],
+        first: usize,
+        count: usize,
+    ) -> Result<(), &'static str> {
+        let start = self.len();
+        let values = bytes
+            .get(first * width..(first + count) * width)
+            .ok_or("value array shorter than the leaf's row count")?;
+        let bits = |chunk: &[u8]| {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            u64::from_le_bytes(word)
+        };
+        match &mut self.data {
+            VectorData::Integer(to) | VectorData::Timestamp(to) if width == 8 => {
+                to.extend(values.chunks_exact(8).map(|chunk| bits(chunk) as i64))
+            }
+            VectorData::Real(to) if width == 8 => to.extend(
+                values
+                    .chunks_exact(8)
+                    .map(|chunk| f64::from_bits(bits(chunk))),
+            ),
+            VectorData::Integer(to) | VectorData::Timestamp(to) => {
+                to.extend(values.chunks_exact(width).map(|chunk| bits(chunk) as i64))
+            }
+            VectorData::Date(to) => to.extend(
+                values
+                    .chunks_exact(width)
+                    .map(|chunk| bits(chunk) as i64 as i32),
+            ),
+            VectorData::Boolean(to) => to.extend(
+                values
+                    .chunks_exact(width)
+                    .map(|chunk| bits(chunk) & 0xFF != 0),
+            ),
+            _ => return Err("stored fixed value does not match the column type"),
+        }
+        let is_null = |row: usize| {
+            null_bitmap
+                .get(row / 8)
+                .is_some_and(|byte| byte & (1 << (row % 8)) != 0)
+        };
+        let any_null = (first..first + count).any(is_null);
+        if any_null || !self.nulls.is_empty() {
+            if self.nulls.is_empty() {
+                self.nulls = vec![false; start];
+            }
+            self.nulls.extend((first..first + count).map(is_null));
+        }
+        Ok(())
+    }
+
     /// Appends row `row` of `other` (same type).
     pub fn push_from(&mut self, other: &Vector, row: usize) {
         let target_row = self.len();

@@ -41,6 +41,8 @@ pub enum AlterTable {
     AddColumn {
         table: String,
         column: ColumnDef,
+        /// `REFERENCES` on the new column (validated; at most one, in practice).
+        foreign_keys: Vec<ForeignKeyDef>,
         if_not_exists: bool,
     },
     DropColumn {
@@ -56,6 +58,18 @@ pub enum AlterTable {
     RenameTable {
         table: String,
         new_name: String,
+    },
+    /// `ADD [CONSTRAINT name] FOREIGN KEY ...` (validated; existing rows are checked when it
+    /// runs).
+    AddForeignKey {
+        table: String,
+        key: ForeignKeyDef,
+    },
+    /// `DROP CONSTRAINT name`: a foreign key.
+    DropConstraint {
+        table: String,
+        name: String,
+        if_exists: bool,
     },
 }
 
@@ -94,6 +108,9 @@ pub enum DdlStatement {
         kind: ObjectKind,
         names: Vec<String>,
         if_exists: bool,
+        /// `DROP TABLE ... CASCADE`: also drop the foreign keys of other tables that
+        /// reference the dropped tables (PostgreSQL's meaning; the tables themselves stay).
+        cascade: bool,
     },
     AlterTable(AlterTable),
     Transaction(TransactionControl),

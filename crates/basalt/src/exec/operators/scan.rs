@@ -9,7 +9,7 @@ use crate::exec::eval;
 use crate::exec::source::PageSource;
 use crate::exec::vector::{BATCH_SIZE, Batch};
 use crate::plan::{RangeBound, ScanColumn};
-use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableTree};
+use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableLeaf, TableTree};
 use crate::storage::keys::{self, KeyValue};
 use crate::types::{DataType, Value};
 
@@ -101,6 +101,9 @@ pub struct TableScan {
     stop: Option<(i64, bool)>,
     reverse: bool,
     empty: bool,
+    /// Rows the first batch is sized for: the width of a bounded row-id range (a point
+    /// lookup allocates one row's vectors, not a full batch's), else a full batch.
+    capacity: usize,
 }
 
 impl TableScan {
@@ -141,6 +144,11 @@ impl TableScan {
                 }
             }
         };
+        let capacity = match (lower, upper) {
+            (Some((low, _)), Some((high, _))) => usize::try_from(high.saturating_sub(low))
+                .map_or(BATCH_SIZE, |width| width.saturating_add(1).min(BATCH_SIZE)),
+            _ => BATCH_SIZE,
+        };
         let types = column_types(&table, &columns);
         Ok(TableScan {
             table,
@@ -151,6 +159,7 @@ impl TableScan {
             stop,
             reverse,
             empty,
+            capacity,
         })
     }
 
@@ -170,13 +179,9 @@ impl TableScan {
     }
 }
 
-impl Operator for TableScan {
-    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
-        if self.empty || !self.positioned {
-            return Ok(None);
-        }
-        ctx.check_interrupt()?;
-        let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
+impl TableScan {
+    /// Fills `batch` going backwards, a row at a time.
+    fn fill_backward(&mut self, batch: &mut Batch) -> ExecResult<()> {
         while self.positioned && batch.rows < BATCH_SIZE {
             let row_id = self
                 .cursor
@@ -186,15 +191,120 @@ impl Operator for TableScan {
                 self.positioned = false;
                 break;
             }
-            read_row(&self.cursor, &self.table, &self.columns, &mut batch)?;
-            self.positioned = if self.reverse {
-                self.cursor.prev()?
-            } else {
-                self.cursor.next()?
+            read_row(&self.cursor, &self.table, &self.columns, batch)?;
+            self.positioned = self.cursor.prev()?;
+        }
+        Ok(())
+    }
+
+    /// Fills `batch` going forwards, a leaf's run of rows at a time: fixed-width columns
+    /// are copied from the leaf's value arrays in bulk (the reason leaves are column-major).
+    fn fill_forward(&mut self, batch: &mut Batch) -> ExecResult<()> {
+        while self.positioned && batch.rows < BATCH_SIZE {
+            let Some(leaf) = self.cursor.leaf() else {
+                self.positioned = false;
+                break;
             };
+            let first = self.cursor.position();
+            let mut end = leaf.row_count().min(first + (BATCH_SIZE - batch.rows));
+            let mut reached_stop = false;
+            if let Some((stop, inclusive)) = self.stop {
+                let stop_at = match leaf.search(stop) {
+                    Ok(position) if inclusive => position + 1,
+                    Ok(position) | Err(position) => position,
+                };
+                if stop_at <= end {
+                    end = stop_at.max(first);
+                    reached_stop = true;
+                }
+            }
+            read_leaf_rows(
+                &self.cursor,
+                &leaf,
+                &self.table,
+                &self.columns,
+                first..end,
+                batch,
+            )?;
+            if reached_stop {
+                self.positioned = false;
+                break;
+            }
+            self.positioned = self.cursor.advance(end - first)?;
+        }
+        Ok(())
+    }
+}
+
+impl Operator for TableScan {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if self.empty || !self.positioned {
+            return Ok(None);
+        }
+        ctx.check_interrupt()?;
+        let mut batch = Batch::with_types(&self.types, self.capacity);
+        if self.reverse {
+            self.fill_backward(&mut batch)?;
+        } else {
+            self.fill_forward(&mut batch)?;
         }
         Ok(Some(batch))
     }
+}
+
+/// Appends rows `rows` of the cursor's current leaf to `batch`.
+fn read_leaf_rows(
+    cursor: &TableCursor<PageSource>,
+    leaf: &TableLeaf<'_>,
+    table: &TableDef,
+    columns: &[ScanColumn],
+    rows: std::ops::Range<usize>,
+    batch: &mut Batch,
+) -> ExecResult<()> {
+    let damaged = |reason: &str| {
+        ExecError::new(
+            "XX001",
+            format!("table {} has a damaged row: {reason}", table.name),
+        )
+    };
+    for (vector, column) in batch.columns.iter_mut().zip(columns) {
+        match column {
+            ScanColumn::RowId => {
+                for row in rows.clone() {
+                    vector.push(&Value::Integer(leaf.row_id(row)));
+                }
+            }
+            ScanColumn::Column(index) => {
+                let column = table.columns.get(*index).ok_or_else(|| {
+                    ExecError::internal(format!("table {} has no column {index}", table.name))
+                })?;
+                if column.slot >= leaf.column_count() {
+                    // Rows written before ALTER TABLE ADD COLUMN have fewer slots.
+                    rows.clone().for_each(|_| vector.push_null());
+                    continue;
+                }
+                match leaf.fixed_column(column.slot) {
+                    Some((values, width)) => vector
+                        .extend_fixed(
+                            values,
+                            width,
+                            leaf.null_bitmap(column.slot).unwrap_or(&[]),
+                            rows.start,
+                            rows.len(),
+                        )
+                        .map_err(damaged)?,
+                    None => {
+                        for row in rows.clone() {
+                            let stored = cursor.value_at(row, column.slot)?;
+                            vector.push_stored(&stored).map_err(damaged)?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    batch.rows += rows.len();
+    Ok(())
 }
 
 /// Encodes a bound's values as a key prefix of the index.
@@ -244,6 +354,9 @@ pub struct IndexScan {
     reverse: bool,
     /// Stop before keys ≥ this (forward) or < this (reverse).
     stop: Option<Vec<u8>>,
+    /// Rows the first batch is sized for: one for an equality on every column of a unique
+    /// index, else a full batch.
+    capacity: usize,
 }
 
 impl IndexScan {
@@ -258,6 +371,10 @@ impl IndexScan {
     ) -> ExecResult<IndexScan> {
         let mut index_cursor = IndexTree::open(index.root).cursor(ctx.source.clone());
         let table_cursor = TableTree::open(table.root).cursor(ctx.source.clone());
+        let unique_point = index.unique
+            && matches!((lower, upper), (RangeBound::Included(low), RangeBound::Included(high))
+                if low == high && low.len() == index.columns.len());
+        let capacity = if unique_point { 1 } else { BATCH_SIZE };
         let lower = bound_key(lower, &index, ctx)?;
         let upper = bound_key(upper, &index, ctx)?;
         // A comparison with NULL is never true: such a range is empty.
@@ -307,6 +424,7 @@ impl IndexScan {
             positioned,
             reverse,
             stop,
+            capacity,
         })
     }
 }
@@ -317,7 +435,7 @@ impl Operator for IndexScan {
             return Ok(None);
         }
         ctx.check_interrupt()?;
-        let mut batch = Batch::with_types(&self.types, BATCH_SIZE);
+        let mut batch = Batch::with_types(&self.types, self.capacity);
         while self.positioned && batch.rows < BATCH_SIZE {
             let key = self.index_cursor.key();
             if let Some(stop) = &self.stop {

@@ -8,7 +8,7 @@
 
 use sqlparser::ast;
 
-use crate::catalog::{ColumnDef, ForeignKeyDef, ReferentialAction};
+use crate::catalog::{ColumnDef, ForeignKeyDef, TableDef};
 use crate::plan::ddl::{
     AlterTable, CreateIndex, CreateTable, DdlStatement, ObjectKind, TransactionControl,
 };
@@ -17,6 +17,7 @@ use crate::types::DataType;
 
 use super::aggregate::AggregateContext;
 use super::error::BindError;
+use super::foreign_key::{self, foreign_key};
 use super::scope::Scope;
 use super::types::{assignable, sql_type};
 use super::{Binder, ident_name, object_name};
@@ -43,8 +44,9 @@ impl Binder<'_> {
                 object_type,
                 if_exists,
                 names,
+                cascade,
                 ..
-            } => self.bind_drop(*object_type, *if_exists, names),
+            } => self.bind_drop(*object_type, *if_exists, names, *cascade),
             ast::Statement::AlterTable(alter) => self.bind_alter_table(alter),
             ast::Statement::StartTransaction { .. } => {
                 Ok(DdlStatement::Transaction(TransactionControl::Begin))
@@ -159,7 +161,7 @@ impl Binder<'_> {
             self.bind_table_constraint(constraint, &columns, &mut constraints)?;
         }
         // CHECK constraints must make sense over the new table's row now, not at first insert.
-        let draft = crate::catalog::TableDef {
+        let draft = TableDef {
             name: name.clone(),
             columns: columns.clone(),
             root: 0,
@@ -204,6 +206,28 @@ impl Binder<'_> {
                 unique_constraints.push(unique);
             }
         }
+        // CREATE TABLE IF NOT EXISTS of an existing table does nothing, so has nothing to check.
+        let exists = self.catalog.table(&name).is_some();
+        let foreign_keys = if constraints.foreign_keys.is_empty() || exists {
+            Vec::new()
+        } else {
+            let table = TableDef {
+                columns: columns.clone(),
+                row_id_column,
+                primary_key: primary_key.clone(),
+                ..draft
+            };
+            let mut own_unique_keys = unique_constraints.clone();
+            if !primary_key.is_empty() {
+                own_unique_keys.push(primary_key.clone());
+            }
+            foreign_key::validate(
+                self.catalog,
+                &table,
+                &own_unique_keys,
+                constraints.foreign_keys,
+            )?
+        };
         Ok(DdlStatement::CreateTable(CreateTable {
             name,
             if_not_exists: create.if_not_exists,
@@ -212,7 +236,7 @@ impl Binder<'_> {
             primary_key,
             unique_constraints,
             checks: constraints.checks,
-            foreign_keys: constraints.foreign_keys,
+            foreign_keys,
             as_query,
         }))
     }
@@ -258,9 +282,11 @@ impl Binder<'_> {
                 }
                 ast::ColumnOption::Unique(_) => constraints.unique.push(vec![position]),
                 ast::ColumnOption::ForeignKey(key) => {
-                    constraints
-                        .foreign_keys
-                        .push(foreign_key(vec![position], key)?);
+                    constraints.foreign_keys.push(foreign_key(
+                        vec![position],
+                        key,
+                        option.name.as_ref(),
+                    )?);
                 }
                 ast::ColumnOption::Check(check) => constraints.checks.push(check.expr.to_string()),
                 // Collation, comments, SQLite's AUTOINCREMENT and conflict clauses do not
@@ -349,7 +375,9 @@ impl Binder<'_> {
                     .iter()
                     .map(|c| position(&ident_name(c)))
                     .collect::<Result<_, _>>()?;
-                constraints.foreign_keys.push(foreign_key(positions, key)?);
+                constraints
+                    .foreign_keys
+                    .push(foreign_key(positions, key, None)?);
             }
             ast::TableConstraint::Check(check) => constraints.checks.push(check.expr.to_string()),
             other => return Err(BindError::unsupported(format!("table constraint {other}"))),
@@ -440,6 +468,7 @@ impl Binder<'_> {
         object_type: ast::ObjectType,
         if_exists: bool,
         names: &[ast::ObjectName],
+        cascade: bool,
     ) -> Result<DdlStatement, BindError> {
         let kind = match object_type {
             ast::ObjectType::Table => ObjectKind::Table,
@@ -490,6 +519,7 @@ impl Binder<'_> {
             kind,
             names,
             if_exists,
+            cascade,
         })
     }
 
@@ -522,13 +552,23 @@ impl Binder<'_> {
                 let column = self.bind_column_def(column_def, slot, &mut constraints, &name)?;
                 if constraints.primary_key.is_some()
                     || !constraints.unique.is_empty()
-                    || !constraints.foreign_keys.is_empty()
                     || !constraints.checks.is_empty()
                 {
                     return Err(BindError::unsupported(
-                        "constraints in ALTER TABLE ADD COLUMN",
+                        "constraints other than REFERENCES in ALTER TABLE ADD COLUMN",
                     ));
                 }
+                let foreign_keys = match &table {
+                    Some(table) if !constraints.foreign_keys.is_empty() => {
+                        foreign_key::validate_added_column(
+                            self.catalog,
+                            table,
+                            &column,
+                            constraints.foreign_keys,
+                        )?
+                    }
+                    _ => Vec::new(),
+                };
                 if !*if_not_exists
                     && table
                         .as_ref()
@@ -545,6 +585,7 @@ impl Binder<'_> {
                 AlterTable::AddColumn {
                     table: name,
                     column,
+                    foreign_keys,
                     if_not_exists: *if_not_exists,
                 }
             }
@@ -600,6 +641,33 @@ impl Binder<'_> {
                     new_name,
                 }
             }
+            ast::AlterTableOperation::AddConstraint {
+                constraint: ast::TableConstraint::ForeignKey(key),
+                not_valid,
+            } => {
+                if *not_valid {
+                    return Err(BindError::unsupported("NOT VALID constraints"));
+                }
+                let Some(table) = &table else {
+                    return Err(BindError::new(
+                        "42P01",
+                        format!("relation \"{name}\" does not exist"),
+                    ));
+                };
+                AlterTable::AddForeignKey {
+                    key: foreign_key::validate_added_key(self.catalog, table, key)?,
+                    table: name,
+                }
+            }
+            ast::AlterTableOperation::DropConstraint {
+                if_exists,
+                name: constraint,
+                ..
+            } => AlterTable::DropConstraint {
+                table: name,
+                name: ident_name(constraint),
+                if_exists: *if_exists,
+            },
             other => return Err(BindError::unsupported(format!("ALTER TABLE {other}"))),
         };
         Ok(DdlStatement::AlterTable(action))
@@ -611,26 +679,6 @@ fn multiple_primary_keys(table: &str) -> BindError {
         "42P16",
         format!("multiple primary keys for table \"{table}\" are not allowed"),
     )
-}
-
-fn foreign_key(
-    columns: Vec<usize>,
-    key: &ast::ForeignKeyConstraint,
-) -> Result<ForeignKeyDef, BindError> {
-    let action = |action: &Option<ast::ReferentialAction>| match action {
-        None | Some(ast::ReferentialAction::NoAction) => ReferentialAction::NoAction,
-        Some(ast::ReferentialAction::Restrict) => ReferentialAction::Restrict,
-        Some(ast::ReferentialAction::Cascade) => ReferentialAction::Cascade,
-        Some(ast::ReferentialAction::SetNull) => ReferentialAction::SetNull,
-        Some(ast::ReferentialAction::SetDefault) => ReferentialAction::SetDefault,
-    };
-    Ok(ForeignKeyDef {
-        columns,
-        referenced_table: object_name(&key.foreign_table)?,
-        referenced_columns: key.referred_columns.iter().map(ident_name).collect(),
-        on_delete: action(&key.on_delete),
-        on_update: action(&key.on_update),
-    })
 }
 
 /// A setting's value as text: strings without quotes, anything else as written.

@@ -13,13 +13,15 @@
 //! expressions), [`aggregate`]
 //! (aggregate calls and the rewrite over an Aggregate node), [`select`] and [`query`]
 //! (queries), [`from`]
-//! (FROM items and joins), [`dml`], [`ddl`], and [`types`] (type rules and functions).
+//! (FROM items and joins), [`dml`], [`ddl`] with [`foreign_key`], and [`types`] (type rules
+//! and functions).
 
 mod aggregate;
 mod ddl;
 mod dml;
 mod error;
 mod expr;
+mod foreign_key;
 mod from;
 mod function;
 mod predicate;

@@ -333,7 +333,18 @@ impl<S: PageRead> TableCursor<S> {
 
     /// Column `column` of the current row, reading an overflow chain if needed.
     pub fn value(&self, column: usize) -> Result<Value<'_>> {
-        Ok(match self.value_ref(column)? {
+        self.value_at(self.position(), column)
+    }
+
+    /// Column `column` of row `position` of the current leaf, reading an overflow chain if
+    /// needed (for scans that read a leaf's rows in bulk).
+    pub fn value_at(&self, position: usize, column: usize) -> Result<Value<'_>> {
+        let Some((leaf, _)) = &self.current else {
+            return Err(StorageError::InvalidArgument(
+                "cursor is not on a row".into(),
+            ));
+        };
+        Ok(match leaf.view().value(position, column)? {
             ValueRef::Null => Value::Null,
             ValueRef::Fixed(value) => Value::Fixed(value),
             ValueRef::Var(bytes) => Value::Bytes(Cow::Borrowed(bytes)),
@@ -348,5 +359,14 @@ impl<S: PageRead> TableCursor<S> {
                 total_len,
             )?)),
         })
+    }
+
+    /// Moves `rows` rows forward within the leaf; past its end, to the first row of the next
+    /// leaf. Returns whether the cursor is still valid.
+    pub fn advance(&mut self, rows: usize) -> Result<bool> {
+        match self.current.take() {
+            Some((leaf, position)) => self.settle_forward(leaf, position + rows),
+            None => Ok(false),
+        }
     }
 }

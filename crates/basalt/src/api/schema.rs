@@ -1,0 +1,653 @@
+//! Schema introspection: [`Connection::schema_objects`] lists every table, index and view
+//! with a `CREATE` statement rebuilt from the catalog.
+//!
+//! Basalt has no SQL-visible catalog yet, so this is how tools (the `basalt` shell's
+//! `.tables`, `.schema` and `.dump`) see the schema. The catalog keeps structure, not the
+//! original text, so each statement is reconstructed: names quoted where they must be,
+//! declared types as written, DEFAULT and CHECK expressions as the catalog stores them (the
+//! parser's rendering of what the user wrote). Executing the statements in the order returned
+//! recreates an equivalent schema — the same columns, types, constraints, indexes and views —
+//! which is what a dump needs; the text itself may differ from what was typed.
+//!
+//! Indexes created implicitly for a PRIMARY KEY or UNIQUE constraint are not listed: they are
+//! part of their table's statement, and creating them separately would duplicate them.
+//!
+//! The schema is read the way a query would read it: inside an explicit transaction, that
+//! transaction's own (possibly uncommitted) schema; otherwise the newest committed one.
+
+use std::collections::BTreeSet;
+
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+use crate::catalog::{Catalog, ForeignKeyDef, IndexDef, ReferentialAction, TableDef, ViewDef};
+use crate::sql::BasaltDialect;
+use crate::storage::keys::KeyOrder;
+
+use super::connection::Connection;
+use super::error::Result;
+
+/// What kind of object a [`SchemaObject`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SchemaKind {
+    Table,
+    Index,
+    View,
+}
+
+/// One schema object with a statement that recreates it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaObject {
+    pub kind: SchemaKind,
+    /// The object's name as the catalog keeps it (unquoted identifiers folded to lower case).
+    pub name: String,
+    /// The table an index belongs to; for tables and views, their own name.
+    pub table: String,
+    /// A `CREATE TABLE`, `CREATE INDEX` or `CREATE VIEW` statement, without a trailing `;`.
+    pub sql: String,
+}
+
+impl Connection {
+    /// Every table, index and view, in an order that recreates them: tables by name, then
+    /// indexes by name, then views, each view after the views it reads.
+    pub fn schema_objects(&self) -> Result<Vec<SchemaObject>> {
+        let source = self.read_source()?;
+        let catalog = self.db.catalog_for(&source)?;
+        Ok(describe_catalog(&catalog))
+    }
+}
+
+fn describe_catalog(catalog: &Catalog) -> Vec<SchemaObject> {
+    let mut objects = Vec::new();
+    for table in tables_in_dependency_order(catalog) {
+        objects.push(SchemaObject {
+            kind: SchemaKind::Table,
+            name: table.name.clone(),
+            table: table.name.clone(),
+            sql: create_table_sql(table, catalog),
+        });
+    }
+    for index in catalog.indexes.values().filter(|index| !index.implicit) {
+        let Some(table) = catalog.table(&index.table) else {
+            continue;
+        };
+        objects.push(SchemaObject {
+            kind: SchemaKind::Index,
+            name: index.name.clone(),
+            table: table.name.clone(),
+            sql: create_index_sql(index, table),
+        });
+    }
+    for view in views_in_dependency_order(catalog) {
+        objects.push(SchemaObject {
+            kind: SchemaKind::View,
+            name: view.name.clone(),
+            table: view.name.clone(),
+            sql: create_view_sql(view),
+        });
+    }
+    objects
+}
+
+/// Tables with every table their foreign keys reference before them (CREATE TABLE checks
+/// that the referenced table exists), otherwise by name. A cycle of foreign keys cannot be
+/// created by CREATE TABLE statements alone; its tables come out by name.
+fn tables_in_dependency_order(catalog: &Catalog) -> Vec<&TableDef> {
+    let mut placed: Vec<&TableDef> = Vec::new();
+    let mut remaining: Vec<&TableDef> = catalog.tables.values().map(|t| t.as_ref()).collect();
+    while !remaining.is_empty() {
+        let ready = remaining.iter().position(|table| {
+            table.foreign_keys.iter().all(|key| {
+                key.referenced_table.eq_ignore_ascii_case(&table.name)
+                    || catalog.table(&key.referenced_table).is_none()
+                    || placed
+                        .iter()
+                        .any(|done| done.name.eq_ignore_ascii_case(&key.referenced_table))
+            })
+        });
+        // A cycle: take the first remaining table and go on.
+        placed.push(remaining.remove(ready.unwrap_or(0)));
+    }
+    placed
+}
+
+fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
+    let column_name = |position: usize| {
+        table
+            .columns
+            .get(position)
+            .map_or_else(String::new, |column| quote_identifier(&column.name))
+    };
+    let key_list = |positions: &[usize]| {
+        positions
+            .iter()
+            .map(|&position| column_name(position))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+
+    // The table's constraint indexes: the first one matching the primary key enforces it
+    // (when the key is not the row id); the others are UNIQUE constraints.
+    let mut unique_keys: Vec<Vec<usize>> = catalog
+        .indexes_of(&table.name)
+        .filter(|index| index.implicit && index.unique)
+        .map(|index| index.columns.iter().map(|(column, _)| *column).collect())
+        .collect();
+    if table.row_id_column.is_none()
+        && let Some(at) = unique_keys.iter().position(|key| *key == table.primary_key)
+    {
+        unique_keys.remove(at);
+    }
+
+    // A one-column key that is the row id reads best inline; a one-column INTEGER key that is
+    // not the row id was declared DESC, and must say so again or it would become the row id.
+    let inline_primary_key = match table.primary_key.as_slice() {
+        [column] if table.row_id_column == Some(*column) => Some(*column),
+        [column]
+            if table
+                .columns
+                .get(*column)
+                .is_some_and(|c| c.data_type != crate::types::DataType::Integer) =>
+        {
+            Some(*column)
+        }
+        _ => None,
+    };
+
+    let mut lines = Vec::new();
+    for (position, column) in table.columns.iter().enumerate() {
+        let mut line = quote_identifier(&column.name);
+        let declared = declared_type(column);
+        if !declared.is_empty() {
+            line.push(' ');
+            line.push_str(&declared);
+        }
+        let in_primary_key = table.primary_key.contains(&position);
+        // PRIMARY KEY implies NOT NULL except on the row id column, where NOT NULL is the
+        // user's own choice.
+        if column.not_null && (!in_primary_key || table.row_id_column == Some(position)) {
+            line.push_str(" NOT NULL");
+        }
+        if let Some(default) = &column.default {
+            line.push_str(" DEFAULT ");
+            line.push_str(default);
+        }
+        if inline_primary_key == Some(position) {
+            line.push_str(" PRIMARY KEY");
+        }
+        if let Some(at) = unique_keys.iter().position(|key| *key == [position]) {
+            unique_keys.remove(at);
+            line.push_str(" UNIQUE");
+        }
+        lines.push(line);
+    }
+    if inline_primary_key.is_none() && !table.primary_key.is_empty() {
+        let descending = if table.primary_key.len() == 1 && table.row_id_column.is_none() {
+            " DESC"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "PRIMARY KEY ({}{descending})",
+            key_list(&table.primary_key)
+        ));
+    }
+    for key in &unique_keys {
+        lines.push(format!("UNIQUE ({})", key_list(key)));
+    }
+    for check in &table.checks {
+        lines.push(format!("CHECK ({check})"));
+    }
+    for key in &table.foreign_keys {
+        lines.push(foreign_key_sql(key, &key_list(&key.columns)));
+    }
+    format!(
+        "CREATE TABLE {} (\n    {}\n)",
+        quote_identifier(&table.name),
+        lines.join(",\n    ")
+    )
+}
+
+/// The column's type as declared. `CREATE TABLE ... AS` records the type of a bare NULL
+/// column as `UNKNOWN`, which does not parse back; such a column stores text.
+fn declared_type(column: &crate::catalog::ColumnDef) -> String {
+    if column.declared_type.eq_ignore_ascii_case("unknown") {
+        column.data_type.name().to_uppercase()
+    } else {
+        column.declared_type.clone()
+    }
+}
+
+fn foreign_key_sql(key: &ForeignKeyDef, columns: &str) -> String {
+    let mut sql = format!(
+        "FOREIGN KEY ({columns}) REFERENCES {}",
+        quote_identifier(&key.referenced_table)
+    );
+    if !key.referenced_columns.is_empty() {
+        let referenced: Vec<String> = key
+            .referenced_columns
+            .iter()
+            .map(|name| quote_identifier(name))
+            .collect();
+        sql.push_str(&format!(" ({})", referenced.join(", ")));
+    }
+    for (event, action) in [("DELETE", key.on_delete), ("UPDATE", key.on_update)] {
+        let action = match action {
+            ReferentialAction::NoAction => continue,
+            ReferentialAction::Restrict => "RESTRICT",
+            ReferentialAction::Cascade => "CASCADE",
+            ReferentialAction::SetNull => "SET NULL",
+            ReferentialAction::SetDefault => "SET DEFAULT",
+        };
+        sql.push_str(&format!(" ON {event} {action}"));
+    }
+    sql
+}
+
+fn create_index_sql(index: &IndexDef, table: &TableDef) -> String {
+    let columns: Vec<String> = index
+        .columns
+        .iter()
+        .map(|(position, order)| {
+            let name = table
+                .columns
+                .get(*position)
+                .map_or_else(String::new, |column| quote_identifier(&column.name));
+            format!("{name}{}", order_suffix(*order))
+        })
+        .collect();
+    format!(
+        "CREATE {}INDEX {} ON {} ({})",
+        if index.unique { "UNIQUE " } else { "" },
+        quote_identifier(&index.name),
+        quote_identifier(&table.name),
+        columns.join(", ")
+    )
+}
+
+/// ASC implies NULLS LAST and DESC implies NULLS FIRST (PostgreSQL's defaults); only the
+/// other two combinations need saying.
+fn order_suffix(order: KeyOrder) -> &'static str {
+    match (order.descending, order.nulls_first) {
+        (false, false) => "",
+        (false, true) => " NULLS FIRST",
+        (true, true) => " DESC",
+        (true, false) => " DESC NULLS LAST",
+    }
+}
+
+fn create_view_sql(view: &ViewDef) -> String {
+    let columns = if view.column_names.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = view
+            .column_names
+            .iter()
+            .map(|name| quote_identifier(name))
+            .collect();
+        format!(" ({})", names.join(", "))
+    };
+    format!(
+        "CREATE VIEW {}{columns} AS {}",
+        quote_identifier(&view.name),
+        view.query
+    )
+}
+
+/// Views ordered so that each comes after the views its query names. A view's query is
+/// scanned for words that name other views; a word that only looks like one (a column of
+/// the same name) at worst moves a view later, and if the guesses ever form a cycle the
+/// remaining views follow in name order.
+fn views_in_dependency_order(catalog: &Catalog) -> Vec<&ViewDef> {
+    let mut pending: Vec<(&ViewDef, BTreeSet<String>)> = catalog
+        .views
+        .values()
+        .map(|view| {
+            let words = query_words(&view.query);
+            let needs = catalog
+                .views
+                .keys()
+                .filter(|name| **name != view.name.to_lowercase() && words.contains(*name))
+                .cloned()
+                .collect();
+            (view.as_ref(), needs)
+        })
+        .collect();
+    let mut ordered: Vec<&ViewDef> = Vec::with_capacity(pending.len());
+    while !pending.is_empty() {
+        let ready = pending
+            .iter()
+            .position(|(_, needs)| needs.is_empty())
+            .unwrap_or(0);
+        let (view, _) = pending.remove(ready);
+        let done = view.name.to_lowercase();
+        for (_, needs) in &mut pending {
+            needs.remove(&done);
+        }
+        ordered.push(view);
+    }
+    ordered
+}
+
+/// The identifiers and keywords of a query, lower-cased (catalog keys are lower case).
+fn query_words(query: &str) -> BTreeSet<String> {
+    let dialect = BasaltDialect::new();
+    let Ok(tokens) = Tokenizer::new(&dialect, query).tokenize() else {
+        return BTreeSet::new();
+    };
+    tokens
+        .into_iter()
+        .filter_map(|token| match token {
+            Token::Word(word) => Some(word.value.to_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Words that cannot stand unquoted where the reconstructed statements put names:
+/// PostgreSQL's reserved keywords (what its `quote_ident` quotes), plus the words sqlparser
+/// reads as the start of a constraint in a column list or of a special form in an index's
+/// column list.
+const RESERVED: &[&str] = &[
+    "all",
+    "analyse",
+    "analyze",
+    "and",
+    "any",
+    "array",
+    "as",
+    "asc",
+    "asymmetric",
+    "authorization",
+    "binary",
+    "both",
+    "case",
+    "cast",
+    "ceil",
+    "check",
+    "collate",
+    "collation",
+    "column",
+    "concurrently",
+    "constraint",
+    "create",
+    "cross",
+    "current_catalog",
+    "current_date",
+    "current_role",
+    "current_schema",
+    "current_time",
+    "current_timestamp",
+    "current_user",
+    "default",
+    "deferrable",
+    "desc",
+    "distinct",
+    "do",
+    "else",
+    "end",
+    "except",
+    "exists",
+    "extract",
+    "false",
+    "fetch",
+    "floor",
+    "for",
+    "foreign",
+    "freeze",
+    "from",
+    "full",
+    "fulltext",
+    "glob",
+    "grant",
+    "group",
+    "having",
+    "ilike",
+    "in",
+    "index",
+    "initially",
+    "inner",
+    "intersect",
+    "interval",
+    "into",
+    "is",
+    "isnull",
+    "join",
+    "key",
+    "lateral",
+    "leading",
+    "left",
+    "like",
+    "limit",
+    "localtime",
+    "localtimestamp",
+    "natural",
+    "not",
+    "notnull",
+    "null",
+    "offset",
+    "on",
+    "only",
+    "or",
+    "order",
+    "outer",
+    "overlaps",
+    "overlay",
+    "placing",
+    "position",
+    "primary",
+    "references",
+    "returning",
+    "right",
+    "select",
+    "session_user",
+    "similar",
+    "some",
+    "spatial",
+    "substring",
+    "symmetric",
+    "table",
+    "tablesample",
+    "then",
+    "to",
+    "trailing",
+    "trim",
+    "true",
+    "union",
+    "unique",
+    "user",
+    "using",
+    "variadic",
+    "verbose",
+    "when",
+    "where",
+    "window",
+    "with",
+];
+
+/// `name` as an identifier that reads back as exactly `name`: bare when it is lower-case
+/// ASCII letters, digits and underscores (not starting with a digit) and not reserved,
+/// double-quoted otherwise. Tools that write SQL (the shell's `.dump` and `.import`) use it
+/// so that their names are quoted by the same rule as [`Connection::schema_objects`].
+pub fn quote_identifier(name: &str) -> String {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|first| first.is_ascii_lowercase() || first == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !RESERVED.contains(&name);
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::Database;
+
+    const SCHEMA: &str = r#"
+        CREATE TABLE regions (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE "Mixed Case" ("Key" VARCHAR(20) PRIMARY KEY, "select" INTEGER, "quote""d" TEXT);
+        CREATE TABLE customers (
+            id INTEGER NOT NULL PRIMARY KEY,
+            region_id INTEGER REFERENCES regions (id) ON DELETE CASCADE,
+            email VARCHAR(80) NOT NULL,
+            nick CHAR(8) DEFAULT 'anon',
+            score DOUBLE PRECISION DEFAULT -1.5 CHECK (score >= -100),
+            joined DATE DEFAULT '2024-01-01',
+            seen TIMESTAMP,
+            active BOOLEAN DEFAULT true,
+            photo BYTEA,
+            UNIQUE (email, region_id),
+            CHECK (length(email) > 3)
+        );
+        CREATE TABLE pairs (a INTEGER, b TEXT, c REAL, PRIMARY KEY (a, b), UNIQUE (c),
+            FOREIGN KEY (a) REFERENCES regions ON UPDATE SET NULL);
+        CREATE TABLE backwards (k INTEGER, v TEXT, PRIMARY KEY (k DESC));
+        CREATE TABLE named_pk (code TEXT PRIMARY KEY, n BIGINT);
+        CREATE INDEX customers_by_score ON customers (score DESC, email);
+        CREATE UNIQUE INDEX customers_nick ON customers (nick ASC NULLS FIRST);
+        CREATE INDEX pairs_c ON pairs (c DESC NULLS LAST);
+        CREATE INDEX "Odd Index" ON "Mixed Case" ("select");
+        CREATE VIEW a_view AS SELECT id, name FROM regions WHERE id > 1;
+        CREATE VIEW b_view (x, "Y") AS SELECT id, name FROM a_view;
+        CREATE VIEW aa_view AS SELECT count(*) AS n FROM b_view;
+        CREATE TABLE copied AS SELECT id, name, NULL AS nothing FROM regions;
+    "#;
+
+    fn objects(conn: &Connection) -> Vec<SchemaObject> {
+        conn.schema_objects().unwrap()
+    }
+
+    #[test]
+    fn reconstructed_schema_recreates_itself() {
+        let db = Database::open_in_memory().unwrap();
+        let conn = db.connect();
+        conn.execute_batch(SCHEMA).unwrap();
+        let original = objects(&conn);
+        assert_eq!(
+            original
+                .iter()
+                .filter(|o| o.kind == SchemaKind::Table)
+                .count(),
+            7
+        );
+        assert_eq!(
+            original
+                .iter()
+                .filter(|o| o.kind == SchemaKind::Index)
+                .count(),
+            4,
+            "implicit indexes are not listed: {original:#?}"
+        );
+
+        let copy = Database::open_in_memory().unwrap();
+        let copy_conn = copy.connect();
+        for object in &original {
+            copy_conn
+                .execute_batch(&object.sql)
+                .unwrap_or_else(|e| panic!("{}\n{e}", object.sql));
+        }
+        assert_eq!(objects(&copy_conn), original);
+
+        // The copies are equivalent, not only alike in text: same catalog structure.
+        let catalog = |conn: &Connection| {
+            let source = conn.read_source().unwrap();
+            conn.db.catalog_for(&source).unwrap()
+        };
+        let (a, b) = (catalog(&conn), catalog(&copy_conn));
+        // `CREATE TABLE ... AS` declares a NULL column's type as UNKNOWN, recreated as TEXT.
+        let columns = |table: &TableDef| {
+            let mut columns = table.columns.clone();
+            for column in &mut columns {
+                column.declared_type = declared_type(column);
+            }
+            columns
+        };
+        for (name, table) in &a.tables {
+            let other = &b.tables[name];
+            assert_eq!(columns(table), columns(other), "{name}");
+            assert_eq!(table.primary_key, other.primary_key, "{name}");
+            assert_eq!(table.row_id_column, other.row_id_column, "{name}");
+            assert_eq!(table.checks, other.checks, "{name}");
+            assert_eq!(table.foreign_keys, other.foreign_keys, "{name}");
+        }
+        let shape = |c: &Catalog| {
+            c.indexes
+                .values()
+                .map(|i| (i.name.clone(), i.table.clone(), i.columns.clone(), i.unique))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shape(&a), shape(&b));
+    }
+
+    #[test]
+    fn views_follow_the_views_they_read() {
+        let db = Database::open_in_memory().unwrap();
+        let conn = db.connect();
+        conn.execute_batch(SCHEMA).unwrap();
+        let views: Vec<String> = objects(&conn)
+            .into_iter()
+            .filter(|o| o.kind == SchemaKind::View)
+            .map(|o| o.name)
+            .collect();
+        assert_eq!(views, ["a_view", "b_view", "aa_view"]);
+    }
+
+    #[test]
+    fn statements_read_naturally() {
+        let db = Database::open_in_memory().unwrap();
+        let conn = db.connect();
+        conn.execute_batch(SCHEMA).unwrap();
+        let sql = |name: &str| {
+            objects(&conn)
+                .into_iter()
+                .find(|o| o.name == name)
+                .unwrap()
+                .sql
+        };
+        assert_eq!(
+            sql("regions"),
+            "CREATE TABLE regions (\n    id INTEGER PRIMARY KEY,\n    name TEXT NOT NULL UNIQUE\n)"
+        );
+        assert_eq!(
+            sql("customers_by_score"),
+            "CREATE INDEX customers_by_score ON customers (score DESC, email)"
+        );
+        assert!(sql("backwards").contains("PRIMARY KEY (k DESC)"));
+        assert!(sql("Mixed Case").starts_with("CREATE TABLE \"Mixed Case\" (\n    \"Key\""));
+        assert!(sql("Mixed Case").contains("\"quote\"\"d\" TEXT"));
+        assert!(sql("copied").contains("nothing TEXT"));
+    }
+
+    #[test]
+    fn an_open_transaction_sees_its_own_schema() {
+        let db = Database::open_in_memory().unwrap();
+        let conn = db.connect();
+        let other = db.connect();
+        conn.execute_batch("BEGIN; CREATE TABLE fresh (x INTEGER); SELECT 1")
+            .unwrap();
+        assert!(objects(&conn).iter().any(|o| o.name == "fresh"));
+        assert!(objects(&other).is_empty());
+        conn.execute_batch("ROLLBACK").unwrap();
+        assert!(objects(&conn).is_empty());
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote_identifier("users"), "users");
+        assert_eq!(quote_identifier("_x1"), "_x1");
+        assert_eq!(quote_identifier("Users"), "\"Users\"");
+        assert_eq!(quote_identifier("order"), "\"order\"");
+        assert_eq!(quote_identifier("1st"), "\"1st\"");
+        assert_eq!(quote_identifier("a\"b"), "\"a\"\"b\"");
+        assert_eq!(quote_identifier(""), "\"\"");
+        assert_eq!(quote_identifier("café"), "\"café\"");
+    }
+}
