@@ -705,12 +705,15 @@ impl Connection {
                 pager.set_synchronous(mode);
             }
             if name == "work_mem" {
-                let bytes = crate::exec::spill::parse_memory_setting(&value).ok_or_else(|| {
-                    Error::new(
-                        "22023",
-                        format!("invalid value for work_mem: {value} (expected e.g. 4MB, 512kB)"),
-                    )
-                })?;
+                let bytes =
+                    crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {
+                        Error::new(
+                            "22023",
+                            format!(
+                                "invalid value for work_mem: {value} (expected e.g. 4MB, 512kB)"
+                            ),
+                        )
+                    })?;
                 self.session.borrow_mut().work_mem = Some(bytes);
             }
             let value = if name == "foreign_keys" {
@@ -740,7 +743,7 @@ impl Connection {
             .to_string(),
             "journal_mode" => "wal".to_string(),
             "page_size" => pager.page_size().to_string(),
-            "work_mem" => crate::exec::spill::format_memory_setting(
+            "work_mem" => crate::exec::context::format_memory_setting(
                 (self.session.borrow().work_mem).unwrap_or(self.db.options.operator_memory),
             ),
             _ => match self.session.borrow().settings.get(&name) {

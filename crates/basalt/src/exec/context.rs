@@ -1,4 +1,6 @@
-//! The state shared by every operator of one statement execution.
+//! The state shared by every operator of one statement execution: page source, parameters,
+//! clock, correlated rows, cancellation, profiling, and the memory budget each sorting or
+//! hashing operator may use before it spills (with the `work_mem` syntax that sets it).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -105,6 +107,40 @@ impl ExecContext {
     }
 }
 
+/// Parses a memory size as `SET work_mem` takes it, PostgreSQL style: a whole number with an
+/// optional unit `B`, `kB`, `MB`, `GB` or `TB` (any case; kB when there is none). At least
+/// 64 kB, as in PostgreSQL.
+pub fn parse_memory_setting(text: &str) -> Option<usize> {
+    let text = text.trim().to_ascii_lowercase();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: usize = number.parse().ok()?;
+    let multiplier: usize = match unit.trim() {
+        "b" => 1,
+        "" | "kb" => 1 << 10,
+        "mb" => 1 << 20,
+        "gb" => 1 << 30,
+        "tb" => 1 << 40,
+        _ => return None,
+    };
+    number
+        .checked_mul(multiplier)
+        .filter(|&bytes| bytes >= 64 << 10)
+}
+
+/// A memory size as `SHOW work_mem` prints it: in the largest unit that divides it.
+pub fn format_memory_setting(bytes: usize) -> String {
+    match bytes {
+        0 => "0kB".to_string(),
+        _ if bytes.is_multiple_of(1 << 30) => format!("{}GB", bytes >> 30),
+        _ if bytes.is_multiple_of(1 << 20) => format!("{}MB", bytes >> 20),
+        _ if bytes.is_multiple_of(1 << 10) => format!("{}kB", bytes >> 10),
+        _ => format!("{bytes}B"),
+    }
+}
+
 #[cfg(test)]
 impl ExecContext {
     /// A context over an empty in-memory database, giving each operator `operator_memory`
@@ -113,5 +149,26 @@ impl ExecContext {
         let store = crate::txn::Store::open_in_memory(crate::txn::StoreOptions::default()).unwrap();
         ExecContext::new(PageSource::Read(Arc::new(store.begin_read())), Vec::new())
             .with_memory_budget(operator_memory, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_settings_parse_like_postgresql() {
+        assert_eq!(parse_memory_setting("4MB"), Some(4 << 20));
+        assert_eq!(parse_memory_setting(" 512kB "), Some(512 << 10));
+        assert_eq!(parse_memory_setting("1024"), Some(1 << 20));
+        assert_eq!(parse_memory_setting("2gb"), Some(2 << 30));
+        assert_eq!(parse_memory_setting("65536B"), Some(64 << 10));
+        assert_eq!(parse_memory_setting("1kB"), None);
+        assert_eq!(parse_memory_setting("lots"), None);
+        assert_eq!(parse_memory_setting("-4MB"), None);
+        assert_eq!(parse_memory_setting("99999999999999999999TB"), None);
+        assert_eq!(format_memory_setting(64 << 20), "64MB");
+        assert_eq!(format_memory_setting(1536 << 10), "1536kB");
+        assert_eq!(format_memory_setting(3 << 30), "3GB");
     }
 }

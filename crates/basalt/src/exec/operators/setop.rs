@@ -232,6 +232,7 @@ pub struct SetOperation {
     /// Spilled partition pairs still to process, and the one being processed.
     parts: Vec<Part>,
     current: Option<(KeyTable, BatchReader)>,
+    /// The rule of the tables of spilled partitions (UNION ALL never spills).
     rule: Rule,
     types: Vec<DataType>,
     budget: usize,

@@ -549,3 +549,68 @@ fn spill_errors_are_sqlstate_errors() {
     let error = collect(&mut sort, &ctx).unwrap_err();
     assert_eq!(error.code, "58030", "{error}");
 }
+
+#[test]
+fn work_mem_is_a_session_setting_and_explain_analyze_shows_spilling() {
+    let db = crate::Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute("CREATE TABLE t(a INTEGER, b TEXT)", ())
+        .unwrap();
+    conn.execute("BEGIN", ()).unwrap();
+    for a in 0..20_000i64 {
+        conn.execute(
+            "INSERT INTO t VALUES (?, ?)",
+            ((a * 7_919) % 20_011, format!("b{}", a % 101)),
+        )
+        .unwrap();
+    }
+    conn.execute("COMMIT", ()).unwrap();
+    let show = |conn: &crate::Connection| -> String {
+        conn.query_row("SHOW work_mem", (), |row| row.get(0))
+            .unwrap()
+    };
+    let query = "SELECT a, b FROM t ORDER BY b, a";
+    let rows = |conn: &crate::Connection| {
+        let mut statement = conn.prepare(query).unwrap();
+        statement
+            .query(())
+            .unwrap()
+            .map(|row| Ok((row.get::<i64>(0)?, row.get::<String>(1)?)))
+            .unwrap()
+    };
+    let explain = |conn: &crate::Connection| -> Vec<String> {
+        let mut statement = conn.prepare(&format!("EXPLAIN ANALYZE {query}")).unwrap();
+        statement
+            .query(())
+            .unwrap()
+            .map(|row| row.get::<String>(0))
+            .unwrap()
+    };
+    assert_eq!(show(&conn), "64MB");
+    let in_memory = rows(&conn);
+    assert!(!explain(&conn).iter().any(|line| line.contains("spilled=")));
+
+    conn.execute("SET work_mem = '64kB'", ()).unwrap();
+    assert_eq!(show(&conn), "64kB");
+    assert_eq!(rows(&conn), in_memory);
+    let plan = explain(&conn);
+    let sort_line = plan.iter().find(|line| line.contains("Sort")).unwrap();
+    assert!(sort_line.contains("spilled="), "{plan:?}");
+    // Only the operator that spilled reports it, not the ones above or below.
+    assert_eq!(
+        plan.iter().filter(|line| line.contains("spilled=")).count(),
+        1
+    );
+
+    conn.execute("PRAGMA work_mem = 2048", ()).unwrap();
+    assert_eq!(show(&conn), "2MB");
+    for bad in ["'lots'", "'1kB'", "'-5MB'"] {
+        let error = conn
+            .execute(&format!("SET work_mem = {bad}"), ())
+            .unwrap_err();
+        assert_eq!(error.code(), "22023", "{bad}: {error}");
+    }
+    assert_eq!(show(&conn), "2MB");
+    // Other connections keep the database's default.
+    assert_eq!(show(&db.connect()), "64MB");
+}

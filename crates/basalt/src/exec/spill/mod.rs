@@ -9,11 +9,9 @@
 //!   the process, whatever happens to it; readable only by its owner. Records are appended
 //!   through a write buffer and read back with positioned reads, so any number of
 //!   [`RecordReader`]s can read different regions of one file at once (the runs of a merge).
-//! * [`RowCodec`]: a compact binary form of one row, by column type: a null bitmap, then
-//!   each non-NULL value — booleans in one byte, dates in four, other fixed-width values in
-//!   eight, text and blobs as a length and their bytes. It reuses the table leaves' notion of
-//!   a cell (`storage::btree::Value`: fixed bits or bytes), so decoding pushes straight into
-//!   column vectors without building a `Value` per cell.
+//! * [`RowCodec`] (`codec`): a compact binary form of one row, by column type: a null
+//!   bitmap, then each non-NULL value — booleans in one byte, dates in four, other
+//!   fixed-width values in eight, text and blobs as a length and their bytes.
 //! * [`Partitions`]: N spill files written by a hash of a row key, for the operators that
 //!   divide their input so each part fits in memory (hash aggregation, grace hash join,
 //!   DISTINCT and set operations); [`SpilledRows`] and [`BatchReader`] read a part back.
@@ -22,7 +20,6 @@
 //! error, XX001 if a file reads back differently from what was written. Nothing here panics.
 //! Files are Unix files (positioned reads through `FileExt`, as `storage::vfs::os`).
 
-use std::borrow::Cow;
 use std::fs::{File, OpenOptions};
 use std::hash::Hasher;
 use std::io;
@@ -31,12 +28,16 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::storage::btree::Value as Cell;
-use crate::types::{DataType, Value};
+use crate::types::DataType;
 
 use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
-use super::vector::{BATCH_SIZE, Batch, Vector, VectorData};
+use super::vector::{BATCH_SIZE, Batch};
+
+mod codec;
+
+pub use codec::RowCodec;
+use codec::{read_varint, write_varint};
 
 /// What was written to spill files: by one operator, or by a whole execution.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,7 +88,7 @@ fn spill_error(action: &str, error: io::Error) -> ExecError {
     }
 }
 
-fn corrupt(what: &str) -> ExecError {
+pub(super) fn corrupt(what: &str) -> ExecError {
     ExecError::new("XX001", format!("spill file reads back damaged: {what}"))
 }
 
@@ -132,40 +133,6 @@ fn create_anonymous_file(directory: &Path) -> ExecResult<File> {
         "find a free name for a spill file",
         last_error.unwrap_or_else(|| io::Error::other("no free name")),
     ))
-}
-
-/// Parses a memory size as `SET work_mem` takes it, PostgreSQL style: a whole number with an
-/// optional unit `B`, `kB`, `MB`, `GB` or `TB` (any case; kB when there is none). At least
-/// 64 kB, as in PostgreSQL.
-pub fn parse_memory_setting(text: &str) -> Option<usize> {
-    let text = text.trim().to_ascii_lowercase();
-    let digits = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(digits);
-    let number: usize = number.parse().ok()?;
-    let multiplier: usize = match unit.trim() {
-        "b" => 1,
-        "" | "kb" => 1 << 10,
-        "mb" => 1 << 20,
-        "gb" => 1 << 30,
-        "tb" => 1 << 40,
-        _ => return None,
-    };
-    number
-        .checked_mul(multiplier)
-        .filter(|&bytes| bytes >= 64 << 10)
-}
-
-/// A memory size as `SHOW work_mem` prints it: in the largest unit that divides it.
-pub fn format_memory_setting(bytes: usize) -> String {
-    match bytes {
-        0 => "0kB".to_string(),
-        _ if bytes.is_multiple_of(1 << 30) => format!("{}GB", bytes >> 30),
-        _ if bytes.is_multiple_of(1 << 20) => format!("{}MB", bytes >> 20),
-        _ if bytes.is_multiple_of(1 << 10) => format!("{}kB", bytes >> 10),
-        _ => format!("{bytes}B"),
-    }
 }
 
 /// How much a spill file buffers before writing: a slice of the operator's budget, within
@@ -309,194 +276,6 @@ impl RecordReader {
     }
 }
 
-fn write_varint(mut value: u64, out: &mut Vec<u8>) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
-
-/// A varint and the bytes it took, or `None` if `bytes` do not hold a whole one.
-fn read_varint(bytes: &[u8]) -> Option<(u64, usize)> {
-    let mut value = 0u64;
-    for (index, &byte) in bytes.iter().enumerate().take(10) {
-        value |= u64::from(byte & 0x7F) << (7 * index);
-        if byte & 0x80 == 0 {
-            return Some((value, index + 1));
-        }
-    }
-    None
-}
-
-/// Encodes and decodes rows whose columns have fixed types.
-#[derive(Clone, Debug)]
-pub struct RowCodec {
-    types: Vec<DataType>,
-}
-
-impl RowCodec {
-    /// A codec for rows of `types`.
-    pub fn new(types: &[DataType]) -> Self {
-        RowCodec {
-            types: types.to_vec(),
-        }
-    }
-
-    /// The column types.
-    pub fn types(&self) -> &[DataType] {
-        &self.types
-    }
-
-    /// Appends row `row` of `batch`. A column whose vector is not of the codec's type is
-    /// converted as `Vector::push` would convert it (so a row reads back exactly as
-    /// concatenating batches of those types would have stored it).
-    pub fn encode(&self, batch: &Batch, row: usize, out: &mut Vec<u8>) {
-        let bitmap = out.len();
-        out.resize(bitmap + self.types.len().div_ceil(8), 0);
-        for (index, (&data_type, column)) in self.types.iter().zip(&batch.columns).enumerate() {
-            if !encode_cell(data_type, column, row, out) {
-                out[bitmap + index / 8] |= 1 << (index % 8);
-            }
-        }
-    }
-
-    /// Appends `key` and row `row` of `batch`.
-    pub fn encode_keyed(&self, key: &[u8], batch: &Batch, row: usize, out: &mut Vec<u8>) {
-        write_varint(key.len() as u64, out);
-        out.extend_from_slice(key);
-        self.encode(batch, row, out);
-    }
-
-    /// Decodes one row from the start of `bytes` and appends it to `batch` (whose columns
-    /// have the codec's types). Returns the bytes read.
-    pub fn decode(&self, bytes: &[u8], batch: &mut Batch) -> ExecResult<usize> {
-        let bitmap_length = self.types.len().div_ceil(8);
-        let bitmap = bytes
-            .get(..bitmap_length)
-            .ok_or_else(|| corrupt("short row"))?;
-        let mut position = bitmap_length;
-        for (index, (&data_type, column)) in self.types.iter().zip(&mut batch.columns).enumerate() {
-            if bitmap[index / 8] & (1 << (index % 8)) != 0 {
-                column.push_null();
-                continue;
-            }
-            let cell = decode_cell(data_type, bytes, &mut position)?;
-            column.push_stored(&cell).map_err(corrupt)?;
-        }
-        batch.rows += 1;
-        Ok(position)
-    }
-
-    /// Decodes a record written by [`RowCodec::encode_keyed`]: the key into `key`, the row
-    /// appended to `batch`.
-    pub fn decode_keyed(
-        &self,
-        bytes: &[u8],
-        key: &mut Vec<u8>,
-        batch: &mut Batch,
-    ) -> ExecResult<()> {
-        let (length, used) = read_varint(bytes).ok_or_else(|| corrupt("bad key length"))?;
-        let end = usize::try_from(length)
-            .ok()
-            .and_then(|length| used.checked_add(length))
-            .filter(|&end| end <= bytes.len())
-            .ok_or_else(|| corrupt("key runs past its record"))?;
-        key.clear();
-        key.extend_from_slice(&bytes[used..end]);
-        self.decode(&bytes[end..], batch)?;
-        Ok(())
-    }
-}
-
-/// Appends the value of row `row` of `column` as a `data_type` value; false when it is NULL
-/// (nothing appended).
-fn encode_cell(data_type: DataType, column: &Vector, row: usize, out: &mut Vec<u8>) -> bool {
-    if column.is_null(row) {
-        return false;
-    }
-    match (data_type, &column.data) {
-        (DataType::Boolean, VectorData::Boolean(values)) => {
-            out.push(u8::from(values.get(row).copied().unwrap_or_default()));
-        }
-        (DataType::Integer, VectorData::Integer(values))
-        | (DataType::Timestamp, VectorData::Timestamp(values)) => {
-            out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
-        }
-        (DataType::Real, VectorData::Real(values)) => {
-            out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
-        }
-        (DataType::Date, VectorData::Date(values)) => {
-            out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
-        }
-        (DataType::Text, VectorData::Text(values)) | (DataType::Blob, VectorData::Blob(values)) => {
-            let bytes = values.get(row);
-            write_varint(bytes.len() as u64, out);
-            out.extend_from_slice(bytes);
-        }
-        // A vector of another type: convert through a value, as `Vector::push` does.
-        _ => match (data_type, column.get(row)) {
-            (DataType::Boolean, Value::Boolean(v)) => out.push(u8::from(v)),
-            (DataType::Integer, Value::Integer(v)) | (DataType::Timestamp, Value::Timestamp(v)) => {
-                out.extend_from_slice(&v.to_le_bytes())
-            }
-            (DataType::Real, Value::Real(v)) => out.extend_from_slice(&v.to_le_bytes()),
-            (DataType::Real, Value::Integer(v)) => out.extend_from_slice(&(v as f64).to_le_bytes()),
-            (DataType::Date, Value::Date(v)) => out.extend_from_slice(&v.to_le_bytes()),
-            (DataType::Text, Value::Text(v)) => {
-                write_varint(v.len() as u64, out);
-                out.extend_from_slice(v.as_bytes());
-            }
-            (DataType::Blob, Value::Blob(v)) => {
-                write_varint(v.len() as u64, out);
-                out.extend_from_slice(&v);
-            }
-            _ => return false,
-        },
-    }
-    true
-}
-
-/// Decodes one non-NULL `data_type` value at `*position`, advancing it.
-fn decode_cell<'a>(
-    data_type: DataType,
-    bytes: &'a [u8],
-    position: &mut usize,
-) -> ExecResult<Cell<'a>> {
-    Ok(match data_type {
-        DataType::Null => Cell::Null,
-        DataType::Boolean => Cell::Fixed(u64::from(take(bytes, position, 1)?[0])),
-        DataType::Integer | DataType::Real | DataType::Timestamp => {
-            let mut fixed = [0u8; 8];
-            fixed.copy_from_slice(take(bytes, position, 8)?);
-            Cell::Fixed(u64::from_le_bytes(fixed))
-        }
-        DataType::Date => {
-            let mut fixed = [0u8; 4];
-            fixed.copy_from_slice(take(bytes, position, 4)?);
-            // Cells hold dates sign-extended to 64 bits.
-            Cell::Fixed(i64::from(i32::from_le_bytes(fixed)) as u64)
-        }
-        DataType::Text | DataType::Blob => {
-            let (length, used) = read_varint(bytes.get(*position..).unwrap_or(&[]))
-                .ok_or_else(|| corrupt("bad value length"))?;
-            *position += used;
-            let length = usize::try_from(length).map_err(|_| corrupt("value too long"))?;
-            Cell::Bytes(Cow::Borrowed(take(bytes, position, length)?))
-        }
-    })
-}
-
-/// The `length` bytes at `*position`, advancing it.
-fn take<'a>(bytes: &'a [u8], position: &mut usize, length: usize) -> ExecResult<&'a [u8]> {
-    let value = position
-        .checked_add(length)
-        .and_then(|end| bytes.get(*position..end))
-        .ok_or_else(|| corrupt("short row"))?;
-    *position += length;
-    Ok(value)
-}
-
 /// The hash that assigns a row key to a partition. Each level of recursive partitioning
 /// uses its own `seed`, so rows that shared a partition at one level spread at the next.
 pub fn partition_hash(key: &[u8], seed: u64) -> u64 {
@@ -637,7 +416,7 @@ impl BatchReader {
         let Some(records) = &mut self.records else {
             return Ok(None);
         };
-        let mut batch = Batch::with_types(&self.codec.types, BATCH_SIZE);
+        let mut batch = Batch::with_types(self.codec.types(), BATCH_SIZE);
         while batch.rows < BATCH_SIZE {
             let Some(record) = records.next_record()? else {
                 break;
@@ -659,7 +438,7 @@ impl BatchReader {
         }
         Ok(super::operators::sort::concatenate(
             &batches,
-            &self.codec.types,
+            self.codec.types(),
         ))
     }
 }
@@ -667,6 +446,7 @@ impl BatchReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::Value;
 
     #[test]
     fn rows_of_every_type_read_back_across_buffer_boundaries() {
@@ -736,42 +516,5 @@ mod tests {
         let mut empty = parts.next().unwrap().into_reader().unwrap();
         assert!(empty.next_batch(&ctx).unwrap().is_none());
         assert_eq!(ctx.spilled.get().files, 2);
-    }
-
-    #[test]
-    fn vectors_of_another_type_convert_as_vector_push_does() {
-        let ctx = ExecContext::for_tests(1 << 20);
-        let codec = RowCodec::new(&[DataType::Real, DataType::Integer, DataType::Text]);
-        let mut batch =
-            Batch::with_types(&[DataType::Integer, DataType::Null, DataType::Integer], 1);
-        batch.push_row(&[Value::Integer(3), Value::Null, Value::Integer(9)]);
-        let mut record = Vec::new();
-        codec.encode(&batch, 0, &mut record);
-        let mut out = Batch::with_types(codec.types(), 1);
-        let used = codec.decode(&record, &mut out).unwrap();
-        assert_eq!(used, record.len());
-        assert_eq!(out.row(0), vec![Value::Real(3.0), Value::Null, Value::Null]);
-        // Truncated records are errors, not panics.
-        for length in 0..record.len() {
-            let mut out = Batch::with_types(codec.types(), 1);
-            assert!(codec.decode(&record[..length], &mut out).is_err() || length == 0);
-        }
-        drop(ctx);
-    }
-
-    #[test]
-    fn memory_settings_parse_like_postgresql() {
-        assert_eq!(parse_memory_setting("4MB"), Some(4 << 20));
-        assert_eq!(parse_memory_setting(" 512kB "), Some(512 << 10));
-        assert_eq!(parse_memory_setting("1024"), Some(1 << 20));
-        assert_eq!(parse_memory_setting("2gb"), Some(2 << 30));
-        assert_eq!(parse_memory_setting("65536B"), Some(64 << 10));
-        assert_eq!(parse_memory_setting("1kB"), None);
-        assert_eq!(parse_memory_setting("lots"), None);
-        assert_eq!(parse_memory_setting("-4MB"), None);
-        assert_eq!(parse_memory_setting("99999999999999999999TB"), None);
-        assert_eq!(format_memory_setting(64 << 20), "64MB");
-        assert_eq!(format_memory_setting(1536 << 10), "1536kB");
-        assert_eq!(format_memory_setting(3 << 30), "3GB");
     }
 }
