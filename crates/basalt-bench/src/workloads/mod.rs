@@ -169,6 +169,8 @@ pub struct Metric {
 }
 
 impl Metric {
+    /// A metric measured in `unit`s. Names carry the catalogue's sizes ("insert 1M users");
+    /// `--quick` and `--scale` shrink the data, not the names, and the report says so.
     pub fn new(name: impl Into<String>, unit: &'static str) -> Metric {
         Metric {
             name: name.into(),
