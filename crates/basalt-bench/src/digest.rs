@@ -6,9 +6,10 @@
 //! the SQL leaves unspecified, so:
 //! - rows combine order-independently (a wrapping sum and a xor of row hashes) unless the
 //!   metric's query has a total `ORDER BY`, where the position of each row counts too;
-//! - numbers compare by value: an integral float hashes as the integer (one engine's `SUM`
-//!   may return 3.0 where another returns 3), and other floats are rounded to 10 significant
-//!   digits first, because engines legitimately add floats in different orders;
+//! - numbers compare by value: floats are rounded to 10 significant digits, because engines
+//!   legitimately add floats in different orders, and a rounded float that is a whole number
+//!   hashes as that integer (one engine's `SUM` may return 3.0 or 4987654.000000001 where
+//!   another returns 3 or 4987654.0);
 //! - booleans hash as 0/1 and text and blobs as their bytes (with distinct tags).
 //!
 //! Hashing costs a few nanoseconds per value and runs identically for every driver, so it is
@@ -135,17 +136,46 @@ pub fn hash_value(value: Val<'_>) -> u64 {
 }
 
 fn hash_real(value: f64) -> u64 {
-    const EXACT_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53
-    if value.fract() == 0.0 && value.abs() < EXACT_INTEGER_LIMIT {
-        return hash_value(Val::Int(value as i64));
-    }
-    if !value.is_finite() {
+    let out_of_range = value != 0.0 && !(1e-280..1e280).contains(&value.abs());
+    if !value.is_finite() || out_of_range {
+        // Outside what powers of ten can scale exactly: hash the bits.
         return mix(TAG_REAL ^ value.to_bits());
     }
-    // Round to 10 significant digits: (exponent, mantissa digits) identify the value.
-    let exponent = value.abs().log10().floor() as i32;
-    let mantissa = (value / 10f64.powi(exponent - 9)).round() as i64;
-    mix(TAG_REAL ^ mix(mantissa as u64) ^ (exponent as u64).rotate_left(48))
+    if value == 0.0 {
+        return hash_value(Val::Int(0));
+    }
+    // Round to 10 significant digits: value ≈ mantissa × 10^power, 10-digit mantissa.
+    let mut power = value.abs().log10().floor() as i32 - 9;
+    let mut mantissa = scale_by_power_of_ten(value, -power).round() as i64;
+    if mantissa.unsigned_abs() >= 10_000_000_000 {
+        // 9.9999999996e3 rounds up to 11 digits.
+        mantissa /= 10;
+        power += 1;
+    }
+    // Canonical form: no trailing zeros in the mantissa.
+    while mantissa != 0 && mantissa % 10 == 0 {
+        mantissa /= 10;
+        power += 1;
+    }
+    // A rounded value that is a whole number hashes as that integer: one engine's SUM may
+    // return 3.0 or 4987654.000000001 where another returns 3 or 4987654.0.
+    if power >= 0
+        && let Some(integer) = 10i64
+            .checked_pow(power as u32)
+            .and_then(|factor| mantissa.checked_mul(factor))
+    {
+        return hash_value(Val::Int(integer));
+    }
+    mix(TAG_REAL ^ mix(mantissa as u64) ^ (power as u64).rotate_left(48))
+}
+
+/// `value × 10^power`, dividing for negative powers so that 10^-n is never rounded first.
+fn scale_by_power_of_ten(value: f64, power: i32) -> f64 {
+    if power >= 0 {
+        value * 10f64.powi(power)
+    } else {
+        value / 10f64.powi(-power)
+    }
 }
 
 /// Hashes bytes eight at a time (fast enough for 200 KB text values).
@@ -212,6 +242,29 @@ mod tests {
     #[test]
     fn numbers_compare_by_value() {
         assert_eq!(hash_value(Val::Real(3.0)), hash_value(Val::Int(3)));
+        // A sum of two-decimal values that happens to be whole, added in another order.
+        assert_eq!(
+            hash_value(Val::Real(4_987_654.000_000_001)),
+            hash_value(Val::Real(4_987_654.0))
+        );
+        assert_eq!(
+            hash_value(Val::Real(4_987_654.0)),
+            hash_value(Val::Int(4_987_654))
+        );
+        assert_eq!(
+            hash_value(Val::Real(2.999_999_999_99)),
+            hash_value(Val::Int(3))
+        );
+        assert_eq!(
+            hash_value(Val::Real(-0.25)),
+            hash_value(Val::Real(-0.250_000_000_000_1))
+        );
+        assert_ne!(hash_value(Val::Real(-0.25)), hash_value(Val::Real(0.25)));
+        assert_ne!(
+            hash_value(Val::Int(5_000_050_000)),
+            hash_value(Val::Int(5_000_050_001))
+        );
+        assert_ne!(hash_value(Val::Real(1.5)), hash_value(Val::Int(1)));
         // Different summation orders give neighbouring floats; they must agree.
         let a: f64 = 0.1 + 0.2 + 0.3;
         let b: f64 = 0.3 + 0.2 + 0.1;

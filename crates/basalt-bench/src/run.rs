@@ -64,6 +64,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<PathBuf> {
     );
 
     let started_utc = json::utc_now();
+    // The tree as it is when the run starts is what the binary was built from.
+    let (commit, commit_dirty) = json::commit();
     let out_dir = args.out.clone().unwrap_or_else(|| {
         PathBuf::from("bench/results").join(format!("{}-{}", &started_utc[..10], mode.name()))
     });
@@ -125,7 +127,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<PathBuf> {
     // The databases are gone with their workers' directories; this removes the rest.
     let _ = std::fs::remove_dir_all(&work_dir);
 
-    let (commit, commit_dirty) = json::commit();
     let comparisons = report::comparisons(&results);
     let envelope = Envelope {
         format: json::FORMAT_VERSION,
