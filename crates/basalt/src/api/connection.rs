@@ -78,6 +78,8 @@ struct Session {
     last_insert_row_id: i64,
     changes: u64,
     settings: BTreeMap<String, String>,
+    /// `SET work_mem`: the operator memory budget overriding `Options::operator_memory`.
+    work_mem: Option<usize>,
 }
 
 /// A connection to a database. `Send`, not `Sync`: use one per thread.
@@ -125,7 +127,14 @@ impl Connection {
     /// A fresh execution context; clears an interrupt left from before this statement.
     fn exec_context(&self, source: PageSource, params: Vec<Value>) -> ExecContext {
         self.interrupt.store(false, Ordering::Relaxed);
-        ExecContext::new(source, params).with_interrupt(self.interrupt.clone())
+        let operator_memory =
+            (self.session.borrow().work_mem).unwrap_or(self.db.options.operator_memory);
+        ExecContext::new(source, params)
+            .with_interrupt(self.interrupt.clone())
+            .with_memory_budget(
+                operator_memory,
+                self.db.options.spill_directory.clone().map(Arc::new),
+            )
     }
 
     /// Prepares one statement.
@@ -445,6 +454,7 @@ impl Connection {
                             rows: result.changes,
                             time: elapsed,
                             loops: 1,
+                            ..OperatorStats::default()
                         },
                     );
                 }
@@ -708,6 +718,15 @@ impl Connection {
             } else {
                 value
             };
+            if name == "work_mem" {
+                let bytes = crate::exec::spill::parse_memory_setting(&value).ok_or_else(|| {
+                    Error::new(
+                        "22023",
+                        format!("invalid value for work_mem: {value} (expected e.g. 4MB, 512kB)"),
+                    )
+                })?;
+                self.session.borrow_mut().work_mem = Some(bytes);
+            }
             self.session.borrow_mut().settings.insert(name, value);
             return Ok(Outcome::Changed(0));
         }
@@ -721,6 +740,9 @@ impl Connection {
             .to_string(),
             "journal_mode" => "wal".to_string(),
             "page_size" => pager.page_size().to_string(),
+            "work_mem" => crate::exec::spill::format_memory_setting(
+                (self.session.borrow().work_mem).unwrap_or(self.db.options.operator_memory),
+            ),
             _ => match self.session.borrow().settings.get(&name) {
                 Some(value) => value.clone(),
                 None => {

@@ -1,6 +1,6 @@
 //! [`Database`]: an open database file, shared by every connection and thread.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,6 +27,15 @@ pub struct Options {
     pub busy_timeout: Duration,
     /// Prepared statements each connection keeps for `prepare_cached`.
     pub statement_cache_capacity: usize,
+    /// Memory, in bytes, that each sort, hash aggregation, hash join build side, DISTINCT or
+    /// set operation of a statement may hold (default 64 MiB). Beyond it the operator spills
+    /// rows to temporary files and finishes in bounded memory. A session can override it
+    /// with `SET work_mem = '16MB'` (or `PRAGMA work_mem`).
+    pub operator_memory: usize,
+    /// Where spill files go (`None`, the default: the system's temporary directory). Files
+    /// are unlinked as soon as they are created, so nothing is left behind after a crash;
+    /// point this at a disk when the temporary directory is a RAM-backed tmpfs.
+    pub spill_directory: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -38,6 +47,8 @@ impl Default for Options {
             synchronous: store.synchronous,
             busy_timeout: store.busy_timeout,
             statement_cache_capacity: 64,
+            operator_memory: crate::exec::context::DEFAULT_OPERATOR_MEMORY,
+            spill_directory: None,
         }
     }
 }

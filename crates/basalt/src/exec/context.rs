@@ -1,7 +1,8 @@
 //! The state shared by every operator of one statement execution.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -9,7 +10,12 @@ use crate::types::Value;
 
 use super::error::{ExecError, ExecResult};
 use super::source::PageSource;
+use super::spill::SpillStats;
 use super::vector::Batch;
+
+/// The memory budget of each sorting or hashing operator unless the database's options or the
+/// session's `work_mem` say otherwise: 64 MiB.
+pub const DEFAULT_OPERATOR_MEMORY: usize = 64 << 20;
 
 /// Per-execution state: where pages come from, the parameters, the statement's clock, and
 /// the stack of enclosing rows that correlated subqueries read.
@@ -30,6 +36,15 @@ pub struct ExecContext {
     pub interrupt: Arc<AtomicBool>,
     /// Set for EXPLAIN ANALYZE: every operator built records its rows and time here.
     pub profile: Option<Box<RefCell<super::explain::Profile>>>,
+    /// Bytes of rows each sort, hash aggregation, hash join build side, DISTINCT or set
+    /// operation may hold before it spills to temporary files (`exec::spill`).
+    pub operator_memory: usize,
+    /// Where spill files are created; `None` is the system's temporary directory. (An `Arc`
+    /// keeps the context small: it travels by value with every result set.)
+    pub spill_directory: Option<Arc<PathBuf>>,
+    /// What every operator of this execution has written to spill files so far (EXPLAIN
+    /// ANALYZE reports each operator's share).
+    pub spilled: Cell<SpillStats>,
 }
 
 impl ExecContext {
@@ -47,7 +62,22 @@ impl ExecContext {
             subquery_results: RefCell::new(HashMap::new()),
             interrupt: Arc::new(AtomicBool::new(false)),
             profile: None,
+            operator_memory: DEFAULT_OPERATOR_MEMORY,
+            spill_directory: None,
+            spilled: Cell::new(SpillStats::default()),
         }
+    }
+
+    /// The same context, with each memory-hungry operator limited to `operator_memory` bytes
+    /// and spilling into `spill_directory` (the system's temporary directory when `None`).
+    pub fn with_memory_budget(
+        mut self,
+        operator_memory: usize,
+        spill_directory: Option<Arc<PathBuf>>,
+    ) -> Self {
+        self.operator_memory = operator_memory;
+        self.spill_directory = spill_directory;
+        self
     }
 
     /// The same context, cancelled when `interrupt` is set.
@@ -72,5 +102,16 @@ impl ExecContext {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+impl ExecContext {
+    /// A context over an empty in-memory database, giving each operator `operator_memory`
+    /// bytes (for operator tests).
+    pub(crate) fn for_tests(operator_memory: usize) -> ExecContext {
+        let store = crate::txn::Store::open_in_memory(crate::txn::StoreOptions::default()).unwrap();
+        ExecContext::new(PageSource::Read(Arc::new(store.begin_read())), Vec::new())
+            .with_memory_budget(operator_memory, None)
     }
 }

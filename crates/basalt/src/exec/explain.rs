@@ -16,6 +16,7 @@ use crate::plan::{PlanKind, PlanNode, RangeBound};
 use super::context::ExecContext;
 use super::error::ExecResult;
 use super::operators::Operator;
+use super::spill::SpillStats;
 use super::vector::Batch;
 
 /// What an instrumented run measured for one plan node.
@@ -24,6 +25,9 @@ pub struct OperatorStats {
     pub rows: u64,
     pub time: Duration,
     pub loops: u64,
+    /// Written to spill files while the operator (or its inputs) ran; the plan text shows
+    /// each operator's own share.
+    pub spilled: SpillStats,
 }
 
 /// Statistics of an instrumented run, by plan node address.
@@ -55,12 +59,15 @@ impl Profiled {
 impl Operator for Profiled {
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
         let started = Instant::now();
+        let spilled_before = ctx.spilled.get();
         let result = self.inner.next(ctx);
         let elapsed = started.elapsed();
+        let spilled = ctx.spilled.get().minus(spilled_before);
         if let Some(profile) = &ctx.profile {
             let mut profile = profile.borrow_mut();
             let stats = profile.entry(self.node).or_default();
             stats.time += elapsed;
+            stats.spilled = stats.spilled.plus(spilled);
             if let Ok(Some(batch)) = &result {
                 stats.rows += batch.rows as u64;
             }
@@ -80,12 +87,35 @@ fn walk(node: &PlanNode, depth: usize, profile: Option<&Profile>, out: &mut Vec<
     let mut line = format!("{}{}", "  ".repeat(depth), label(&node.kind));
     if let Some(profile) = profile {
         match profile.get(&node_key(node)) {
-            Some(stats) => line.push_str(&format!(
-                "  (actual rows={} loops={} time={:.3} ms)",
-                stats.rows,
-                stats.loops,
-                stats.time.as_secs_f64() * 1000.0
-            )),
+            Some(stats) => {
+                line.push_str(&format!(
+                    "  (actual rows={} loops={} time={:.3} ms",
+                    stats.rows,
+                    stats.loops,
+                    stats.time.as_secs_f64() * 1000.0
+                ));
+                // Spilling is counted inclusive of the inputs, like time; show the
+                // operator's own.
+                let own = node
+                    .kind
+                    .children()
+                    .into_iter()
+                    .fold(stats.spilled, |own, child| {
+                        own.minus(
+                            profile
+                                .get(&node_key(child))
+                                .map_or_else(SpillStats::default, |c| c.spilled),
+                        )
+                    });
+                if !own.is_empty() {
+                    line.push_str(&format!(
+                        " spilled={}kB files={}",
+                        own.bytes.div_ceil(1024),
+                        own.files
+                    ));
+                }
+                line.push(')');
+            }
             None => line.push_str("  (never executed)"),
         }
     }

@@ -15,4 +15,5 @@ pub mod operators;
 pub mod record;
 pub mod row_key;
 pub mod source;
+pub mod spill;
 pub mod vector;

@@ -367,6 +367,23 @@ impl Vector {
         out
     }
 
+    /// Bytes the values take in memory (what memory budgets count): the typed array, the
+    /// text or blob bytes with their offsets, and the null mask.
+    pub fn estimated_bytes(&self) -> usize {
+        let values = match &self.data {
+            VectorData::Null(_) => 0,
+            VectorData::Boolean(values) => values.len(),
+            VectorData::Integer(values) => values.len() * 8,
+            VectorData::Real(values) => values.len() * 8,
+            VectorData::Text(values) | VectorData::Blob(values) => {
+                values.offsets.len() * 4 + values.bytes.len()
+            }
+            VectorData::Date(values) => values.len() * 4,
+            VectorData::Timestamp(values) => values.len() * 8,
+        };
+        values + self.nulls.len()
+    }
+
     /// Removes every row, keeping allocations.
     pub fn clear(&mut self) {
         match &mut self.data {
@@ -433,6 +450,11 @@ impl Batch {
             columns: self.columns.iter().map(|c| c.gather(positions)).collect(),
             rows: positions.len(),
         }
+    }
+
+    /// Bytes the rows take in memory (see [`Vector::estimated_bytes`]).
+    pub fn estimated_bytes(&self) -> usize {
+        self.columns.iter().map(Vector::estimated_bytes).sum()
     }
 
     /// Removes every row, keeping allocations.

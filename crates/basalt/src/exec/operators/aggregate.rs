@@ -1,8 +1,10 @@
-//! Hash aggregation: GROUP BY keys to accumulators.
+//! Hash aggregation: GROUP BY keys to accumulators, spilling to partitions past the memory
+//! budget.
 //!
 //! Group keys are encoded as row keys (`exec::row_key`), so grouping is a hash lookup on
 //! bytes and NULLs form one group. Without GROUP BY there is exactly one group, and one
-//! output row even when the input is empty (`SELECT count(*) FROM empty` is 0).
+//! output row even when the input is empty (`SELECT count(*) FROM empty` is 0). How the
+//! operator stays within `ExecContext::operator_memory` is described at [`HashAggregate`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -10,6 +12,7 @@ use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::row_key::{encode_cell, equality_key};
+use crate::exec::spill::{MAX_PARTITION_DEPTH, Partitions, SpilledRows};
 use crate::exec::vector::{Batch, Vector, VectorData};
 use crate::plan::{AggregateCall, AggregateFunction, Expr};
 use crate::storage::keys::KeyOrder;
@@ -72,18 +75,20 @@ impl Accumulator {
         }
     }
 
-    /// Adds one row. `args` are the argument vectors; `row` the row in them.
-    fn update(&mut self, args: &[Vector], row: usize) -> ExecResult<()> {
+    /// Adds one row. `args` are the argument vectors; `row` the row in them. Returns how many
+    /// bytes the state grew by (string_agg's text, min/max of text), for the memory budget.
+    fn update(&mut self, args: &[Vector], row: usize) -> ExecResult<usize> {
         let Some(first) = args.first() else {
             // count(*)
             if let Accumulator::Count(count) = self {
                 *count += 1;
             }
-            return Ok(());
+            return Ok(0);
         };
         if first.is_null(row) {
-            return Ok(());
+            return Ok(0);
         }
+        let mut grown = 0;
         match self {
             Accumulator::Count(count) => *count += 1,
             Accumulator::IntegerSum(sum) => {
@@ -117,7 +122,13 @@ impl Accumulator {
                     }
                 };
                 if better {
-                    *best = Some((key, first.get(row)));
+                    let value = first.get(row);
+                    let size = key.len() + heap_bytes(&value);
+                    let old_size = best
+                        .as_ref()
+                        .map_or(0, |(key, value)| key.len() + heap_bytes(value));
+                    grown = size.saturating_sub(old_size);
+                    *best = Some((key, value));
                 }
             }
             Accumulator::StringAgg(text) => {
@@ -131,8 +142,12 @@ impl Accumulator {
                     _ => ",".to_string(),
                 };
                 match text {
-                    None => *text = Some(value),
+                    None => {
+                        grown = value.len();
+                        *text = Some(value);
+                    }
                     Some(text) => {
+                        grown = separator.len() + value.len();
                         text.push_str(&separator);
                         text.push_str(&value);
                     }
@@ -152,7 +167,7 @@ impl Accumulator {
                 });
             }
         }
-        Ok(())
+        Ok(grown)
     }
 
     fn finish(&self) -> Value {
@@ -177,6 +192,15 @@ impl Accumulator {
     }
 }
 
+/// Bytes a value keeps outside its enum (text and blob contents).
+fn heap_bytes(value: &Value) -> usize {
+    match value {
+        Value::Text(text) => text.len(),
+        Value::Blob(bytes) => bytes.len(),
+        _ => 0,
+    }
+}
+
 fn number(vector: &Vector, row: usize) -> ExecResult<f64> {
     match &vector.data {
         VectorData::Integer(values) => Ok(values.get(row).copied().unwrap_or(0) as f64),
@@ -196,14 +220,48 @@ struct Group {
     seen: Vec<HashSet<Vec<u8>>>,
 }
 
+/// Memory a group costs besides its key and states' contents: the index entry, the group's
+/// vectors and allocation overhead; and each accumulator or DISTINCT-set entry.
+const GROUP_OVERHEAD: usize = 96;
+const ACCUMULATOR_OVERHEAD: usize = 48;
+
+/// The groups of one input (or one spilled partition of it).
+#[derive(Debug)]
+struct GroupTable {
+    /// The group key values, one row per group.
+    keys_batch: Batch,
+    index: HashMap<Vec<u8>, usize>,
+    groups: Vec<Group>,
+    bytes: usize,
+    /// Partitioning depth: 0 for the input itself.
+    depth: u32,
+    /// Set once the table is frozen: input rows of groups it does not hold go here.
+    overflow: Option<Partitions>,
+}
+
 /// GROUP BY with hash tables.
+///
+/// When the groups outgrow `ExecContext::operator_memory` (checked per input batch), the
+/// table is frozen: rows of groups it holds still update them in memory, but rows of any new
+/// group are written, whole, to one of `spill::PARTITION_COUNT` spill files by a hash of the
+/// group key. Each group's rows are thus all in memory or all in one partition, in input
+/// order, so aggregating each partition afterwards — as if it were the whole input,
+/// partitioning again with a new hash seed if it is still too big — gives exactly the values
+/// the in-memory path gives (string_agg order, DISTINCT aggregates and all). Spilling raw
+/// rows rather than partial states keeps every aggregate correct without a merge step.
+/// Only the order of the output groups differs, which SQL leaves unspecified. A single
+/// group's state (string_agg of a huge input) cannot be divided and stays in memory; without
+/// GROUP BY there is one group, so nothing spills.
 #[derive(Debug)]
 pub struct HashAggregate {
     input: Option<Box<dyn Operator>>,
     group_by: Vec<Expr>,
     aggregates: Vec<AggregateCall>,
     types: Vec<DataType>,
+    input_types: Vec<DataType>,
     output: Emitter,
+    /// Spilled partitions still to aggregate, with their depth.
+    parts: Vec<(SpilledRows, u32)>,
 }
 
 impl HashAggregate {
@@ -212,13 +270,16 @@ impl HashAggregate {
         group_by: Vec<Expr>,
         aggregates: Vec<AggregateCall>,
         types: Vec<DataType>,
+        input_types: Vec<DataType>,
     ) -> Self {
         HashAggregate {
             input: Some(input),
             group_by,
             aggregates,
             types,
+            input_types,
             output: Emitter::default(),
+            parts: Vec::new(),
         }
     }
 
@@ -229,103 +290,161 @@ impl HashAggregate {
         }
     }
 
-    fn run(&self, input: &mut dyn Operator, ctx: &ExecContext) -> ExecResult<Batch> {
+    fn new_table(&self, depth: u32) -> GroupTable {
         let key_types: Vec<DataType> = self.group_by.iter().map(Expr::data_type).collect();
-        let mut keys_batch = Batch::with_types(&key_types, 64);
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-        let mut groups: Vec<Group> = Vec::new();
+        let mut table = GroupTable {
+            keys_batch: Batch::with_types(&key_types, 64),
+            index: HashMap::new(),
+            groups: Vec::new(),
+            bytes: 0,
+            depth,
+            overflow: None,
+        };
         if self.group_by.is_empty() {
-            groups.push(self.new_group());
-            keys_batch.rows = 1;
+            table.groups.push(self.new_group());
+            table.keys_batch.rows = 1;
+        }
+        table
+    }
+
+    /// Aggregates one input batch into `table`.
+    fn consume(&self, table: &mut GroupTable, batch: &Batch, ctx: &ExecContext) -> ExecResult<()> {
+        let key_columns = self
+            .group_by
+            .iter()
+            .map(|expr| eval::evaluate(expr, batch, ctx))
+            .collect::<ExecResult<Vec<_>>>()?;
+        let key_refs: Vec<&Vector> = key_columns.iter().collect();
+        let mut arguments = Vec::with_capacity(self.aggregates.len());
+        let mut filters = Vec::with_capacity(self.aggregates.len());
+        for call in &self.aggregates {
+            let args = call
+                .args
+                .iter()
+                .map(|arg| eval::evaluate(arg, batch, ctx))
+                .collect::<ExecResult<Vec<_>>>()?;
+            arguments.push(args);
+            filters.push(match &call.filter {
+                Some(filter) => {
+                    let mut keep = vec![false; batch.rows];
+                    for row in eval::select_true(filter, batch, ctx)? {
+                        keep[row as usize] = true;
+                    }
+                    Some(keep)
+                }
+                None => None,
+            });
         }
         let mut key = Vec::new();
-        while let Some(batch) = input.next(ctx)? {
-            if batch.rows == 0 {
-                continue;
-            }
-            let key_columns = self
-                .group_by
-                .iter()
-                .map(|expr| eval::evaluate(expr, &batch, ctx))
-                .collect::<ExecResult<Vec<_>>>()?;
-            let key_refs: Vec<&Vector> = key_columns.iter().collect();
-            let mut arguments = Vec::with_capacity(self.aggregates.len());
-            let mut filters = Vec::with_capacity(self.aggregates.len());
-            for call in &self.aggregates {
-                let args = call
-                    .args
-                    .iter()
-                    .map(|arg| eval::evaluate(arg, &batch, ctx))
-                    .collect::<ExecResult<Vec<_>>>()?;
-                arguments.push(args);
-                filters.push(match &call.filter {
-                    Some(filter) => {
-                        let mut keep = vec![false; batch.rows];
-                        for row in eval::select_true(filter, &batch, ctx)? {
-                            keep[row as usize] = true;
+        for row in 0..batch.rows {
+            let group_index = if self.group_by.is_empty() {
+                0
+            } else {
+                equality_key(&key_refs, row, &mut key);
+                match table.index.get(&key) {
+                    Some(&group_index) => group_index,
+                    None => {
+                        if let Some(overflow) = &mut table.overflow {
+                            let partition = overflow.partition_of(&key);
+                            overflow.write(partition, batch, row, ctx)?;
+                            continue;
                         }
-                        Some(keep)
-                    }
-                    None => None,
-                });
-            }
-            for row in 0..batch.rows {
-                let group_index = if self.group_by.is_empty() {
-                    0
-                } else {
-                    equality_key(&key_refs, row, &mut key);
-                    match index.get(&key) {
-                        Some(&group_index) => group_index,
-                        None => {
-                            index.insert(key.clone(), groups.len());
-                            for (to, from) in keys_batch.columns.iter_mut().zip(&key_columns) {
-                                to.push_from(from, row);
-                            }
-                            keys_batch.rows += 1;
-                            groups.push(self.new_group());
-                            groups.len() - 1
+                        table.index.insert(key.clone(), table.groups.len());
+                        for (to, from) in table.keys_batch.columns.iter_mut().zip(&key_columns) {
+                            to.push_from(from, row);
                         }
+                        table.keys_batch.rows += 1;
+                        table.groups.push(self.new_group());
+                        table.bytes += 2 * key.len()
+                            + GROUP_OVERHEAD
+                            + ACCUMULATOR_OVERHEAD * self.aggregates.len();
+                        table.groups.len() - 1
                     }
-                };
-                let group = &mut groups[group_index];
-                for (position, call) in self.aggregates.iter().enumerate() {
-                    if filters[position].as_ref().is_some_and(|keep| !keep[row]) {
+                }
+            };
+            let group = &mut table.groups[group_index];
+            for (position, call) in self.aggregates.iter().enumerate() {
+                if filters[position].as_ref().is_some_and(|keep| !keep[row]) {
+                    continue;
+                }
+                let args = &arguments[position];
+                if call.distinct {
+                    let refs: Vec<&Vector> = args.iter().take(1).collect();
+                    if refs.first().is_some_and(|arg| arg.is_null(row)) {
                         continue;
                     }
-                    let args = &arguments[position];
-                    if call.distinct {
-                        let refs: Vec<&Vector> = args.iter().take(1).collect();
-                        if refs.first().is_some_and(|arg| arg.is_null(row)) {
-                            continue;
-                        }
-                        let mut argument_key = Vec::new();
-                        equality_key(&refs, row, &mut argument_key);
-                        if !group.seen[position].insert(argument_key) {
-                            continue;
-                        }
+                    let mut argument_key = Vec::new();
+                    equality_key(&refs, row, &mut argument_key);
+                    let size = argument_key.len() + ACCUMULATOR_OVERHEAD;
+                    if !group.seen[position].insert(argument_key) {
+                        continue;
                     }
-                    group.accumulators[position].update(args, row)?;
+                    table.bytes += size;
                 }
+                table.bytes += group.accumulators[position].update(args, row)?;
             }
         }
-        let mut out = Batch::with_types(&self.types, groups.len());
-        for (group_index, group) in groups.iter().enumerate() {
-            let mut values = keys_batch.row(group_index);
+        // Freeze once over budget. Without GROUP BY there is one group: nothing to divide.
+        if table.overflow.is_none()
+            && !self.group_by.is_empty()
+            && table.bytes > ctx.operator_memory
+            && table.depth < MAX_PARTITION_DEPTH
+        {
+            table.overflow = Some(Partitions::new(
+                &self.input_types,
+                u64::from(table.depth),
+                ctx.operator_memory,
+            ));
+        }
+        Ok(())
+    }
+
+    /// The result rows of `table`'s groups (to emit next); its partitions join the queue.
+    fn finish(&mut self, table: GroupTable, ctx: &ExecContext) -> ExecResult<()> {
+        let mut out = Batch::with_types(&self.types, table.groups.len());
+        for (group_index, group) in table.groups.iter().enumerate() {
+            let mut values = table.keys_batch.row(group_index);
             values.truncate(self.group_by.len());
             values.extend(group.accumulators.iter().map(Accumulator::finish));
             out.push_row(&values);
         }
-        Ok(out)
+        let positions = (0..out.rows as u32).collect();
+        self.output = Emitter::new(out, positions);
+        if let Some(overflow) = table.overflow {
+            for part in overflow.finish(ctx)? {
+                if part.rows() > 0 {
+                    self.parts.push((part, table.depth + 1));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
 impl Operator for HashAggregate {
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
         if let Some(mut input) = self.input.take() {
-            let result = self.run(input.as_mut(), ctx)?;
-            let positions = (0..result.rows as u32).collect();
-            self.output = Emitter::new(result, positions);
+            let mut table = self.new_table(0);
+            while let Some(batch) = input.next(ctx)? {
+                if batch.rows > 0 {
+                    self.consume(&mut table, &batch, ctx)?;
+                }
+            }
+            self.finish(table, ctx)?;
         }
-        Ok(self.output.next_batch())
+        loop {
+            if let Some(batch) = self.output.next_batch() {
+                return Ok(Some(batch));
+            }
+            let Some((part, depth)) = self.parts.pop() else {
+                return Ok(None);
+            };
+            let mut table = self.new_table(depth);
+            let mut rows = part.into_reader()?;
+            while let Some(batch) = rows.next_batch(ctx)? {
+                self.consume(&mut table, &batch, ctx)?;
+            }
+            self.finish(table, ctx)?;
+        }
     }
 }

@@ -1,6 +1,8 @@
-//! Joins: nested loops (any condition) and hash joins (equality keys).
+//! Joins: nested loops (any condition), and the state every join shares; the hash join
+//! (equality keys) is in `hash_join`.
 //!
-//! Both materialise the right input, then stream the left input batch by batch. For each
+//! Nested loop and hash joins materialise the right input (the hash join spills it past the
+//! memory budget; the nested loop join does not), then stream the left input batch by batch. For each
 //! left row they form the candidate pairs, evaluate the join condition over the pairs as one
 //! batch (so conditions run vectorised), and emit matches. LEFT / FULL joins add a row with
 //! NULLs on the right for unmatched left rows; RIGHT / FULL joins remember which right rows
@@ -12,14 +14,13 @@
 //! joined to its parent row), where building a hash table of the whole right side would
 //! cost far more than a handful of seeks.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::catalog::{IndexDef, TableDef};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
-use crate::exec::row_key::{any_null, equality_key};
+use crate::exec::row_key::any_null;
 use crate::exec::source::PageSource;
 use crate::exec::vector::{BATCH_SIZE, Batch, Vector};
 use crate::plan::{Expr, JoinKind, ScanColumn};
@@ -30,22 +31,27 @@ use crate::types::{DataType, Value};
 use super::sort::concatenate;
 use super::{Operator, collect};
 
-/// What both join operators share: the materialised right side, the output under
-/// construction, and the bookkeeping for outer joins.
+/// What the join operators share: the materialised right side (or, for a grace hash join,
+/// the right rows of the partition being joined), the output under construction, and the
+/// bookkeeping for outer joins.
 #[derive(Debug)]
-struct JoinState {
-    kind: JoinKind,
-    left_types: Vec<DataType>,
-    right_types: Vec<DataType>,
-    right: Batch,
+pub(super) struct JoinState {
+    pub(super) kind: JoinKind,
+    pub(super) left_types: Vec<DataType>,
+    pub(super) right_types: Vec<DataType>,
+    pub(super) right: Batch,
     right_matched: Vec<bool>,
-    output: Batch,
-    finished_left: bool,
+    pub(super) output: Batch,
+    pub(super) finished_left: bool,
     emitted_right_leftovers: bool,
 }
 
 impl JoinState {
-    fn new(kind: JoinKind, left_types: Vec<DataType>, right_types: Vec<DataType>) -> Self {
+    pub(super) fn new(
+        kind: JoinKind,
+        left_types: Vec<DataType>,
+        right_types: Vec<DataType>,
+    ) -> Self {
         let output_types = Self::output_types_for(kind, &left_types, &right_types);
         JoinState {
             kind,
@@ -71,14 +77,20 @@ impl JoinState {
     }
 
     fn load_right(&mut self, right: &mut dyn Operator, ctx: &ExecContext) -> ExecResult<()> {
-        self.right = concatenate(&collect(right, ctx)?, &self.right_types);
-        self.right_matched = vec![false; self.right.rows];
+        self.set_right(concatenate(&collect(right, ctx)?, &self.right_types));
         Ok(())
+    }
+
+    /// Makes `right` the right rows joined next, none of them matched yet.
+    pub(super) fn set_right(&mut self, right: Batch) {
+        self.right = right;
+        self.right_matched = vec![false; self.right.rows];
+        self.emitted_right_leftovers = false;
     }
 
     /// Pairs of left row `left_row` with each right row in `candidates`, as one batch of
     /// left columns followed by right columns.
-    fn pairs(&self, left: &Batch, left_row: usize, candidates: &[u32]) -> Batch {
+    pub(super) fn pairs(&self, left: &Batch, left_row: usize, candidates: &[u32]) -> Batch {
         let mut columns: Vec<Vector> = left
             .columns
             .iter()
@@ -103,7 +115,7 @@ impl JoinState {
     }
 
     /// Handles left row `left_row` whose matching right rows are `matches`.
-    fn emit(&mut self, left: &Batch, left_row: usize, matches: &[u32]) {
+    pub(super) fn emit(&mut self, left: &Batch, left_row: usize, matches: &[u32]) {
         for &right_row in matches {
             if let Some(flag) = self.right_matched.get_mut(right_row as usize) {
                 *flag = true;
@@ -146,7 +158,7 @@ impl JoinState {
     }
 
     /// After the left input ends: unmatched right rows for RIGHT and FULL joins.
-    fn emit_right_leftovers(&mut self) {
+    pub(super) fn emit_right_leftovers(&mut self) {
         if self.emitted_right_leftovers || !matches!(self.kind, JoinKind::Right | JoinKind::Full) {
             self.emitted_right_leftovers = true;
             return;
@@ -170,7 +182,7 @@ impl JoinState {
         }
     }
 
-    fn take_output(&mut self) -> Batch {
+    pub(super) fn take_output(&mut self) -> Batch {
         let empty = Batch::with_types(&self.output_types(), BATCH_SIZE);
         std::mem::replace(&mut self.output, empty)
     }
@@ -226,109 +238,6 @@ impl Operator for NestedLoopJoin {
                             eval::select_true(condition, &pairs, ctx)?
                         }
                     }
-                };
-                self.state.emit(&left, left_row, &matches);
-            }
-        }
-        if self.state.finished_left {
-            self.state.emit_right_leftovers();
-            if self.state.output.rows == 0 {
-                return Ok(None);
-            }
-        }
-        Ok(Some(self.state.take_output()))
-    }
-}
-
-/// A join on equal keys through a hash table of the right side.
-#[derive(Debug)]
-pub struct HashJoin {
-    left: Box<dyn Operator>,
-    right: Option<Box<dyn Operator>>,
-    left_keys: Vec<Expr>,
-    right_keys: Vec<Expr>,
-    residual: Option<Expr>,
-    table: HashMap<Vec<u8>, Vec<u32>>,
-    state: JoinState,
-}
-
-impl HashJoin {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        left: Box<dyn Operator>,
-        right: Box<dyn Operator>,
-        kind: JoinKind,
-        left_keys: Vec<Expr>,
-        right_keys: Vec<Expr>,
-        residual: Option<Expr>,
-        left_types: Vec<DataType>,
-        right_types: Vec<DataType>,
-    ) -> Self {
-        HashJoin {
-            left,
-            right: Some(right),
-            left_keys,
-            right_keys,
-            residual,
-            table: HashMap::new(),
-            state: JoinState::new(kind, left_types, right_types),
-        }
-    }
-
-    fn build(&mut self, right: &mut dyn Operator, ctx: &ExecContext) -> ExecResult<()> {
-        self.state.load_right(right, ctx)?;
-        let key_columns = self
-            .right_keys
-            .iter()
-            .map(|expr| eval::evaluate(expr, &self.state.right, ctx))
-            .collect::<ExecResult<Vec<_>>>()?;
-        let refs: Vec<&Vector> = key_columns.iter().collect();
-        let mut key = Vec::new();
-        for row in 0..self.state.right.rows {
-            if any_null(&refs, row) {
-                continue;
-            }
-            equality_key(&refs, row, &mut key);
-            self.table.entry(key.clone()).or_default().push(row as u32);
-        }
-        Ok(())
-    }
-}
-
-impl Operator for HashJoin {
-    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
-        ctx.check_interrupt()?;
-        if let Some(mut right) = self.right.take() {
-            self.build(right.as_mut(), ctx)?;
-        }
-        let mut key = Vec::new();
-        while self.state.output.rows < BATCH_SIZE && !self.state.finished_left {
-            let Some(left) = self.left.next(ctx)? else {
-                self.state.finished_left = true;
-                break;
-            };
-            let key_columns = self
-                .left_keys
-                .iter()
-                .map(|expr| eval::evaluate(expr, &left, ctx))
-                .collect::<ExecResult<Vec<_>>>()?;
-            let refs: Vec<&Vector> = key_columns.iter().collect();
-            for left_row in 0..left.rows {
-                let candidates: &[u32] = if any_null(&refs, left_row) {
-                    &[]
-                } else {
-                    equality_key(&refs, left_row, &mut key);
-                    self.table.get(&key).map_or(&[], Vec::as_slice)
-                };
-                let matches = match (&self.residual, candidates.is_empty()) {
-                    (Some(residual), false) => {
-                        let pairs = self.state.pairs(&left, left_row, candidates);
-                        eval::select_true(residual, &pairs, ctx)?
-                            .into_iter()
-                            .map(|i| candidates[i as usize])
-                            .collect()
-                    }
-                    _ => candidates.to_vec(),
                 };
                 self.state.emit(&left, left_row, &matches);
             }

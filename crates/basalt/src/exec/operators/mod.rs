@@ -6,10 +6,14 @@
 
 mod aggregate;
 mod basic;
+pub mod external_sort;
+mod hash_join;
 mod join;
 mod scan;
 mod setop;
 pub mod sort;
+#[cfg(test)]
+mod spill_tests;
 
 pub use scan::key_value;
 
@@ -100,7 +104,11 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             types,
             ctx,
         )?),
-        PlanKind::Distinct { input } => Box::new(sort::Distinct::new(build(input, ctx)?)),
+        PlanKind::Distinct { input } => Box::new(setop::SetOperation::distinct(
+            build(input, ctx)?,
+            types,
+            ctx.operator_memory,
+        )),
         PlanKind::Aggregate {
             input,
             group_by,
@@ -110,6 +118,7 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             group_by.clone(),
             aggregates.clone(),
             types,
+            input.schema.iter().map(|c| c.data_type).collect(),
         )),
         PlanKind::NestedLoopJoin {
             left,
@@ -131,7 +140,7 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             left_keys,
             right_keys,
             residual,
-        } => Box::new(join::HashJoin::new(
+        } => Box::new(hash_join::HashJoin::new(
             build(left, ctx)?,
             build(right, ctx)?,
             *kind,
@@ -171,6 +180,7 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             *operator,
             *all,
             types,
+            ctx.operator_memory,
         )),
         PlanKind::Insert { .. } | PlanKind::Update { .. } | PlanKind::Delete { .. } => {
             return Err(ExecError::internal(
