@@ -704,18 +704,6 @@ impl Connection {
                 };
                 pager.set_synchronous(mode);
             }
-            if name == "work_mem" {
-                let bytes =
-                    crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {
-                        Error::new(
-                            "22023",
-                            format!(
-                                "invalid value for work_mem: {value} (expected e.g. 4MB, 512kB)"
-                            ),
-                        )
-                    })?;
-                self.session.borrow_mut().work_mem = Some(bytes);
-            }
             let value = if name == "foreign_keys" {
                 match parse_switch(&value) {
                     Some(true) => "on".to_string(),
@@ -730,6 +718,18 @@ impl Connection {
             } else {
                 value
             };
+            if name == "work_mem" {
+                let bytes =
+                    crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {
+                        Error::new(
+                            "22023",
+                            format!(
+                                "invalid value for work_mem: {value} (expected e.g. 4MB, 512kB)"
+                            ),
+                        )
+                    })?;
+                self.session.borrow_mut().work_mem = Some(bytes);
+            }
             self.session.borrow_mut().settings.insert(name, value);
             return Ok(Outcome::Changed(0));
         }

@@ -1,0 +1,129 @@
+#![allow(clippy::unwrap_used)]
+//! End-to-end smoke test of the suite through its real path: the binary spawns one worker
+//! process per driver × workload, gates answers against SQLite, and writes the JSON, Markdown
+//! and SVG reports. Tiny sizes (`--smoke`) keep it to a few seconds.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("basalt-bench-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run_suite(out: &Path, extra: &[&str]) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_basalt-bench"))
+        .args([
+            "--smoke",
+            "--no-progress",
+            "--drivers",
+            "basalt,sqlite",
+            "--out",
+        ])
+        .arg(out)
+        .arg("--dir")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "basalt-bench failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json = std::fs::read_to_string(out.join("results.json")).unwrap();
+    serde_json::from_str(&json).unwrap()
+}
+
+fn metric<'a>(envelope: &'a Value, workload: &str, driver: &str, name: &str) -> &'a Value {
+    envelope["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["workload"] == workload && r["driver"] == driver)
+        .unwrap_or_else(|| panic!("no {workload} result for {driver}"))["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name)
+        .unwrap_or_else(|| panic!("no metric {name}"))
+}
+
+#[test]
+fn suite_runs_gates_and_reports() {
+    let out = scratch("run");
+    let envelope = run_suite(&out, &["--only", "W1,F.graph"]);
+
+    for file in ["results.json", "results.md", "ratios.svg"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let markdown = std::fs::read_to_string(out.join("results.md")).unwrap();
+    assert!(markdown.contains("smoke run"));
+    assert!(markdown.contains("| W1.v1 |"));
+    let svg = std::fs::read_to_string(out.join("ratios.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+
+    // Both drivers were gated and timed on W1, in processes of their own.
+    for driver in ["basalt", "sqlite"] {
+        let lookup = metric(&envelope, "W1.v1", driver, "10k random lookups by id");
+        assert_eq!(lookup["status"], "ok", "{driver}: {lookup}");
+        assert!(!lookup["timings"].as_array().unwrap().is_empty());
+        assert!(
+            lookup["timings"][0]["allocs"].is_u64(),
+            "allocations are counted"
+        );
+    }
+    let rss = envelope["results"][0]["peak_rss_kib"].as_u64().unwrap();
+    assert!(rss > 0);
+    let comparisons = envelope["comparisons"].as_array().unwrap();
+    assert!(
+        comparisons
+            .iter()
+            .any(|c| c["workload"] == "W1.v1" && c["ratio"].is_f64())
+    );
+
+    // What Basalt cannot run is reported with the engine's own message, not skipped.
+    let bfs = metric(
+        &envelope,
+        "F.graph.v1",
+        "basalt",
+        "2-hop BFS with WITH RECURSIVE",
+    );
+    assert_eq!(bfs["status"], "unsupported");
+    assert!(bfs["message"].as_str().unwrap().contains("WITH RECURSIVE"));
+    assert!(markdown.contains("unsupported: WITH RECURSIVE"));
+
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn gate_refuses_to_time_a_wrong_answer() {
+    let out = scratch("gate");
+    let envelope = run_suite(&out, &["--only", "W6", "--inject-wrong-answer", "basalt"]);
+    let basalt = metric(
+        &envelope,
+        "W6.v1",
+        "basalt",
+        "10k random lookups by unique u",
+    );
+    assert_eq!(basalt["status"], "mismatch", "{basalt}");
+    assert!(
+        basalt["timings"].as_array().unwrap().is_empty(),
+        "a refused driver is never timed"
+    );
+    let sqlite = metric(
+        &envelope,
+        "W6.v1",
+        "sqlite",
+        "10k random lookups by unique u",
+    );
+    assert_eq!(sqlite["status"], "ok");
+    let markdown = std::fs::read_to_string(out.join("results.md")).unwrap();
+    assert!(markdown.contains("wrong answer (refused to time)"));
+    let _ = std::fs::remove_dir_all(&out);
+}
