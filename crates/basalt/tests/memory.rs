@@ -1,5 +1,5 @@
 //! Bounded memory: with a 4 MB page cache, writing and then scanning 200 MB keeps the
-//! process's peak resident memory under 64 MB. Large transactions spill to the log and the
+//! process's peak resident memory under 32 MB (about 15 MB measured). Large transactions spill to the log and the
 //! cache evicts, so memory does not grow with the data. (Alone in its own test binary, so
 //! the peak belongs to this test.)
 
@@ -12,18 +12,37 @@ use basalt::txn::{Store, StoreOptions};
 
 const TOTAL_BYTES: usize = 200 << 20;
 
+/// This process's own peak resident memory. On Linux that is `VmHWM`: `getrusage`'s
+/// `ru_maxrss` is no good there, because a forked child's high-water mark starts at its
+/// parent's resident size and survives `execve`, so under `cargo test` it reports cargo's
+/// peak (56-65 MB, varying with cargo) rather than this test's.
 fn peak_rss_bytes() -> u64 {
+    if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+        let high_water = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.trim().strip_suffix("kB"))
+            .and_then(|kilobytes| kilobytes.trim().parse::<u64>().ok());
+        if let Some(kilobytes) = high_water {
+            return kilobytes * 1024;
+        }
+    }
     // SAFETY: getrusage only writes into the zero-initialised struct we pass.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
         assert_eq!(libc::getrusage(libc::RUSAGE_SELF, &mut usage), 0);
         usage
     };
-    usage.ru_maxrss as u64 * 1024
+    // Kilobytes on Linux and the BSDs, bytes on macOS.
+    if cfg!(target_os = "macos") {
+        usage.ru_maxrss as u64
+    } else {
+        usage.ru_maxrss as u64 * 1024
+    }
 }
 
 #[test]
-fn writing_and_scanning_200_mb_with_a_4_mb_cache_stays_under_64_mb() {
+fn writing_and_scanning_200_mb_with_a_4_mb_cache_stays_under_32_mb() {
     let dir = std::env::temp_dir().join(format!("basalt-memory-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("big.basalt");
@@ -102,5 +121,5 @@ fn writing_and_scanning_200_mb_with_a_4_mb_cache_stays_under_64_mb() {
         file_size >> 20,
         TOTAL_BYTES >> 20
     );
-    assert!(peak < 64 << 20, "peak RSS {} MB exceeds 64 MB", peak >> 20);
+    assert!(peak < 32 << 20, "peak RSS {} MB exceeds 32 MB", peak >> 20);
 }
