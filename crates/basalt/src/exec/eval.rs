@@ -66,6 +66,19 @@ fn true_rows(vector: &Vector) -> Vec<u32> {
     rows
 }
 
+/// Evaluates each of `exprs` for every row of `batch` (an operator's keys, arguments or
+/// output columns).
+pub fn evaluate_all<'e>(
+    exprs: impl IntoIterator<Item = &'e Expr>,
+    batch: &Batch,
+    ctx: &ExecContext,
+) -> ExecResult<Vec<Vector>> {
+    exprs
+        .into_iter()
+        .map(|expr| evaluate(expr, batch, ctx))
+        .collect()
+}
+
 /// Evaluates `expr` for every row of `batch`.
 pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vector> {
     let rows = batch.rows;

@@ -309,20 +309,12 @@ impl HashAggregate {
 
     /// Aggregates one input batch into `table`.
     fn consume(&self, table: &mut GroupTable, batch: &Batch, ctx: &ExecContext) -> ExecResult<()> {
-        let key_columns = self
-            .group_by
-            .iter()
-            .map(|expr| eval::evaluate(expr, batch, ctx))
-            .collect::<ExecResult<Vec<_>>>()?;
+        let key_columns = eval::evaluate_all(&self.group_by, batch, ctx)?;
         let key_refs: Vec<&Vector> = key_columns.iter().collect();
         let mut arguments = Vec::with_capacity(self.aggregates.len());
         let mut filters = Vec::with_capacity(self.aggregates.len());
         for call in &self.aggregates {
-            let args = call
-                .args
-                .iter()
-                .map(|arg| eval::evaluate(arg, batch, ctx))
-                .collect::<ExecResult<Vec<_>>>()?;
+            let args = eval::evaluate_all(&call.args, batch, ctx)?;
             arguments.push(args);
             filters.push(match &call.filter {
                 Some(filter) => {

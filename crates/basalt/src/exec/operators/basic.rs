@@ -110,11 +110,7 @@ impl Operator for Project {
         let Some(batch) = self.input.next(ctx)? else {
             return Ok(None);
         };
-        let columns = self
-            .exprs
-            .iter()
-            .map(|expr| eval::evaluate(expr, &batch, ctx))
-            .collect::<ExecResult<Vec<_>>>()?;
+        let columns = eval::evaluate_all(&self.exprs, &batch, ctx)?;
         Ok(Some(Batch {
             columns,
             rows: batch.rows,

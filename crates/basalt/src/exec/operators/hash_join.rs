@@ -125,11 +125,7 @@ impl HashJoin {
     fn load_right(&mut self, right: Batch, ctx: &ExecContext) -> ExecResult<()> {
         self.table.clear();
         self.state.set_right(right);
-        let key_columns = self
-            .right_keys
-            .iter()
-            .map(|expr| eval::evaluate(expr, &self.state.right, ctx))
-            .collect::<ExecResult<Vec<_>>>()?;
+        let key_columns = eval::evaluate_all(&self.right_keys, &self.state.right, ctx)?;
         let refs: Vec<&Vector> = key_columns.iter().collect();
         let mut key = Vec::new();
         for row in 0..self.state.right.rows {
@@ -189,10 +185,7 @@ impl HashJoin {
                 matches!(self.state.kind, JoinKind::Right | JoinKind::Full),
             ),
         };
-        let key_columns = key_exprs
-            .iter()
-            .map(|expr| eval::evaluate(expr, batch, ctx))
-            .collect::<ExecResult<Vec<_>>>()?;
+        let key_columns = eval::evaluate_all(key_exprs, batch, ctx)?;
         let refs: Vec<&Vector> = key_columns.iter().collect();
         let mut key = Vec::new();
         for row in 0..batch.rows {
@@ -315,11 +308,7 @@ impl HashJoin {
 
     /// Joins a batch of left rows with the loaded right rows.
     fn probe(&mut self, left: &Batch, key: &mut Vec<u8>, ctx: &ExecContext) -> ExecResult<()> {
-        let key_columns = self
-            .left_keys
-            .iter()
-            .map(|expr| eval::evaluate(expr, left, ctx))
-            .collect::<ExecResult<Vec<_>>>()?;
+        let key_columns = eval::evaluate_all(&self.left_keys, left, ctx)?;
         let refs: Vec<&Vector> = key_columns.iter().collect();
         for left_row in 0..left.rows {
             let candidates: &[u32] = if any_null(&refs, left_row) {

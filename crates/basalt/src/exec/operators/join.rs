@@ -366,11 +366,7 @@ impl Operator for IndexJoin {
                 self.state.finished_left = true;
                 break;
             };
-            let key_columns = self
-                .left_keys
-                .iter()
-                .map(|expr| eval::evaluate(expr, &left, ctx))
-                .collect::<ExecResult<Vec<_>>>()?;
+            let key_columns = eval::evaluate_all(&self.left_keys, &left, ctx)?;
             let refs: Vec<&Vector> = key_columns.iter().collect();
             for left_row in 0..left.rows {
                 if any_null(&refs, left_row) {

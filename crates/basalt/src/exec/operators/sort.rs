@@ -6,7 +6,7 @@ use std::collections::BinaryHeap;
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
 use crate::exec::eval;
-use crate::exec::vector::{BATCH_SIZE, Batch};
+use crate::exec::vector::{BATCH_SIZE, Batch, Vector};
 use crate::plan::SortKey;
 use crate::storage::keys::KeyOrder;
 use crate::types::DataType;
@@ -88,6 +88,11 @@ fn key_orders(keys: &[SortKey]) -> Vec<KeyOrder> {
         .collect()
 }
 
+/// The sort keys evaluated over `batch`.
+fn key_columns(keys: &[SortKey], batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec<Vector>> {
+    eval::evaluate_all(keys.iter().map(|key| &key.expr), batch, ctx)
+}
+
 /// Feeds every batch of `input` to `sorter` with its sort keys.
 fn sort_input(
     input: &mut dyn Operator,
@@ -100,10 +105,7 @@ fn sort_input(
         if batch.rows == 0 {
             continue;
         }
-        let key_columns = keys
-            .iter()
-            .map(|key| eval::evaluate(&key.expr, &batch, ctx))
-            .collect::<ExecResult<Vec<_>>>()?;
+        let key_columns = key_columns(keys, &batch, ctx)?;
         sorter.push(
             batch,
             |row, key| encode_sort_key(&key_columns, orders, row, key),
@@ -213,11 +215,7 @@ impl TopN {
         let mut arrival = 0u64;
         let mut key = Vec::new();
         while let Some(batch) = input.next(ctx)? {
-            let key_columns = self
-                .keys
-                .iter()
-                .map(|sort_key| eval::evaluate(&sort_key.expr, &batch, ctx))
-                .collect::<ExecResult<Vec<_>>>()?;
+            let key_columns = key_columns(&self.keys, &batch, ctx)?;
             for row in 0..batch.rows {
                 key.clear();
                 encode_sort_key(&key_columns, &self.orders, row, &mut key);
@@ -296,11 +294,7 @@ impl TopN {
         )?;
         drop(entries);
         while let Some(batch) = input.next(ctx)? {
-            let key_columns = self
-                .keys
-                .iter()
-                .map(|sort_key| eval::evaluate(&sort_key.expr, &batch, ctx))
-                .collect::<ExecResult<Vec<_>>>()?;
+            let key_columns = key_columns(&self.keys, &batch, ctx)?;
             let mut keys = Vec::with_capacity(batch.rows);
             let mut positions = Vec::with_capacity(batch.rows);
             for row in 0..batch.rows {
