@@ -208,3 +208,52 @@ fn explain_analyze_reports_rows_per_operator() {
         .unwrap();
     assert_eq!(sum, 102);
 }
+
+/// Positional parameters are numbered in the order they appear in the text (SQLite's rule:
+/// `?` is one past the largest number so far, `?N` sets it, a name takes the next number at
+/// its first appearance), whatever order the binder visits the statement's parts in.
+#[test]
+fn placeholders_are_numbered_in_text_order() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute_batch(
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, s TEXT);
+         INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b');",
+    )
+    .unwrap();
+    // The select list comes before WHERE in the text, after it in binding.
+    let (first, k): (i64, i64) = conn
+        .query_row("SELECT ? + 0, k FROM t WHERE id = ?", (100, 2), |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((first, k), (100, 20));
+    // UPDATE binds WHERE before SET.
+    assert_eq!(
+        conn.execute("UPDATE t SET k = ? WHERE id = ?", (77, 1))
+            .unwrap(),
+        1
+    );
+    let k: i64 = conn
+        .query_row("SELECT k FROM t WHERE id = 1", (), |row| row.get(0))
+        .unwrap();
+    assert_eq!(k, 77);
+    // `?` after `?5` is 6; a name takes the next number.
+    let values: (i64, i64, i64) = conn
+        .query_row(
+            "SELECT ?5, ?, :x FROM t WHERE id = ?1",
+            (1, 0, 0, 0, 50, 60, 70),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(values, (50, 60, 70));
+    // A name used in the select list and again in WHERE is one parameter, numbered by its
+    // first appearance.
+    let mut statement = conn
+        .prepare("SELECT :b, s FROM t WHERE id = :a AND :b > 0")
+        .unwrap();
+    let row: (i64, String) = statement
+        .query_row((5, 2), |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap();
+    assert_eq!(row, (5, "b".to_string()));
+}

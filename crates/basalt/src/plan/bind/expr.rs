@@ -62,7 +62,7 @@ impl Binder<'_> {
                     "invalid column reference {expr}"
                 ))),
             },
-            ast::Expr::Value(value) => self.bind_value(&value.value),
+            ast::Expr::Value(value) => self.bind_value(&value.value, value.span.start),
             ast::Expr::TypedString(typed) => {
                 let (to, _) = sql_type(&typed.data_type)?;
                 let text = match &typed.value.value {
@@ -315,7 +315,11 @@ impl Binder<'_> {
         Err(scope.unknown_column(table, name))
     }
 
-    fn bind_value(&mut self, value: &ast::Value) -> Result<Expr, BindError> {
+    fn bind_value(
+        &mut self,
+        value: &ast::Value,
+        location: sqlparser::tokenizer::Location,
+    ) -> Result<Expr, BindError> {
         Ok(match value {
             ast::Value::Number(text, _) => Expr::literal(number_literal(text)?),
             ast::Value::SingleQuotedString(text)
@@ -337,7 +341,7 @@ impl Binder<'_> {
             ast::Value::Boolean(b) => Expr::literal(Value::Boolean(*b)),
             ast::Value::Null => Expr::literal(Value::Null),
             ast::Value::Placeholder(text) => {
-                let (index, name) = self.parameter_index(text)?;
+                let (index, name) = self.parameter_index(text, location)?;
                 self.use_parameter(index, name, DataType::Null);
                 Expr::Parameter {
                     index,

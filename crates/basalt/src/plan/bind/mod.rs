@@ -24,6 +24,7 @@ mod expr;
 mod foreign_key;
 mod from;
 mod function;
+mod parameters;
 mod predicate;
 mod query;
 mod scope;
@@ -39,11 +40,13 @@ use crate::plan::{Bound, BoundStatement, Expr, ParameterInfo, PlanNode};
 use crate::types::DataType;
 
 pub use error::BindError;
+use parameters::PlaceholderNumbering;
 use scope::Scope;
 
 /// Binds one parsed statement against `catalog`.
 pub fn bind(statement: &ast::Statement, catalog: &Catalog) -> Result<Bound, BindError> {
     let mut binder = Binder::new(catalog);
+    binder.placeholders = PlaceholderNumbering::of(statement)?;
     let statement = binder.bind_statement(statement)?;
     Ok(Bound {
         statement,
@@ -135,8 +138,8 @@ struct CteDefinition {
 struct Binder<'a> {
     catalog: &'a Catalog,
     parameters: Vec<ParameterInfo>,
-    /// `:name` parameters seen so far, with their indexes.
-    named_parameters: Vec<(String, usize)>,
+    /// The index of every placeholder of the statement, numbered in text order.
+    placeholders: PlaceholderNumbering,
     /// Scopes of the enclosing query levels, innermost last (for correlated subqueries).
     outer: Vec<Scope>,
     /// CTEs in scope, innermost last.
@@ -152,7 +155,7 @@ impl<'a> Binder<'a> {
         Binder {
             catalog,
             parameters: Vec::new(),
-            named_parameters: Vec::new(),
+            placeholders: PlaceholderNumbering::default(),
             outer: Vec::new(),
             ctes: Vec::new(),
             aggregates: aggregate::AggregateContext::Forbidden("this context"),
@@ -199,33 +202,14 @@ impl<'a> Binder<'a> {
         }
     }
 
-    /// The index of a placeholder: `?` is one past the largest index used so far (SQLite's
-    /// rule), `?N` and `$N` are N-1, `:name` is the index of the first use of that name.
-    fn parameter_index(&mut self, text: &str) -> Result<(usize, Option<String>), BindError> {
-        let invalid = || BindError::syntax(format!("invalid parameter \"{text}\""));
-        if text == "?" {
-            return Ok((self.parameters.len(), None));
-        }
-        if let Some(number) = text.strip_prefix('?').or_else(|| text.strip_prefix('$')) {
-            let number: usize = number.parse().map_err(|_| invalid())?;
-            if number == 0 || number > 65_535 {
-                return Err(invalid());
-            }
-            return Ok((number - 1, None));
-        }
-        if let Some(name) = text
-            .strip_prefix(':')
-            .or_else(|| text.strip_prefix('@'))
-            .filter(|name| !name.is_empty())
-        {
-            if let Some((_, index)) = self.named_parameters.iter().find(|(n, _)| n == name) {
-                return Ok((*index, Some(name.to_string())));
-            }
-            let index = self.parameters.len();
-            self.named_parameters.push((name.to_string(), index));
-            return Ok((index, Some(name.to_string())));
-        }
-        Err(invalid())
+    /// The index of the placeholder `text` at `location` (see [`parameters`]).
+    fn parameter_index(
+        &mut self,
+        text: &str,
+        location: sqlparser::tokenizer::Location,
+    ) -> Result<(usize, Option<String>), BindError> {
+        let next_free = self.parameters.len();
+        self.placeholders.index(text, location, next_free)
     }
 }
 
