@@ -95,6 +95,55 @@ fn run_input(plan: &PlanNode, ctx: &ExecContext) -> ExecResult<Batch> {
     Ok(concatenate(&batches, &types))
 }
 
+/// The rows an INSERT writes, in target-column order, all computed before the first is
+/// written (so a subquery in the source sees the table as it was when the statement began).
+enum InsertRows {
+    /// A VALUES list, evaluated row by row without building column batches: the common
+    /// single-row `INSERT ... VALUES (?, ?, ...)` then costs one `Value` per column.
+    Values(Vec<Vec<Value>>),
+    /// Any other source (INSERT ... SELECT), as one batch.
+    Batch(Batch),
+}
+
+impl InsertRows {
+    fn evaluate(source: &PlanNode, ctx: &ExecContext) -> ExecResult<InsertRows> {
+        if let PlanKind::Values { rows } = &source.kind {
+            let rows = rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|expr| eval::evaluate_scalar(expr, ctx))
+                        .collect()
+                })
+                .collect::<ExecResult<_>>()?;
+            return Ok(InsertRows::Values(rows));
+        }
+        Ok(InsertRows::Batch(run_input(source, ctx)?))
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            InsertRows::Values(rows) => rows.len(),
+            InsertRows::Batch(batch) => batch.rows,
+        }
+    }
+
+    /// The value at `row` and `position`, moved out where it can be (each is taken once).
+    fn take(&mut self, row: usize, position: usize) -> Value {
+        match self {
+            InsertRows::Values(rows) => rows
+                .get_mut(row)
+                .and_then(|row| row.get_mut(position))
+                .map(|value| std::mem::replace(value, Value::Null))
+                .unwrap_or(Value::Null),
+            InsertRows::Batch(batch) => batch
+                .columns
+                .get(position)
+                .map_or(Value::Null, |vector| vector.get(row)),
+        }
+    }
+}
+
 /// Executes an INSERT, UPDATE or DELETE plan inside `txn`, enforcing `foreign_keys` (`None`
 /// when `PRAGMA foreign_keys` is off).
 pub fn execute_modify(
@@ -128,18 +177,16 @@ fn apply_rows(
             on_conflict,
             returning,
         } => {
-            let input = run_input(source, ctx)?;
+            let mut input = InsertRows::evaluate(source, ctx)?;
             let mut writer = Writer::new(table, catalog, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
-            for row in 0..input.rows {
+            for row in 0..input.len() {
                 let mut values: Vec<Value> = vec![Value::Null; table.columns.len()];
                 let mut given = vec![false; table.columns.len()];
                 for (position, &column) in target_columns.iter().enumerate() {
-                    if let (Some(slot), Some(vector)) =
-                        (values.get_mut(column), input.columns.get(position))
-                    {
-                        *slot = vector.get(row);
+                    if let Some(slot) = values.get_mut(column) {
+                        *slot = input.take(row, position);
                         given[column] = true;
                     }
                 }
@@ -437,6 +484,18 @@ impl<'a> Writer<'a> {
                 next
             }
         };
+        if matches!(on_conflict, ConflictAction::Abort) {
+            // The common case needs no look-ahead: the table insert itself reports a taken
+            // row id (before writing anything), and a unique conflict found after it is
+            // undone with the rest of the statement.
+            self.write_row(row_id, &values)?;
+            if let Some((index, _)) = self.unique_conflicts(&values, None)?.first() {
+                return Err(self.duplicate_error(Some(index)));
+            }
+            self.write_index_entries(row_id, &values)?;
+            enforcer.inserted(self.foreign_key_entry, row_id, &values)?;
+            return Ok(Some((row_id, values)));
+        }
         let existing_row = self.row_exists(row_id)?;
         let mut conflicts = self.unique_conflicts(&values, None)?;
         if existing_row {
@@ -495,19 +554,30 @@ impl<'a> Writer<'a> {
                 }
             }
         }
-        {
-            let cells = row_to_cells(self.table, &values);
-            let mut txn = self.txn.lock();
-            if !self.tree.insert(&mut *txn, row_id, &self.kinds, &cells)? {
-                return Err(self.duplicate_error(None));
-            }
-            for index in &self.indexes {
-                let (key, _) = Self::index_key(index, &values, Some(row_id));
-                IndexTree::open(index.root).insert(&mut *txn, &key, &[])?;
-            }
-        }
+        self.write_row(row_id, &values)?;
+        self.write_index_entries(row_id, &values)?;
         enforcer.inserted(self.foreign_key_entry, row_id, &values)?;
         Ok(Some((row_id, values)))
+    }
+
+    /// Writes a new row to the table; a taken row id is a primary-key violation (23505).
+    fn write_row(&self, row_id: i64, values: &[Value]) -> ExecResult<()> {
+        let cells = row_to_cells(self.table, values);
+        let mut txn = self.txn.lock();
+        if !self.tree.insert(&mut *txn, row_id, &self.kinds, &cells)? {
+            return Err(self.duplicate_error(None));
+        }
+        Ok(())
+    }
+
+    /// Adds a new row's entries to every index of the table (uniqueness already checked).
+    fn write_index_entries(&self, row_id: i64, values: &[Value]) -> ExecResult<()> {
+        let mut txn = self.txn.lock();
+        for index in &self.indexes {
+            let (key, _) = Self::index_key(index, values, Some(row_id));
+            IndexTree::open(index.root).insert(&mut *txn, &key, &[])?;
+        }
+        Ok(())
     }
 
     /// Replaces row `row_id` (currently `old`) with `new`; returns the final values.

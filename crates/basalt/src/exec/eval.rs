@@ -31,6 +31,16 @@ impl From<TypeError> for ExecError {
 
 /// Evaluates a column-free expression once.
 pub fn evaluate_scalar(expr: &Expr, ctx: &ExecContext) -> ExecResult<Value> {
+    // Literals and parameters, the usual VALUES entries, skip the one-row vector.
+    match expr {
+        Expr::Literal { value, data_type }
+            if value.is_null() || value.data_type() == *data_type =>
+        {
+            return Ok(value.clone());
+        }
+        Expr::Parameter { index, data_type } => return parameter(*index, *data_type, ctx),
+        _ => {}
+    }
     let batch = Batch {
         columns: Vec::new(),
         rows: 1,
@@ -90,10 +100,7 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec
             .ok_or_else(|| ExecError::internal(format!("column {index} is not in the input"))),
         Expr::Literal { value, data_type } => Ok(Vector::constant(value, *data_type, rows)),
         Expr::Parameter { index, data_type } => {
-            let value = ctx.params.get(*index).cloned().ok_or_else(|| {
-                ExecError::new("08P01", format!("parameter ${} has no value", index + 1))
-            })?;
-            let value = conform(value, *data_type)?;
+            let value = parameter(*index, *data_type, ctx)?;
             Ok(Vector::constant(
                 &value,
                 result_type(*data_type, &value),
@@ -367,6 +374,15 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec
 }
 
 /// Converts a parameter value to the type its context expects.
+/// Parameter `index`'s value, converted to the type its context gave it.
+fn parameter(index: usize, data_type: DataType, ctx: &ExecContext) -> ExecResult<Value> {
+    let value =
+        ctx.params.get(index).cloned().ok_or_else(|| {
+            ExecError::new("08P01", format!("parameter ${} has no value", index + 1))
+        })?;
+    conform(value, data_type)
+}
+
 fn conform(value: Value, data_type: DataType) -> ExecResult<Value> {
     if data_type == DataType::Null || value.is_null() || value.data_type() == data_type {
         return Ok(value);

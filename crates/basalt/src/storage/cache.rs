@@ -15,12 +15,11 @@
 //! costs one uncontended lock, one hash probe and one atomic increment, and allocates nothing.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::page::{PageNo, PageRef};
+use super::page::{BuildPageHasher, PageNo, PageRef};
 
 /// Version number meaning "the image stored in the main database file".
 pub const MAIN_FILE_VERSION: u64 = 0;
@@ -45,7 +44,7 @@ pub struct PageCache {
 #[derive(Debug)]
 struct Shard {
     capacity: usize,
-    index: HashMap<CacheKey, usize, BuildHasherDefault<KeyHasher>>,
+    index: HashMap<CacheKey, usize, BuildPageHasher>,
     slots: Vec<Slot>,
     clock_hand: usize,
 }
@@ -187,33 +186,6 @@ impl Shard {
         if self.clock_hand >= self.slots.len() {
             self.clock_hand = 0;
         }
-    }
-}
-
-/// A fast hasher for cache keys: the default SipHash costs more than the rest of a hit.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
-        }
-    }
-
-    fn write_u32(&mut self, value: u32) {
-        self.write_u64(u64::from(value));
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        // Multiply-rotate mixing spreads small integers over the high bits the hash table uses.
-        self.0 = (self.0 ^ value)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(29);
     }
 }
 

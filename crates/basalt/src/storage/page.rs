@@ -19,6 +19,41 @@ use super::error::Result;
 /// A page number: an index into the database file.
 pub type PageNo = u32;
 
+/// A map keyed by page number (or another small integer key), hashed with [`PageHasher`].
+pub type PageMap<V> = std::collections::HashMap<PageNo, V, BuildPageHasher>;
+
+/// Builds [`PageHasher`]s.
+pub type BuildPageHasher = std::hash::BuildHasherDefault<PageHasher>;
+
+/// A fast hasher for page numbers and other integer keys of in-memory maps: SipHash, the
+/// standard default, costs more than the rest of a page lookup. Not for keys an attacker
+/// chooses in bulk (it has no per-process key); page numbers come from our own file layout.
+#[derive(Debug, Default)]
+pub struct PageHasher(u64);
+
+impl std::hash::Hasher for PageHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        // Multiply-rotate mixing spreads small integers over the high bits the hash table uses.
+        self.0 = (self.0 ^ value)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+}
+
 /// Size of the checksum trailer at the end of every page.
 pub const PAGE_TRAILER_SIZE: usize = 4;
 /// Smallest allowed page size.

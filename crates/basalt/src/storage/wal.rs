@@ -28,7 +28,6 @@
 //! *generation lock*, which a log reset takes exclusively, so a frame is never overwritten
 //! while someone reads it.
 
-use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,7 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use parking_lot::{Mutex, RwLock};
 
 use super::error::{Result, StorageError};
-use super::page::{PageBuf, PageNo};
+use super::page::{PageBuf, PageMap, PageNo};
 use super::vfs::VfsFile;
 
 /// Magic string at the start of a log file.
@@ -81,7 +80,7 @@ struct WriterState {
 /// Which frames hold committed page images.
 #[derive(Debug, Default)]
 pub struct WalIndex {
-    frames: HashMap<PageNo, Vec<u64>>,
+    frames: PageMap<Vec<u64>>,
     committed_seq: u64,
 }
 
@@ -121,7 +120,7 @@ impl Wal {
                 scratch: Vec::new(),
             }),
             index: RwLock::new(WalIndex {
-                frames: HashMap::new(),
+                frames: PageMap::default(),
                 committed_seq: first_seq - 1,
             }),
             generation: RwLock::new(()),
@@ -167,7 +166,7 @@ impl Wal {
 
         let mut report = RecoveryReport::default();
         let mut index = WalIndex {
-            frames: HashMap::new(),
+            frames: PageMap::default(),
             committed_seq: base_seq - 1,
         };
         let mut pending: Vec<(PageNo, u64)> = Vec::new();

@@ -22,7 +22,6 @@
 //! Byte layout of a trunk page: kind byte (`FREELIST_TRUNK`), 3 zero bytes, next trunk u32,
 //! entry count u32, then that many free page numbers (u32, little-endian).
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,7 +30,7 @@ use parking_lot::{Mutex, RawMutex, lock_api::ArcMutexGuard};
 
 use crate::storage::error::{Result, StorageError};
 use crate::storage::format::{Header, META_SLOTS};
-use crate::storage::page::{self, PageBuf, PageNo, PageRead, PageRef, PageWrite};
+use crate::storage::page::{self, PageBuf, PageMap, PageNo, PageRead, PageRef, PageWrite};
 use crate::storage::pager::{CheckpointReport, Pager, PagerOptions, Snapshot, Synchronous};
 use crate::storage::vfs::{MemoryVfs, OsVfs, Vfs};
 
@@ -145,8 +144,8 @@ impl Store {
             _writer_slot: guard,
             snapshot,
             header: snapshot.header,
-            dirty: HashMap::new(),
-            spilled: HashMap::new(),
+            dirty: PageMap::default(),
+            spilled: PageMap::default(),
             savepoints: Vec::new(),
             finished: false,
         })
@@ -208,9 +207,9 @@ pub struct WriteTxn {
     _writer_slot: ArcMutexGuard<RawMutex, ()>,
     snapshot: Snapshot,
     header: Header,
-    dirty: HashMap<PageNo, PageRef>,
+    dirty: PageMap<PageRef>,
     /// Pages whose newest image is a spilled (uncommitted) log frame.
-    spilled: HashMap<PageNo, u64>,
+    spilled: PageMap<u64>,
     /// Open savepoints, oldest first.
     savepoints: Vec<SavepointLog>,
     finished: bool,
@@ -221,7 +220,7 @@ pub struct WriteTxn {
 #[derive(Debug)]
 struct SavepointLog {
     header: Header,
-    undo: HashMap<PageNo, (Option<PageRef>, Option<u64>)>,
+    undo: PageMap<(Option<PageRef>, Option<u64>)>,
 }
 
 /// Identifies a savepoint of a write transaction.
@@ -267,7 +266,7 @@ impl WriteTxn {
     pub fn savepoint(&mut self) -> SavepointId {
         self.savepoints.push(SavepointLog {
             header: self.header,
-            undo: HashMap::new(),
+            undo: PageMap::default(),
         });
         SavepointId(self.savepoints.len() - 1)
     }
@@ -291,7 +290,7 @@ impl WriteTxn {
         }
         self.savepoints.push(SavepointLog {
             header: self.header,
-            undo: HashMap::new(),
+            undo: PageMap::default(),
         });
         Ok(())
     }

@@ -34,7 +34,7 @@
 
 use super::overflow::{free_chain, write_chain};
 use super::row::{CellValue, ColumnKind, OwnedValue, ValueRef};
-use super::table_cursor::{Step, TableCursor, Target, descend};
+use super::table_cursor::{LeafHandle, Step, TableCursor, Target, descend};
 use super::table_interior::{InteriorNode, max_keys};
 use super::table_leaf::{
     LeafHeader, OVERFLOW_POINTER_LEN, TableLeaf, build_leaf, choose_capacity, fixed_bytes_per_row,
@@ -226,15 +226,18 @@ impl TableTree {
     ) -> Result<bool> {
         validate_row(kinds, row)?;
         let plan = plan_overflow(store.usable_size(), kinds, row)?;
-        let leaf = descend(&*store, self.root, Target::RowId(row_id), None)?;
+        let mut path = Vec::new();
+        let leaf = descend(&*store, self.root, Target::RowId(row_id), Some(&mut path))?;
         if leaf.view().search(row_id).is_ok() {
             return Ok(false);
         }
         // Reject conflicting kinds before any overflow page is written.
         merged_kinds(&leaf.view(), kinds)?;
+        let leaf_no = leaf.page_no;
         drop(leaf);
+        // Writing overflow pages only allocates fresh pages, so the descent stays valid.
         let values = store_row(store, row, &plan)?;
-        self.insert_stored(store, row_id, kinds, &values)?;
+        self.insert_stored(store, row_id, kinds, &values, Some((path, leaf_no)))?;
         Ok(true)
     }
 
@@ -248,7 +251,8 @@ impl TableTree {
     ) -> Result<bool> {
         validate_row(kinds, row)?;
         let plan = plan_overflow(store.usable_size(), kinds, row)?;
-        let leaf = descend(&*store, self.root, Target::RowId(row_id), None)?;
+        let mut path = Vec::new();
+        let leaf = descend(&*store, self.root, Target::RowId(row_id), Some(&mut path))?;
         let Ok(position) = leaf.view().search(row_id) else {
             return Ok(false);
         };
@@ -263,7 +267,7 @@ impl TableTree {
         for (first, len) in old_chains {
             free_chain(store, first, len)?;
         }
-        self.insert_stored(store, row_id, kinds, &values)?;
+        self.insert_stored(store, row_id, kinds, &values, Some((path, leaf_no)))?;
         Ok(true)
     }
 
@@ -406,17 +410,34 @@ impl TableTree {
     }
 
     /// Inserts a row whose overflow chains are already written, splitting as needed.
+    /// `located` is the caller's descent to the row's leaf (the path and the leaf), still
+    /// valid because nothing in the tree changed since; without it the first round descends.
     fn insert_stored<S: PageWrite + ?Sized>(
         &self,
         store: &mut S,
         row_id: i64,
         kinds: &[ColumnKind],
         values: &[ValueRef<'_>],
+        mut located: Option<(Vec<Step>, PageNo)>,
     ) -> Result<()> {
         let mut path = Vec::new();
         for _ in 0..MAX_INSERT_ROUNDS {
-            path.clear();
-            let leaf = descend(&*store, self.root, Target::RowId(row_id), Some(&mut path))?;
+            let leaf = match located.take() {
+                Some((known_path, leaf_no)) => {
+                    path = known_path;
+                    let page = store.page(leaf_no)?;
+                    let header = LeafHeader::read(&page, leaf_no)?;
+                    LeafHandle {
+                        page_no: leaf_no,
+                        page,
+                        header,
+                    }
+                }
+                None => {
+                    path.clear();
+                    descend(&*store, self.root, Target::RowId(row_id), Some(&mut path))?
+                }
+            };
             let position = match leaf.view().search(row_id) {
                 Ok(_) => {
                     return Err(StorageError::InvalidArgument(format!(
