@@ -38,7 +38,9 @@ use super::error::{Error, Result};
 use super::params::Params;
 use super::statement::{CachedStatement, Statement};
 
-/// A prepared statement's plan and everything needed to run or re-plan it.
+/// A prepared statement's plan and everything needed to run or re-plan it. Always boxed:
+/// sqlparser's statement alone is kilobytes, and a cached statement moves in and out of the
+/// cache on every use.
 #[derive(Debug)]
 pub(crate) struct Prepared {
     pub(crate) sql: String,
@@ -87,7 +89,7 @@ struct Session {
 pub struct Connection {
     pub(crate) db: Arc<DatabaseInner>,
     session: RefCell<Session>,
-    cache: RefCell<VecDeque<Prepared>>,
+    cache: RefCell<VecDeque<Box<Prepared>>>,
     /// Shared with [`InterruptHandle`]s; set to cancel the running statement.
     interrupt: Arc<AtomicBool>,
 }
@@ -159,7 +161,7 @@ impl Connection {
         Ok(CachedStatement::new(Statement::new(self, prepared)))
     }
 
-    pub(crate) fn return_to_cache(&self, prepared: Prepared) {
+    pub(crate) fn return_to_cache(&self, prepared: Box<Prepared>) {
         let mut cache = self.cache.borrow_mut();
         cache.push_front(prepared);
         cache.truncate(self.db.options.statement_cache_capacity);
@@ -218,25 +220,25 @@ impl Connection {
         self.session.borrow().txn.is_some()
     }
 
-    pub(crate) fn prepare_internal(&self, sql: &str) -> Result<Prepared> {
+    pub(crate) fn prepare_internal(&self, sql: &str) -> Result<Box<Prepared>> {
         let ast = crate::sql::parse_one(sql).map_err(|e| Error::syntax(&e, sql))?;
         self.prepare_ast(sql, ast)
     }
 
-    fn prepare_ast(&self, sql: &str, ast: sqlparser::ast::Statement) -> Result<Prepared> {
+    fn prepare_ast(&self, sql: &str, ast: sqlparser::ast::Statement) -> Result<Box<Prepared>> {
         let source = self.read_source()?;
         let catalog = self.db.catalog_for(&source)?;
         let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog, &source);
         let rules = table_rules(&bound, &catalog)?;
         let foreign_keys = foreign_key_rules(&bound, &catalog);
-        Ok(Prepared {
+        Ok(Box::new(Prepared {
             sql: sql.to_string(),
             ast,
             bound,
             catalog,
             rules,
             foreign_keys,
-        })
+        }))
     }
 
     /// `bound` through the optimizer, unless `BASALT_NO_OPTIMIZER` or `SET optimizer = off`
@@ -771,7 +773,12 @@ fn parse_switch(value: &str) -> Option<bool> {
 
 /// Ends an explicit transaction.
 fn finish(txn: ExplicitTxn, commit: bool) -> Result<()> {
-    let Some(write) = txn.write else {
+    let ExplicitTxn { read, write, .. } = txn;
+    // The snapshot taken at BEGIN must be let go before the commit: a commit may checkpoint,
+    // and a live snapshot older than the commit keeps the log from being emptied, so every
+    // later commit would copy pages back and sync again.
+    drop(read);
+    let Some(write) = write else {
         return Ok(());
     };
     let write = Arc::try_unwrap(write)

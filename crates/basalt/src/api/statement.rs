@@ -17,12 +17,12 @@ use super::value::{FromSql, ValueRef, value_ref};
 #[derive(Debug)]
 pub struct Statement<'conn> {
     conn: &'conn Connection,
-    prepared: Option<Prepared>,
+    prepared: Option<Box<Prepared>>,
     columns: Vec<OutputColumn>,
 }
 
 impl<'conn> Statement<'conn> {
-    pub(crate) fn new(conn: &'conn Connection, prepared: Prepared) -> Self {
+    pub(crate) fn new(conn: &'conn Connection, prepared: Box<Prepared>) -> Self {
         let columns = output_columns(&prepared.bound);
         Statement {
             conn,
@@ -33,7 +33,7 @@ impl<'conn> Statement<'conn> {
 
     fn prepared(&mut self) -> Result<&mut Prepared> {
         self.prepared
-            .as_mut()
+            .as_deref_mut()
             .ok_or_else(|| Error::new("XX000", "statement has no plan"))
     }
 

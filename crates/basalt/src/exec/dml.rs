@@ -409,9 +409,35 @@ impl<'a> Writer<'a> {
         values: &[Value],
         except: Option<i64>,
     ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
+        self.unique_conflicts_where(values, except, |_| true)
+    }
+
+    /// The unique conflicts an update of row `row_id` from `old` to `new` creates: only the
+    /// unique indexes whose key it changes can have any (the row already held its old keys).
+    fn unique_conflicts_of_update(
+        &self,
+        old: &[Value],
+        new: &[Value],
+        row_id: i64,
+    ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
+        self.unique_conflicts_where(new, Some(row_id), |index| {
+            Self::index_key(index, old, None).0 != Self::index_key(index, new, None).0
+        })
+    }
+
+    fn unique_conflicts_where(
+        &self,
+        values: &[Value],
+        except: Option<i64>,
+        check: impl Fn(&IndexDef) -> bool,
+    ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
         let mut conflicts = Vec::new();
         let txn = self.txn.lock();
-        for index in self.indexes.iter().filter(|index| index.unique) {
+        for index in self
+            .indexes
+            .iter()
+            .filter(|index| index.unique && check(index))
+        {
             let (prefix, has_null) = Self::index_key(index, values, None);
             if has_null {
                 continue; // NULLs never collide.
@@ -596,7 +622,7 @@ impl<'a> Writer<'a> {
         if new_row_id != row_id && self.row_exists(new_row_id)? {
             return Err(self.duplicate_error(None));
         }
-        if let Some((index, _)) = self.unique_conflicts(&new, Some(row_id))?.first() {
+        if let Some((index, _)) = self.unique_conflicts_of_update(old, &new, row_id)?.first() {
             return Err(self.duplicate_error(Some(index)));
         }
         {

@@ -506,6 +506,16 @@ impl Pager {
                 self.db_file
                     .write_all_at(page.raw(), offset)
                     .map_err(|e| StorageError::io("writing a checkpoint", &self.path, e))?;
+                // The main file now holds this image: keep it cached under the main file's
+                // version, or every hot page would be read back from disk (and its checksum
+                // verified) once the log is reset.
+                self.cache.insert(
+                    CacheKey {
+                        page_no,
+                        version: MAIN_FILE_VERSION,
+                    },
+                    page,
+                );
                 report.pages_written += 1;
             }
             if let Some(page_count) = page_count_at_limit {

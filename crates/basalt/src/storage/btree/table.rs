@@ -38,8 +38,8 @@ use super::table_cursor::{LeafHandle, Step, TableCursor, Target, descend};
 use super::table_interior::{InteriorNode, max_keys};
 use super::table_leaf::{
     LeafHeader, OVERFLOW_POINTER_LEN, TableLeaf, build_leaf, choose_capacity, fixed_bytes_per_row,
-    init_leaf, insert_row, max_inline_len, merged_kinds, overflow_prefix_len, remove_row,
-    row_fits_twice, set_next_leaf, set_prev_leaf,
+    init_leaf, insert_row, max_inline_len, merged_kinds, overflow_prefix_len, overwrite_row,
+    remove_row, row_fits_twice, set_next_leaf, set_prev_leaf,
 };
 use crate::storage::error::{Result, StorageError};
 use crate::storage::page::{PAGE_TRAILER_SIZE, PageNo, PageRead, PageWrite, kind};
@@ -261,8 +261,15 @@ impl TableTree {
         let leaf_no = leaf.page_no;
         drop(leaf);
         let values = store_row(store, row, &plan)?;
-        // Remove and re-insert: the leaf keeps its key range, so the row lands in the same
-        // leaf (even if this empties it), re-laid out or split if the new row is larger.
+        // Overwrite in place where the new values fit the old ones' slots (the usual
+        // UPDATE of a few columns); otherwise remove and re-insert: the leaf keeps its key
+        // range, so the row lands in the same leaf (even if this empties it), re-laid out
+        // or split if the new row is larger.
+        if old_chains.is_empty()
+            && overwrite_row(store.page_mut(leaf_no)?, leaf_no, position, kinds, &values)?
+        {
+            return Ok(true);
+        }
         remove_row(store.page_mut(leaf_no)?, leaf_no, position)?;
         for (first, len) in old_chains {
             free_chain(store, first, len)?;

@@ -586,3 +586,69 @@ fn replace_at_position_reuses_space() {
         assert_eq!(leaf.heap_bytes(0..10).unwrap(), leaf.live_heap_bytes());
     }
 }
+
+#[test]
+fn overwrite_in_place_when_values_fit() {
+    let kinds = [ColumnKind::Fixed8, ColumnKind::Var, ColumnKind::Fixed4];
+    let mut page = empty_page(USABLE);
+    for id in 0..5i64 {
+        let text = format!("value-{id}");
+        let values = [
+            ValueRef::Fixed(id as u64),
+            ValueRef::Var(text.as_bytes()),
+            ValueRef::Fixed(7),
+        ];
+        assert!(insert_row(&mut page, 1, id as usize, id, &kinds, &values).unwrap());
+    }
+    let before = page.clone();
+    // Same-length and shorter Var values, new fixed values and a NULL fit in place.
+    let values = [ValueRef::Fixed(99), ValueRef::Var(b"short"), ValueRef::Null];
+    assert!(overwrite_row(&mut page, 1, 2, &kinds, &values).unwrap());
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    assert_eq!(leaf.value(2, 0).unwrap(), ValueRef::Fixed(99));
+    assert_eq!(leaf.value(2, 1).unwrap(), ValueRef::Var(b"short"));
+    assert_eq!(leaf.value(2, 2).unwrap(), ValueRef::Null);
+    assert!(leaf.is_null(2, 2));
+    // The other rows are untouched, and the heap accounts for the two bytes given up.
+    for row in [0usize, 1, 3, 4] {
+        assert_eq!(
+            leaf.value(row, 1).unwrap(),
+            ValueRef::Var(format!("value-{row}").as_bytes())
+        );
+        assert_eq!(leaf.value(row, 2).unwrap(), ValueRef::Fixed(7));
+    }
+    assert_eq!(leaf.heap_bytes(0..5).unwrap(), leaf.live_heap_bytes());
+    assert_eq!(leaf.row_ids().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+
+    // A longer Var value, an overflow entry or a kind mismatch does not fit: nothing changes.
+    let mut untouched = before.clone();
+    let longer = [
+        ValueRef::Fixed(1),
+        ValueRef::Var(b"a value longer than before"),
+        ValueRef::Fixed(1),
+    ];
+    assert!(!overwrite_row(&mut untouched, 1, 1, &kinds, &longer).unwrap());
+    let overflow = [
+        ValueRef::Fixed(1),
+        ValueRef::Overflow {
+            first_page: 9,
+            total_len: 5000,
+            prefix: b"",
+        },
+        ValueRef::Fixed(1),
+    ];
+    assert!(!overwrite_row(&mut untouched, 1, 1, &kinds, &overflow).unwrap());
+    let other_kinds = [ColumnKind::Fixed8, ColumnKind::Fixed8, ColumnKind::Fixed4];
+    let fixed = [ValueRef::Fixed(1), ValueRef::Fixed(2), ValueRef::Fixed(3)];
+    assert!(!overwrite_row(&mut untouched, 1, 1, &other_kinds, &fixed).unwrap());
+    assert!(!overwrite_row(&mut untouched, 1, 5, &kinds, &values).unwrap());
+    assert_eq!(untouched, before);
+
+    // A NULL Var value grows back only through remove-and-insert.
+    let null_text = [ValueRef::Fixed(5), ValueRef::Null, ValueRef::Fixed(5)];
+    assert!(overwrite_row(&mut page, 1, 4, &kinds, &null_text).unwrap());
+    assert!(!overwrite_row(&mut page, 1, 4, &kinds, &longer).unwrap());
+    let leaf = TableLeaf::new(&page, 1).unwrap();
+    assert_eq!(leaf.value(4, 1).unwrap(), ValueRef::Null);
+    assert_eq!(leaf.heap_bytes(0..5).unwrap(), leaf.live_heap_bytes());
+}
