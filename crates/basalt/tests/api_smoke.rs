@@ -257,3 +257,41 @@ fn placeholders_are_numbered_in_text_order() {
         .unwrap();
     assert_eq!(row, (5, "b".to_string()));
 }
+
+/// Committing an explicit transaction must not keep its own BEGIN snapshot alive through
+/// the commit's checkpoint: then the log could never be emptied, and it would grow with
+/// every transaction (and every commit past the threshold would checkpoint and sync).
+#[test]
+fn explicit_transactions_let_the_log_reset() {
+    let dir = std::env::temp_dir().join(format!("basalt-log-reset-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("log.basalt");
+    {
+        let db = Database::open(&path).unwrap();
+        let conn = db.connect();
+        conn.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER)", ())
+            .unwrap();
+        conn.execute("INSERT INTO t VALUES (1, 0)", ()).unwrap();
+        // Each transaction commits at least two frames (the leaf and the header page), so
+        // 3000 of them write 6000 frames against an automatic checkpoint at 1000.
+        for round in 0..3000 {
+            conn.execute("BEGIN", ()).unwrap();
+            conn.execute("UPDATE t SET v = ? WHERE id = 1", (round,))
+                .unwrap();
+            conn.execute("COMMIT", ()).unwrap();
+        }
+        let log_bytes = std::fs::metadata(dir.join("log.basalt-wal"))
+            .map(|metadata| metadata.len())
+            .unwrap_or(0);
+        let frames = log_bytes / 4096;
+        assert!(
+            frames < 1500,
+            "the log holds {frames} frames after 3000 small transactions"
+        );
+        let v: i64 = conn
+            .query_row("SELECT v FROM t WHERE id = 1", (), |row| row.get(0))
+            .unwrap();
+        assert_eq!(v, 2999);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
