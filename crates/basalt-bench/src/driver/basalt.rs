@@ -8,7 +8,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use super::{
-    BUSY_TIMEOUT_MS, CACHE_BYTES, Db, Location, RowRef, RowSink, STATEMENT_CACHE, Session, Val,
+    BUSY_TIMEOUT_MS, CACHE_BYTES, Db, Location, OpenOptions, RowRef, RowSink, STATEMENT_CACHE,
+    Session, Val,
 };
 
 /// Basalt's durability setting for a profile.
@@ -21,7 +22,11 @@ pub enum Durability {
 }
 
 /// Opens a Basalt database with the suite's settings.
-pub fn open(location: &Location, durability: Durability) -> anyhow::Result<Box<dyn Db>> {
+pub fn open(
+    location: &Location,
+    durability: Durability,
+    open_options: &OpenOptions,
+) -> anyhow::Result<Box<dyn Db>> {
     let options = basalt::Options {
         cache_size: CACHE_BYTES,
         synchronous: match durability {
@@ -37,18 +42,28 @@ pub fn open(location: &Location, durability: Durability) -> anyhow::Result<Box<d
             .with_context(|| format!("opening {}", path.display()))?,
         Location::Memory => basalt::Database::open_in_memory_with(options)?,
     };
-    Ok(Box::new(BasaltDb { database }))
+    Ok(Box::new(BasaltDb {
+        database,
+        foreign_keys: open_options.foreign_keys,
+    }))
 }
 
 struct BasaltDb {
     database: basalt::Database,
+    /// `PRAGMA foreign_keys` for every connection, as the workload says (Basalt's default
+    /// is on; set explicitly like the SQLite driver does).
+    foreign_keys: bool,
 }
 
 impl Db for BasaltDb {
     fn connect(&self) -> anyhow::Result<Box<dyn Session>> {
-        Ok(Box::new(BasaltSession {
-            connection: self.database.connect(),
-        }))
+        let connection = self.database.connect();
+        connection.execute_batch(if self.foreign_keys {
+            "PRAGMA foreign_keys = ON"
+        } else {
+            "PRAGMA foreign_keys = OFF"
+        })?;
+        Ok(Box::new(BasaltSession { connection }))
     }
 }
 

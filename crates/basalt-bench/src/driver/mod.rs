@@ -168,8 +168,8 @@ impl DriverKind {
     /// Opens (or creates) a database for this driver.
     pub fn open(self, location: &Location, options: &OpenOptions) -> anyhow::Result<Box<dyn Db>> {
         match self {
-            DriverKind::Basalt => basalt::open(location, basalt::Durability::Normal),
-            DriverKind::BasaltFull => basalt::open(location, basalt::Durability::Full),
+            DriverKind::Basalt => basalt::open(location, basalt::Durability::Normal, options),
+            DriverKind::BasaltFull => basalt::open(location, basalt::Durability::Full, options),
             DriverKind::Sqlite => sqlite::open(location, sqlite::Profile::Tuned, options),
             DriverKind::SqliteDefault => sqlite::open(location, sqlite::Profile::Default, options),
             DriverKind::Duckdb => open_duckdb(location),
@@ -205,8 +205,8 @@ pub enum Location {
 /// Settings a workload fixes for every driver alike.
 #[derive(Clone, Copy, Debug)]
 pub struct OpenOptions {
-    /// `PRAGMA foreign_keys` as the workload says. SQLite enforces it; Basalt stores
-    /// foreign keys but does not enforce them yet (the report says so).
+    /// `PRAGMA foreign_keys` as the workload says, set explicitly on every connection of
+    /// every engine (both enforce foreign keys when it is on).
     pub foreign_keys: bool,
 }
 

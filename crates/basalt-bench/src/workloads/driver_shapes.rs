@@ -5,9 +5,8 @@
 //!
 //! Rows are functions of their id (`created = 1.7e9 + id`, `email = user<id>@example.com`,
 //! `active = id mod 2`, article and comment texts from a per-id generator), so every driver
-//! inserts exactly the same bytes. Foreign keys: SQLite checks every article's and comment's
-//! parent; Basalt parses and stores the references but does not enforce them yet, so its
-//! insert numbers here do less work (the report says so).
+//! inserts exactly the same bytes. Foreign keys are on: both engines check every article's
+//! and comment's parent.
 
 use std::sync::Barrier;
 use std::time::Instant;

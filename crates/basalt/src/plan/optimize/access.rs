@@ -1,6 +1,9 @@
 //! Access paths: a filter directly above a full table scan narrows the scan to a row-id range
 //! or turns it into an index scan, when some of its conjuncts compare a key column with a
-//! value fixed for the whole scan (a constant, a parameter, an outer column).
+//! value fixed for the whole scan (a constant, a parameter, an outer column) or match it
+//! against a literal LIKE / GLOB prefix. Failing that, `key IN (list)` on the row id or an
+//! index's first column becomes one seek per distinct list value (an index join from the
+//! list to the table).
 //!
 //! The filter always stays above the new scan, with every conjunct: the scan only has to
 //! return a superset of the rows that pass. That keeps the rule simple to trust — NULLs in
@@ -15,8 +18,10 @@
 use std::sync::Arc;
 
 use crate::catalog::{Catalog, IndexDef, IndexMethod, TableDef};
-use crate::plan::{BinaryOp, Expr, PlanKind, PlanNode, RangeBound, ScanColumn};
-use crate::types::DataType;
+use crate::plan::{
+    BinaryOp, Expr, JoinKind, OutputColumn, PlanKind, PlanNode, RangeBound, ScanColumn,
+};
+use crate::types::{DataType, Value};
 
 use super::util::{conjuncts, flip, is_bound_value};
 
@@ -78,6 +83,21 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
         } => best_candidate(table, columns, &predicate, catalog),
         _ => None,
     };
+    let in_list = match (&candidate, &input.kind) {
+        (None, PlanKind::TableScan { table, columns, .. }) => {
+            in_list_lookup(table, columns, &input.schema, &predicate, catalog)
+        }
+        _ => None,
+    };
+    if let Some(lookup) = in_list {
+        return PlanNode {
+            kind: PlanKind::Filter {
+                input: Box::new(lookup),
+                predicate,
+            },
+            schema,
+        };
+    }
     let input = match (candidate, *input) {
         (
             Some(candidate),
@@ -122,9 +142,11 @@ fn best_candidate(
     predicate: &Expr,
     catalog: &Catalog,
 ) -> Option<Candidate> {
-    let comparisons: Vec<Comparison> = conjuncts(predicate.clone())
+    let conjuncts = conjuncts(predicate.clone());
+    let comparisons: Vec<Comparison> = conjuncts
         .iter()
         .filter_map(comparison)
+        .chain(conjuncts.iter().flat_map(like_prefix_range))
         .collect();
     if comparisons.is_empty() {
         return None;
@@ -293,4 +315,219 @@ fn index_candidate(
         lower,
         upper,
     })
+}
+
+/// `column LIKE 'prefix%'` (or `GLOB 'prefix*'`) with a literal pattern: the column's values
+/// lie in `[prefix, successor(prefix))`, two comparisons an index on the column can seek.
+/// Case-insensitive matching (ILIKE) has no such range.
+fn like_prefix_range(conjunct: &Expr) -> Vec<Comparison> {
+    let Expr::Like {
+        operand,
+        pattern,
+        escape,
+        negated: false,
+        case_insensitive: false,
+        glob,
+    } = conjunct
+    else {
+        return Vec::new();
+    };
+    let (
+        Expr::Column {
+            index,
+            data_type: DataType::Text,
+        },
+        Expr::Literal {
+            value: Value::Text(pattern),
+            ..
+        },
+    ) = (&**operand, &**pattern)
+    else {
+        return Vec::new();
+    };
+    let escape = match escape.as_deref() {
+        None => None,
+        Some(Expr::Literal {
+            value: Value::Text(escape),
+            ..
+        }) if escape.chars().count() == 1 => escape.chars().next(),
+        Some(_) => return Vec::new(),
+    };
+    let prefix = literal_prefix(pattern, escape, *glob);
+    if prefix.is_empty() {
+        return Vec::new();
+    }
+    let text = |text: String| Expr::Literal {
+        value: Value::Text(text),
+        data_type: DataType::Text,
+    };
+    let mut range = Vec::with_capacity(2);
+    if let Some(successor) = text_successor(&prefix) {
+        range.push(Comparison {
+            position: *index,
+            op: BinaryOp::Less,
+            value: text(successor),
+        });
+    }
+    range.push(Comparison {
+        position: *index,
+        op: BinaryOp::GreaterOrEqual,
+        value: text(prefix),
+    });
+    range
+}
+
+/// The characters a pattern must start with: everything before its first wildcard, with
+/// escapes resolved (LIKE: `%`, `_`; GLOB: `*`, `?`, `[`).
+fn literal_prefix(pattern: &str, escape: Option<char>, glob: bool) -> String {
+    let mut prefix = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if !glob && Some(c) == escape {
+            match chars.next() {
+                Some(escaped) => prefix.push(escaped),
+                None => break,
+            }
+            continue;
+        }
+        let wildcard = if glob {
+            matches!(c, '*' | '?' | '[')
+        } else {
+            matches!(c, '%' | '_')
+        };
+        if wildcard {
+            break;
+        }
+        prefix.push(c);
+    }
+    prefix
+}
+
+/// The smallest string greater than every string that starts with `prefix`: the prefix
+/// with its last character incremented (dropping trailing U+10FFFF). Text compares by code
+/// point, so `[prefix, successor)` holds exactly the strings starting with `prefix`. `None`
+/// when there is no such string (a prefix of only U+10FFFF).
+fn text_successor(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = match u32::from(last) + 1 {
+            0xD800 => Some('\u{E000}'),
+            code => char::from_u32(code),
+        };
+        if let Some(next) = next {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
+/// `column IN (v1, .., vn)` on the row id or on an index's first column, every value bound
+/// for the scan and of the column's type: one seek per distinct value instead of a full
+/// scan, planned as an index join from the deduplicated list to the table (the filter above
+/// still checks every conjunct).
+fn in_list_lookup(
+    table: &Arc<TableDef>,
+    columns: &[ScanColumn],
+    scan_schema: &[OutputColumn],
+    predicate: &Expr,
+    catalog: &Catalog,
+) -> Option<PlanNode> {
+    for conjunct in conjuncts(predicate.clone()) {
+        let Expr::InList {
+            operand,
+            list,
+            negated: false,
+        } = conjunct
+        else {
+            continue;
+        };
+        let Expr::Column {
+            index: position,
+            data_type,
+        } = *operand
+        else {
+            continue;
+        };
+        if list.is_empty()
+            || !list
+                .iter()
+                .all(|value| is_bound_value(value) && value.data_type() == data_type)
+        {
+            continue;
+        }
+        let seek_index = match columns.get(position) {
+            Some(ScanColumn::RowId) if data_type == DataType::Integer => None,
+            Some(ScanColumn::Column(column))
+                if table.row_id_column == Some(*column) && data_type == DataType::Integer =>
+            {
+                None
+            }
+            Some(ScanColumn::Column(column)) => {
+                let usable = |index: &&Arc<IndexDef>| {
+                    index.method == IndexMethod::BTree
+                        && index.columns.first().map(|(first, _)| *first) == Some(*column)
+                        && reads_column(table, columns, position, *column, data_type)
+                };
+                // A unique index on exactly this column gives at most one row per value.
+                let mut indexes: Vec<&Arc<IndexDef>> =
+                    catalog.indexes_of(&table.name).filter(usable).collect();
+                indexes.sort_by_key(|index| !(index.unique && index.columns.len() == 1));
+                match indexes.first() {
+                    Some(index) => Some(Arc::clone(index)),
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
+        let value_column = OutputColumn {
+            name: "value".into(),
+            table: None,
+            data_type,
+        };
+        let values = PlanNode {
+            kind: PlanKind::Values {
+                rows: list.into_iter().map(|value| vec![value]).collect(),
+            },
+            schema: vec![value_column.clone()],
+        };
+        let keys = PlanNode {
+            kind: PlanKind::Distinct {
+                input: Box::new(values),
+            },
+            schema: vec![value_column.clone()],
+        };
+        let join = PlanNode {
+            kind: PlanKind::IndexJoin {
+                left: Box::new(keys),
+                table: Arc::clone(table),
+                index: seek_index,
+                columns: columns.to_vec(),
+                kind: JoinKind::Inner,
+                left_keys: vec![Expr::Column {
+                    index: 0,
+                    data_type,
+                }],
+                residual: None,
+            },
+            schema: std::iter::once(value_column)
+                .chain(scan_schema.iter().cloned())
+                .collect(),
+        };
+        return Some(PlanNode {
+            kind: PlanKind::Project {
+                input: Box::new(join),
+                exprs: scan_schema
+                    .iter()
+                    .enumerate()
+                    .map(|(position, column)| Expr::Column {
+                        index: position + 1,
+                        data_type: column.data_type,
+                    })
+                    .collect(),
+            },
+            schema: scan_schema.to_vec(),
+        });
+    }
+    None
 }
