@@ -519,8 +519,23 @@ impl<'a> Writer<'a> {
         enforcer: &mut Enforcer<'_>,
     ) -> ExecResult<Vec<Value>> {
         let new = self.conform(new)?;
-        let new_row_id = match self.table.row_id_column.and_then(|column| new.get(column)) {
-            Some(Value::Integer(id)) => *id,
+        let row_id_value = self
+            .table
+            .row_id_column
+            .and_then(|column| Some((column, new.get(column)?)));
+        let new_row_id = match row_id_value {
+            Some((_, Value::Integer(id))) => *id,
+            // The row id is the primary key: an INSERT assigns one for NULL, an UPDATE
+            // cannot store NULL in it (found by basalt-difftest).
+            Some((column, Value::Null)) => {
+                return Err(ExecError::new(
+                    "23502",
+                    format!(
+                        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                        self.table.columns[column].name, self.table.name
+                    ),
+                ));
+            }
             _ => row_id,
         };
         if new_row_id != row_id && self.row_exists(new_row_id)? {

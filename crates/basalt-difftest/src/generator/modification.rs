@@ -1,0 +1,164 @@
+//! Random INSERT, UPDATE and DELETE statements, including ones that violate NOT NULL,
+//! PRIMARY KEY and UNIQUE constraints (both engines must then reject the statement).
+//!
+//! Two rules keep the engines comparable: a row-id column is always given a value (an
+//! omitted one is assigned by each engine's own rule, and the index-free twin has no row
+//! id), and UPDATE assigns only constants to key columns, so whether it violates
+//! uniqueness never depends on the order rows are updated in (SQLite checks each row as
+//! it goes; see the crate docs).
+
+use rand::Rng;
+use rand::seq::SliceRandom;
+
+use super::{ExpressionType, Generator, Scope, ScopeColumn};
+use crate::ast::{Expr, Literal};
+use crate::schema::Table;
+use crate::statement::{InsertSource, Statement};
+use crate::values::{random_column_value, random_value};
+
+impl Generator {
+    fn table_scope(table: &Table) -> Vec<ScopeColumn> {
+        table
+            .columns
+            .iter()
+            .map(|column| ScopeColumn {
+                qualifier: table.name.clone(),
+                name: column.name.clone(),
+                sql_type: column.sql_type,
+                flag: column.flag,
+            })
+            .collect()
+    }
+
+    /// A value for column `position` of `table` in an INSERT.
+    fn insert_value(&mut self, table: &Table, position: usize) -> Expr {
+        let column = &table.columns[position];
+        if table.row_id() == Some(position) {
+            return Expr::Literal(random_value(&mut self.random, column.sql_type, true));
+        }
+        Expr::Literal(random_column_value(&mut self.random, column))
+    }
+
+    /// An INSERT of one row with every column, in declared order (the initial data).
+    pub(super) fn single_row_insert(&mut self, table_position: usize) -> Statement {
+        let table = self.schema.tables[table_position].clone();
+        let row = (0..table.columns.len())
+            .map(|position| self.insert_value(&table, position))
+            .collect();
+        Statement::Insert {
+            table: table.name.clone(),
+            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            source: InsertSource::Values(vec![row]),
+        }
+    }
+
+    /// A random INSERT: one to three rows of VALUES, or INSERT ... SELECT.
+    pub(super) fn insert_statement(&mut self) -> Statement {
+        let table_position = self.random.gen_range(0..self.schema.tables.len());
+        let table = self.schema.tables[table_position].clone();
+        let mut positions: Vec<usize> = (0..table.columns.len())
+            .filter(|&position| table.row_id() == Some(position) || self.random.gen_bool(0.85))
+            .collect();
+        if positions.is_empty() {
+            positions.push(0);
+        }
+        positions.shuffle(&mut self.random);
+        let columns = positions
+            .iter()
+            .map(|&position| table.columns[position].name.clone())
+            .collect();
+        let source = if table.row_id().is_none() && self.random.gen_bool(0.15) {
+            let types: Vec<ExpressionType> = positions
+                .iter()
+                .map(|&position| ExpressionType::Scalar(table.columns[position].sql_type))
+                .collect();
+            InsertSource::Query(self.query(&types, &[], 1, false))
+        } else {
+            let row_count = self.random.gen_range(1..=3);
+            InsertSource::Values(
+                (0..row_count)
+                    .map(|_| {
+                        positions
+                            .iter()
+                            .map(|&position| self.insert_value(&table, position))
+                            .collect()
+                    })
+                    .collect(),
+            )
+        };
+        Statement::Insert {
+            table: table.name,
+            columns,
+            source,
+        }
+    }
+
+    /// A random UPDATE of one or two columns.
+    pub(super) fn update_statement(&mut self) -> Statement {
+        let table_position = self.random.gen_range(0..self.schema.tables.len());
+        let table = self.schema.tables[table_position].clone();
+        let keys = table.key_columns(&self.schema.indexes);
+        let local = Self::table_scope(&table);
+        self.excluded_table = Some(table.name.clone());
+        let scope = Scope {
+            local: &local,
+            outer: &[],
+            grouping: None,
+            subquery_budget: 1,
+        };
+        let mut positions: Vec<usize> = (0..table.columns.len()).collect();
+        positions.shuffle(&mut self.random);
+        positions.truncate(self.random.gen_range(1..=2));
+        let assignments = positions
+            .into_iter()
+            .map(|position| {
+                let column = &table.columns[position];
+                let value = if keys.contains(&position) || column.flag {
+                    if table.row_id() == Some(position) && self.random.gen_bool(0.95) {
+                        Expr::Literal(random_value(&mut self.random, column.sql_type, true))
+                    } else {
+                        Expr::Literal(random_column_value(&mut self.random, column))
+                    }
+                } else if self.random.gen_bool(0.1) {
+                    Expr::Literal(Literal::Null)
+                } else {
+                    self.scalar(column.sql_type, &scope, 2)
+                };
+                (column.name.clone(), value)
+            })
+            .collect();
+        let where_clause = self
+            .random
+            .gen_bool(0.85)
+            .then(|| self.predicate(&scope, 2));
+        self.excluded_table = None;
+        Statement::Update {
+            table: table.name,
+            assignments,
+            where_clause,
+        }
+    }
+
+    /// A random DELETE.
+    pub(super) fn delete_statement(&mut self) -> Statement {
+        let table_position = self.random.gen_range(0..self.schema.tables.len());
+        let table = self.schema.tables[table_position].clone();
+        let local = Self::table_scope(&table);
+        self.excluded_table = Some(table.name.clone());
+        let scope = Scope {
+            local: &local,
+            outer: &[],
+            grouping: None,
+            subquery_budget: 1,
+        };
+        let where_clause = self
+            .random
+            .gen_bool(0.85)
+            .then(|| self.predicate(&scope, 2));
+        self.excluded_table = None;
+        Statement::Delete {
+            table: table.name,
+            where_clause,
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The statements of a case — DDL, INSERT / UPDATE / DELETE, and queries — kept as trees
+//! so the reducer can simplify them, and rendered to SQL text to run.
+
+use std::fmt::{self, Display, Formatter};
+
+use crate::ast::{AggregateFunction, BinaryOperator, Expr, Query};
+
+/// Where an INSERT's rows come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InsertSource {
+    Values(Vec<Vec<Expr>>),
+    Query(Query),
+}
+
+/// One statement of a case.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Statement {
+    /// CREATE TABLE, with the variant for the index-free twin (no keys).
+    CreateTable { sql: String, index_free_sql: String },
+    /// CREATE INDEX (not run on the index-free twin).
+    CreateIndex { sql: String },
+    Insert {
+        table: String,
+        columns: Vec<String>,
+        source: InsertSource,
+    },
+    Update {
+        table: String,
+        assignments: Vec<(String, Expr)>,
+        where_clause: Option<Expr>,
+    },
+    Delete {
+        table: String,
+        where_clause: Option<Expr>,
+    },
+    /// A query, and optionally a predicate for the ternary logic partitioning check.
+    Query {
+        query: Query,
+        partition: Option<Expr>,
+    },
+}
+
+impl Display for Statement {
+    fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Statement::CreateTable { sql, .. } | Statement::CreateIndex { sql } => {
+                formatter.write_str(sql)
+            }
+            Statement::Insert {
+                table,
+                columns,
+                source,
+            } => {
+                write!(formatter, "INSERT INTO {table} ({}) ", columns.join(", "))?;
+                match source {
+                    InsertSource::Values(rows) => {
+                        formatter.write_str("VALUES ")?;
+                        for (position, row) in rows.iter().enumerate() {
+                            if position > 0 {
+                                formatter.write_str(", ")?;
+                            }
+                            let values: Vec<String> = row.iter().map(Expr::to_string).collect();
+                            write!(formatter, "({})", values.join(", "))?;
+                        }
+                        Ok(())
+                    }
+                    InsertSource::Query(query) => write!(formatter, "{query}"),
+                }
+            }
+            Statement::Update {
+                table,
+                assignments,
+                where_clause,
+            } => {
+                let assignments: Vec<String> = assignments
+                    .iter()
+                    .map(|(column, value)| format!("{column} = {value}"))
+                    .collect();
+                write!(formatter, "UPDATE {table} SET {}", assignments.join(", "))?;
+                if let Some(condition) = where_clause {
+                    write!(formatter, " WHERE {condition}")?;
+                }
+                Ok(())
+            }
+            Statement::Delete {
+                table,
+                where_clause,
+            } => {
+                write!(formatter, "DELETE FROM {table}")?;
+                if let Some(condition) = where_clause {
+                    write!(formatter, " WHERE {condition}")?;
+                }
+                Ok(())
+            }
+            Statement::Query { query, .. } => write!(formatter, "{query}"),
+        }
+    }
+}
+
+impl Statement {
+    /// Whether the statement may change the database (everything but a query).
+    pub fn is_modification(&self) -> bool {
+        !matches!(self, Statement::Query { .. })
+    }
+
+    /// Whether the statement is an INSERT, UPDATE or DELETE.
+    pub fn is_modification_of_rows(&self) -> bool {
+        self.written_table().is_some()
+    }
+
+    /// The table an INSERT, UPDATE or DELETE writes.
+    pub fn written_table(&self) -> Option<&str> {
+        match self {
+            Statement::Insert { table, .. }
+            | Statement::Update { table, .. }
+            | Statement::Delete { table, .. } => Some(table),
+            _ => None,
+        }
+    }
+}
+
+/// How the parts of a partitioned query recombine into the whole.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PartitionShape {
+    /// Rows: the whole is the multiset union of the parts.
+    Rows,
+    /// DISTINCT rows: the whole is the set union of the parts.
+    DistinctRows,
+    /// One row of these aggregates: counts and sums add up, minima and maxima combine.
+    Aggregates(Vec<AggregateFunction>),
+}
+
+/// The shape of `query` for the partitioning check, if it has one.
+pub fn partition_shape(query: &Query) -> Option<PartitionShape> {
+    let body = &query.body;
+    if !query.compounds.is_empty()
+        || query.limit.is_some()
+        || query.offset.is_some()
+        || !body.group_by.is_empty()
+        || body.having.is_some()
+        || body.from.is_none()
+    {
+        return None;
+    }
+    if !body.items.iter().any(Expr::contains_aggregate) {
+        return Some(if body.distinct {
+            PartitionShape::DistinctRows
+        } else {
+            PartitionShape::Rows
+        });
+    }
+    if body.distinct {
+        return None;
+    }
+    let functions = body
+        .items
+        .iter()
+        .map(|item| match item {
+            Expr::Aggregate {
+                function:
+                    function @ (AggregateFunction::Count
+                    | AggregateFunction::Sum
+                    | AggregateFunction::Min
+                    | AggregateFunction::Max),
+                distinct: false,
+                argument,
+            } if argument
+                .as_ref()
+                .is_none_or(|inner| !inner.contains_aggregate()) =>
+            {
+                Some(*function)
+            }
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(PartitionShape::Aggregates(functions))
+}
+
+/// The three parts of `query` under `predicate`: rows where it is true, false, NULL.
+pub fn partition_queries(query: &Query, predicate: &Expr) -> [Query; 3] {
+    let parts = [
+        predicate.clone(),
+        Expr::Not(Box::new(predicate.clone())),
+        Expr::IsNull {
+            operand: Box::new(predicate.clone()),
+            negated: false,
+        },
+    ];
+    parts.map(|part| {
+        let mut piece = query.clone();
+        piece.order_by.clear();
+        piece.body.where_clause = Some(match piece.body.where_clause.take() {
+            Some(existing) => Expr::binary(BinaryOperator::And, existing, part),
+            None => part,
+        });
+        piece
+    })
+}
