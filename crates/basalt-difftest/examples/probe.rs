@@ -5,12 +5,19 @@ fn main() {
     let mut text = String::new();
     std::io::stdin().read_to_string(&mut text).unwrap();
     let database = basalt::Database::open_in_memory().unwrap();
-    let basalt = database.connect();
+    let basalt_main = database.connect();
+    let twin_database = basalt::Database::open_in_memory().unwrap();
+    let twin = twin_database.connect();
     let sqlite = rusqlite::Connection::open_in_memory().unwrap();
     sqlite
         .execute_batch("PRAGMA case_sensitive_like=ON")
         .unwrap();
     for sql in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        // `twin:` runs a statement on a second Basalt database instead of the first.
+        let (basalt, sql) = match sql.strip_prefix("twin:") {
+            Some(rest) => (&twin, rest.trim()),
+            None => (&basalt_main, sql),
+        };
         println!("> {sql}");
         let b = (|| -> Result<Vec<String>, String> {
             let mut st = basalt.prepare(sql).map_err(|e| e.to_string())?;

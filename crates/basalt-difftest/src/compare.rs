@@ -41,7 +41,11 @@ fn rank(cell: &Cell) -> u8 {
 pub fn compare_cells(left: &Cell, right: &Cell) -> Ordering {
     match (left, right) {
         (Cell::Integer(left), Cell::Integer(right)) => left.cmp(right),
-        (Cell::Real(left), Cell::Real(right)) => left.total_cmp(right),
+        // -0.0 and 0.0 are equal SQL values, and the engines differ in which they produce
+        // (SQLite gives 0.0 for `-(0.0 * 1.75)`, Basalt -0.0): they must sort as equals.
+        (Cell::Real(left), Cell::Real(right)) => left
+            .partial_cmp(right)
+            .unwrap_or_else(|| left.total_cmp(right)),
         (Cell::Text(left), Cell::Text(right)) => left.cmp(right),
         (Cell::Blob(left), Cell::Blob(right)) => left.cmp(right),
         _ => rank(left).cmp(&rank(right)),
@@ -152,6 +156,14 @@ mod tests {
             false
         ));
         assert!(sets_match(&[one.clone(), one.clone()], &[one]));
+    }
+
+    #[test]
+    fn negative_zero_equals_zero_in_multisets() {
+        let row = |sign: f64, value: f64| vec![Cell::Real(sign * 0.0), Cell::Real(value)];
+        let basalt = [row(-1.0, 1.75), row(1.0, -1.25)];
+        let sqlite = [row(1.0, -1.25), row(1.0, 1.75)];
+        assert!(results_match(&basalt, &sqlite, false));
     }
 
     #[test]

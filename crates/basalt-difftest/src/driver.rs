@@ -6,10 +6,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::case::{Mismatch, Statistics, run_case};
+use crate::case::{Mismatch, MismatchKind, Statistics, run_case};
 use crate::generator::{Avoidances, GeneratorOptions, generate_case};
 use crate::reducer::reduce;
-use crate::reproduction::{failing_records, reproduction_text};
+use crate::reproduction::{ReproductionOptions, failing_records, reproduction_text};
 use crate::schema::Schema;
 use crate::statement::Statement;
 
@@ -125,11 +125,8 @@ fn investigate(
         failing.len(),
         mismatch.detail
     );
-    let reproduction = reproduction_text(&failing, schema, &comment)
-        .unwrap_or_else(|problem| format!("# cannot write a reproduction: {problem}\n"));
-    let failing_records = catch_unwind(AssertUnwindSafe(|| failing_records(&reproduction)))
-        .ok()
-        .and_then(Result::ok);
+    let (reproduction, failing_records) =
+        write_reproduction(&failing, schema, &comment, &mismatch.kind);
     let _ = writeln!(
         output,
         "reduced reproduction ({} statements; {} on Basalt):\n{reproduction}",
@@ -159,4 +156,43 @@ fn investigate(
         reproduction,
         failing_records,
     }
+}
+
+/// The reproduction text and how many of its records fail on Basalt (None: it panics).
+/// For an index-free mismatch, whichever of the two databases is wrong is the one
+/// written (the one whose file fails; with keys and indexes when neither does).
+fn write_reproduction(
+    statements: &[Statement],
+    schema: &Schema,
+    comment: &str,
+    kind: &MismatchKind,
+) -> (String, Option<usize>) {
+    let check_errors = matches!(kind, MismatchKind::BasaltError(_) | MismatchKind::Panic);
+    let variants: &[bool] = if *kind == MismatchKind::IndexFree {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    let mut first = None;
+    for &index_free in variants {
+        let options = ReproductionOptions {
+            index_free,
+            check_errors: check_errors || *kind == MismatchKind::IndexFree,
+        };
+        let note = if index_free {
+            format!("{comment}\nThe tables are the index-free twin's: no keys, no indexes.")
+        } else {
+            comment.to_owned()
+        };
+        let text = reproduction_text(statements, schema, &note, options)
+            .unwrap_or_else(|problem| format!("# cannot write a reproduction: {problem}\n"));
+        let failing = catch_unwind(AssertUnwindSafe(|| failing_records(&text)))
+            .ok()
+            .and_then(Result::ok);
+        if failing != Some(0) {
+            return (text, failing);
+        }
+        first.get_or_insert((text, failing));
+    }
+    first.unwrap_or_default()
 }

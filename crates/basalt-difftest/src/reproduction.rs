@@ -124,12 +124,24 @@ fn table_contents(table: &str, schema: &Schema) -> Option<RecordedQuery> {
     })
 }
 
+/// How to write a reproduction.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReproductionOptions {
+    /// Create the tables without keys and skip the indexes (the index-free twin).
+    pub index_free: bool,
+    /// Also run the last query as a `statement ok` record: an error while stepping
+    /// through its rows does not fail a `query` record (the reference runner ends the
+    /// rows there), but it fails a statement.
+    pub check_errors: bool,
+}
+
 /// The sqllogictest text for `statements`, preceded by `comment` (each line prefixed
 /// with `# `). Expected results come from running the statements on SQLite.
 pub fn reproduction_text(
     statements: &[Statement],
     schema: &Schema,
     comment: &str,
+    options: ReproductionOptions,
 ) -> Result<String, String> {
     let sqlite = SqliteDatabase::open()?;
     let mut text = String::new();
@@ -141,7 +153,16 @@ pub fn reproduction_text(
     for (position, statement) in statements.iter().enumerate() {
         let types = ColumnTypes::of_statement(statement, schema);
         match statement {
+            Statement::CreateIndex { .. } if options.index_free => {}
+            Statement::CreateTable { index_free_sql, .. } if options.index_free => {
+                sqlite.run(index_free_sql);
+                let _ = write!(text, "statement ok\n{index_free_sql}\n\n");
+            }
             Statement::Query { query, partition } => {
+                let sql = query.to_string();
+                if position == last && options.check_errors && !sqlite.run(&sql).failed() {
+                    let _ = write!(text, "statement ok\n{sql}\n\n");
+                }
                 write_query(&mut text, &sqlite, &recorded(query, &types));
                 if position == last
                     && let Some(predicate) = partition

@@ -26,6 +26,13 @@ use crate::statement::Statement;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Avoidances {}
 
+impl Avoidances {
+    /// Every switch on: what the CI run uses.
+    pub fn all_known() -> Avoidances {
+        Avoidances {}
+    }
+}
+
 /// What the generator may produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GeneratorOptions {
