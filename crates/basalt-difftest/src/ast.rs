@@ -240,7 +240,7 @@ impl Expr {
             }
             Expr::InList { operand, list, .. } => {
                 visit(operand);
-                list.iter().for_each(|item| visit(item));
+                list.iter().for_each(&mut *visit);
             }
             Expr::Like {
                 operand, pattern, ..
@@ -260,7 +260,7 @@ impl Expr {
                 }
                 otherwise.iter().for_each(|inner| visit(inner));
             }
-            Expr::Function { arguments, .. } => arguments.iter().for_each(|item| visit(item)),
+            Expr::Function { arguments, .. } => arguments.iter().for_each(&mut *visit),
             Expr::Aggregate { argument, .. } => argument.iter().for_each(|inner| visit(inner)),
         }
     }

@@ -152,7 +152,7 @@ mod tests {
         ));
         assert!(!results_match(
             &[one.clone(), one.clone()],
-            &[one.clone()],
+            std::slice::from_ref(&one),
             false
         ));
         assert!(sets_match(&[one.clone(), one.clone()], &[one]));

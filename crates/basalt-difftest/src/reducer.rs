@@ -129,14 +129,13 @@ pub fn reduce(statements: Vec<Statement>, kind: &MismatchKind, schema: &Schema) 
 fn simplifications(statement: &Statement, schema: &Schema) -> Vec<Statement> {
     let mut candidates = Vec::new();
     match statement {
-        Statement::Query { query, partition } => {
-            if partition.is_some() {
-                candidates.push(Statement::Query {
-                    query: query.clone(),
-                    partition: None,
-                });
-            }
-        }
+        Statement::Query {
+            query,
+            partition: Some(_),
+        } => candidates.push(Statement::Query {
+            query: query.clone(),
+            partition: None,
+        }),
         Statement::Insert {
             table,
             columns,

@@ -9,7 +9,7 @@ use crate::ast::{AggregateFunction, BinaryOperator, Expr, Query};
 #[derive(Debug, Clone, PartialEq)]
 pub enum InsertSource {
     Values(Vec<Vec<Expr>>),
-    Query(Query),
+    Query(Box<Query>),
 }
 
 /// One statement of a case.
@@ -35,7 +35,7 @@ pub enum Statement {
     },
     /// A query, and optionally a predicate for the ternary logic partitioning check.
     Query {
-        query: Query,
+        query: Box<Query>,
         partition: Option<Expr>,
     },
 }

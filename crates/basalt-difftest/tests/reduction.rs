@@ -68,7 +68,7 @@ fn dividing_query() -> Statement {
         having: None,
     };
     Statement::Query {
-        query: Query::simple(select),
+        query: Box::new(Query::simple(select)),
         partition: None,
     }
 }

@@ -72,10 +72,11 @@ impl Generator {
         }
         let next = depth - 1;
         let choice = self.random.gen_range(0..100);
-        if choice < 12 && scope.grouping.is_some() {
-            if let Some(aggregate) = self.aggregate(sql_type, scope) {
-                return aggregate;
-            }
+        if choice < 12
+            && scope.grouping.is_some()
+            && let Some(aggregate) = self.aggregate(sql_type, scope)
+        {
+            return aggregate;
         }
         if (12..18).contains(&choice) && scope.subquery_budget > 0 {
             return self.scalar_subquery(sql_type, scope);
@@ -323,7 +324,7 @@ impl Generator {
     fn scalar_subquery(&mut self, sql_type: SqlType, scope: &Scope<'_>) -> Expr {
         let outer = scope.visible();
         let budget = scope.subquery_budget - 1;
-        let (from, local) = self.from_clause(&outer, budget, 2);
+        let (from, local) = self.random_from_clause(&outer, budget, 2);
         let inner = Scope {
             local: &local,
             outer: &outer,
@@ -370,7 +371,7 @@ impl Generator {
         let next = depth - 1;
         let choice = self.random.gen_range(0..100);
         match choice {
-            0..=13 | 14..=22 => {
+            0..=22 => {
                 let operator = if choice <= 13 {
                     BinaryOperator::And
                 } else {

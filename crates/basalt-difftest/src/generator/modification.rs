@@ -72,7 +72,7 @@ impl Generator {
                 .iter()
                 .map(|&position| ExpressionType::Scalar(table.columns[position].sql_type))
                 .collect();
-            InsertSource::Query(self.query(&types, &[], 1, false))
+            InsertSource::Query(Box::new(self.query(&types, &[], 1, false)))
         } else {
             let row_count = self.random.gen_range(1..=3);
             InsertSource::Values(

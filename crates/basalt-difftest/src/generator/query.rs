@@ -26,7 +26,7 @@ struct SelectShape {
 impl Generator {
     /// A FROM clause of up to `max_tables` tables (fewer without subquery budget), and the
     /// columns it makes visible. `outer` columns may appear in join conditions.
-    pub(super) fn from_clause(
+    pub(super) fn random_from_clause(
         &mut self,
         outer: &[ScopeColumn],
         budget: usize,
@@ -161,7 +161,7 @@ impl Generator {
         outer: &[ScopeColumn],
         budget: usize,
     ) -> (Select, SelectShape) {
-        let (from, local) = self.from_clause(outer, budget, 3);
+        let (from, local) = self.random_from_clause(outer, budget, 3);
         let plain = Scope {
             local: &local,
             outer,
@@ -325,7 +325,10 @@ impl Generator {
         } else {
             None
         };
-        Statement::Query { query, partition }
+        Statement::Query {
+            query: Box::new(query),
+            partition,
+        }
     }
 
     /// A predicate over the query's FROM columns, to split its rows three ways.
@@ -365,7 +368,7 @@ impl Generator {
     /// `SELECT count(*), sum(x), min(y), ... FROM ... [WHERE ...]`: aggregates whose values
     /// over a partition of the rows combine into the value over all of them.
     fn mergeable_aggregate_statement(&mut self) -> Statement {
-        let (from, local) = self.from_clause(&[], 1, 3);
+        let (from, local) = self.random_from_clause(&[], 1, 3);
         let plain = Scope {
             local: &local,
             outer: &[],
@@ -407,6 +410,9 @@ impl Generator {
             having: None,
         });
         let partition = Some(self.predicate(&plain, 2));
-        Statement::Query { query, partition }
+        Statement::Query {
+            query: Box::new(query),
+            partition,
+        }
     }
 }
