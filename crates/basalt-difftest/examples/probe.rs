@@ -1,62 +1,46 @@
-//! Runs `;`-separated SQL from stdin on Basalt and SQLite side by side (a debugging aid).
-#![allow(clippy::unwrap_used)]
+//! A debugging aid for triaging findings: runs `;`-separated SQL from standard input on
+//! Basalt and on SQLite (with `case_sensitive_like` on, as the tester runs it) and prints
+//! both outcomes side by side. A statement prefixed with `twin:` runs only on a second
+//! Basalt database, to replay what the index-free twin saw.
+//!
+//! ```sh
+//! cargo run --release -p basalt-difftest --example probe < statements.sql
+//! ```
+
 use std::io::Read;
-fn main() {
-    let mut text = String::new();
-    std::io::stdin().read_to_string(&mut text).unwrap();
-    let database = basalt::Database::open_in_memory().unwrap();
-    let basalt_main = database.connect();
-    let twin_database = basalt::Database::open_in_memory().unwrap();
-    let twin = twin_database.connect();
-    let sqlite = rusqlite::Connection::open_in_memory().unwrap();
-    sqlite
-        .execute_batch("PRAGMA case_sensitive_like=ON")
-        .unwrap();
-    for sql in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-        // `twin:` runs a statement on a second Basalt database instead of the first.
-        let (basalt, sql) = match sql.strip_prefix("twin:") {
-            Some(rest) => (&twin, rest.trim()),
-            None => (&basalt_main, sql),
-        };
-        println!("> {sql}");
-        let b = (|| -> Result<Vec<String>, String> {
-            let mut st = basalt.prepare(sql).map_err(|e| e.to_string())?;
-            if st.column_count() == 0 {
-                let n = st.execute(()).map_err(|e| e.to_string())?;
-                return Ok(vec![format!("{n} changed")]);
-            }
-            let n = st.column_count();
-            let mut rows = st.query(()).map_err(|e| e.to_string())?;
-            let mut out = vec![];
-            while let Some(r) = rows.next().map_err(|e| e.to_string())? {
-                out.push(
-                    (0..n)
-                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
-                        .collect::<Vec<_>>()
-                        .join(" | "),
-                );
-            }
-            Ok(out)
-        })();
-        let s = (|| -> Result<Vec<String>, String> {
-            let mut st = sqlite.prepare(sql).map_err(|e| e.to_string())?;
-            let n = st.column_count();
-            if n == 0 {
-                let c = st.execute([]).map_err(|e| e.to_string())?;
-                return Ok(vec![format!("{c} changed")]);
-            }
-            let mut rows = st.query([]).map_err(|e| e.to_string())?;
-            let mut out = vec![];
-            while let Some(r) = rows.next().map_err(|e| e.to_string())? {
-                out.push(
-                    (0..n)
-                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
-                        .collect::<Vec<_>>()
-                        .join(" | "),
-                );
-            }
-            Ok(out)
-        })();
-        println!("  basalt: {b:?}\n  sqlite: {s:?}");
+
+use basalt_difftest::compare::describe_rows;
+use basalt_difftest::engines::{BasaltDatabase, Outcome, SqliteDatabase};
+
+fn describe(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Rows(rows) => describe_rows(rows, 50),
+        Outcome::Changed(count) => format!("  {count} rows changed"),
+        Outcome::Error { code, message } => {
+            format!("  error {}: {message}", code.as_deref().unwrap_or(""))
+        }
+        Outcome::Panic(message) => format!("  panic: {message}"),
+        Outcome::TimedOut => "  interrupted at the time limit".to_owned(),
     }
+}
+
+fn main() -> Result<(), String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|error| error.to_string())?;
+    let basalt = BasaltDatabase::open()?;
+    let twin = BasaltDatabase::open()?;
+    let sqlite = SqliteDatabase::open()?;
+    for statement in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        if let Some(sql) = statement.strip_prefix("twin:") {
+            println!("> twin: {}", sql.trim());
+            println!("Basalt twin:\n{}", describe(&twin.run(sql.trim())));
+            continue;
+        }
+        println!("> {statement}");
+        println!("Basalt:\n{}", describe(&basalt.run(statement)));
+        println!("SQLite:\n{}", describe(&sqlite.run(statement)));
+    }
+    Ok(())
 }

@@ -8,7 +8,7 @@ use basalt_slt::engine::Cell;
 
 use crate::ast::AggregateFunction;
 use crate::compare::{compare_cells, describe_rows, results_match, sets_match};
-use crate::engines::{Engines, Outcome};
+use crate::engines::{Engines, Outcome, Target};
 use crate::statement::{PartitionShape, Statement, partition_queries, partition_shape};
 
 /// What kind of disagreement a mismatch is. The reducer keeps the kind fixed while it
@@ -67,6 +67,8 @@ pub struct Statistics {
     pub index_free_checks: u64,
     /// Queries rejected by both engines: the generator should make few of these.
     pub queries_both_failed: Vec<String>,
+    /// Statements interrupted at the time limit (each ends its case).
+    pub timed_out: Vec<String>,
 }
 
 impl Statistics {
@@ -80,6 +82,7 @@ impl Statistics {
         self.index_free_checks += other.index_free_checks;
         self.queries_both_failed
             .extend(other.queries_both_failed.iter().cloned());
+        self.timed_out.extend(other.timed_out.iter().cloned());
     }
 }
 
@@ -92,17 +95,23 @@ fn describe(outcome: &Outcome) -> String {
             None => format!("  error: {message}"),
         },
         Outcome::Panic(message) => format!("  panic: {message}"),
+        Outcome::TimedOut => "  interrupted at the time limit".to_owned(),
     }
 }
 
 /// Runs `statements` on fresh databases and returns the counts and the first mismatch.
-/// Running stops at the first mismatch.
+/// Running stops at the first mismatch, or at a statement that runs past the time limit
+/// (the databases may then differ, so nothing after it can be compared).
 pub fn run_case(statements: &[Statement]) -> Result<(Statistics, Option<Mismatch>), String> {
     let engines = Engines::open()?;
     let mut statistics = Statistics::default();
     for (position, statement) in statements.iter().enumerate() {
         statistics.statements += 1;
-        if let Some((kind, detail)) = check_statement(&engines, statement, &mut statistics) {
+        let Ok(found) = check_statement(&engines, statement, &mut statistics) else {
+            statistics.timed_out.push(statement.to_string());
+            return Ok((statistics, None));
+        };
+        if let Some((kind, detail)) = found {
             let mismatch = Mismatch {
                 statement: position,
                 kind,
@@ -114,12 +123,23 @@ pub fn run_case(statements: &[Statement]) -> Result<(Statistics, Option<Mismatch
     Ok((statistics, None))
 }
 
-type Found = Option<(MismatchKind, String)>;
+/// A statement that ran past the time limit on some database.
+struct TimedOut;
+
+type Found = Result<Option<(MismatchKind, String)>, TimedOut>;
+
+/// `outcome`, or [`TimedOut`] if it was interrupted.
+fn finished(outcome: Outcome) -> Result<Outcome, TimedOut> {
+    match outcome {
+        Outcome::TimedOut => Err(TimedOut),
+        other => Ok(other),
+    }
+}
 
 fn check_statement(engines: &Engines, statement: &Statement, statistics: &mut Statistics) -> Found {
     let sql = statement.to_string();
-    let sqlite = engines.sqlite.run(&sql);
-    let basalt = engines.basalt.run(&sql);
+    let sqlite = finished(engines.run(Target::Sqlite, &sql))?;
+    let basalt = finished(engines.run(Target::Basalt, &sql))?;
     if statement.is_modification() {
         statistics.modifications += 1;
     } else {
@@ -127,7 +147,7 @@ fn check_statement(engines: &Engines, statement: &Statement, statistics: &mut St
     }
     let comparison = compare_outcomes(statement, &sqlite, &basalt);
     if comparison.is_some() {
-        return comparison;
+        return Ok(comparison);
     }
     if basalt.failed() {
         statistics.both_failed += 1;
@@ -136,7 +156,7 @@ fn check_statement(engines: &Engines, statement: &Statement, statistics: &mut St
                 .queries_both_failed
                 .push(format!("{sql}\n{}", describe(&sqlite)));
         }
-        return None;
+        return Ok(None);
     }
     if let Statement::Query {
         query,
@@ -146,15 +166,19 @@ fn check_statement(engines: &Engines, statement: &Statement, statistics: &mut St
     {
         statistics.partition_checks += 1;
         let parts = partition_queries(query, predicate);
-        let found = check_partition(engines, &shape, whole, &parts);
+        let found = check_partition(engines, &shape, whole, &parts)?;
         if found.is_some() {
-            return found;
+            return Ok(found);
         }
     }
     check_index_free(engines, statement, &sql, &basalt, statistics)
 }
 
-fn compare_outcomes(statement: &Statement, sqlite: &Outcome, basalt: &Outcome) -> Found {
+fn compare_outcomes(
+    statement: &Statement,
+    sqlite: &Outcome,
+    basalt: &Outcome,
+) -> Option<(MismatchKind, String)> {
     let detail = || {
         format!(
             "SQLite:\n{}\nBasalt:\n{}",
@@ -202,12 +226,12 @@ fn check_partition(
     let mut part_rows = Vec::new();
     let mut report = String::new();
     for part in parts {
-        let outcome = engines.basalt.run(&part.to_string());
+        let outcome = finished(engines.run(Target::Basalt, &part.to_string()))?;
         report.push_str(&format!("{part}\n{}\n", describe(&outcome)));
         match outcome {
             Outcome::Rows(rows) => part_rows.push(rows),
-            Outcome::Panic(_) => return Some((MismatchKind::Panic, report)),
-            _ => return Some((MismatchKind::Partition, report)),
+            Outcome::Panic(_) => return Ok(Some((MismatchKind::Panic, report))),
+            _ => return Ok(Some((MismatchKind::Partition, report))),
         }
     }
     let agrees = match shape {
@@ -218,7 +242,7 @@ fn check_partition(
             combined.is_some_and(|row| results_match(whole, &[row], true))
         }
     };
-    (!agrees).then(|| {
+    Ok((!agrees).then(|| {
         (
             MismatchKind::Partition,
             format!(
@@ -226,7 +250,7 @@ fn check_partition(
                 describe_rows(whole, 20)
             ),
         )
-    })
+    }))
 }
 
 /// Combines one-row aggregate results of the parts into the value over all rows.
@@ -300,11 +324,11 @@ fn check_index_free(
     statistics: &mut Statistics,
 ) -> Found {
     let twin_sql = match statement {
-        Statement::CreateIndex { .. } => return None,
+        Statement::CreateIndex { .. } => return Ok(None),
         Statement::CreateTable { index_free_sql, .. } => index_free_sql.as_str(),
         _ => sql,
     };
-    let twin = engines.index_free.run(twin_sql);
+    let twin = finished(engines.run(Target::IndexFree, twin_sql))?;
     statistics.index_free_checks += 1;
     let agrees = match (basalt, &twin) {
         (Outcome::Rows(with_indexes), Outcome::Rows(without)) => {
@@ -320,19 +344,19 @@ fn check_index_free(
         _ => false,
     };
     if agrees {
-        return None;
+        return Ok(None);
     }
     let kind = if matches!(twin, Outcome::Panic(_)) {
         MismatchKind::Panic
     } else {
         MismatchKind::IndexFree
     };
-    Some((
+    Ok(Some((
         kind,
         format!(
             "Basalt with indexes:\n{}\nBasalt without indexes:\n{}",
             describe(basalt),
             describe(&twin)
         ),
-    ))
+    )))
 }

@@ -76,6 +76,12 @@ pub fn run(configuration: &RunConfiguration, output: &mut dyn Write) -> RunSumma
                 );
             }
         }
+        for statement in &statistics.timed_out {
+            let _ = writeln!(
+                output,
+                "case {case}: interrupted at the time limit:\n{statement}"
+            );
+        }
         summary.statistics.add(&statistics);
         if let Some(mismatch) = mismatch {
             let finding = investigate(configuration, case, &schema, statements, mismatch, output);

@@ -8,10 +8,16 @@
 
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Duration;
 
 use basalt::{Connection, Database, ValueRef};
 use basalt_slt::engine::Cell;
 use rusqlite::types::ValueRef as SqliteValue;
+
+use crate::watchdog::Watchdog;
+
+/// How long one statement may run before it is interrupted and its case abandoned.
+pub const STATEMENT_TIME_LIMIT: Duration = Duration::from_secs(5);
 
 /// What running one statement produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +33,8 @@ pub enum Outcome {
     },
     /// Basalt panicked.
     Panic(String),
+    /// The statement ran past [`STATEMENT_TIME_LIMIT`] and was interrupted.
+    TimedOut,
 }
 
 impl Outcome {
@@ -184,11 +192,20 @@ fn sqlite_cell(value: SqliteValue<'_>) -> Cell {
 /// The three databases of one case.
 #[derive(Debug)]
 pub struct Engines {
-    pub basalt: BasaltDatabase,
-    pub sqlite: SqliteDatabase,
+    basalt: BasaltDatabase,
+    sqlite: SqliteDatabase,
     /// Basalt with the same tables and rows but no primary keys, UNIQUE constraints or
     /// indexes: the optimizer can use no index seeks, index joins or index order.
-    pub index_free: BasaltDatabase,
+    index_free: BasaltDatabase,
+    watchdog: Watchdog,
+}
+
+/// Which database of [`Engines`] to run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Basalt,
+    Sqlite,
+    IndexFree,
 }
 
 impl Engines {
@@ -198,6 +215,39 @@ impl Engines {
             basalt: BasaltDatabase::open()?,
             sqlite: SqliteDatabase::open()?,
             index_free: BasaltDatabase::open()?,
+            watchdog: Watchdog::start(),
         })
+    }
+
+    /// Runs `sql` on `target`, interrupting it after [`STATEMENT_TIME_LIMIT`].
+    pub fn run(&self, target: Target, sql: &str) -> Outcome {
+        let (outcome, interrupted) = match target {
+            Target::Sqlite => {
+                let handle = self.sqlite.connection.get_interrupt_handle();
+                self.watchdog.guard(
+                    STATEMENT_TIME_LIMIT,
+                    move || handle.interrupt(),
+                    || self.sqlite.run(sql),
+                )
+            }
+            Target::Basalt | Target::IndexFree => {
+                let database = if target == Target::Basalt {
+                    &self.basalt
+                } else {
+                    &self.index_free
+                };
+                let handle = database.connection.interrupt_handle();
+                self.watchdog.guard(
+                    STATEMENT_TIME_LIMIT,
+                    move || handle.interrupt(),
+                    || database.run(sql),
+                )
+            }
+        };
+        if interrupted {
+            Outcome::TimedOut
+        } else {
+            outcome
+        }
     }
 }

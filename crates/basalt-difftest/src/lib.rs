@@ -79,3 +79,4 @@ pub mod statement;
 pub mod validity;
 pub mod values;
 pub mod visit;
+pub mod watchdog;

@@ -55,7 +55,7 @@ fn main() -> ExitCode {
     let statistics = &summary.statistics;
     println!(
         "seed {}: {} cases, {} statements ({} queries, {} modifications; {} rejected by both), \
-         {} partition checks, {} index-free checks, {} mismatches, {:.1?}",
+         {} partition checks, {} index-free checks, {} timed out, {} mismatches, {:.1?}",
         arguments.seed,
         summary.cases,
         statistics.statements,
@@ -64,6 +64,7 @@ fn main() -> ExitCode {
         statistics.both_failed,
         statistics.partition_checks,
         statistics.index_free_checks,
+        statistics.timed_out.len(),
         summary.findings.len(),
         summary.elapsed
     );
