@@ -205,7 +205,9 @@ fn compare_outcomes(
         (Outcome::Changed(_), Outcome::Changed(_))
             if matches!(
                 statement,
-                Statement::CreateTable { .. } | Statement::CreateIndex { .. }
+                Statement::CreateTable { .. }
+                    | Statement::CreateIndex { .. }
+                    | Statement::Control { .. }
             ) =>
         {
             None
@@ -323,6 +325,11 @@ fn check_index_free(
     basalt: &Outcome,
     statistics: &mut Statistics,
 ) -> Found {
+    if statement.resolves_conflicts()
+        && let Some(table) = statement.written_table()
+    {
+        return copy_table_to_twin(engines, table);
+    }
     let twin_sql = match statement {
         Statement::CreateIndex { .. } => return Ok(None),
         Statement::CreateTable { index_free_sql, .. } => index_free_sql.as_str(),
@@ -359,4 +366,52 @@ fn check_index_free(
             describe(&twin)
         ),
     )))
+}
+
+/// Makes the twin's copy of `table` equal to Basalt's (after an INSERT whose conflict
+/// clause the twin, without constraints, would apply differently).
+fn copy_table_to_twin(engines: &Engines, table: &str) -> Found {
+    let rows = match finished(engines.run(Target::Basalt, &format!("SELECT * FROM {table}")))? {
+        Outcome::Rows(rows) => rows,
+        other => {
+            let detail = format!("reading {table} to copy it failed:\n{}", describe(&other));
+            return Ok(Some((MismatchKind::IndexFree, detail)));
+        }
+    };
+    let mut statements = vec![format!("DELETE FROM {table}")];
+    if !rows.is_empty() {
+        let values: Vec<String> = rows
+            .iter()
+            .map(|row| {
+                let cells: Vec<String> = row.iter().map(cell_literal).collect();
+                format!("({})", cells.join(", "))
+            })
+            .collect();
+        statements.push(format!("INSERT INTO {table} VALUES {}", values.join(", ")));
+    }
+    for sql in statements {
+        let outcome = finished(engines.run(Target::IndexFree, &sql))?;
+        if outcome.failed() {
+            let detail = format!(
+                "copying {table} to the twin failed:\n{sql}\n{}",
+                describe(&outcome)
+            );
+            return Ok(Some((MismatchKind::IndexFree, detail)));
+        }
+    }
+    Ok(None)
+}
+
+/// A cell as a SQL literal of its own type.
+fn cell_literal(cell: &Cell) -> String {
+    match cell {
+        Cell::Null => "NULL".to_owned(),
+        Cell::Integer(value) => value.to_string(),
+        Cell::Real(value) => format!("{value:?}"),
+        Cell::Text(text) => format!("'{}'", text.replace('\'', "''")),
+        Cell::Blob(bytes) => {
+            let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+            format!("x'{hex}'")
+        }
+    }
 }

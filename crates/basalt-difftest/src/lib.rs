@@ -62,6 +62,21 @@
 //!   each row as it is written, PostgreSQL's rule differs).
 //! - **Modifications with subqueries** never read the table they modify (SQLite may
 //!   evaluate them against a half-modified table).
+//! - **Conflict clauses.** ON CONFLICT only follows VALUES (after a SELECT, SQLite reads ON
+//!   as a join condition); DO UPDATE inserts one row (PostgreSQL refuses to update a row
+//!   twice in one statement, SQLite does not); a DO UPDATE target never lists the row id
+//!   with other columns (SQLite matches no such target to a unique index).
+//! - **Transactions.** COMMIT, ROLLBACK, SAVEPOINT, RELEASE and ROLLBACK TO only where
+//!   valid (a COMMIT without a transaction is an error in SQLite, a warning in
+//!   PostgreSQL); their change counts, like DDL's, are not compared.
+//! - **EXISTS** subqueries have no OFFSET (SQLite drops DISTINCT inside EXISTS even when an
+//!   OFFSET then counts rows: an SQLite bug).
+//! - **Negative zero.** -0.0 and 0.0 compare equal (Basalt returns -0.0 for
+//!   `-(0.0 * 1.75)`, SQLite 0.0).
+//! - **NULLs** inside expressions are typed (`CAST(NULL AS INTEGER)`): a bare NULL has no
+//!   type in SQLite and an inferred one in Basalt (`abs(NULL)` is REAL), which shows in the
+//!   type of a UNION column. `replace`'s pattern is never empty (`replace(x, '', NULL)` is
+//!   x in SQLite, NULL in PostgreSQL).
 //!
 //! A real Basalt bug is never normalised away: a known, unfixed one can only be avoided by
 //! a named switch in [`generator::Avoidances`], documented with the bug.

@@ -16,7 +16,7 @@ use crate::ast::{Expr, JoinKind, Literal, OrderTarget, Query};
 use crate::case::{MismatchKind, run_case};
 use crate::generator::ExpressionType;
 use crate::schema::{Schema, SqlType};
-use crate::statement::{InsertSource, Statement};
+use crate::statement::{Conflict, InsertSource, Statement};
 use crate::validity::{ColumnTypes, shares_meaning};
 use crate::visit::{visit_statement_expressions, visit_statement_queries};
 
@@ -33,7 +33,10 @@ struct Reducer<'a> {
 
 impl Reducer<'_> {
     fn reproduces(&mut self, statements: &[Statement]) -> bool {
-        if self.checks >= CHECK_BUDGET || statements.is_empty() {
+        if self.checks >= CHECK_BUDGET
+            || statements.is_empty()
+            || !transactions_well_formed(statements)
+        {
             return false;
         }
         self.checks += 1;
@@ -106,6 +109,39 @@ impl Reducer<'_> {
     }
 }
 
+/// Whether every COMMIT, ROLLBACK, SAVEPOINT, RELEASE and ROLLBACK TO is valid where it
+/// stands (dropping a BEGIN must not leave a COMMIT that SQLite rejects and Basalt,
+/// following PostgreSQL, only warns about).
+fn transactions_well_formed(statements: &[Statement]) -> bool {
+    let mut savepoints: Option<Vec<&str>> = None;
+    for statement in statements {
+        let Statement::Control { sql } = statement else {
+            continue;
+        };
+        let mut words = sql.split_whitespace();
+        match (words.next(), words.next(), words.next(), &mut savepoints) {
+            (Some("BEGIN"), None, _, None) => savepoints = Some(Vec::new()),
+            (Some("COMMIT" | "ROLLBACK"), None, _, Some(_)) => savepoints = None,
+            (Some("ANALYZE"), _, _, None) => {}
+            (Some("SAVEPOINT"), Some(name), None, Some(open)) => open.push(name),
+            (Some("RELEASE"), Some(name), None, Some(open)) => {
+                let Some(at) = open.iter().rposition(|open| *open == name) else {
+                    return false;
+                };
+                open.truncate(at);
+            }
+            (Some("ROLLBACK"), Some("TO"), Some(name), Some(open)) => {
+                let Some(at) = open.iter().rposition(|open| *open == name) else {
+                    return false;
+                };
+                open.truncate(at + 1);
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Shrinks `statements` (which mismatch with `kind` at their last statement).
 pub fn reduce(statements: Vec<Statement>, kind: &MismatchKind, schema: &Schema) -> Vec<Statement> {
     let mut reducer = Reducer {
@@ -139,16 +175,30 @@ fn simplifications(statement: &Statement, schema: &Schema) -> Vec<Statement> {
         Statement::Insert {
             table,
             columns,
-            source: InsertSource::Values(rows),
-        } if rows.len() > 1 => {
-            for skipped in 0..rows.len() {
-                let mut fewer = rows.clone();
-                fewer.remove(skipped);
+            source,
+            conflict,
+        } => {
+            if *conflict != Conflict::Abort {
                 candidates.push(Statement::Insert {
                     table: table.clone(),
                     columns: columns.clone(),
-                    source: InsertSource::Values(fewer),
+                    source: source.clone(),
+                    conflict: Conflict::Abort,
                 });
+            }
+            if let InsertSource::Values(rows) = source
+                && rows.len() > 1
+            {
+                for skipped in 0..rows.len() {
+                    let mut fewer = rows.clone();
+                    fewer.remove(skipped);
+                    candidates.push(Statement::Insert {
+                        table: table.clone(),
+                        columns: columns.clone(),
+                        source: InsertSource::Values(fewer),
+                        conflict: conflict.clone(),
+                    });
+                }
             }
         }
         Statement::Update {

@@ -102,6 +102,27 @@ impl Table {
         keys
     }
 
+    /// Every set of columns that must be unique: the primary key, UNIQUE constraints and
+    /// unique indexes (what an `ON CONFLICT (...)` target may name).
+    pub fn unique_keys(&self, indexes: &[Index]) -> Vec<Vec<usize>> {
+        let mut keys: Vec<Vec<usize>> = match &self.primary_key {
+            PrimaryKey::None => Vec::new(),
+            PrimaryKey::RowId(position) => vec![vec![*position]],
+            PrimaryKey::Composite(positions) => vec![positions.clone()],
+        };
+        keys.extend(self.unique_constraints.iter().cloned());
+        for index in indexes.iter().filter(|i| i.unique && i.table == self.name) {
+            keys.push(
+                index
+                    .columns
+                    .iter()
+                    .map(|(position, _)| *position)
+                    .collect(),
+            );
+        }
+        keys
+    }
+
     /// The row id column, if the table has one.
     pub fn row_id(&self) -> Option<usize> {
         match self.primary_key {

@@ -12,6 +12,25 @@ pub enum InsertSource {
     Query(Box<Query>),
 }
 
+/// What an INSERT does with a row that violates a uniqueness constraint.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Conflict {
+    /// Fail the statement (no clause).
+    Abort,
+    /// `INSERT OR IGNORE`: skip the row.
+    OrIgnore,
+    /// `INSERT OR REPLACE`: delete the conflicting rows first.
+    OrReplace,
+    /// `ON CONFLICT DO NOTHING`.
+    DoNothing,
+    /// `ON CONFLICT (target) DO UPDATE SET ...`; the target names a primary key or unique
+    /// constraint, and the assignments may read `excluded.*`.
+    DoUpdate {
+        target: Vec<String>,
+        assignments: Vec<(String, Expr)>,
+    },
+}
+
 /// One statement of a case.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Statement {
@@ -23,6 +42,7 @@ pub enum Statement {
         table: String,
         columns: Vec<String>,
         source: InsertSource,
+        conflict: Conflict,
     },
     Update {
         table: String,
@@ -38,20 +58,29 @@ pub enum Statement {
         query: Box<Query>,
         partition: Option<Expr>,
     },
+    /// Transaction control (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK TO) or
+    /// ANALYZE: compared by success only.
+    Control { sql: String },
 }
 
 impl Display for Statement {
     fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Statement::CreateTable { sql, .. } | Statement::CreateIndex { sql } => {
-                formatter.write_str(sql)
-            }
+            Statement::CreateTable { sql, .. }
+            | Statement::CreateIndex { sql }
+            | Statement::Control { sql } => formatter.write_str(sql),
             Statement::Insert {
                 table,
                 columns,
                 source,
+                conflict,
             } => {
-                write!(formatter, "INSERT INTO {table} ({}) ", columns.join(", "))?;
+                let verb = match conflict {
+                    Conflict::OrIgnore => "INSERT OR IGNORE",
+                    Conflict::OrReplace => "INSERT OR REPLACE",
+                    _ => "INSERT",
+                };
+                write!(formatter, "{verb} INTO {table} ({}) ", columns.join(", "))?;
                 match source {
                     InsertSource::Values(rows) => {
                         formatter.write_str("VALUES ")?;
@@ -62,9 +91,27 @@ impl Display for Statement {
                             let values: Vec<String> = row.iter().map(Expr::to_string).collect();
                             write!(formatter, "({})", values.join(", "))?;
                         }
-                        Ok(())
                     }
-                    InsertSource::Query(query) => write!(formatter, "{query}"),
+                    InsertSource::Query(query) => write!(formatter, "{query}")?,
+                }
+                match conflict {
+                    Conflict::DoNothing => write!(formatter, " ON CONFLICT DO NOTHING"),
+                    Conflict::DoUpdate {
+                        target,
+                        assignments,
+                    } => {
+                        let assignments: Vec<String> = assignments
+                            .iter()
+                            .map(|(column, value)| format!("{column} = {value}"))
+                            .collect();
+                        write!(
+                            formatter,
+                            " ON CONFLICT ({}) DO UPDATE SET {}",
+                            target.join(", "),
+                            assignments.join(", ")
+                        )
+                    }
+                    _ => Ok(()),
                 }
             }
             Statement::Update {
@@ -101,6 +148,16 @@ impl Statement {
     /// Whether the statement may change the database (everything but a query).
     pub fn is_modification(&self) -> bool {
         !matches!(self, Statement::Query { .. })
+    }
+
+    /// Whether the statement's effect depends on uniqueness constraints beyond failing:
+    /// an INSERT with a conflict clause, which the index-free twin (having no constraints)
+    /// cannot repeat; its table is copied to the twin instead.
+    pub fn resolves_conflicts(&self) -> bool {
+        matches!(
+            self,
+            Statement::Insert { conflict, .. } if *conflict != Conflict::Abort
+        )
     }
 
     /// Whether the statement is an INSERT, UPDATE or DELETE.

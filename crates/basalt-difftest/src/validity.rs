@@ -27,6 +27,7 @@ impl ColumnTypes {
         let mut types = ColumnTypes::default();
         if let Some(name) = statement.written_table() {
             types.add_table(name, name, schema);
+            types.add_table(name, "excluded", schema);
         }
         // Derived tables' columns are typed from their items, which may name other derived
         // tables: a few passes reach every level the generator nests.

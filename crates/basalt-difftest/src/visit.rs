@@ -2,20 +2,31 @@
 //! including those nested in subqueries and derived tables.
 
 use crate::ast::{Expr, OrderTarget, Query, Select, TableReference};
-use crate::statement::{InsertSource, Statement};
+use crate::statement::{Conflict, InsertSource, Statement};
 
 /// Calls `visit` on every expression of `statement`, parents before children, including
 /// expressions inside nested queries.
 pub fn visit_statement_expressions(statement: &mut Statement, visit: &mut dyn FnMut(&mut Expr)) {
     match statement {
-        Statement::CreateTable { .. } | Statement::CreateIndex { .. } => {}
-        Statement::Insert { source, .. } => match source {
-            InsertSource::Values(rows) => rows
-                .iter_mut()
-                .flatten()
-                .for_each(|value| visit_expression(value, visit)),
-            InsertSource::Query(query) => visit_query_expressions(query, visit),
-        },
+        Statement::CreateTable { .. }
+        | Statement::CreateIndex { .. }
+        | Statement::Control { .. } => {}
+        Statement::Insert {
+            source, conflict, ..
+        } => {
+            match source {
+                InsertSource::Values(rows) => rows
+                    .iter_mut()
+                    .flatten()
+                    .for_each(|value| visit_expression(value, visit)),
+                InsertSource::Query(query) => visit_query_expressions(query, visit),
+            }
+            if let Conflict::DoUpdate { assignments, .. } = conflict {
+                for (_, value) in assignments {
+                    visit_expression(value, visit);
+                }
+            }
+        }
         Statement::Update {
             assignments,
             where_clause,

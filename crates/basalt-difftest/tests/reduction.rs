@@ -10,7 +10,7 @@ use basalt_difftest::case::{MismatchKind, run_case};
 use basalt_difftest::reducer::reduce;
 use basalt_difftest::reproduction::{ReproductionOptions, failing_records, reproduction_text};
 use basalt_difftest::schema::{Column, PrimaryKey, Schema, SqlType, Table};
-use basalt_difftest::statement::{InsertSource, Statement};
+use basalt_difftest::statement::{Conflict, InsertSource, Statement};
 
 fn table() -> Table {
     let column = |name: &str| Column {
@@ -36,6 +36,7 @@ fn insert(a: i64, b: i64) -> Statement {
             Expr::Literal(Literal::Integer(a)),
             Expr::Literal(Literal::Integer(b)),
         ]]),
+        conflict: Conflict::Abort,
     }
 }
 

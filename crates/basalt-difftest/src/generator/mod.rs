@@ -24,12 +24,19 @@ use crate::statement::Statement;
 /// run stays green while the bug stays documented (see `known/` and docs/testing.md).
 /// Every switch is off by default: a plain run finds the bug again.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Avoidances {}
+pub struct Avoidances {
+    /// `INSERT OR IGNORE` of a row that violates NOT NULL: SQLite skips the row, Basalt
+    /// fails the statement (known/insert-or-ignore-not-null.slt). When set, such INSERTs
+    /// name every NOT NULL column and give it a value.
+    pub or_ignore_not_null: bool,
+}
 
 impl Avoidances {
     /// Every switch on: what the CI run uses.
     pub fn all_known() -> Avoidances {
-        Avoidances {}
+        Avoidances {
+            or_ignore_not_null: true,
+        }
     }
 }
 
@@ -121,6 +128,9 @@ pub struct Generator {
     /// The table a modification writes: its subqueries must not read it (SQLite may
     /// evaluate them while the table is half updated).
     excluded_table: Option<String>,
+    /// Open savepoints, innermost last, while a transaction is open.
+    savepoints: Option<Vec<String>>,
+    next_savepoint: usize,
 }
 
 /// The random number generator of case `case` under `seed`.
@@ -145,6 +155,8 @@ pub fn generate_case(seed: u64, case: u64, options: GeneratorOptions) -> (Schema
         options,
         next_alias: 0,
         excluded_table: None,
+        savepoints: None,
+        next_savepoint: 0,
     };
     let statements = generator.statements();
     (generator.schema, statements)
@@ -186,14 +198,59 @@ impl Generator {
         for _ in 0..self.options.statements_per_case {
             self.next_alias = 0;
             let statement = match self.random.gen_range(0..100) {
-                0..=59 => self.query_statement(),
-                60..=77 => self.insert_statement(),
-                78..=91 => self.update_statement(),
-                _ => self.delete_statement(),
+                0..=56 => self.query_statement(),
+                57..=74 => self.insert_statement(),
+                75..=87 => self.update_statement(),
+                88..=93 => self.delete_statement(),
+                _ => self.control_statement(),
             };
             statements.push(statement);
         }
         statements
+    }
+
+    /// BEGIN or ANALYZE outside a transaction; COMMIT, ROLLBACK, SAVEPOINT, RELEASE or
+    /// ROLLBACK TO inside one (each only where it is valid: a COMMIT without a transaction
+    /// is an error in SQLite and a warning in PostgreSQL).
+    fn control_statement(&mut self) -> Statement {
+        let Some(savepoints) = &mut self.savepoints else {
+            let sql = if self.random.gen_bool(0.7) {
+                self.savepoints = Some(Vec::new());
+                "BEGIN".to_owned()
+            } else {
+                "ANALYZE".to_owned()
+            };
+            return Statement::Control { sql };
+        };
+        let choice = self.random.gen_range(0..100);
+        let sql = match (choice, savepoints.is_empty()) {
+            (0..=24, _) => {
+                self.savepoints = None;
+                "COMMIT".to_owned()
+            }
+            (25..=44, _) => {
+                self.savepoints = None;
+                "ROLLBACK".to_owned()
+            }
+            (45..=69, _) | (_, true) => {
+                self.next_savepoint += 1;
+                let name = format!("s{}", self.next_savepoint);
+                savepoints.push(name.clone());
+                format!("SAVEPOINT {name}")
+            }
+            (70..=84, false) => {
+                let keep = self.random.gen_range(0..savepoints.len());
+                savepoints.truncate(keep + 1);
+                format!("ROLLBACK TO {}", savepoints[keep])
+            }
+            _ => {
+                let keep = self.random.gen_range(0..savepoints.len());
+                let name = savepoints[keep].clone();
+                savepoints.truncate(keep);
+                format!("RELEASE {name}")
+            }
+        };
+        Statement::Control { sql }
     }
 
     /// A fresh table alias.

@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use super::{ExpressionType, Generator, Scope, ScopeColumn};
 use crate::ast::{Expr, Literal};
 use crate::schema::Table;
-use crate::statement::{InsertSource, Statement};
+use crate::statement::{Conflict, InsertSource, Statement};
 use crate::values::{random_column_value, random_value};
 
 impl Generator {
@@ -49,15 +49,93 @@ impl Generator {
             table: table.name.clone(),
             columns: table.columns.iter().map(|c| c.name.clone()).collect(),
             source: InsertSource::Values(vec![row]),
+            conflict: Conflict::Abort,
         }
     }
 
-    /// A random INSERT: one to three rows of VALUES, or INSERT ... SELECT.
+    /// A value for column `position` that is not NULL when the column is NOT NULL.
+    fn value_respecting_not_null(&mut self, table: &Table, position: usize) -> Expr {
+        let column = &table.columns[position];
+        match self.insert_value(table, position) {
+            Expr::Literal(Literal::Null) if column.not_null => Expr::Literal(if column.flag {
+                Literal::Integer(self.random.gen_range(0..=1))
+            } else {
+                random_value(&mut self.random, column.sql_type, column.wide_domain)
+            }),
+            value => value,
+        }
+    }
+
+    /// What to do on a uniqueness conflict; DO UPDATE needs a key to name as its target.
+    fn random_conflict(&mut self, table: &Table) -> Conflict {
+        match self.random.gen_range(0..100) {
+            0..=69 => Conflict::Abort,
+            70..=77 => Conflict::OrIgnore,
+            78..=85 => Conflict::OrReplace,
+            86..=92 => Conflict::DoNothing,
+            _ => {
+                // SQLite matches no target that lists the row id among other columns.
+                let keys: Vec<Vec<usize>> = table
+                    .unique_keys(&self.schema.indexes)
+                    .into_iter()
+                    .filter(|key| {
+                        key.len() == 1 || table.row_id().is_none_or(|row_id| !key.contains(&row_id))
+                    })
+                    .collect();
+                let Some(key) = keys.choose(&mut self.random).cloned() else {
+                    return Conflict::DoNothing;
+                };
+                let local = Self::table_scope(table);
+                let mut visible = local.clone();
+                visible.extend(local.iter().map(|column| ScopeColumn {
+                    qualifier: "excluded".to_owned(),
+                    ..column.clone()
+                }));
+                let scope = Scope::plain(&visible);
+                let mut positions: Vec<usize> = (0..table.columns.len())
+                    .filter(|&position| table.row_id() != Some(position))
+                    .collect();
+                positions.shuffle(&mut self.random);
+                positions.truncate(self.random.gen_range(1..=2));
+                let assignments = positions
+                    .into_iter()
+                    .map(|position| {
+                        let column = &table.columns[position];
+                        let value = match self.random.gen_range(0..10) {
+                            0..=3 => Expr::column("excluded", &column.name),
+                            4..=6 => Expr::Literal(random_column_value(&mut self.random, column)),
+                            _ if column.flag => Expr::column("excluded", &column.name),
+                            _ => self.scalar(column.sql_type, &scope, 1),
+                        };
+                        (column.name.clone(), value)
+                    })
+                    .collect();
+                Conflict::DoUpdate {
+                    target: key
+                        .iter()
+                        .map(|&position| table.columns[position].name.clone())
+                        .collect(),
+                    assignments,
+                }
+            }
+        }
+    }
+
+    /// A random INSERT: one to three rows of VALUES, or INSERT ... SELECT, with a conflict
+    /// clause sometimes. ON CONFLICT only follows VALUES (after a SELECT, SQLite would read
+    /// ON as a join condition), and DO UPDATE inserts one row (PostgreSQL refuses to update
+    /// the same row twice in one statement, SQLite does not).
     pub(super) fn insert_statement(&mut self) -> Statement {
         let table_position = self.random.gen_range(0..self.schema.tables.len());
         let table = self.schema.tables[table_position].clone();
+        let conflict = self.random_conflict(&table);
+        let avoid_nulls = conflict == Conflict::OrIgnore && self.options.avoid.or_ignore_not_null;
         let mut positions: Vec<usize> = (0..table.columns.len())
-            .filter(|&position| table.row_id() == Some(position) || self.random.gen_bool(0.85))
+            .filter(|&position| {
+                table.row_id() == Some(position)
+                    || (avoid_nulls && table.columns[position].not_null)
+                    || self.random.gen_bool(0.85)
+            })
             .collect();
         if positions.is_empty() {
             positions.push(0);
@@ -67,20 +145,31 @@ impl Generator {
             .iter()
             .map(|&position| table.columns[position].name.clone())
             .collect();
-        let source = if table.row_id().is_none() && self.random.gen_bool(0.15) {
+        let values_only =
+            avoid_nulls || matches!(conflict, Conflict::DoNothing | Conflict::DoUpdate { .. });
+        let source = if !values_only && table.row_id().is_none() && self.random.gen_bool(0.15) {
             let types: Vec<ExpressionType> = positions
                 .iter()
                 .map(|&position| ExpressionType::Scalar(table.columns[position].sql_type))
                 .collect();
             InsertSource::Query(Box::new(self.query(&types, &[], 1, false)))
         } else {
-            let row_count = self.random.gen_range(1..=3);
+            let row_count = match conflict {
+                Conflict::DoUpdate { .. } => 1,
+                _ => self.random.gen_range(1..=3),
+            };
             InsertSource::Values(
                 (0..row_count)
                     .map(|_| {
                         positions
                             .iter()
-                            .map(|&position| self.insert_value(&table, position))
+                            .map(|&position| {
+                                if avoid_nulls {
+                                    self.value_respecting_not_null(&table, position)
+                                } else {
+                                    self.insert_value(&table, position)
+                                }
+                            })
                             .collect()
                     })
                     .collect(),
@@ -90,6 +179,7 @@ impl Generator {
             table: table.name,
             columns,
             source,
+            conflict,
         }
     }
 

@@ -463,10 +463,33 @@ impl<'a> Writer<'a> {
                     }
                 }
                 ConflictAction::Update {
+                    target_columns,
                     assignments,
                     condition,
-                    ..
                 } => {
+                    // Only a conflict on the constraint the target names is resolved by the
+                    // update; one on any other constraint fails, as in PostgreSQL and
+                    // SQLite (found by basalt-difftest).
+                    let mut target = target_columns.clone();
+                    target.sort_unstable();
+                    target.dedup();
+                    let arbiter = conflicts.iter().find(|(candidate, _)| {
+                        let mut columns: Vec<usize> = if candidate.columns.is_empty() {
+                            self.table.row_id_column.into_iter().collect()
+                        } else {
+                            candidate
+                                .columns
+                                .iter()
+                                .map(|(column, _)| *column)
+                                .collect()
+                        };
+                        columns.sort_unstable();
+                        columns == target
+                    });
+                    let Some(&(_, conflicting)) = arbiter else {
+                        let index = (!existing_row || conflicting != row_id).then_some(&*index);
+                        return Err(self.duplicate_error(index));
+                    };
                     let Some(old) = self.read_row(conflicting)? else {
                         return Ok(None);
                     };
