@@ -8,7 +8,7 @@ use basalt_slt::engine::Cell;
 
 use crate::ast::AggregateFunction;
 use crate::compare::{compare_cells, describe_rows, results_match, sets_match};
-use crate::engines::{Engines, Outcome, Target};
+use crate::engines::{EngineSettings, Engines, Outcome, Target};
 use crate::statement::{PartitionShape, Statement, partition_queries, partition_shape};
 
 /// What kind of disagreement a mismatch is. The reducer keeps the kind fixed while it
@@ -102,8 +102,11 @@ fn describe(outcome: &Outcome) -> String {
 /// Runs `statements` on fresh databases and returns the counts and the first mismatch.
 /// Running stops at the first mismatch, or at a statement that runs past the time limit
 /// (the databases may then differ, so nothing after it can be compared).
-pub fn run_case(statements: &[Statement]) -> Result<(Statistics, Option<Mismatch>), String> {
-    let engines = Engines::open()?;
+pub fn run_case(
+    statements: &[Statement],
+    settings: &EngineSettings,
+) -> Result<(Statistics, Option<Mismatch>), String> {
+    let engines = Engines::open(settings)?;
     let mut statistics = Statistics::default();
     for (position, statement) in statements.iter().enumerate() {
         statistics.statements += 1;

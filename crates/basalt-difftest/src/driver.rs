@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::case::{Mismatch, MismatchKind, Statistics, run_case};
+use crate::engines::EngineSettings;
 use crate::generator::{Avoidances, GeneratorOptions, generate_case};
 use crate::reducer::reduce;
 use crate::reproduction::{ReproductionOptions, failing_records, reproduction_text};
@@ -26,6 +27,7 @@ pub struct RunConfiguration {
     pub avoid: Avoidances,
     /// Reduce mismatches (off: report the unreduced failing statement only).
     pub reduce: bool,
+    pub settings: EngineSettings,
 }
 
 /// One mismatch and its reproduction.
@@ -60,7 +62,7 @@ pub fn run(configuration: &RunConfiguration, output: &mut dyn Write) -> RunSumma
     let end = configuration.first_case + configuration.cases;
     for case in configuration.first_case..end {
         let (schema, statements) = generate_case(configuration.seed, case, options);
-        let (statistics, mismatch) = match run_case(&statements) {
+        let (statistics, mismatch) = match run_case(&statements, &configuration.settings) {
             Ok(result) => result,
             Err(problem) => {
                 let _ = writeln!(output, "case {case}: cannot open databases: {problem}");
@@ -119,7 +121,7 @@ fn investigate(
     );
     let mut failing: Vec<_> = statements[..=mismatch.statement].to_vec();
     if configuration.reduce {
-        failing = reduce(failing, &mismatch.kind, schema);
+        failing = reduce(failing, &mismatch.kind, schema, &configuration.settings);
     }
     let comment = format!(
         "Found by basalt-difftest --seed {seed} (case {case}, statement {}): {}.\n\
@@ -131,8 +133,13 @@ fn investigate(
         failing.len(),
         mismatch.detail
     );
-    let (reproduction, failing_records) =
-        write_reproduction(&failing, schema, &comment, &mismatch.kind);
+    let (reproduction, failing_records) = write_reproduction(
+        &failing,
+        schema,
+        &comment,
+        &mismatch.kind,
+        &configuration.settings,
+    );
     let _ = writeln!(
         output,
         "reduced reproduction ({} statements; {} on Basalt):\n{reproduction}",
@@ -172,6 +179,7 @@ fn write_reproduction(
     schema: &Schema,
     comment: &str,
     kind: &MismatchKind,
+    settings: &EngineSettings,
 ) -> (String, Option<usize>) {
     let check_errors = matches!(kind, MismatchKind::BasaltError(_) | MismatchKind::Panic);
     let variants: &[bool] = if *kind == MismatchKind::IndexFree {
@@ -182,6 +190,7 @@ fn write_reproduction(
     let mut first = None;
     for &index_free in variants {
         let options = ReproductionOptions {
+            work_mem: settings.work_mem.clone(),
             index_free,
             check_errors: check_errors || *kind == MismatchKind::IndexFree,
         };

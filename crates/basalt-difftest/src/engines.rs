@@ -200,6 +200,15 @@ pub struct Engines {
     watchdog: Watchdog,
 }
 
+/// How the Basalt databases are configured.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EngineSettings {
+    /// `SET work_mem = '...'` on both Basalt connections: a small budget (the minimum is
+    /// 64kB) makes sorts, grouping, DISTINCT, set operations and hash joins spill to
+    /// temporary files, so the spilling code paths are compared too.
+    pub work_mem: Option<String>,
+}
+
 /// Which database of [`Engines`] to run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -209,14 +218,23 @@ pub enum Target {
 }
 
 impl Engines {
-    /// Three empty databases.
-    pub fn open() -> Result<Self, String> {
-        Ok(Engines {
+    /// Three empty databases, the Basalt ones configured by `settings`.
+    pub fn open(settings: &EngineSettings) -> Result<Self, String> {
+        let engines = Engines {
             basalt: BasaltDatabase::open()?,
             sqlite: SqliteDatabase::open()?,
             index_free: BasaltDatabase::open()?,
             watchdog: Watchdog::start(),
-        })
+        };
+        if let Some(work_mem) = &settings.work_mem {
+            let sql = format!("SET work_mem = '{}'", work_mem.replace('\'', "''"));
+            for database in [&engines.basalt, &engines.index_free] {
+                if let Outcome::Error { message, .. } = database.run(&sql) {
+                    return Err(format!("{sql}: {message}"));
+                }
+            }
+        }
+        Ok(engines)
     }
 
     /// Runs `sql` on `target`, interrupting it after [`STATEMENT_TIME_LIMIT`].

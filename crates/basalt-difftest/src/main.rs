@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use basalt_difftest::driver::{RunConfiguration, run};
-use basalt_difftest::engines::quiet_panics;
+use basalt_difftest::engines::{EngineSettings, quiet_panics};
 use basalt_difftest::generator::Avoidances;
 use clap::Parser;
 
@@ -35,6 +35,10 @@ struct Arguments {
     /// Report mismatches without reducing them.
     #[arg(long)]
     no_reduce: bool,
+    /// Run Basalt with this work_mem (for example 64kB, the minimum) so that sorts,
+    /// grouping, set operations and hash joins spill to temporary files.
+    #[arg(long)]
+    work_mem: Option<String>,
     /// Steer the generator around the known, unfixed Basalt bugs (every switch of
     /// `generator::Avoidances`, as the CI test does); without it they are found again.
     #[arg(long)]
@@ -57,6 +61,9 @@ fn main() -> ExitCode {
             Avoidances::default()
         },
         reduce: !arguments.no_reduce,
+        settings: EngineSettings {
+            work_mem: arguments.work_mem,
+        },
     };
     let mut output = std::io::stdout();
     let summary = run(&configuration, &mut output);

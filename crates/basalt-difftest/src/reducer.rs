@@ -14,6 +14,7 @@
 
 use crate::ast::{Expr, JoinKind, Literal, OrderTarget, Query};
 use crate::case::{MismatchKind, run_case};
+use crate::engines::EngineSettings;
 use crate::generator::ExpressionType;
 use crate::schema::{Schema, SqlType};
 use crate::statement::{Conflict, InsertSource, Statement};
@@ -28,6 +29,7 @@ const CHECK_BUDGET: usize = 4000;
 struct Reducer<'a> {
     kind: &'a MismatchKind,
     schema: &'a Schema,
+    settings: &'a EngineSettings,
     checks: usize,
 }
 
@@ -40,7 +42,7 @@ impl Reducer<'_> {
             return false;
         }
         self.checks += 1;
-        match run_case(statements) {
+        match run_case(statements, self.settings) {
             Ok((_, Some(mismatch))) => {
                 mismatch.statement + 1 == statements.len() && mismatch.kind == *self.kind
             }
@@ -143,10 +145,16 @@ fn transactions_well_formed(statements: &[Statement]) -> bool {
 }
 
 /// Shrinks `statements` (which mismatch with `kind` at their last statement).
-pub fn reduce(statements: Vec<Statement>, kind: &MismatchKind, schema: &Schema) -> Vec<Statement> {
+pub fn reduce(
+    statements: Vec<Statement>,
+    kind: &MismatchKind,
+    schema: &Schema,
+    settings: &EngineSettings,
+) -> Vec<Statement> {
     let mut reducer = Reducer {
         kind,
         schema,
+        settings,
         checks: 0,
     };
     let mut statements = statements;

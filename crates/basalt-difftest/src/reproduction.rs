@@ -125,8 +125,10 @@ fn table_contents(table: &str, schema: &Schema) -> Option<RecordedQuery> {
 }
 
 /// How to write a reproduction.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReproductionOptions {
+    /// The run's work_mem, set first thing in the file.
+    pub work_mem: Option<String>,
     /// Create the tables without keys and skip the indexes (the index-free twin).
     pub index_free: bool,
     /// Also run the last query as a `statement ok` record: an error while stepping
@@ -149,6 +151,9 @@ pub fn reproduction_text(
         let _ = writeln!(text, "{}", format!("# {line}").trim_end());
     }
     text.push_str("\nhash-threshold 0\n\n");
+    if let Some(work_mem) = &options.work_mem {
+        let _ = write!(text, "statement ok\nSET work_mem = '{work_mem}'\n\n");
+    }
     let last = statements.len().saturating_sub(1);
     for (position, statement) in statements.iter().enumerate() {
         let types = ColumnTypes::of_statement(statement, schema);

@@ -7,6 +7,7 @@
 
 use basalt_difftest::ast::{BinaryOperator, Expr, From, Literal, Query, Select, TableReference};
 use basalt_difftest::case::{MismatchKind, run_case};
+use basalt_difftest::engines::EngineSettings;
 use basalt_difftest::reducer::reduce;
 use basalt_difftest::reproduction::{ReproductionOptions, failing_records, reproduction_text};
 use basalt_difftest::schema::{Column, PrimaryKey, Schema, SqlType, Table};
@@ -90,12 +91,13 @@ fn a_dialect_difference_is_found_reduced_and_reproduced() {
     }
     statements.push(dividing_query());
 
-    let (_, mismatch) = run_case(&statements).unwrap();
+    let settings = EngineSettings::default();
+    let (_, mismatch) = run_case(&statements, &settings).unwrap();
     let mismatch = mismatch.expect("division by zero differs between the dialects");
     assert_eq!(mismatch.statement, statements.len() - 1);
     assert_eq!(mismatch.kind, MismatchKind::BasaltError("22012".to_owned()));
 
-    let reduced = reduce(statements, &mismatch.kind, &schema);
+    let reduced = reduce(statements, &mismatch.kind, &schema, &settings);
     // CREATE TABLE, one row with b = 0, and the query.
     assert_eq!(reduced.len(), 3, "{reduced:#?}");
     let text = reduction_text(&reduced, &schema);
