@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use basalt_difftest::driver::{RunConfiguration, run};
 use basalt_difftest::engines::{EngineSettings, quiet_panics};
-use basalt_difftest::generator::Avoidances;
+use basalt_difftest::generator::{Avoidances, GeneratorOptions, generate_case};
 use clap::Parser;
 
 /// Differential testing of Basalt against SQLite, with metamorphic checks.
@@ -39,6 +39,9 @@ struct Arguments {
     /// grouping, set operations and hash joins spill to temporary files.
     #[arg(long)]
     work_mem: Option<String>,
+    /// Print the generated statements of each case instead of running them.
+    #[arg(long)]
+    dump: bool,
     /// Steer the generator around the known, unfixed Basalt bugs (every switch of
     /// `generator::Avoidances`, as the CI test does); without it they are found again.
     #[arg(long)]
@@ -65,6 +68,19 @@ fn main() -> ExitCode {
             work_mem: arguments.work_mem,
         },
     };
+    if arguments.dump {
+        let options = GeneratorOptions {
+            statements_per_case: configuration.statements_per_case,
+            avoid: configuration.avoid,
+        };
+        for case in configuration.first_case..configuration.first_case + configuration.cases {
+            println!("-- seed {} case {case}", configuration.seed);
+            for statement in generate_case(configuration.seed, case, options).1 {
+                println!("{statement};");
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
     let mut output = std::io::stdout();
     let summary = run(&configuration, &mut output);
     let statistics = &summary.statistics;

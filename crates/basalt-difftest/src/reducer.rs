@@ -289,6 +289,11 @@ fn edits_of(query: &Query) -> Vec<Query> {
         }
     };
     edit(&|q| q.compounds.clear());
+    for common in 0..query.with.len() {
+        edit(&|q| {
+            q.with.remove(common);
+        });
+    }
     for member in 0..query.compounds.len() {
         edit(&|q| {
             q.compounds.remove(member);

@@ -221,6 +221,7 @@ pub fn partition_shape(query: &Query) -> Option<PartitionShape> {
                     | AggregateFunction::Max),
                 distinct: false,
                 argument,
+                ..
             } if argument
                 .as_ref()
                 .is_none_or(|inner| !inner.contains_aggregate()) =>

@@ -11,7 +11,7 @@ use crate::ast::{
 };
 use crate::generator::ExpressionType;
 use crate::schema::{Schema, SqlType};
-use crate::statement::Statement;
+use crate::statement::{Conflict, InsertSource, Statement};
 use crate::visit::{visit_expression, visit_statement_expressions, visit_statement_queries};
 
 /// The types of the columns a statement's expressions can name.
@@ -35,6 +35,13 @@ impl ColumnTypes {
             let mut copy = statement.clone();
             let mut found = Vec::new();
             visit_statement_queries(&mut copy, &mut |query| {
+                // A common table reads like a derived table named by its alias.
+                for common in &query.with {
+                    found.push(TableReference::Derived {
+                        query: Box::new(common.query.clone()),
+                        alias: common.name.clone(),
+                    });
+                }
                 let selects =
                     std::iter::once(&query.body).chain(query.compounds.iter().map(|(_, s)| s));
                 for select in selects {
@@ -45,7 +52,10 @@ impl ColumnTypes {
             });
             for reference in found {
                 match reference {
-                    TableReference::Table { name, alias } => types.add_table(&name, &alias, schema),
+                    TableReference::Table { name, alias } => {
+                        types.add_table(&name, &alias, schema);
+                        types.copy_columns(&name, &alias);
+                    }
                     TableReference::Derived { query, alias } => {
                         for (position, item) in query.body.items.iter().enumerate() {
                             if let Some(ExpressionType::Scalar(sql_type)) = types.infer(item) {
@@ -59,6 +69,17 @@ impl ColumnTypes {
             }
         }
         types
+    }
+
+    /// Gives `alias` the columns known under `name` (a reference to a common table).
+    fn copy_columns(&mut self, name: &str, alias: &str) {
+        let copied: Vec<((String, String), SqlType)> = self
+            .columns
+            .iter()
+            .filter(|((qualifier, _), _)| qualifier == name)
+            .map(|((_, column), &sql_type)| ((alias.to_owned(), column.clone()), sql_type))
+            .collect();
+        self.columns.extend(copied);
     }
 
     fn add_table(&mut self, name: &str, alias: &str, schema: &Schema) {
@@ -112,7 +133,9 @@ impl ColumnTypes {
             | Expr::InList { .. }
             | Expr::InSubquery { .. }
             | Expr::Exists { .. }
-            | Expr::Like { .. } => Some(ExpressionType::Boolean),
+            | Expr::Like { .. }
+            | Expr::IsTruth { .. } => Some(ExpressionType::Boolean),
+            Expr::Cast { to, .. } => Some(scalar(*to)),
             Expr::Subquery(query) => query.body.items.first().and_then(|item| self.infer(item)),
             Expr::Case {
                 branches,
@@ -245,7 +268,15 @@ fn is_single_value(query: &Query) -> bool {
 /// reducer can break it.
 pub fn shares_meaning(statement: &Statement) -> bool {
     let mut copy = statement.clone();
-    let mut valid = true;
+    // With a conflict clause, which of two conflicting rows wins depends on their order.
+    let mut valid = match statement {
+        Statement::Insert {
+            source: InsertSource::Query(query),
+            conflict,
+            ..
+        } => *conflict == Conflict::Abort || query.is_ordered(),
+        _ => true,
+    };
     visit_statement_queries(&mut copy, &mut |query| valid &= query_shares_meaning(query));
     visit_statement_expressions(&mut copy, &mut |expression| {
         match expression {

@@ -98,3 +98,16 @@ pub fn random_pattern(random: &mut StdRng) -> Literal {
     }
     Literal::Text(pattern)
 }
+
+/// A GLOB pattern: letters and digits of the data, `*`, `?` and character classes.
+pub fn random_glob_pattern(random: &mut StdRng) -> Literal {
+    let pieces = ["a", "b", "A", "*", "?", "[ab]", "[^a]", "[0-9]", "c", "x"];
+    let length = random.gen_range(0..=4);
+    let mut pattern: String = (0..length)
+        .map(|_| *pieces.choose(random).unwrap_or(&"*"))
+        .collect();
+    if random.gen_bool(0.4) {
+        pattern.push('*');
+    }
+    Literal::Text(pattern)
+}

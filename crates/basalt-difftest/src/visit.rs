@@ -54,6 +54,9 @@ pub fn visit_statement_expressions(statement: &mut Statement, visit: &mut dyn Fn
 }
 
 fn visit_query_expressions(query: &mut Query, visit: &mut dyn FnMut(&mut Expr)) {
+    for common in &mut query.with {
+        visit_query_expressions(&mut common.query, visit);
+    }
     visit_select_expressions(&mut query.body, visit);
     for (_, select) in &mut query.compounds {
         visit_select_expressions(select, visit);
@@ -102,7 +105,9 @@ pub fn visit_expression(expression: &mut Expr, visit: &mut dyn FnMut(&mut Expr))
             visit_expression(left, visit);
             visit_expression(right, visit);
         }
-        Expr::IsNull { operand, .. } => visit_expression(operand, visit),
+        Expr::IsNull { operand, .. }
+        | Expr::IsTruth { operand, .. }
+        | Expr::Cast { operand, .. } => visit_expression(operand, visit),
         Expr::Between {
             operand, low, high, ..
         } => {
@@ -145,9 +150,14 @@ pub fn visit_expression(expression: &mut Expr, visit: &mut dyn FnMut(&mut Expr))
         Expr::Function { arguments, .. } => arguments
             .iter_mut()
             .for_each(|argument| visit_expression(argument, visit)),
-        Expr::Aggregate { argument, .. } => {
+        Expr::Aggregate {
+            argument, filter, ..
+        } => {
             if let Some(argument) = argument {
                 visit_expression(argument, visit);
+            }
+            if let Some(filter) = filter {
+                visit_expression(filter, visit);
             }
         }
     }
@@ -176,6 +186,9 @@ pub fn visit_statement_queries(statement: &mut Statement, visit: &mut dyn FnMut(
 /// Visits `query` and the derived tables in its FROM clauses (not expression subqueries).
 fn visit_query_tree(query: &mut Query, visit: &mut dyn FnMut(&mut Query)) {
     visit(query);
+    for common in &mut query.with {
+        visit_query_tree(&mut common.query, visit);
+    }
     let selects =
         std::iter::once(&mut query.body).chain(query.compounds.iter_mut().map(|(_, s)| s));
     for select in selects {

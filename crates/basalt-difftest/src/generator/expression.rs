@@ -14,7 +14,10 @@ use crate::ast::{
     AggregateFunction, BinaryOperator, Expr, Literal, OrderKey, OrderTarget, Query, Select,
 };
 use crate::schema::SqlType;
-use crate::values::{nonempty_text, nonzero_integer, nonzero_real, random_literal, random_pattern};
+use crate::values::{
+    nonempty_text, nonzero_integer, nonzero_real, random_glob_pattern, random_literal,
+    random_pattern,
+};
 
 const COMPARISONS: &[BinaryOperator] = &[
     BinaryOperator::Equal,
@@ -178,17 +181,34 @@ impl Generator {
             }
             6 => Expr::Negate(Box::new(self.scalar(real, scope, next))),
             7 => Expr::function("abs", vec![self.scalar(real, scope, next)]),
+            // Only integers are cast (a real to an integer truncates in SQLite, rounds in
+            // PostgreSQL).
+            8 if self.random.gen_bool(0.4) => Expr::Cast {
+                operand: Box::new(self.scalar(SqlType::Integer, scope, next)),
+                to: real,
+            },
             _ => self.leaf(real, scope),
         }
     }
 
     fn text_operation(&mut self, scope: &Scope<'_>, next: usize) -> Expr {
         let text = SqlType::Text;
-        match self.random.gen_range(0..10) {
+        match self.random.gen_range(0..12) {
             0..=2 => {
                 let left = self.scalar(text, scope, next);
                 let right = self.scalar(text, scope, next);
                 Expr::binary(BinaryOperator::Concatenate, left, right)
+            }
+            // Integers print the same in both dialects (reals do not: `2.0` against `2`).
+            8 => Expr::Cast {
+                operand: Box::new(self.scalar(SqlType::Integer, scope, next)),
+                to: text,
+            },
+            9 => {
+                let function = *["trim", "ltrim", "rtrim"]
+                    .choose(&mut self.random)
+                    .unwrap_or(&"trim");
+                Expr::function(function, vec![self.scalar(text, scope, next)])
             }
             3 => Expr::function("upper", vec![self.scalar(text, scope, next)]),
             4 => Expr::function("lower", vec![self.scalar(text, scope, next)]),
@@ -198,7 +218,7 @@ impl Generator {
                 let length = Expr::Literal(Literal::Integer(self.random.gen_range(0..=3)));
                 Expr::function("substr", vec![operand, start, length])
             }
-            7 => {
+            7 | 10 => {
                 let operand = self.scalar(text, scope, next);
                 let from = Expr::Literal(nonempty_text(&mut self.random));
                 let to = Expr::Literal(random_literal(&mut self.random, text));
@@ -274,6 +294,7 @@ impl Generator {
                         function: AggregateFunction::GroupConcat,
                         distinct,
                         argument: Some(Box::new(argument)),
+                        filter: None,
                     };
                     return Some(Expr::function("length", vec![concatenation]));
                 }
@@ -313,10 +334,15 @@ impl Generator {
                 )
             }
         };
+        let filter = self
+            .random
+            .gen_bool(0.15)
+            .then(|| Box::new(self.predicate(&argument_scope, 1)));
         Some(Expr::Aggregate {
             function,
             distinct: distinct && argument.is_some(),
             argument: argument.map(Box::new),
+            filter,
         })
     }
 
@@ -447,15 +473,17 @@ impl Generator {
             }
             82..=88 => {
                 let operand = self.scalar(SqlType::Text, scope, next);
-                let pattern = if self.random.gen_bool(0.85) {
-                    Expr::Literal(random_pattern(&mut self.random))
-                } else {
-                    self.scalar(SqlType::Text, scope, 0)
+                let glob = self.random.gen_bool(0.25);
+                let pattern = match (self.random.gen_bool(0.85), glob) {
+                    (true, false) => Expr::Literal(random_pattern(&mut self.random)),
+                    (true, true) => Expr::Literal(random_glob_pattern(&mut self.random)),
+                    (false, _) => self.scalar(SqlType::Text, scope, 0),
                 };
                 Expr::Like {
                     operand: Box::new(operand),
                     pattern: Box::new(pattern),
                     negated: self.random.gen_bool(0.3),
+                    glob,
                 }
             }
             89..=93 => {
@@ -470,6 +498,11 @@ impl Generator {
                 Expr::binary(operator, left, right)
             }
             94..=96 => self.case_expression(ExpressionType::Boolean, scope, next),
+            97 | 98 => Expr::IsTruth {
+                operand: Box::new(self.predicate(scope, next)),
+                truth: self.random.gen_bool(0.5),
+                negated: self.random.gen_bool(0.5),
+            },
             _ => self.simple_predicate(scope),
         }
     }
@@ -528,10 +561,17 @@ impl Generator {
             };
         }
         if choice < 30 {
+            let glob = self.random.gen_bool(0.2);
+            let pattern = if glob {
+                random_glob_pattern(&mut self.random)
+            } else {
+                random_pattern(&mut self.random)
+            };
             return Expr::Like {
                 operand: Box::new(self.leaf(SqlType::Text, scope)),
-                pattern: Box::new(Expr::Literal(random_pattern(&mut self.random))),
+                pattern: Box::new(Expr::Literal(pattern)),
                 negated: self.random.gen_bool(0.2),
+                glob,
             };
         }
         self.comparison(scope, 0)

@@ -128,6 +128,8 @@ pub struct Generator {
     /// The table a modification writes: its subqueries must not read it (SQLite may
     /// evaluate them while the table is half updated).
     excluded_table: Option<String>,
+    /// Common table expressions the query being generated may read: name and column types.
+    common_tables: Vec<(String, Vec<SqlType>)>,
     /// Open savepoints, innermost last, while a transaction is open.
     savepoints: Option<Vec<String>>,
     next_savepoint: usize,
@@ -155,6 +157,7 @@ pub fn generate_case(seed: u64, case: u64, options: GeneratorOptions) -> (Schema
         options,
         next_alias: 0,
         excluded_table: None,
+        common_tables: Vec::new(),
         savepoints: None,
         next_savepoint: 0,
     };

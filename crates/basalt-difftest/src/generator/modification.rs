@@ -11,7 +11,7 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::{ExpressionType, Generator, Scope, ScopeColumn};
-use crate::ast::{Expr, Literal};
+use crate::ast::{Expr, Literal, OrderKey, OrderTarget};
 use crate::schema::Table;
 use crate::statement::{Conflict, InsertSource, Statement};
 use crate::values::{random_column_value, random_value};
@@ -152,7 +152,18 @@ impl Generator {
                 .iter()
                 .map(|&position| ExpressionType::Scalar(table.columns[position].sql_type))
                 .collect();
-            InsertSource::Query(Box::new(self.query(&types, &[], 1, false)))
+            let mut query = self.query(&types, &[], 1, false);
+            if conflict != Conflict::Abort && !query.is_ordered() {
+                // Which of two conflicting rows wins depends on the order they come in.
+                query.order_by = (1..=types.len())
+                    .map(|ordinal| OrderKey {
+                        target: OrderTarget::Ordinal(ordinal),
+                        descending: self.random.gen_bool(0.5),
+                        nulls_first: self.random.gen_bool(0.5),
+                    })
+                    .collect();
+            }
+            InsertSource::Query(Box::new(query))
         } else {
             let row_count = match conflict {
                 Conflict::DoUpdate { .. } => 1,

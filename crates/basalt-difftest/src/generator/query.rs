@@ -11,8 +11,8 @@ use rand::seq::SliceRandom;
 
 use super::{ExpressionType, Generator, Scope, ScopeColumn, random_sql_type};
 use crate::ast::{
-    AggregateFunction, BinaryOperator, Expr, From, Join, JoinKind, OrderKey, OrderTarget, Query,
-    Select, SetOperator, TableReference,
+    AggregateFunction, BinaryOperator, CommonTable, Expr, From, Join, JoinKind, OrderKey,
+    OrderTarget, Query, Select, SetOperator, TableReference,
 };
 use crate::schema::SqlType;
 use crate::statement::Statement;
@@ -58,6 +58,22 @@ impl Generator {
     }
 
     fn table_reference(&mut self, budget: usize) -> (TableReference, Vec<ScopeColumn>) {
+        if !self.common_tables.is_empty() && self.random.gen_bool(0.3) {
+            let position = self.random.gen_range(0..self.common_tables.len());
+            let (name, types) = self.common_tables[position].clone();
+            let alias = self.alias("a");
+            let columns = types
+                .iter()
+                .enumerate()
+                .map(|(column, &sql_type)| ScopeColumn {
+                    qualifier: alias.clone(),
+                    name: format!("v{column}"),
+                    sql_type,
+                    flag: false,
+                })
+                .collect();
+            return (TableReference::Table { name, alias }, columns);
+        }
         if budget > 0 && self.random.gen_bool(0.12) {
             let alias = self.alias("d");
             let width = self.random.gen_range(1..=3);
@@ -123,11 +139,12 @@ impl Generator {
     ) -> Expr {
         let mut combined = earlier.to_vec();
         combined.extend_from_slice(added);
+        // Sometimes a subquery in the ON condition (correlated with the joined tables).
         let scope = Scope {
             local: &combined,
             outer,
             grouping: None,
-            subquery_budget: 0,
+            subquery_budget: usize::from(self.random.gen_bool(0.2)),
         };
         let pairs: Vec<(&ScopeColumn, &ScopeColumn)> = added
             .iter()
@@ -318,7 +335,27 @@ impl Generator {
                 }
             })
             .collect();
-        let query = self.query(&types, &[], 2, true);
+        // Common table expressions, visible to the whole query, subqueries included.
+        let mut with = Vec::new();
+        if self.random.gen_bool(0.12) {
+            for _ in 0..self.random.gen_range(1..=2) {
+                let width = self.random.gen_range(1..=3);
+                let column_types: Vec<SqlType> = (0..width)
+                    .map(|_| random_sql_type(&mut self.random))
+                    .collect();
+                let item_types: Vec<ExpressionType> = column_types
+                    .iter()
+                    .map(|&t| ExpressionType::Scalar(t))
+                    .collect();
+                let query = self.query(&item_types, &[], 1, false);
+                let name = format!("w{}", with.len() + 1);
+                self.common_tables.push((name.clone(), column_types));
+                with.push(CommonTable { name, query });
+            }
+        }
+        let mut query = self.query(&types, &[], 2, true);
+        query.with = with;
+        self.common_tables.clear();
         let partitionable = query.compounds.is_empty()
             && query.limit.is_none()
             && query.offset.is_none()
@@ -399,10 +436,15 @@ impl Generator {
                 };
                 let argument = (function != AggregateFunction::Count || self.random.gen_bool(0.5))
                     .then(|| Box::new(self.scalar(sql_type, &Scope::plain(&local), 2)));
+                let filter = self
+                    .random
+                    .gen_bool(0.15)
+                    .then(|| Box::new(self.predicate(&Scope::plain(&local), 1)));
                 Expr::Aggregate {
                     function,
                     distinct: false,
                     argument,
+                    filter,
                 }
             })
             .collect();

@@ -4,6 +4,16 @@
 //! is fully parenthesised — every operator application gets its own parentheses — so that
 //! the two dialects' different operator precedences never matter, and negative numbers are
 //! always parenthesised so `-` never meets another `-` to form a comment.
+//!
+//! This module holds expressions; [`query`] holds SELECT, FROM, set operations and ORDER
+//! BY.
+
+mod query;
+
+pub use query::{
+    CommonTable, From, Join, JoinKind, OrderKey, OrderTarget, Query, Select, SetOperator,
+    TableReference,
+};
 
 use std::fmt::{self, Display, Formatter};
 
@@ -158,10 +168,23 @@ pub enum Expr {
         negated: bool,
     },
     Subquery(Box<Query>),
+    /// LIKE, or GLOB when `glob`.
     Like {
         operand: Box<Expr>,
         pattern: Box<Expr>,
         negated: bool,
+        glob: bool,
+    },
+    /// `operand IS [NOT] TRUE / FALSE`.
+    IsTruth {
+        operand: Box<Expr>,
+        truth: bool,
+        negated: bool,
+    },
+    /// `CAST(operand AS type)`.
+    Cast {
+        operand: Box<Expr>,
+        to: SqlType,
     },
     Case {
         operand: Option<Box<Expr>>,
@@ -176,6 +199,8 @@ pub enum Expr {
         function: AggregateFunction,
         distinct: bool,
         argument: Option<Box<Expr>>,
+        /// `FILTER (WHERE ...)`.
+        filter: Option<Box<Expr>>,
     },
 }
 
@@ -230,7 +255,10 @@ impl Expr {
                 visit(left);
                 visit(right);
             }
-            Expr::IsNull { operand, .. } | Expr::InSubquery { operand, .. } => visit(operand),
+            Expr::IsNull { operand, .. }
+            | Expr::InSubquery { operand, .. }
+            | Expr::IsTruth { operand, .. }
+            | Expr::Cast { operand, .. } => visit(operand),
             Expr::Between {
                 operand, low, high, ..
             } => {
@@ -261,12 +289,17 @@ impl Expr {
                 otherwise.iter().for_each(|inner| visit(inner));
             }
             Expr::Function { arguments, .. } => arguments.iter().for_each(&mut *visit),
-            Expr::Aggregate { argument, .. } => argument.iter().for_each(|inner| visit(inner)),
+            Expr::Aggregate {
+                argument, filter, ..
+            } => argument
+                .iter()
+                .chain(filter.iter())
+                .for_each(|inner| visit(inner)),
         }
     }
 }
 
-fn write_list<T: Display>(formatter: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
+pub(crate) fn write_list<T: Display>(formatter: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
     for (position, item) in items.iter().enumerate() {
         if position > 0 {
             write!(formatter, ", ")?;
@@ -327,11 +360,24 @@ impl Display for Expr {
                 operand,
                 pattern,
                 negated,
+                glob,
             } => write!(
                 formatter,
-                "({operand} {}LIKE {pattern})",
-                not_word(*negated)
+                "({operand} {}{} {pattern})",
+                not_word(*negated),
+                if *glob { "GLOB" } else { "LIKE" }
             ),
+            Expr::IsTruth {
+                operand,
+                truth,
+                negated,
+            } => write!(
+                formatter,
+                "({operand} IS {}{})",
+                not_word(*negated),
+                if *truth { "TRUE" } else { "FALSE" }
+            ),
+            Expr::Cast { operand, to } => write!(formatter, "CAST({operand} AS {})", to.name()),
             Expr::Case {
                 operand,
                 branches,
@@ -358,225 +404,22 @@ impl Display for Expr {
                 function,
                 distinct,
                 argument,
-            } => match argument {
-                None => write!(formatter, "{}(*)", function.name()),
-                Some(argument) => write!(
-                    formatter,
-                    "{}({}{argument})",
-                    function.name(),
-                    if *distinct { "DISTINCT " } else { "" }
-                ),
-            },
-        }
-    }
-}
-
-/// A join type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JoinKind {
-    Inner,
-    Left,
-    Right,
-    Full,
-    Cross,
-}
-
-/// A table in FROM: a base table or a derived table, with an alias.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TableReference {
-    Table { name: String, alias: String },
-    Derived { query: Box<Query>, alias: String },
-}
-
-impl Display for TableReference {
-    fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            TableReference::Table { name, alias } => write!(formatter, "{name} AS {alias}"),
-            TableReference::Derived { query, alias } => write!(formatter, "({query}) AS {alias}"),
-        }
-    }
-}
-
-/// One join in FROM.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Join {
-    pub kind: JoinKind,
-    pub table: TableReference,
-    /// The ON condition (absent only for CROSS JOIN).
-    pub on: Option<Expr>,
-}
-
-/// A FROM clause: a first table and the tables joined to it, left to right.
-#[derive(Debug, Clone, PartialEq)]
-pub struct From {
-    pub first: TableReference,
-    pub joins: Vec<Join>,
-}
-
-impl Display for From {
-    fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
-        write!(formatter, "{}", self.first)?;
-        for join in &self.joins {
-            let keyword = match join.kind {
-                JoinKind::Inner => "JOIN",
-                JoinKind::Left => "LEFT JOIN",
-                JoinKind::Right => "RIGHT JOIN",
-                JoinKind::Full => "FULL JOIN",
-                JoinKind::Cross => "CROSS JOIN",
-            };
-            write!(formatter, " {keyword} {}", join.table)?;
-            if let Some(on) = &join.on {
-                write!(formatter, " ON {on}")?;
+                filter,
+            } => {
+                match argument {
+                    None => write!(formatter, "{}(*)", function.name())?,
+                    Some(argument) => write!(
+                        formatter,
+                        "{}({}{argument})",
+                        function.name(),
+                        if *distinct { "DISTINCT " } else { "" }
+                    )?,
+                }
+                match filter {
+                    Some(condition) => write!(formatter, " FILTER (WHERE {condition})"),
+                    None => Ok(()),
+                }
             }
         }
-        Ok(())
-    }
-}
-
-/// One SELECT (a member of a compound query, or the whole body).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Select {
-    pub distinct: bool,
-    /// Output expressions; each is rendered `AS v<position>`.
-    pub items: Vec<Expr>,
-    pub from: Option<From>,
-    pub where_clause: Option<Expr>,
-    pub group_by: Vec<Expr>,
-    pub having: Option<Expr>,
-}
-
-impl Display for Select {
-    fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
-        write!(formatter, "SELECT ")?;
-        if self.distinct {
-            write!(formatter, "DISTINCT ")?;
-        }
-        for (position, item) in self.items.iter().enumerate() {
-            if position > 0 {
-                write!(formatter, ", ")?;
-            }
-            write!(formatter, "{item} AS v{position}")?;
-        }
-        if let Some(from) = &self.from {
-            write!(formatter, " FROM {from}")?;
-        }
-        if let Some(condition) = &self.where_clause {
-            write!(formatter, " WHERE {condition}")?;
-        }
-        if !self.group_by.is_empty() {
-            write!(formatter, " GROUP BY ")?;
-            write_list(formatter, &self.group_by)?;
-        }
-        if let Some(condition) = &self.having {
-            write!(formatter, " HAVING {condition}")?;
-        }
-        Ok(())
-    }
-}
-
-/// A set operator between SELECTs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SetOperator {
-    Union,
-    UnionAll,
-    Intersect,
-    Except,
-}
-
-impl Display for SetOperator {
-    fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
-        formatter.write_str(match self {
-            SetOperator::Union => "UNION",
-            SetOperator::UnionAll => "UNION ALL",
-            SetOperator::Intersect => "INTERSECT",
-            SetOperator::Except => "EXCEPT",
-        })
-    }
-}
-
-/// What an ORDER BY key sorts by.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OrderTarget {
-    /// An output column, 1-based.
-    Ordinal(usize),
-    Expression(Expr),
-}
-
-/// One ORDER BY key; NULL placement is always explicit (the dialects' defaults differ).
-#[derive(Debug, Clone, PartialEq)]
-pub struct OrderKey {
-    pub target: OrderTarget,
-    pub descending: bool,
-    pub nulls_first: bool,
-}
-
-impl Display for OrderKey {
-    fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
-        match &self.target {
-            OrderTarget::Ordinal(ordinal) => write!(formatter, "{ordinal}")?,
-            OrderTarget::Expression(expression) => write!(formatter, "{expression}")?,
-        }
-        write!(
-            formatter,
-            "{} NULLS {}",
-            if self.descending { " DESC" } else { "" },
-            if self.nulls_first { "FIRST" } else { "LAST" }
-        )
-    }
-}
-
-/// A full query: a SELECT, optionally combined with more by set operators, then ordered
-/// and limited.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Query {
-    pub body: Select,
-    pub compounds: Vec<(SetOperator, Select)>,
-    pub order_by: Vec<OrderKey>,
-    pub limit: Option<u64>,
-    pub offset: Option<u64>,
-}
-
-impl Query {
-    /// A query of one SELECT with nothing after it.
-    pub fn simple(body: Select) -> Query {
-        Query {
-            body,
-            compounds: Vec::new(),
-            order_by: Vec::new(),
-            limit: None,
-            offset: None,
-        }
-    }
-
-    /// Whether the order of the result rows is fully determined by ORDER BY: the keys
-    /// cover every output column (rows that tie on all of them are identical).
-    pub fn is_ordered(&self) -> bool {
-        let width = self.body.items.len();
-        !self.order_by.is_empty()
-            && (1..=width).all(|ordinal| {
-                self.order_by
-                    .iter()
-                    .any(|key| key.target == OrderTarget::Ordinal(ordinal))
-            })
-    }
-}
-
-impl Display for Query {
-    fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
-        write!(formatter, "{}", self.body)?;
-        for (operator, select) in &self.compounds {
-            write!(formatter, " {operator} {select}")?;
-        }
-        if !self.order_by.is_empty() {
-            write!(formatter, " ORDER BY ")?;
-            write_list(formatter, &self.order_by)?;
-        }
-        if let Some(limit) = self.limit {
-            write!(formatter, " LIMIT {limit}")?;
-        }
-        if let Some(offset) = self.offset {
-            write!(formatter, " OFFSET {offset}")?;
-        }
-        Ok(())
     }
 }
