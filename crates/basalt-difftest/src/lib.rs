@@ -73,6 +73,10 @@
 //!   OFFSET then counts rows: an SQLite bug).
 //! - **Negative zero.** -0.0 and 0.0 compare equal (Basalt returns -0.0 for
 //!   `-(0.0 * 1.75)`, SQLite 0.0).
+//! - **CAST** only of integers, to REAL or TEXT (real to integer truncates in SQLite and
+//!   rounds in PostgreSQL; real to text prints differently).
+//! - **INSERT … SELECT with OR IGNORE / OR REPLACE** orders its rows by every column
+//!   (which of two conflicting rows wins depends on their order).
 //! - **NULLs** inside expressions are typed (`CAST(NULL AS INTEGER)`): a bare NULL has no
 //!   type in SQLite and an inferred one in Basalt (`abs(NULL)` is REAL), which shows in the
 //!   type of a UNION column. `replace`'s pattern is never empty (`replace(x, '', NULL)` is
