@@ -21,6 +21,8 @@ pub struct RunConfiguration {
     pub first_case: u64,
     pub cases: u64,
     pub statements_per_case: usize,
+    /// See [`GeneratorOptions::max_rows`].
+    pub max_rows: usize,
     pub verbose: bool,
     /// Where to write each reproduction (`seed<S>-case<C>.slt`).
     pub save_directory: Option<PathBuf>,
@@ -55,6 +57,7 @@ pub fn run(configuration: &RunConfiguration, output: &mut dyn Write) -> RunSumma
     let started = Instant::now();
     let options = GeneratorOptions {
         statements_per_case: configuration.statements_per_case,
+        max_rows: configuration.max_rows,
         avoid: configuration.avoid,
     };
     let mut summary = RunSummary::default();

@@ -35,6 +35,10 @@ struct Arguments {
     /// Report mismatches without reducing them.
     #[arg(long)]
     no_reduce: bool,
+    /// The most rows of initial data per table (above 20, rows are loaded fifty at a time
+    /// and queries join at most two tables).
+    #[arg(long, default_value_t = 20)]
+    max_rows: usize,
     /// Run Basalt with this work_mem (for example 64kB, the minimum) so that sorts,
     /// grouping, set operations and hash joins spill to temporary files.
     #[arg(long)]
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         first_case: arguments.first_case,
         cases: arguments.cases,
         statements_per_case: arguments.statements_per_case,
+        max_rows: arguments.max_rows,
         verbose: arguments.verbose,
         save_directory: arguments.save_dir,
         avoid: if arguments.avoid_known_bugs {
@@ -71,6 +76,7 @@ fn main() -> ExitCode {
     if arguments.dump {
         let options = GeneratorOptions {
             statements_per_case: configuration.statements_per_case,
+            max_rows: configuration.max_rows,
             avoid: configuration.avoid,
         };
         for case in configuration.first_case..configuration.first_case + configuration.cases {

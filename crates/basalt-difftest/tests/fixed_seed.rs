@@ -13,6 +13,7 @@ fn run_fixed(seed: u64, cases: u64, work_mem: Option<&str>) -> RunSummary {
         first_case: 0,
         cases,
         statements_per_case: 50,
+        max_rows: 20,
         verbose: false,
         save_directory: None,
         avoid: Avoidances::all_known(),

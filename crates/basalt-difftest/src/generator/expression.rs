@@ -350,7 +350,8 @@ impl Generator {
     fn scalar_subquery(&mut self, sql_type: SqlType, scope: &Scope<'_>) -> Expr {
         let outer = scope.visible();
         let budget = scope.subquery_budget - 1;
-        let (from, local) = self.random_from_clause(&outer, budget, 2);
+        let max_tables = if self.options.bulk() { 1 } else { 2 };
+        let (from, local) = self.random_from_clause(&outer, budget, max_tables);
         let inner = Scope {
             local: &local,
             outer: &outer,

@@ -45,13 +45,26 @@ impl Avoidances {
 pub struct GeneratorOptions {
     /// Statements after the schema and the initial data.
     pub statements_per_case: usize,
+    /// The most rows of initial data per table. Up to 20, each row is its own INSERT (so
+    /// the reducer can drop rows one by one); beyond, rows go in by fifty with INSERT OR
+    /// IGNORE (duplicate keys are skipped), values spread wider, and queries join at most
+    /// two tables — enough rows for multi-page B+trees and several batches per scan.
+    pub max_rows: usize,
     pub avoid: Avoidances,
+}
+
+impl GeneratorOptions {
+    /// Whether the initial data is large (see [`GeneratorOptions::max_rows`]).
+    pub fn bulk(&self) -> bool {
+        self.max_rows > 20
+    }
 }
 
 impl Default for GeneratorOptions {
     fn default() -> Self {
         GeneratorOptions {
             statements_per_case: 50,
+            max_rows: 20,
             avoid: Avoidances::default(),
         }
     }
@@ -190,9 +203,16 @@ impl Generator {
             statements.extend(index_statements.iter().cloned());
         }
         for table_position in 0..self.schema.tables.len() {
-            let rows = self.random.gen_range(0..=20);
-            for _ in 0..rows {
-                statements.push(self.single_row_insert(table_position));
+            let rows = self.random.gen_range(0..=self.options.max_rows);
+            if self.options.bulk() {
+                for chunk_start in (0..rows).step_by(50) {
+                    let chunk = (rows - chunk_start).min(50);
+                    statements.push(self.bulk_insert(table_position, chunk));
+                }
+            } else {
+                for _ in 0..rows {
+                    statements.push(self.single_row_insert(table_position));
+                }
             }
         }
         if !indexes_first {

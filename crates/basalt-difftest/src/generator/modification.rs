@@ -12,7 +12,7 @@ use rand::seq::SliceRandom;
 
 use super::{ExpressionType, Generator, Scope, ScopeColumn};
 use crate::ast::{Expr, Literal, OrderKey, OrderTarget};
-use crate::schema::Table;
+use crate::schema::{SqlType, Table};
 use crate::statement::{Conflict, InsertSource, Statement};
 use crate::values::{random_column_value, random_value};
 
@@ -50,6 +50,35 @@ impl Generator {
             columns: table.columns.iter().map(|c| c.name.clone()).collect(),
             source: InsertSource::Values(vec![row]),
             conflict: Conflict::Abort,
+        }
+    }
+
+    /// `INSERT OR IGNORE` of `rows` rows over every column (the initial data of a bulk
+    /// case): integer keys spread over twice the row count, no NULL in a NOT NULL column.
+    pub(super) fn bulk_insert(&mut self, table_position: usize, rows: usize) -> Statement {
+        let table = self.schema.tables[table_position].clone();
+        let spread = i64::try_from(self.options.max_rows * 2).unwrap_or(i64::MAX);
+        let values = (0..rows)
+            .map(|_| {
+                (0..table.columns.len())
+                    .map(|position| {
+                        let column = &table.columns[position];
+                        let key = table.row_id() == Some(position)
+                            || (column.wide_domain && column.sql_type == SqlType::Integer);
+                        if key && (column.not_null || self.random.gen_bool(0.9)) {
+                            Expr::Literal(Literal::Integer(self.random.gen_range(-10..=spread)))
+                        } else {
+                            self.value_respecting_not_null(&table, position)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Statement::Insert {
+            table: table.name.clone(),
+            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            source: InsertSource::Values(values),
+            conflict: Conflict::OrIgnore,
         }
     }
 

@@ -144,7 +144,7 @@ impl Generator {
             local: &combined,
             outer,
             grouping: None,
-            subquery_budget: usize::from(self.random.gen_bool(0.2)),
+            subquery_budget: usize::from(!self.options.bulk() && self.random.gen_bool(0.2)),
         };
         let pairs: Vec<(&ScopeColumn, &ScopeColumn)> = added
             .iter()
@@ -239,7 +239,12 @@ impl Generator {
         // Nested queries join at most two tables: a correlated subquery runs once per outer
         // row, and Basalt runs it naively, so three-way joins there make minutes-long
         // statements.
-        let max_tables = if top_level { 3 } else { 2 };
+        // With bulk data, subqueries (run once per outer row) read one table.
+        let max_tables = match (top_level, self.options.bulk()) {
+            (true, false) => 3,
+            (true, true) | (false, false) => 2,
+            (false, true) => 1,
+        };
         let (body, shape) = self.select(types, outer, budget, max_tables);
         let mut query = Query::simple(body);
         if self.random.gen_bool(if top_level { 0.15 } else { 0.08 }) {
@@ -353,7 +358,10 @@ impl Generator {
                 with.push(CommonTable { name, query });
             }
         }
-        let mut query = self.query(&types, &[], 2, true);
+        // Basalt runs a correlated subquery once per outer row, building its operators
+        // each time: with bulk data, one level of subqueries is as much as stays fast.
+        let budget = if self.options.bulk() { 1 } else { 2 };
+        let mut query = self.query(&types, &[], budget, true);
         query.with = with;
         self.common_tables.clear();
         let partitionable = query.compounds.is_empty()
@@ -381,7 +389,7 @@ impl Generator {
             local: &local,
             outer: &[],
             grouping: None,
-            subquery_budget: 1,
+            subquery_budget: usize::from(!self.options.bulk()),
         };
         Some(self.predicate(&scope, 2))
     }
@@ -415,7 +423,7 @@ impl Generator {
             local: &local,
             outer: &[],
             grouping: None,
-            subquery_budget: 1,
+            subquery_budget: usize::from(!self.options.bulk()),
         };
         let where_clause = self.random.gen_bool(0.6).then(|| self.predicate(&plain, 2));
         let width = self.random.gen_range(1..=3);
