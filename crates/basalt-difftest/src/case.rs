@@ -210,6 +210,7 @@ fn compare_outcomes(
                 statement,
                 Statement::CreateTable { .. }
                     | Statement::CreateIndex { .. }
+                    | Statement::CreateView { .. }
                     | Statement::Control { .. }
             ) =>
         {

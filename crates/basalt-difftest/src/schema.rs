@@ -217,7 +217,8 @@ pub fn random_schema(random: &mut StdRng) -> Schema {
         let mut table = random_table(random, table_number);
         let index_count = random.gen_range(0..=3);
         for index_number in 0..index_count {
-            indexes.push(random_index(random, &mut table, index_number));
+            let name = format!("{}_index{index_number}", table.name);
+            indexes.push(random_index(random, &mut table, &name));
         }
         tables.push(table);
     }
@@ -300,7 +301,8 @@ fn random_table(random: &mut StdRng, table_number: usize) -> Table {
     }
 }
 
-fn random_index(random: &mut StdRng, table: &mut Table, index_number: usize) -> Index {
+/// A random index on `table` called `name`; a unique one widens its columns' domains.
+pub fn random_index(random: &mut StdRng, table: &mut Table, name: &str) -> Index {
     let width = random.gen_range(1..=3.min(table.columns.len()));
     let mut positions: Vec<usize> = (0..table.columns.len()).collect();
     positions.shuffle(random);
@@ -318,7 +320,7 @@ fn random_index(random: &mut StdRng, table: &mut Table, index_number: usize) -> 
         }
     }
     Index {
-        name: format!("{}_index{index_number}", table.name),
+        name: name.to_owned(),
         table: table.name.clone(),
         columns,
         unique,

@@ -36,8 +36,10 @@ pub enum Conflict {
 pub enum Statement {
     /// CREATE TABLE, with the variant for the index-free twin (no keys).
     CreateTable { sql: String, index_free_sql: String },
-    /// CREATE INDEX (not run on the index-free twin).
+    /// CREATE INDEX or DROP INDEX (not run on the index-free twin).
     CreateIndex { sql: String },
+    /// CREATE VIEW name AS query (its columns are the query's `v0, v1, ...`).
+    CreateView { name: String, query: Box<Query> },
     Insert {
         table: String,
         columns: Vec<String>,
@@ -69,6 +71,9 @@ impl Display for Statement {
             Statement::CreateTable { sql, .. }
             | Statement::CreateIndex { sql }
             | Statement::Control { sql } => formatter.write_str(sql),
+            Statement::CreateView { name, query } => {
+                write!(formatter, "CREATE VIEW {name} AS {query}")
+            }
             Statement::Insert {
                 table,
                 columns,

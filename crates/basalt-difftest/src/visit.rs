@@ -44,6 +44,7 @@ pub fn visit_statement_expressions(statement: &mut Statement, visit: &mut dyn Fn
                 visit_expression(condition, visit);
             }
         }
+        Statement::CreateView { query, .. } => visit_query_expressions(query, visit),
         Statement::Query { query, partition } => {
             visit_query_expressions(query, visit);
             if let Some(predicate) = partition {
@@ -168,7 +169,9 @@ pub fn visit_statement_queries(statement: &mut Statement, visit: &mut dyn FnMut(
     // The statement's top query and its derived tables are visited here; queries nested in
     // expressions are reached through the expression walk.
     match statement {
-        Statement::Query { query, .. } => visit_query_tree(query, visit),
+        Statement::Query { query, .. } | Statement::CreateView { query, .. } => {
+            visit_query_tree(query, visit)
+        }
         Statement::Insert {
             source: InsertSource::Query(query),
             ..

@@ -14,10 +14,11 @@ mod modification;
 mod query;
 
 use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use crate::ast::Expr;
-use crate::schema::{Schema, SqlType, random_schema};
+use crate::schema::{self, Schema, SqlType, random_schema};
 use crate::statement::Statement;
 
 /// Named switches that keep the generator away from known, unfixed Basalt bugs, so a CI
@@ -141,6 +142,10 @@ pub struct Generator {
     /// The table a modification writes: its subqueries must not read it (SQLite may
     /// evaluate them while the table is half updated).
     excluded_table: Option<String>,
+    /// Views created so far: name and column types.
+    views: Vec<(String, Vec<SqlType>)>,
+    /// Indexes created in the stream so far (to name them in DROP INDEX).
+    next_index: usize,
     /// Common table expressions the query being generated may read: name and column types.
     common_tables: Vec<(String, Vec<SqlType>)>,
     /// Open savepoints, innermost last, while a transaction is open.
@@ -171,6 +176,8 @@ pub fn generate_case(seed: u64, case: u64, options: GeneratorOptions) -> (Schema
         next_alias: 0,
         excluded_table: None,
         common_tables: Vec::new(),
+        views: Vec::new(),
+        next_index: 0,
         savepoints: None,
         next_savepoint: 0,
     };
@@ -221,10 +228,11 @@ impl Generator {
         for _ in 0..self.options.statements_per_case {
             self.next_alias = 0;
             let statement = match self.random.gen_range(0..100) {
-                0..=56 => self.query_statement(),
-                57..=74 => self.insert_statement(),
-                75..=87 => self.update_statement(),
-                88..=93 => self.delete_statement(),
+                0..=54 => self.query_statement(),
+                55..=72 => self.insert_statement(),
+                73..=85 => self.update_statement(),
+                86..=91 => self.delete_statement(),
+                92..=94 if self.savepoints.is_none() => self.schema_statement(),
                 _ => self.control_statement(),
             };
             statements.push(statement);
@@ -274,6 +282,57 @@ impl Generator {
             }
         };
         Statement::Control { sql }
+    }
+
+    /// CREATE VIEW, CREATE [UNIQUE] INDEX or DROP INDEX, outside transactions. A new
+    /// unique index joins the schema's keys (UPDATE assigns its columns only constants),
+    /// even if building it fails on duplicates, or it is dropped later: being careful
+    /// with a column that is not a key costs nothing.
+    fn schema_statement(&mut self) -> Statement {
+        match self.random.gen_range(0..10) {
+            0..=3 => {
+                let width = self.random.gen_range(1..=3);
+                let column_types: Vec<SqlType> = (0..width)
+                    .map(|_| random_sql_type(&mut self.random))
+                    .collect();
+                let item_types: Vec<ExpressionType> = column_types
+                    .iter()
+                    .map(|&t| ExpressionType::Scalar(t))
+                    .collect();
+                let query = self.query(&item_types, &[], 1, false);
+                let name = format!("view{}", self.views.len() + 1);
+                self.views.push((name.clone(), column_types));
+                Statement::CreateView {
+                    name,
+                    query: Box::new(query),
+                }
+            }
+            4..=7 => {
+                self.next_index += 1;
+                let position = self.random.gen_range(0..self.schema.tables.len());
+                let mut table = self.schema.tables[position].clone();
+                let name = format!("{}_late{}", table.name, self.next_index);
+                let index = schema::random_index(&mut self.random, &mut table, &name);
+                let sql = index.create_sql(&table);
+                self.schema.indexes.push(index);
+                Statement::CreateIndex { sql }
+            }
+            _ => {
+                let names: Vec<String> = self
+                    .schema
+                    .indexes
+                    .iter()
+                    .map(|index| index.name.clone())
+                    .collect();
+                let name = names
+                    .choose(&mut self.random)
+                    .cloned()
+                    .unwrap_or_else(|| "t0_index0".to_owned());
+                Statement::CreateIndex {
+                    sql: format!("DROP INDEX IF EXISTS {name}"),
+                }
+            }
+        }
     }
 
     /// A fresh table alias.

@@ -58,9 +58,16 @@ impl Generator {
     }
 
     fn table_reference(&mut self, budget: usize) -> (TableReference, Vec<ScopeColumn>) {
-        if !self.common_tables.is_empty() && self.random.gen_bool(0.3) {
-            let position = self.random.gen_range(0..self.common_tables.len());
-            let (name, types) = self.common_tables[position].clone();
+        let named_queries = if !self.common_tables.is_empty() && self.random.gen_bool(0.3) {
+            Some(&self.common_tables)
+        } else if !self.views.is_empty() && self.random.gen_bool(0.15) {
+            Some(&self.views)
+        } else {
+            None
+        };
+        if let Some(named_queries) = named_queries {
+            let position = self.random.gen_range(0..named_queries.len());
+            let (name, types) = named_queries[position].clone();
             let alias = self.alias("a");
             let columns = types
                 .iter()
