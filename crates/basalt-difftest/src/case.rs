@@ -419,3 +419,43 @@ fn cell_literal(cell: &Cell) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aggregates_of_parts_combine_into_the_whole() {
+        let parts = vec![
+            vec![vec![
+                Cell::Integer(2),
+                Cell::Integer(5),
+                Cell::Text("b".into()),
+            ]],
+            vec![vec![Cell::Integer(0), Cell::Null, Cell::Null]],
+            vec![vec![
+                Cell::Integer(1),
+                Cell::Integer(-3),
+                Cell::Text("a".into()),
+            ]],
+        ];
+        let functions = [
+            AggregateFunction::Count,
+            AggregateFunction::Sum,
+            AggregateFunction::Min,
+        ];
+        assert_eq!(
+            combine_aggregates(&functions, &parts),
+            Some(vec![
+                Cell::Integer(3),
+                Cell::Integer(2),
+                Cell::Text("a".into())
+            ])
+        );
+        let empty = vec![vec![vec![Cell::Integer(0), Cell::Null, Cell::Null]]; 3];
+        assert_eq!(
+            combine_aggregates(&functions, &empty),
+            Some(vec![Cell::Integer(0), Cell::Null, Cell::Null])
+        );
+    }
+}

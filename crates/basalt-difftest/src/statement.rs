@@ -259,3 +259,38 @@ pub fn partition_queries(query: &Query, predicate: &Expr) -> [Query; 3] {
         piece
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::{From, Select, TableReference};
+
+    #[test]
+    fn a_query_splits_into_true_false_and_null_parts() {
+        let query = Query::simple(Select {
+            distinct: false,
+            items: vec![Expr::column("a", "c0")],
+            from: Some(From {
+                first: TableReference::Table {
+                    name: "t0".into(),
+                    alias: "a".into(),
+                },
+                joins: Vec::new(),
+            }),
+            where_clause: Some(Expr::column("a", "c1")),
+            group_by: Vec::new(),
+            having: None,
+        });
+        let parts = partition_queries(&query, &Expr::column("a", "c2"));
+        let texts: Vec<String> = parts.iter().map(Query::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "SELECT a.c0 AS v0 FROM t0 AS a WHERE (a.c1 AND a.c2)",
+                "SELECT a.c0 AS v0 FROM t0 AS a WHERE (a.c1 AND (NOT a.c2))",
+                "SELECT a.c0 AS v0 FROM t0 AS a WHERE (a.c1 AND (a.c2 IS NULL))",
+            ]
+        );
+        assert_eq!(partition_shape(&query), Some(PartitionShape::Rows));
+    }
+}
