@@ -123,6 +123,25 @@ impl Table {
         keys
     }
 
+    /// Columns an index can seek on: the row id, and the first column of the primary key,
+    /// of each UNIQUE constraint and of each index.
+    pub fn seekable_columns(&self, indexes: &[Index]) -> Vec<usize> {
+        let mut columns: Vec<usize> = self
+            .unique_keys(indexes)
+            .iter()
+            .filter_map(|key| key.first().copied())
+            .collect();
+        columns.extend(
+            indexes
+                .iter()
+                .filter(|index| index.table == self.name)
+                .filter_map(|index| index.columns.first().map(|(position, _)| *position)),
+        );
+        columns.sort_unstable();
+        columns.dedup();
+        columns
+    }
+
     /// The row id column, if the table has one.
     pub fn row_id(&self) -> Option<usize> {
         match self.primary_key {

@@ -359,6 +359,7 @@ impl Generator {
             subquery_budget: budget,
         };
         let where_clause = self.random.gen_bool(0.7).then(|| self.predicate(&inner, 2));
+        let where_clause = self.with_sargable(&local, where_clause);
         let aggregated = self.random.gen_bool(0.5);
         let item = if aggregated {
             let grouped = Scope {

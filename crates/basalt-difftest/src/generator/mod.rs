@@ -12,13 +12,14 @@
 mod expression;
 mod modification;
 mod query;
+mod sargable;
 
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use crate::ast::Expr;
-use crate::schema::{self, Schema, SqlType, random_schema};
+use crate::schema::{self, Schema, SqlType, Table, random_schema};
 use crate::statement::Statement;
 
 /// Named switches that keep the generator away from known, unfixed Basalt bugs, so a CI
@@ -86,6 +87,8 @@ pub struct ScopeColumn {
     pub sql_type: SqlType,
     /// Holds only 0, 1 or NULL.
     pub flag: bool,
+    /// A base table's column that an index (or the row id) can seek on.
+    pub seekable: bool,
 }
 
 impl ScopeColumn {
@@ -333,6 +336,23 @@ impl Generator {
                 }
             }
         }
+    }
+
+    /// The columns of base table `table` under `qualifier`.
+    fn base_table_scope(&self, table: &Table, qualifier: &str) -> Vec<ScopeColumn> {
+        let seekable = table.seekable_columns(&self.schema.indexes);
+        table
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(position, column)| ScopeColumn {
+                qualifier: qualifier.to_owned(),
+                name: column.name.clone(),
+                sql_type: column.sql_type,
+                flag: column.flag,
+                seekable: seekable.contains(&position),
+            })
+            .collect()
     }
 
     /// A fresh table alias.

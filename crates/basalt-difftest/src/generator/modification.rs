@@ -17,17 +17,8 @@ use crate::statement::{Conflict, InsertSource, Statement};
 use crate::values::{random_column_value, random_value};
 
 impl Generator {
-    fn table_scope(table: &Table) -> Vec<ScopeColumn> {
-        table
-            .columns
-            .iter()
-            .map(|column| ScopeColumn {
-                qualifier: table.name.clone(),
-                name: column.name.clone(),
-                sql_type: column.sql_type,
-                flag: column.flag,
-            })
-            .collect()
+    fn table_scope(&self, table: &Table) -> Vec<ScopeColumn> {
+        self.base_table_scope(table, &table.name)
     }
 
     /// A value for column `position` of `table` in an INSERT.
@@ -114,10 +105,11 @@ impl Generator {
                 let Some(key) = keys.choose(&mut self.random).cloned() else {
                     return Conflict::DoNothing;
                 };
-                let local = Self::table_scope(table);
+                let local = self.table_scope(table);
                 let mut visible = local.clone();
                 visible.extend(local.iter().map(|column| ScopeColumn {
                     qualifier: "excluded".to_owned(),
+                    seekable: false,
                     ..column.clone()
                 }));
                 let scope = Scope::plain(&visible);
@@ -228,7 +220,7 @@ impl Generator {
         let table_position = self.random.gen_range(0..self.schema.tables.len());
         let table = self.schema.tables[table_position].clone();
         let keys = table.key_columns(&self.schema.indexes);
-        let local = Self::table_scope(&table);
+        let local = self.table_scope(&table);
         self.excluded_table = Some(table.name.clone());
         let scope = Scope {
             local: &local,
@@ -261,6 +253,7 @@ impl Generator {
             .random
             .gen_bool(0.85)
             .then(|| self.predicate(&scope, 2));
+        let where_clause = self.with_sargable(&local, where_clause);
         self.excluded_table = None;
         Statement::Update {
             table: table.name,
@@ -273,7 +266,7 @@ impl Generator {
     pub(super) fn delete_statement(&mut self) -> Statement {
         let table_position = self.random.gen_range(0..self.schema.tables.len());
         let table = self.schema.tables[table_position].clone();
-        let local = Self::table_scope(&table);
+        let local = self.table_scope(&table);
         self.excluded_table = Some(table.name.clone());
         let scope = Scope {
             local: &local,
@@ -285,6 +278,7 @@ impl Generator {
             .random
             .gen_bool(0.85)
             .then(|| self.predicate(&scope, 2));
+        let where_clause = self.with_sargable(&local, where_clause);
         self.excluded_table = None;
         Statement::Delete {
             table: table.name,

@@ -77,6 +77,7 @@ impl Generator {
                     name: format!("v{column}"),
                     sql_type,
                     flag: false,
+                    seekable: false,
                 })
                 .collect();
             return (TableReference::Table { name, alias }, columns);
@@ -99,6 +100,7 @@ impl Generator {
                     name: format!("v{position}"),
                     sql_type,
                     flag: false,
+                    seekable: false,
                 })
                 .collect();
             let reference = TableReference::Derived {
@@ -116,23 +118,10 @@ impl Generator {
             .choose(&mut self.random)
             .copied()
             .unwrap_or_default();
-        let table = &self.schema.tables[position];
-        let name = table.name.clone();
-        let columns: Vec<(String, SqlType, bool)> = table
-            .columns
-            .iter()
-            .map(|column| (column.name.clone(), column.sql_type, column.flag))
-            .collect();
+        let table = self.schema.tables[position].clone();
         let alias = self.alias("a");
-        let scope = columns
-            .into_iter()
-            .map(|(column_name, sql_type, flag)| ScopeColumn {
-                qualifier: alias.clone(),
-                name: column_name,
-                sql_type,
-                flag,
-            })
-            .collect();
+        let scope = self.base_table_scope(&table, &alias);
+        let name = table.name;
         (TableReference::Table { name, alias }, scope)
     }
 
@@ -162,6 +151,17 @@ impl Generator {
                     .map(move |old| (new, old))
             })
             .collect();
+        // Joining on a seekable column lets the planner pick an index join.
+        let seekable_pairs: Vec<(&ScopeColumn, &ScopeColumn)> = pairs
+            .iter()
+            .copied()
+            .filter(|(new, _)| new.seekable)
+            .collect();
+        let pairs = if !seekable_pairs.is_empty() && self.random.gen_bool(0.6) {
+            seekable_pairs
+        } else {
+            pairs
+        };
         let equality = pairs
             .choose(&mut self.random)
             .filter(|_| self.random.gen_bool(0.85))
@@ -194,6 +194,7 @@ impl Generator {
             subquery_budget: budget,
         };
         let where_clause = self.random.gen_bool(0.7).then(|| self.predicate(&plain, 3));
+        let where_clause = self.with_sargable(&local, where_clause);
         let aggregated = self.random.gen_bool(0.3);
         let (items, group_by, having) = if aggregated {
             let mut keys: Vec<ScopeColumn> = local.clone();
@@ -398,6 +399,11 @@ impl Generator {
             grouping: None,
             subquery_budget: usize::from(!self.options.bulk()),
         };
+        if self.random.gen_bool(0.3)
+            && let Some(seek) = self.sargable_predicate(&local)
+        {
+            return Some(seek);
+        }
         Some(self.predicate(&scope, 2))
     }
 
@@ -411,12 +417,7 @@ impl Generator {
             if let TableReference::Table { name, alias } = reference
                 && let Some(table) = self.schema.table(name)
             {
-                columns.extend(table.columns.iter().map(|column| ScopeColumn {
-                    qualifier: alias.clone(),
-                    name: column.name.clone(),
-                    sql_type: column.sql_type,
-                    flag: column.flag,
-                }));
+                columns.extend(self.base_table_scope(table, alias));
             }
         }
         columns
@@ -433,6 +434,7 @@ impl Generator {
             subquery_budget: usize::from(!self.options.bulk()),
         };
         let where_clause = self.random.gen_bool(0.6).then(|| self.predicate(&plain, 2));
+        let where_clause = self.with_sargable(&local, where_clause);
         let width = self.random.gen_range(1..=3);
         let items = (0..width)
             .map(|_| {
