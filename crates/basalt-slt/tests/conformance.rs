@@ -1,5 +1,6 @@
 //! Basalt's conformance run, part of the README's test command: our own sqllogictest files
-//! (`tests/slt/*.slt`, covering what Basalt adds and its error codes) and the parts of
+//! (`tests/slt/*.slt`, covering what Basalt adds and its error codes; `tests/slt/regress/`,
+//! bugs found by basalt-difftest, one reduced reproduction per file) and the parts of
 //! SQLite's corpus that pass today (`../shared/slt/sqlite`: select1–5 and evidence/), minus
 //! the records listed with their reasons in `tests/slt/sqlite-skips.txt`. Any failing record
 //! fails the test. The corpus lives beside the repository; without it only our own files
@@ -66,7 +67,9 @@ fn scripts_in(dir: &Path, extension: &str) -> Vec<PathBuf> {
 
 #[test]
 fn own_slt_files_pass() {
-    let files = scripts_in(&repository().join("tests/slt"), "slt");
+    // Our own files, and the regression files reduced from basalt-difftest findings.
+    let mut files = scripts_in(&repository().join("tests/slt"), "slt");
+    files.extend(scripts_in(&repository().join("tests/slt/regress"), "slt"));
     assert!(!files.is_empty(), "tests/slt has our own .slt files");
     let (totals, failures) = run_files(&files, &SkipList::default());
     println!(

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::plan::PlanNode;
 use crate::types::Value;
 
 use super::error::{ExecError, ExecResult};
@@ -30,9 +31,11 @@ pub struct ExecContext {
     pub statement_time: i64,
     /// Rows of the enclosing queries, innermost last, while a correlated subquery runs.
     pub outer_rows: RefCell<Vec<Vec<Value>>>,
-    /// Results of uncorrelated subqueries, computed once per execution (keyed by the
-    /// address of their plan node, which lives as long as the prepared statement).
-    pub subquery_results: RefCell<HashMap<usize, Vec<Batch>>>,
+    /// Results of uncorrelated subqueries, computed once per execution, keyed by the
+    /// address of their plan node and kept with a copy of it: a subquery nested in another
+    /// subquery lives in that one's temporary operators, so once they are dropped a
+    /// different plan can be allocated at the same address.
+    pub subquery_results: RefCell<HashMap<usize, (PlanNode, Vec<Batch>)>>,
     /// Set from another thread to cancel this execution; operators that loop over many rows
     /// check it once per batch.
     pub interrupt: Arc<AtomicBool>,

@@ -548,10 +548,33 @@ impl<'a> Writer<'a> {
                     }
                 }
                 ConflictAction::Update {
+                    target_columns,
                     assignments,
                     condition,
-                    ..
                 } => {
+                    // Only a conflict on the constraint the target names is resolved by the
+                    // update; one on any other constraint fails, as in PostgreSQL and
+                    // SQLite (found by basalt-difftest).
+                    let mut target = target_columns.clone();
+                    target.sort_unstable();
+                    target.dedup();
+                    let arbiter = conflicts.iter().find(|(candidate, _)| {
+                        let mut columns: Vec<usize> = if candidate.columns.is_empty() {
+                            self.table.row_id_column.into_iter().collect()
+                        } else {
+                            candidate
+                                .columns
+                                .iter()
+                                .map(|(column, _)| *column)
+                                .collect()
+                        };
+                        columns.sort_unstable();
+                        columns == target
+                    });
+                    let Some(&(_, conflicting)) = arbiter else {
+                        let index = (!existing_row || conflicting != row_id).then_some(&*index);
+                        return Err(self.duplicate_error(index));
+                    };
                     let Some(old) = self.read_row(conflicting)? else {
                         return Ok(None);
                     };
@@ -615,8 +638,23 @@ impl<'a> Writer<'a> {
         enforcer: &mut Enforcer<'_>,
     ) -> ExecResult<Vec<Value>> {
         let new = self.conform(new)?;
-        let new_row_id = match self.table.row_id_column.and_then(|column| new.get(column)) {
-            Some(Value::Integer(id)) => *id,
+        let row_id_value = self
+            .table
+            .row_id_column
+            .and_then(|column| Some((column, new.get(column)?)));
+        let new_row_id = match row_id_value {
+            Some((_, Value::Integer(id))) => *id,
+            // The row id is the primary key: an INSERT assigns one for NULL, an UPDATE
+            // cannot store NULL in it (found by basalt-difftest).
+            Some((column, Value::Null)) => {
+                return Err(ExecError::new(
+                    "23502",
+                    format!(
+                        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                        self.table.columns[column].name, self.table.name
+                    ),
+                ));
+            }
             _ => row_id,
         };
         if new_row_id != row_id && self.row_exists(new_row_id)? {

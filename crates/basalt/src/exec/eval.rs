@@ -736,7 +736,10 @@ fn run_subquery(
     ctx: &ExecContext,
 ) -> ExecResult<Vec<Batch>> {
     let cache_key = plan as *const PlanNode as usize;
-    if !correlated && let Some(batches) = ctx.subquery_results.borrow().get(&cache_key) {
+    if !correlated
+        && let Some((cached_plan, batches)) = ctx.subquery_results.borrow().get(&cache_key)
+        && cached_plan == plan
+    {
         return Ok(batches.clone());
     }
     if correlated {
@@ -751,7 +754,7 @@ fn run_subquery(
     if !correlated {
         ctx.subquery_results
             .borrow_mut()
-            .insert(cache_key, batches.clone());
+            .insert(cache_key, (plan.clone(), batches.clone()));
     }
     Ok(batches)
 }

@@ -294,6 +294,24 @@ impl Binder<'_> {
                         .ok_or_else(|| unknown_column(table, &name))?;
                     target_columns.push(position);
                 }
+                // As in PostgreSQL (and SQLite), the target must name the row id, a primary
+                // key or a unique constraint (found by basalt-difftest).
+                let mut wanted = target_columns.clone();
+                wanted.sort_unstable();
+                wanted.dedup();
+                let names_row_id = table.row_id_column.is_some_and(|id| wanted == [id]);
+                let names_unique_index = self.catalog.indexes_of(&table.name).any(|index| {
+                    let mut indexed: Vec<usize> =
+                        index.columns.iter().map(|(column, _)| *column).collect();
+                    indexed.sort_unstable();
+                    index.unique && indexed == wanted
+                });
+                if !names_row_id && !names_unique_index {
+                    return Err(BindError::new(
+                        "42P10",
+                        "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+                    ));
+                }
             }
             Some(ast::ConflictTarget::OnConstraint(_)) => {
                 return Err(BindError::unsupported("ON CONFLICT ON CONSTRAINT"));

@@ -1,0 +1,461 @@
+//! Running a case: every statement on Basalt, SQLite and the index-free twin, with the
+//! checks that find mismatches — Basalt against SQLite, the ternary logic partitioning of
+//! a query on Basalt alone, and Basalt with indexes against Basalt without.
+
+use std::fmt::{self, Display, Formatter};
+
+use basalt_slt::engine::Cell;
+
+use crate::ast::AggregateFunction;
+use crate::compare::{compare_cells, describe_rows, results_match, sets_match};
+use crate::engines::{EngineSettings, Engines, Outcome, Target};
+use crate::statement::{PartitionShape, Statement, partition_queries, partition_shape};
+
+/// What kind of disagreement a mismatch is. The reducer keeps the kind fixed while it
+/// shrinks a case, so a reduction cannot drift to a different problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MismatchKind {
+    /// Both engines succeeded but returned different rows or changed different numbers of
+    /// rows.
+    Results,
+    /// Basalt failed (with this SQLSTATE) where SQLite succeeded.
+    BasaltError(String),
+    /// SQLite failed where Basalt succeeded.
+    SqliteError,
+    /// Basalt panicked.
+    Panic,
+    /// The query's rows are not the union of its three partitions (Basalt alone).
+    Partition,
+    /// Basalt without indexes and keys disagrees with Basalt with them.
+    IndexFree,
+}
+
+impl Display for MismatchKind {
+    fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            MismatchKind::Results => write!(formatter, "different results from SQLite"),
+            MismatchKind::BasaltError(code) => {
+                write!(formatter, "Basalt fails ({code}), SQLite succeeds")
+            }
+            MismatchKind::SqliteError => write!(formatter, "SQLite fails, Basalt succeeds"),
+            MismatchKind::Panic => write!(formatter, "Basalt panics"),
+            MismatchKind::Partition => write!(formatter, "ternary logic partitioning fails"),
+            MismatchKind::IndexFree => write!(formatter, "index-free Basalt disagrees"),
+        }
+    }
+}
+
+/// A mismatch found at one statement of a case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    /// Position of the statement in the case.
+    pub statement: usize,
+    pub kind: MismatchKind,
+    /// What each side produced.
+    pub detail: String,
+}
+
+/// Counts over a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Statistics {
+    pub statements: u64,
+    pub queries: u64,
+    pub modifications: u64,
+    /// Statements rejected by both engines (constraint violations, mostly).
+    pub both_failed: u64,
+    pub partition_checks: u64,
+    pub index_free_checks: u64,
+    /// Queries rejected by both engines: the generator should make few of these.
+    pub queries_both_failed: Vec<String>,
+    /// Statements interrupted at the time limit (each ends its case).
+    pub timed_out: Vec<String>,
+}
+
+impl Statistics {
+    /// Adds another run's counts.
+    pub fn add(&mut self, other: &Statistics) {
+        self.statements += other.statements;
+        self.queries += other.queries;
+        self.modifications += other.modifications;
+        self.both_failed += other.both_failed;
+        self.partition_checks += other.partition_checks;
+        self.index_free_checks += other.index_free_checks;
+        self.queries_both_failed
+            .extend(other.queries_both_failed.iter().cloned());
+        self.timed_out.extend(other.timed_out.iter().cloned());
+    }
+}
+
+fn describe(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Rows(rows) => describe_rows(rows, 20),
+        Outcome::Changed(count) => format!("  {count} rows changed"),
+        Outcome::Error { code, message } => match code {
+            Some(code) => format!("  error {code}: {message}"),
+            None => format!("  error: {message}"),
+        },
+        Outcome::Panic(message) => format!("  panic: {message}"),
+        Outcome::TimedOut => "  interrupted at the time limit".to_owned(),
+    }
+}
+
+/// Runs `statements` on fresh databases and returns the counts and the first mismatch.
+/// Running stops at the first mismatch, or at a statement that runs past the time limit
+/// (the databases may then differ, so nothing after it can be compared).
+pub fn run_case(
+    statements: &[Statement],
+    settings: &EngineSettings,
+) -> Result<(Statistics, Option<Mismatch>), String> {
+    let engines = Engines::open(settings)?;
+    let mut statistics = Statistics::default();
+    for (position, statement) in statements.iter().enumerate() {
+        statistics.statements += 1;
+        let Ok(found) = check_statement(&engines, statement, &mut statistics) else {
+            statistics.timed_out.push(statement.to_string());
+            return Ok((statistics, None));
+        };
+        if let Some((kind, detail)) = found {
+            let mismatch = Mismatch {
+                statement: position,
+                kind,
+                detail,
+            };
+            return Ok((statistics, Some(mismatch)));
+        }
+    }
+    Ok((statistics, None))
+}
+
+/// A statement that ran past the time limit on some database.
+struct TimedOut;
+
+type Found = Result<Option<(MismatchKind, String)>, TimedOut>;
+
+/// `outcome`, or [`TimedOut`] if it was interrupted.
+fn finished(outcome: Outcome) -> Result<Outcome, TimedOut> {
+    match outcome {
+        Outcome::TimedOut => Err(TimedOut),
+        other => Ok(other),
+    }
+}
+
+fn check_statement(engines: &Engines, statement: &Statement, statistics: &mut Statistics) -> Found {
+    let sql = statement.to_string();
+    let sqlite = finished(engines.run(Target::Sqlite, &sql))?;
+    let basalt = finished(engines.run(Target::Basalt, &sql))?;
+    if statement.is_modification() {
+        statistics.modifications += 1;
+    } else {
+        statistics.queries += 1;
+    }
+    let comparison = compare_outcomes(statement, &sqlite, &basalt);
+    if comparison.is_some() {
+        return Ok(comparison);
+    }
+    if basalt.failed() {
+        statistics.both_failed += 1;
+        if !statement.is_modification() && statistics.queries_both_failed.len() < 50 {
+            statistics
+                .queries_both_failed
+                .push(format!("{sql}\n{}", describe(&sqlite)));
+        }
+        return Ok(None);
+    }
+    if let Statement::Query {
+        query,
+        partition: Some(predicate),
+    } = statement
+        && let (Some(shape), Outcome::Rows(whole)) = (partition_shape(query), &basalt)
+    {
+        statistics.partition_checks += 1;
+        let parts = partition_queries(query, predicate);
+        let found = check_partition(engines, &shape, whole, &parts)?;
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    check_index_free(engines, statement, &sql, &basalt, statistics)
+}
+
+fn compare_outcomes(
+    statement: &Statement,
+    sqlite: &Outcome,
+    basalt: &Outcome,
+) -> Option<(MismatchKind, String)> {
+    let detail = || {
+        format!(
+            "SQLite:\n{}\nBasalt:\n{}",
+            describe(sqlite),
+            describe(basalt)
+        )
+    };
+    match (sqlite, basalt) {
+        (_, Outcome::Panic(_)) => Some((MismatchKind::Panic, detail())),
+        (Outcome::Error { .. }, Outcome::Error { .. }) => None,
+        (_, Outcome::Error { code, .. }) => Some((
+            MismatchKind::BasaltError(code.clone().unwrap_or_default()),
+            detail(),
+        )),
+        (Outcome::Error { .. }, _) => Some((MismatchKind::SqliteError, detail())),
+        (Outcome::Rows(expected), Outcome::Rows(actual)) => {
+            let ordered = match statement {
+                Statement::Query { query, .. } => query.is_ordered(),
+                _ => false,
+            };
+            (!results_match(expected, actual, ordered)).then(|| (MismatchKind::Results, detail()))
+        }
+        // SQLite reports the previous statement's count for DDL: compare only success.
+        (Outcome::Changed(_), Outcome::Changed(_))
+            if matches!(
+                statement,
+                Statement::CreateTable { .. }
+                    | Statement::CreateIndex { .. }
+                    | Statement::CreateView { .. }
+                    | Statement::Control { .. }
+            ) =>
+        {
+            None
+        }
+        (Outcome::Changed(expected), Outcome::Changed(actual)) => {
+            (expected != actual).then(|| (MismatchKind::Results, detail()))
+        }
+        _ => Some((MismatchKind::Results, detail())),
+    }
+}
+
+fn check_partition(
+    engines: &Engines,
+    shape: &PartitionShape,
+    whole: &[Vec<Cell>],
+    parts: &[crate::ast::Query; 3],
+) -> Found {
+    let mut part_rows = Vec::new();
+    let mut report = String::new();
+    for part in parts {
+        let outcome = finished(engines.run(Target::Basalt, &part.to_string()))?;
+        report.push_str(&format!("{part}\n{}\n", describe(&outcome)));
+        match outcome {
+            Outcome::Rows(rows) => part_rows.push(rows),
+            Outcome::Panic(_) => return Ok(Some((MismatchKind::Panic, report))),
+            _ => return Ok(Some((MismatchKind::Partition, report))),
+        }
+    }
+    let agrees = match shape {
+        PartitionShape::Rows => results_match(whole, &part_rows.concat(), false),
+        PartitionShape::DistinctRows => sets_match(whole, &part_rows.concat()),
+        PartitionShape::Aggregates(functions) => {
+            let combined = combine_aggregates(functions, &part_rows);
+            combined.is_some_and(|row| results_match(whole, &[row], true))
+        }
+    };
+    Ok((!agrees).then(|| {
+        (
+            MismatchKind::Partition,
+            format!(
+                "whole query:\n{}\nparts:\n{report}",
+                describe_rows(whole, 20)
+            ),
+        )
+    }))
+}
+
+/// Combines one-row aggregate results of the parts into the value over all rows.
+fn combine_aggregates(
+    functions: &[AggregateFunction],
+    parts: &[Vec<Vec<Cell>>],
+) -> Option<Vec<Cell>> {
+    let rows: Vec<&Vec<Cell>> = parts
+        .iter()
+        .map(|rows| rows.first())
+        .collect::<Option<Vec<_>>>()?;
+    let mut combined = Vec::new();
+    for (position, function) in functions.iter().enumerate() {
+        let values: Vec<&Cell> = rows
+            .iter()
+            .filter_map(|row| row.get(position))
+            .filter(|cell| **cell != Cell::Null)
+            .collect();
+        let cell = match function {
+            AggregateFunction::Count | AggregateFunction::Sum => sum_cells(&values, *function),
+            AggregateFunction::Min => values
+                .into_iter()
+                .min_by(|l, r| compare_cells(l, r))
+                .cloned()
+                .unwrap_or(Cell::Null),
+            _ => values
+                .into_iter()
+                .max_by(|l, r| compare_cells(l, r))
+                .cloned()
+                .unwrap_or(Cell::Null),
+        };
+        combined.push(cell);
+    }
+    Some(combined)
+}
+
+fn sum_cells(values: &[&Cell], function: AggregateFunction) -> Cell {
+    if values.is_empty() {
+        return if function == AggregateFunction::Count {
+            Cell::Integer(0)
+        } else {
+            Cell::Null
+        };
+    }
+    if values.iter().all(|cell| matches!(cell, Cell::Integer(_))) {
+        let total = values
+            .iter()
+            .map(|cell| match cell {
+                Cell::Integer(value) => *value,
+                _ => 0,
+            })
+            .sum();
+        return Cell::Integer(total);
+    }
+    let total = values
+        .iter()
+        .map(|cell| match cell {
+            Cell::Integer(value) => *value as f64,
+            Cell::Real(value) => *value,
+            _ => 0.0,
+        })
+        .sum();
+    Cell::Real(total)
+}
+
+fn check_index_free(
+    engines: &Engines,
+    statement: &Statement,
+    sql: &str,
+    basalt: &Outcome,
+    statistics: &mut Statistics,
+) -> Found {
+    if statement.resolves_conflicts()
+        && let Some(table) = statement.written_table()
+    {
+        return copy_table_to_twin(engines, table);
+    }
+    let twin_sql = match statement {
+        Statement::CreateIndex { .. } => return Ok(None),
+        Statement::CreateTable { index_free_sql, .. } => index_free_sql.as_str(),
+        _ => sql,
+    };
+    let twin = finished(engines.run(Target::IndexFree, twin_sql))?;
+    statistics.index_free_checks += 1;
+    let agrees = match (basalt, &twin) {
+        (Outcome::Rows(with_indexes), Outcome::Rows(without)) => {
+            let ordered = match statement {
+                Statement::Query { query, .. } => query.is_ordered(),
+                _ => false,
+            };
+            results_match(with_indexes, without, ordered)
+        }
+        (Outcome::Changed(with_indexes), Outcome::Changed(without)) => {
+            with_indexes == without || !statement.is_modification_of_rows()
+        }
+        _ => false,
+    };
+    if agrees {
+        return Ok(None);
+    }
+    let kind = if matches!(twin, Outcome::Panic(_)) {
+        MismatchKind::Panic
+    } else {
+        MismatchKind::IndexFree
+    };
+    Ok(Some((
+        kind,
+        format!(
+            "Basalt with indexes:\n{}\nBasalt without indexes:\n{}",
+            describe(basalt),
+            describe(&twin)
+        ),
+    )))
+}
+
+/// Makes the twin's copy of `table` equal to Basalt's (after an INSERT whose conflict
+/// clause the twin, without constraints, would apply differently).
+fn copy_table_to_twin(engines: &Engines, table: &str) -> Found {
+    let rows = match finished(engines.run(Target::Basalt, &format!("SELECT * FROM {table}")))? {
+        Outcome::Rows(rows) => rows,
+        other => {
+            let detail = format!("reading {table} to copy it failed:\n{}", describe(&other));
+            return Ok(Some((MismatchKind::IndexFree, detail)));
+        }
+    };
+    let mut statements = vec![format!("DELETE FROM {table}")];
+    if !rows.is_empty() {
+        let values: Vec<String> = rows
+            .iter()
+            .map(|row| {
+                let cells: Vec<String> = row.iter().map(cell_literal).collect();
+                format!("({})", cells.join(", "))
+            })
+            .collect();
+        statements.push(format!("INSERT INTO {table} VALUES {}", values.join(", ")));
+    }
+    for sql in statements {
+        let outcome = finished(engines.run(Target::IndexFree, &sql))?;
+        if outcome.failed() {
+            let detail = format!(
+                "copying {table} to the twin failed:\n{sql}\n{}",
+                describe(&outcome)
+            );
+            return Ok(Some((MismatchKind::IndexFree, detail)));
+        }
+    }
+    Ok(None)
+}
+
+/// A cell as a SQL literal of its own type.
+fn cell_literal(cell: &Cell) -> String {
+    match cell {
+        Cell::Null => "NULL".to_owned(),
+        Cell::Integer(value) => value.to_string(),
+        Cell::Real(value) => format!("{value:?}"),
+        Cell::Text(text) => format!("'{}'", text.replace('\'', "''")),
+        Cell::Blob(bytes) => {
+            let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+            format!("x'{hex}'")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aggregates_of_parts_combine_into_the_whole() {
+        let parts = vec![
+            vec![vec![
+                Cell::Integer(2),
+                Cell::Integer(5),
+                Cell::Text("b".into()),
+            ]],
+            vec![vec![Cell::Integer(0), Cell::Null, Cell::Null]],
+            vec![vec![
+                Cell::Integer(1),
+                Cell::Integer(-3),
+                Cell::Text("a".into()),
+            ]],
+        ];
+        let functions = [
+            AggregateFunction::Count,
+            AggregateFunction::Sum,
+            AggregateFunction::Min,
+        ];
+        assert_eq!(
+            combine_aggregates(&functions, &parts),
+            Some(vec![
+                Cell::Integer(3),
+                Cell::Integer(2),
+                Cell::Text("a".into())
+            ])
+        );
+        let empty = vec![vec![vec![Cell::Integer(0), Cell::Null, Cell::Null]]; 3];
+        assert_eq!(
+            combine_aggregates(&functions, &empty),
+            Some(vec![Cell::Integer(0), Cell::Null, Cell::Null])
+        );
+    }
+}

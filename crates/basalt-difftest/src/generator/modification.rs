@@ -1,0 +1,288 @@
+//! Random INSERT, UPDATE and DELETE statements, including ones that violate NOT NULL,
+//! PRIMARY KEY and UNIQUE constraints (both engines must then reject the statement).
+//!
+//! Two rules keep the engines comparable: a row-id column is always given a value (an
+//! omitted one is assigned by each engine's own rule, and the index-free twin has no row
+//! id), and UPDATE assigns only constants to key columns, so whether it violates
+//! uniqueness never depends on the order rows are updated in (SQLite checks each row as
+//! it goes; see the crate docs).
+
+use rand::Rng;
+use rand::seq::SliceRandom;
+
+use super::{ExpressionType, Generator, Scope, ScopeColumn};
+use crate::ast::{Expr, Literal, OrderKey, OrderTarget};
+use crate::schema::{SqlType, Table};
+use crate::statement::{Conflict, InsertSource, Statement};
+use crate::values::{random_column_value, random_value};
+
+impl Generator {
+    fn table_scope(&self, table: &Table) -> Vec<ScopeColumn> {
+        self.base_table_scope(table, &table.name)
+    }
+
+    /// A value for column `position` of `table` in an INSERT.
+    fn insert_value(&mut self, table: &Table, position: usize) -> Expr {
+        let column = &table.columns[position];
+        if table.row_id() == Some(position) {
+            return Expr::Literal(random_value(&mut self.random, column.sql_type, true));
+        }
+        Expr::Literal(random_column_value(&mut self.random, column))
+    }
+
+    /// An INSERT of one row with every column, in declared order (the initial data).
+    pub(super) fn single_row_insert(&mut self, table_position: usize) -> Statement {
+        let table = self.schema.tables[table_position].clone();
+        let row = (0..table.columns.len())
+            .map(|position| self.insert_value(&table, position))
+            .collect();
+        Statement::Insert {
+            table: table.name.clone(),
+            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            source: InsertSource::Values(vec![row]),
+            conflict: Conflict::Abort,
+        }
+    }
+
+    /// `INSERT OR IGNORE` of `rows` rows over every column (the initial data of a bulk
+    /// case): integer keys spread over twice the row count, no NULL in a NOT NULL column.
+    pub(super) fn bulk_insert(&mut self, table_position: usize, rows: usize) -> Statement {
+        let table = self.schema.tables[table_position].clone();
+        let spread = i64::try_from(self.options.max_rows * 2).unwrap_or(i64::MAX);
+        let values = (0..rows)
+            .map(|_| {
+                (0..table.columns.len())
+                    .map(|position| {
+                        let column = &table.columns[position];
+                        let key = table.row_id() == Some(position)
+                            || (column.wide_domain && column.sql_type == SqlType::Integer);
+                        if key && (column.not_null || self.random.gen_bool(0.9)) {
+                            Expr::Literal(Literal::Integer(self.random.gen_range(-10..=spread)))
+                        } else {
+                            self.value_respecting_not_null(&table, position)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Statement::Insert {
+            table: table.name.clone(),
+            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            source: InsertSource::Values(values),
+            conflict: Conflict::OrIgnore,
+        }
+    }
+
+    /// A value for column `position` that is not NULL when the column is NOT NULL.
+    fn value_respecting_not_null(&mut self, table: &Table, position: usize) -> Expr {
+        let column = &table.columns[position];
+        match self.insert_value(table, position) {
+            Expr::Literal(Literal::Null) if column.not_null => Expr::Literal(if column.flag {
+                Literal::Integer(self.random.gen_range(0..=1))
+            } else {
+                random_value(&mut self.random, column.sql_type, column.wide_domain)
+            }),
+            value => value,
+        }
+    }
+
+    /// What to do on a uniqueness conflict; DO UPDATE needs a key to name as its target.
+    fn random_conflict(&mut self, table: &Table) -> Conflict {
+        match self.random.gen_range(0..100) {
+            0..=69 => Conflict::Abort,
+            70..=77 => Conflict::OrIgnore,
+            78..=85 => Conflict::OrReplace,
+            86..=92 => Conflict::DoNothing,
+            _ => {
+                // SQLite matches no target that lists the row id among other columns.
+                let keys: Vec<Vec<usize>> = table
+                    .unique_keys(&self.schema.indexes)
+                    .into_iter()
+                    .filter(|key| {
+                        key.len() == 1 || table.row_id().is_none_or(|row_id| !key.contains(&row_id))
+                    })
+                    .collect();
+                let Some(key) = keys.choose(&mut self.random).cloned() else {
+                    return Conflict::DoNothing;
+                };
+                let local = self.table_scope(table);
+                let mut visible = local.clone();
+                visible.extend(local.iter().map(|column| ScopeColumn {
+                    qualifier: "excluded".to_owned(),
+                    seekable: false,
+                    ..column.clone()
+                }));
+                let scope = Scope::plain(&visible);
+                let mut positions: Vec<usize> = (0..table.columns.len())
+                    .filter(|&position| table.row_id() != Some(position))
+                    .collect();
+                positions.shuffle(&mut self.random);
+                positions.truncate(self.random.gen_range(1..=2));
+                let assignments = positions
+                    .into_iter()
+                    .map(|position| {
+                        let column = &table.columns[position];
+                        let value = match self.random.gen_range(0..10) {
+                            0..=3 => Expr::column("excluded", &column.name),
+                            4..=6 => Expr::Literal(random_column_value(&mut self.random, column)),
+                            _ if column.flag => Expr::column("excluded", &column.name),
+                            _ => self.scalar(column.sql_type, &scope, 1),
+                        };
+                        (column.name.clone(), value)
+                    })
+                    .collect();
+                Conflict::DoUpdate {
+                    target: key
+                        .iter()
+                        .map(|&position| table.columns[position].name.clone())
+                        .collect(),
+                    assignments,
+                }
+            }
+        }
+    }
+
+    /// A random INSERT: one to three rows of VALUES, or INSERT ... SELECT, with a conflict
+    /// clause sometimes. ON CONFLICT only follows VALUES (after a SELECT, SQLite would read
+    /// ON as a join condition), and DO UPDATE inserts one row (PostgreSQL refuses to update
+    /// the same row twice in one statement, SQLite does not).
+    pub(super) fn insert_statement(&mut self) -> Statement {
+        let table_position = self.random.gen_range(0..self.schema.tables.len());
+        let table = self.schema.tables[table_position].clone();
+        let conflict = self.random_conflict(&table);
+        let avoid_nulls = conflict == Conflict::OrIgnore && self.options.avoid.or_ignore_not_null;
+        let mut positions: Vec<usize> = (0..table.columns.len())
+            .filter(|&position| {
+                table.row_id() == Some(position)
+                    || (avoid_nulls && table.columns[position].not_null)
+                    || self.random.gen_bool(0.85)
+            })
+            .collect();
+        if positions.is_empty() {
+            positions.push(0);
+        }
+        positions.shuffle(&mut self.random);
+        let columns = positions
+            .iter()
+            .map(|&position| table.columns[position].name.clone())
+            .collect();
+        let values_only =
+            avoid_nulls || matches!(conflict, Conflict::DoNothing | Conflict::DoUpdate { .. });
+        let source = if !values_only && table.row_id().is_none() && self.random.gen_bool(0.15) {
+            let types: Vec<ExpressionType> = positions
+                .iter()
+                .map(|&position| ExpressionType::Scalar(table.columns[position].sql_type))
+                .collect();
+            let mut query = self.query(&types, &[], 1, false);
+            if conflict != Conflict::Abort && !query.is_ordered() {
+                // Which of two conflicting rows wins depends on the order they come in.
+                query.order_by = (1..=types.len())
+                    .map(|ordinal| OrderKey {
+                        target: OrderTarget::Ordinal(ordinal),
+                        descending: self.random.gen_bool(0.5),
+                        nulls_first: self.random.gen_bool(0.5),
+                    })
+                    .collect();
+            }
+            InsertSource::Query(Box::new(query))
+        } else {
+            let row_count = match conflict {
+                Conflict::DoUpdate { .. } => 1,
+                _ => self.random.gen_range(1..=3),
+            };
+            InsertSource::Values(
+                (0..row_count)
+                    .map(|_| {
+                        positions
+                            .iter()
+                            .map(|&position| {
+                                if avoid_nulls {
+                                    self.value_respecting_not_null(&table, position)
+                                } else {
+                                    self.insert_value(&table, position)
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            )
+        };
+        Statement::Insert {
+            table: table.name,
+            columns,
+            source,
+            conflict,
+        }
+    }
+
+    /// A random UPDATE of one or two columns.
+    pub(super) fn update_statement(&mut self) -> Statement {
+        let table_position = self.random.gen_range(0..self.schema.tables.len());
+        let table = self.schema.tables[table_position].clone();
+        let keys = table.key_columns(&self.schema.indexes);
+        let local = self.table_scope(&table);
+        self.excluded_table = Some(table.name.clone());
+        let scope = Scope {
+            local: &local,
+            outer: &[],
+            grouping: None,
+            subquery_budget: 1,
+        };
+        let mut positions: Vec<usize> = (0..table.columns.len()).collect();
+        positions.shuffle(&mut self.random);
+        positions.truncate(self.random.gen_range(1..=2));
+        let assignments = positions
+            .into_iter()
+            .map(|position| {
+                let column = &table.columns[position];
+                let value = if keys.contains(&position) || column.flag {
+                    if table.row_id() == Some(position) && self.random.gen_bool(0.95) {
+                        Expr::Literal(random_value(&mut self.random, column.sql_type, true))
+                    } else {
+                        Expr::Literal(random_column_value(&mut self.random, column))
+                    }
+                } else if self.random.gen_bool(0.1) {
+                    Expr::Literal(Literal::Null)
+                } else {
+                    self.scalar(column.sql_type, &scope, 2)
+                };
+                (column.name.clone(), value)
+            })
+            .collect();
+        let where_clause = self
+            .random
+            .gen_bool(0.85)
+            .then(|| self.predicate(&scope, 2));
+        let where_clause = self.with_sargable(&local, where_clause);
+        self.excluded_table = None;
+        Statement::Update {
+            table: table.name,
+            assignments,
+            where_clause,
+        }
+    }
+
+    /// A random DELETE.
+    pub(super) fn delete_statement(&mut self) -> Statement {
+        let table_position = self.random.gen_range(0..self.schema.tables.len());
+        let table = self.schema.tables[table_position].clone();
+        let local = self.table_scope(&table);
+        self.excluded_table = Some(table.name.clone());
+        let scope = Scope {
+            local: &local,
+            outer: &[],
+            grouping: None,
+            subquery_budget: 1,
+        };
+        let where_clause = self
+            .random
+            .gen_bool(0.85)
+            .then(|| self.predicate(&scope, 2));
+        let where_clause = self.with_sargable(&local, where_clause);
+        self.excluded_table = None;
+        Statement::Delete {
+            table: table.name,
+            where_clause,
+        }
+    }
+}

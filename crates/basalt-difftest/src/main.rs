@@ -1,0 +1,113 @@
+//! The `basalt-difftest` binary: runs random cases on Basalt and SQLite and reports every
+//! mismatch with a reduced sqllogictest reproduction. Exits with status 1 if any case
+//! mismatched.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use basalt_difftest::driver::{RunConfiguration, run};
+use basalt_difftest::engines::{EngineSettings, quiet_panics};
+use basalt_difftest::generator::{Avoidances, GeneratorOptions, generate_case};
+use clap::Parser;
+
+/// Differential testing of Basalt against SQLite, with metamorphic checks.
+#[derive(Debug, Parser)]
+#[command(name = "basalt-difftest")]
+struct Arguments {
+    /// The seed; a case is a pure function of the seed and its number.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// How many cases to run.
+    #[arg(long, default_value_t = 100)]
+    cases: u64,
+    /// The number of the first case (to rerun one case: --first-case C --cases 1).
+    #[arg(long, default_value_t = 0)]
+    first_case: u64,
+    /// Random statements per case, after the schema and initial data.
+    #[arg(long, default_value_t = 50)]
+    statements_per_case: usize,
+    /// Also print the queries both engines rejected (a sign of generator waste).
+    #[arg(long)]
+    verbose: bool,
+    /// Write each reduced reproduction to this directory.
+    #[arg(long)]
+    save_dir: Option<PathBuf>,
+    /// Report mismatches without reducing them.
+    #[arg(long)]
+    no_reduce: bool,
+    /// The most rows of initial data per table (above 20, rows are loaded fifty at a time
+    /// and queries join at most two tables).
+    #[arg(long, default_value_t = 20)]
+    max_rows: usize,
+    /// Run Basalt with this work_mem (for example 64kB, the minimum) so that sorts,
+    /// grouping, set operations and hash joins spill to temporary files.
+    #[arg(long)]
+    work_mem: Option<String>,
+    /// Print the generated statements of each case instead of running them.
+    #[arg(long)]
+    dump: bool,
+    /// Steer the generator around the known, unfixed Basalt bugs (every switch of
+    /// `generator::Avoidances`, as the CI test does); without it they are found again.
+    #[arg(long)]
+    avoid_known_bugs: bool,
+}
+
+fn main() -> ExitCode {
+    let arguments = Arguments::parse();
+    quiet_panics();
+    let configuration = RunConfiguration {
+        seed: arguments.seed,
+        first_case: arguments.first_case,
+        cases: arguments.cases,
+        statements_per_case: arguments.statements_per_case,
+        max_rows: arguments.max_rows,
+        verbose: arguments.verbose,
+        save_directory: arguments.save_dir,
+        avoid: if arguments.avoid_known_bugs {
+            Avoidances::all_known()
+        } else {
+            Avoidances::default()
+        },
+        reduce: !arguments.no_reduce,
+        settings: EngineSettings {
+            work_mem: arguments.work_mem,
+        },
+    };
+    if arguments.dump {
+        let options = GeneratorOptions {
+            statements_per_case: configuration.statements_per_case,
+            max_rows: configuration.max_rows,
+            avoid: configuration.avoid,
+        };
+        for case in configuration.first_case..configuration.first_case + configuration.cases {
+            println!("-- seed {} case {case}", configuration.seed);
+            for statement in generate_case(configuration.seed, case, options).1 {
+                println!("{statement};");
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    let mut output = std::io::stdout();
+    let summary = run(&configuration, &mut output);
+    let statistics = &summary.statistics;
+    println!(
+        "seed {}: {} cases, {} statements ({} queries, {} modifications; {} rejected by both), \
+         {} partition checks, {} index-free checks, {} timed out, {} mismatches, {:.1?}",
+        arguments.seed,
+        summary.cases,
+        statistics.statements,
+        statistics.queries,
+        statistics.modifications,
+        statistics.both_failed,
+        statistics.partition_checks,
+        statistics.index_free_checks,
+        statistics.timed_out.len(),
+        summary.findings.len(),
+        summary.elapsed
+    );
+    if summary.findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
