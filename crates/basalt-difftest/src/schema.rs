@@ -94,7 +94,10 @@ impl Table {
             PrimaryKey::Composite(positions) => positions.clone(),
         };
         keys.extend(self.unique_constraints.iter().flatten().copied());
-        for index in indexes.iter().filter(|i| i.unique && i.table == self.name) {
+        for index in indexes
+            .iter()
+            .filter(|index| index.unique && index.table == self.name)
+        {
             keys.extend(index.columns.iter().map(|(position, _)| *position));
         }
         keys.sort_unstable();
@@ -111,7 +114,10 @@ impl Table {
             PrimaryKey::Composite(positions) => vec![positions.clone()],
         };
         keys.extend(self.unique_constraints.iter().cloned());
-        for index in indexes.iter().filter(|i| i.unique && i.table == self.name) {
+        for index in indexes
+            .iter()
+            .filter(|index| index.unique && index.table == self.name)
+        {
             keys.push(
                 index
                     .columns

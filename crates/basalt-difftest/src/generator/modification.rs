@@ -38,7 +38,11 @@ impl Generator {
             .collect();
         Statement::Insert {
             table: table.name.clone(),
-            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            columns: table
+                .columns
+                .iter()
+                .map(|column| column.name.clone())
+                .collect(),
             source: InsertSource::Values(vec![row]),
             conflict: Conflict::Abort,
         }
@@ -67,7 +71,11 @@ impl Generator {
             .collect();
         Statement::Insert {
             table: table.name.clone(),
-            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            columns: table
+                .columns
+                .iter()
+                .map(|column| column.name.clone())
+                .collect(),
             source: InsertSource::Values(values),
             conflict: Conflict::OrIgnore,
         }

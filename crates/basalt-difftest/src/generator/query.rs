@@ -412,7 +412,8 @@ impl Generator {
     /// so they are left out).
     fn columns_of(&self, from: &From) -> Vec<ScopeColumn> {
         let mut columns = Vec::new();
-        let references = std::iter::once(&from.first).chain(from.joins.iter().map(|j| &j.table));
+        let references =
+            std::iter::once(&from.first).chain(from.joins.iter().map(|join| &join.table));
         for reference in references {
             if let TableReference::Table { name, alias } = reference
                 && let Some(table) = self.schema.table(name)
