@@ -151,6 +151,9 @@ pub struct Generator {
     next_index: usize,
     /// Common table expressions the query being generated may read: name and column types.
     common_tables: Vec<(String, Vec<SqlType>)>,
+    /// Query statements generated so far, to repeat some later (Basalt then reuses the
+    /// cached plan after the data, indexes or statistics changed).
+    previous_queries: Vec<Statement>,
     /// Open savepoints, innermost last, while a transaction is open.
     savepoints: Option<Vec<String>>,
     next_savepoint: usize,
@@ -180,6 +183,7 @@ pub fn generate_case(seed: u64, case: u64, options: GeneratorOptions) -> (Schema
         excluded_table: None,
         common_tables: Vec::new(),
         views: Vec::new(),
+        previous_queries: Vec::new(),
         next_index: 0,
         savepoints: None,
         next_savepoint: 0,
