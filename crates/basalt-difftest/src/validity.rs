@@ -285,6 +285,12 @@ pub fn shares_meaning(statement: &Statement) -> bool {
     visit_statement_expressions(&mut copy, &mut |expression| {
         match expression {
             Expr::Subquery(query) => valid &= is_single_value(query),
+            // SQLite miscounts DISTINCT aggregates with FILTER read from an index.
+            Expr::Aggregate {
+                distinct: true,
+                filter: Some(_),
+                ..
+            } => valid = false,
             // SQLite drops DISTINCT inside EXISTS even when OFFSET then counts rows.
             Expr::Exists { query, .. } => valid &= query.offset.is_none(),
             _ => {}
