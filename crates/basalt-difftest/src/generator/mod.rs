@@ -30,8 +30,9 @@ pub struct Avoidances {
     /// `INSERT OR IGNORE` of a row that violates NOT NULL or a CHECK (SQLite skips the
     /// row) and `INSERT OR REPLACE` of a NULL into a NOT NULL column with a default
     /// (SQLite stores the default): Basalt fails the statement
-    /// (known/or-ignore-or-replace-not-null.slt). When set, such INSERTs name every NOT NULL
-    /// column and give every column a value that satisfies its NOT NULL and CHECK.
+    /// (known/or-ignore-or-replace-not-null.slt). When set, such INSERTs name every column
+    /// with NOT NULL or a CHECK (a default may fail the CHECK) and give every column a value
+    /// that satisfies both.
     pub or_ignore_or_replace_not_null: bool,
 }
 

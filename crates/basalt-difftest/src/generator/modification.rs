@@ -184,7 +184,9 @@ impl Generator {
         let mut positions: Vec<usize> = (0..table.columns.len())
             .filter(|&position| {
                 table.row_id() == Some(position)
-                    || (avoid_nulls && table.columns[position].not_null)
+                    || (avoid_nulls
+                        && (table.columns[position].not_null
+                            || table.columns[position].check.is_some()))
                     || self.random.gen_bool(0.85)
             })
             .collect();
