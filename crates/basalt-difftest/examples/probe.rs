@@ -32,7 +32,11 @@ fn main() -> Result<(), String> {
     let basalt = BasaltDatabase::open()?;
     let twin = BasaltDatabase::open()?;
     let sqlite = SqliteDatabase::open()?;
-    for statement in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+    for statement in text
+        .split(';')
+        .map(str::trim)
+        .filter(|statement| !statement.is_empty())
+    {
         if let Some(sql) = statement.strip_prefix("twin:") {
             println!("> twin: {}", sql.trim());
             println!("Basalt twin:\n{}", describe(&twin.run(sql.trim())));

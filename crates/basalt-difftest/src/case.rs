@@ -279,12 +279,12 @@ fn combine_aggregates(
             AggregateFunction::Count | AggregateFunction::Sum => sum_cells(&values, *function),
             AggregateFunction::Min => values
                 .into_iter()
-                .min_by(|l, r| compare_cells(l, r))
+                .min_by(|left, right| compare_cells(left, right))
                 .cloned()
                 .unwrap_or(Cell::Null),
             _ => values
                 .into_iter()
-                .max_by(|l, r| compare_cells(l, r))
+                .max_by(|left, right| compare_cells(left, right))
                 .cloned()
                 .unwrap_or(Cell::Null),
         };

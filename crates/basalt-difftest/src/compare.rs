@@ -78,11 +78,19 @@ pub fn canonical_set(rows: &[Vec<Cell>]) -> Vec<Vec<Cell>> {
 }
 
 fn rows_match(left: &[Cell], right: &[Cell]) -> bool {
-    left.len() == right.len() && left.iter().zip(right).all(|(l, r)| cells_match(l, r))
+    left.len() == right.len()
+        && left
+            .iter()
+            .zip(right)
+            .all(|(left, right)| cells_match(left, right))
 }
 
 fn sequences_match(left: &[Vec<Cell>], right: &[Vec<Cell>]) -> bool {
-    left.len() == right.len() && left.iter().zip(right).all(|(l, r)| rows_match(l, r))
+    left.len() == right.len()
+        && left
+            .iter()
+            .zip(right)
+            .all(|(left, right)| rows_match(left, right))
 }
 
 /// Whether two results agree: in order if `ordered`, else as multisets.
@@ -127,7 +135,10 @@ pub fn describe_cell(cell: &Cell) -> String {
         Cell::Text(text) => format!("'{text}'"),
         Cell::Blob(bytes) => format!(
             "x'{}'",
-            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            bytes
+                .iter()
+                .map(|byte| format!("{byte:02x}"))
+                .collect::<String>()
         ),
     }
 }

@@ -1,6 +1,9 @@
 //! The three databases a case runs on — Basalt, SQLite (the oracle) and Basalt's
 //! index-free twin — and running one SQL text on each, as a uniform [`Outcome`].
 //!
+//! Basalt runs every statement through `prepare_cached`, so a repeated query reuses its
+//! cached plan (which must follow schema and statistics changes).
+//!
 //! SQLite runs with `PRAGMA case_sensitive_like = ON` so its LIKE compares letters by byte
 //! as PostgreSQL and Basalt do. Basalt's booleans are reported as the integers 0 and 1,
 //! which is how SQLite represents truth values. A panic inside Basalt is caught and
@@ -103,7 +106,9 @@ impl BasaltDatabase {
     }
 
     fn run_unguarded(&self, sql: &str) -> basalt::Result<Outcome> {
-        let mut statement = self.connection.prepare(sql)?;
+        // The statement cache is how applications run repeated statements, and the stream
+        // repeats queries after the data, indexes and statistics have changed.
+        let mut statement = self.connection.prepare_cached(sql)?;
         let width = statement.column_count();
         if width == 0 {
             return Ok(Outcome::Changed(statement.execute(())?));

@@ -288,63 +288,63 @@ fn edits_of(query: &Query) -> Vec<Query> {
             edits.push(copy);
         }
     };
-    edit(&|q| q.compounds.clear());
+    edit(&|edited| edited.compounds.clear());
     for common in 0..query.with.len() {
-        edit(&|q| {
-            q.with.remove(common);
+        edit(&|edited| {
+            edited.with.remove(common);
         });
     }
     for member in 0..query.compounds.len() {
-        edit(&|q| {
-            q.compounds.remove(member);
+        edit(&|edited| {
+            edited.compounds.remove(member);
         });
-        edit(&|q| {
-            let (_, select) = q.compounds.remove(member);
-            q.body = select;
+        edit(&|edited| {
+            let (_, select) = edited.compounds.remove(member);
+            edited.body = select;
         });
     }
-    edit(&|q| q.body.where_clause = None);
-    edit(&|q| q.body.having = None);
-    edit(&|q| q.body.group_by.clear());
-    edit(&|q| {
-        q.order_by.clear();
-        q.limit = None;
-        q.offset = None;
+    edit(&|edited| edited.body.where_clause = None);
+    edit(&|edited| edited.body.having = None);
+    edit(&|edited| edited.body.group_by.clear());
+    edit(&|edited| {
+        edited.order_by.clear();
+        edited.limit = None;
+        edited.offset = None;
     });
-    edit(&|q| q.offset = None);
-    edit(&|q| {
-        q.limit = None;
-        q.offset = None;
+    edit(&|edited| edited.offset = None);
+    edit(&|edited| {
+        edited.limit = None;
+        edited.offset = None;
     });
-    edit(&|q| q.body.distinct = false);
+    edit(&|edited| edited.body.distinct = false);
     for key in 0..query.order_by.len() {
-        edit(&|q| {
-            q.order_by.remove(key);
+        edit(&|edited| {
+            edited.order_by.remove(key);
         });
     }
     let width = query.body.items.len();
     for item in 0..width {
         if width > 1 {
-            edit(&|q| remove_item(q, item));
+            edit(&|edited| remove_item(edited, item));
         }
     }
     let joins = query.body.from.as_ref().map_or(0, |from| from.joins.len());
     for join in 0..joins {
-        edit(&|q| {
-            if let Some(from) = &mut q.body.from {
+        edit(&|edited| {
+            if let Some(from) = &mut edited.body.from {
                 from.joins.remove(join);
             }
         });
-        edit(&|q| {
-            if let Some(from) = &mut q.body.from
+        edit(&|edited| {
+            if let Some(from) = &mut edited.body.from
                 && join == 0
             {
                 let first = from.joins.remove(0);
                 from.first = first.table;
             }
         });
-        edit(&|q| {
-            if let Some(from) = &mut q.body.from
+        edit(&|edited| {
+            if let Some(from) = &mut edited.body.from
                 && from.joins[join].kind != JoinKind::Cross
             {
                 from.joins[join].kind = JoinKind::Inner;

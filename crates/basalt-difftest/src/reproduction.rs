@@ -112,7 +112,11 @@ fn recorded(query: &Query, types: &ColumnTypes) -> RecordedQuery {
 
 fn table_contents(table: &str, schema: &Schema) -> Option<RecordedQuery> {
     let table = schema.table(table)?;
-    let names: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<&str> = table
+        .columns
+        .iter()
+        .map(|column| column.name.as_str())
+        .collect();
     Some(RecordedQuery {
         sql: format!("SELECT {} FROM {}", names.join(", "), table.name),
         ordered: false,

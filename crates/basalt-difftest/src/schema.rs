@@ -11,6 +11,9 @@ use rand::Rng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
+use crate::ast::{BinaryOperator, Literal};
+use crate::values::random_value;
+
 /// The storage type of a column, and the static type of a scalar expression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SqlType {
@@ -51,6 +54,32 @@ pub struct Column {
     pub flag: bool,
     /// Values are drawn from a wider range (used for key columns so inserts can succeed).
     pub wide_domain: bool,
+    /// `DEFAULT value` (what an INSERT that omits the column stores).
+    pub default: Option<Literal>,
+    /// `CHECK (column <operator> value)`; some generated values violate it.
+    pub check: Option<(BinaryOperator, Literal)>,
+}
+
+impl Column {
+    /// Whether `value` satisfies the column's CHECK (NULL always does, as in SQL).
+    pub fn accepts(&self, value: &Literal) -> bool {
+        let Some((operator, bound)) = &self.check else {
+            return true;
+        };
+        let order = match (value, bound) {
+            (Literal::Integer(value), Literal::Integer(bound)) => value.cmp(bound),
+            (Literal::Real(value), Literal::Real(bound)) => value
+                .partial_cmp(bound)
+                .unwrap_or(std::cmp::Ordering::Equal),
+            (Literal::Text(value), Literal::Text(bound)) => value.as_bytes().cmp(bound.as_bytes()),
+            _ => return true,
+        };
+        match operator {
+            BinaryOperator::GreaterOrEqual => order.is_ge(),
+            BinaryOperator::LessOrEqual => order.is_le(),
+            _ => order.is_ne(),
+        }
+    }
 }
 
 /// How a table's rows are identified.
@@ -94,7 +123,10 @@ impl Table {
             PrimaryKey::Composite(positions) => positions.clone(),
         };
         keys.extend(self.unique_constraints.iter().flatten().copied());
-        for index in indexes.iter().filter(|i| i.unique && i.table == self.name) {
+        for index in indexes
+            .iter()
+            .filter(|index| index.unique && index.table == self.name)
+        {
             keys.extend(index.columns.iter().map(|(position, _)| *position));
         }
         keys.sort_unstable();
@@ -111,7 +143,10 @@ impl Table {
             PrimaryKey::Composite(positions) => vec![positions.clone()],
         };
         keys.extend(self.unique_constraints.iter().cloned());
-        for index in indexes.iter().filter(|i| i.unique && i.table == self.name) {
+        for index in indexes
+            .iter()
+            .filter(|index| index.unique && index.table == self.name)
+        {
             keys.push(
                 index
                     .columns
@@ -164,6 +199,16 @@ impl Table {
                     text.push_str(" PRIMARY KEY");
                 } else if column.not_null || row_id {
                     text.push_str(" NOT NULL");
+                }
+                if let Some(default) = &column.default {
+                    text.push_str(&format!(" DEFAULT {default}"));
+                }
+                if let Some((operator, bound)) = &column.check {
+                    text.push_str(&format!(
+                        " CHECK ({} {} {bound})",
+                        column.name,
+                        operator.symbol()
+                    ));
                 }
                 text
             })
@@ -264,6 +309,8 @@ fn random_table(random: &mut StdRng, table_number: usize) -> Table {
                 not_null: random.gen_bool(0.25),
                 flag,
                 wide_domain: false,
+                default: None,
+                check: None,
             }
         })
         .collect();
@@ -311,6 +358,27 @@ fn random_table(random: &mut StdRng, table_number: usize) -> Table {
             }
             unique_constraints.push(unique);
         }
+    }
+    // Defaults and CHECKs last, once every column's type is settled; none on the row id.
+    let row_id = match primary_key {
+        PrimaryKey::RowId(position) => Some(position),
+        _ => None,
+    };
+    for (position, column) in columns.iter_mut().enumerate() {
+        if row_id == Some(position) {
+            continue;
+        }
+        let sql_type = column.sql_type;
+        column.default = random.gen_bool(0.15).then(|| match column.flag {
+            true => Literal::Integer(random.gen_range(0..=1)),
+            false => random_value(random, sql_type, false),
+        });
+        column.check = random.gen_bool(0.15).then(|| match sql_type {
+            SqlType::Integer if column.flag => (BinaryOperator::NotEqual, Literal::Integer(1)),
+            SqlType::Integer => (BinaryOperator::GreaterOrEqual, Literal::Integer(-2)),
+            SqlType::Real => (BinaryOperator::LessOrEqual, Literal::Real(2.0)),
+            SqlType::Text => (BinaryOperator::NotEqual, Literal::Text("ab".to_owned())),
+        });
     }
     Table {
         name: format!("t{table_number}"),

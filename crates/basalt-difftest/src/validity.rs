@@ -42,8 +42,8 @@ impl ColumnTypes {
                         alias: common.name.clone(),
                     });
                 }
-                let selects =
-                    std::iter::once(&query.body).chain(query.compounds.iter().map(|(_, s)| s));
+                let selects = std::iter::once(&query.body)
+                    .chain(query.compounds.iter().map(|(_, select)| select));
                 for select in selects {
                     for reference in references(select) {
                         found.push(reference.clone());
@@ -167,7 +167,9 @@ fn references(select: &Select) -> Vec<&TableReference> {
     select
         .from
         .iter()
-        .flat_map(|from| std::iter::once(&from.first).chain(from.joins.iter().map(|j| &j.table)))
+        .flat_map(|from| {
+            std::iter::once(&from.first).chain(from.joins.iter().map(|join| &join.table))
+        })
         .collect()
 }
 
@@ -232,7 +234,8 @@ fn query_shares_meaning(query: &Query) -> bool {
         return false;
     }
     // A constant ORDER BY or GROUP BY key is an ordinal, or an error in PostgreSQL.
-    let selects = std::iter::once(&query.body).chain(query.compounds.iter().map(|(_, s)| s));
+    let selects =
+        std::iter::once(&query.body).chain(query.compounds.iter().map(|(_, select)| select));
     let constant_key = order_keys
         .iter()
         .copied()
@@ -241,7 +244,8 @@ fn query_shares_meaning(query: &Query) -> bool {
     if constant_key {
         return false;
     }
-    let selects = std::iter::once(&query.body).chain(query.compounds.iter().map(|(_, s)| s));
+    let selects =
+        std::iter::once(&query.body).chain(query.compounds.iter().map(|(_, select)| select));
     if selects
         .into_iter()
         .any(|select| select.having.is_some() && select.group_by.is_empty())
@@ -281,6 +285,12 @@ pub fn shares_meaning(statement: &Statement) -> bool {
     visit_statement_expressions(&mut copy, &mut |expression| {
         match expression {
             Expr::Subquery(query) => valid &= is_single_value(query),
+            // SQLite miscounts DISTINCT aggregates with FILTER read from an index.
+            Expr::Aggregate {
+                distinct: true,
+                filter: Some(_),
+                ..
+            } => valid = false,
             // SQLite drops DISTINCT inside EXISTS even when OFFSET then counts rows.
             Expr::Exists { query, .. } => valid &= query.offset.is_none(),
             _ => {}

@@ -192,8 +192,8 @@ fn visit_query_tree(query: &mut Query, visit: &mut dyn FnMut(&mut Query)) {
     for common in &mut query.with {
         visit_query_tree(&mut common.query, visit);
     }
-    let selects =
-        std::iter::once(&mut query.body).chain(query.compounds.iter_mut().map(|(_, s)| s));
+    let selects = std::iter::once(&mut query.body)
+        .chain(query.compounds.iter_mut().map(|(_, select)| select));
     for select in selects {
         if let Some(from) = &mut select.from {
             let references = std::iter::once(&mut from.first)

@@ -20,6 +20,8 @@ fn table() -> Table {
         not_null: false,
         flag: false,
         wide_domain: false,
+        default: None,
+        check: None,
     };
     Table {
         name: "t".to_owned(),

@@ -79,7 +79,8 @@ pub enum BinaryOperator {
 }
 
 impl BinaryOperator {
-    fn symbol(self) -> &'static str {
+    /// The operator as written in SQL.
+    pub fn symbol(self) -> &'static str {
         match self {
             BinaryOperator::Plus => "+",
             BinaryOperator::Minus => "-",

@@ -334,13 +334,14 @@ impl Generator {
                 )
             }
         };
-        let filter = self
-            .random
-            .gen_bool(0.15)
+        // SQLite miscounts a DISTINCT aggregate with FILTER when it reads the argument from
+        // an index (count(DISTINCT x) FILTER (WHERE ...) gives 0 after ANALYZE).
+        let distinct = distinct && argument.is_some();
+        let filter = (!distinct && self.random.gen_bool(0.15))
             .then(|| Box::new(self.predicate(&argument_scope, 1)));
         Some(Expr::Aggregate {
             function,
-            distinct: distinct && argument.is_some(),
+            distinct,
             argument: argument.map(Box::new),
             filter,
         })

@@ -27,17 +27,20 @@ use crate::statement::Statement;
 /// Every switch is off by default: a plain run finds the bug again.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Avoidances {
-    /// `INSERT OR IGNORE` of a row that violates NOT NULL: SQLite skips the row, Basalt
-    /// fails the statement (known/insert-or-ignore-not-null.slt). When set, such INSERTs
-    /// name every NOT NULL column and give it a value.
-    pub or_ignore_not_null: bool,
+    /// `INSERT OR IGNORE` of a row that violates NOT NULL or a CHECK (SQLite skips the
+    /// row) and `INSERT OR REPLACE` of a NULL into a NOT NULL column with a default
+    /// (SQLite stores the default): Basalt fails the statement
+    /// (known/or-ignore-or-replace-not-null.slt). When set, such INSERTs name every column
+    /// with NOT NULL or a CHECK (a default may fail the CHECK) and give every column a value
+    /// that satisfies both.
+    pub or_ignore_or_replace_not_null: bool,
 }
 
 impl Avoidances {
     /// Every switch on: what the CI run uses.
     pub fn all_known() -> Avoidances {
         Avoidances {
-            or_ignore_not_null: true,
+            or_ignore_or_replace_not_null: true,
         }
     }
 }
@@ -151,6 +154,9 @@ pub struct Generator {
     next_index: usize,
     /// Common table expressions the query being generated may read: name and column types.
     common_tables: Vec<(String, Vec<SqlType>)>,
+    /// Query statements generated so far, to repeat some later (Basalt then reuses the
+    /// cached plan after the data, indexes or statistics changed).
+    previous_queries: Vec<Statement>,
     /// Open savepoints, innermost last, while a transaction is open.
     savepoints: Option<Vec<String>>,
     next_savepoint: usize,
@@ -180,6 +186,7 @@ pub fn generate_case(seed: u64, case: u64, options: GeneratorOptions) -> (Schema
         excluded_table: None,
         common_tables: Vec::new(),
         views: Vec::new(),
+        previous_queries: Vec::new(),
         next_index: 0,
         savepoints: None,
         next_savepoint: 0,

@@ -38,7 +38,11 @@ impl Generator {
             .collect();
         Statement::Insert {
             table: table.name.clone(),
-            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            columns: table
+                .columns
+                .iter()
+                .map(|column| column.name.clone())
+                .collect(),
             source: InsertSource::Values(vec![row]),
             conflict: Conflict::Abort,
         }
@@ -57,7 +61,11 @@ impl Generator {
                         let key = table.row_id() == Some(position)
                             || (column.wide_domain && column.sql_type == SqlType::Integer);
                         if key && (column.not_null || self.random.gen_bool(0.9)) {
-                            Expr::Literal(Literal::Integer(self.random.gen_range(-10..=spread)))
+                            let mut value = self.random.gen_range(-10..=spread);
+                            if !column.accepts(&Literal::Integer(value)) {
+                                value = value.abs();
+                            }
+                            Expr::Literal(Literal::Integer(value))
                         } else {
                             self.value_respecting_not_null(&table, position)
                         }
@@ -67,23 +75,44 @@ impl Generator {
             .collect();
         Statement::Insert {
             table: table.name.clone(),
-            columns: table.columns.iter().map(|c| c.name.clone()).collect(),
+            columns: table
+                .columns
+                .iter()
+                .map(|column| column.name.clone())
+                .collect(),
             source: InsertSource::Values(values),
             conflict: Conflict::OrIgnore,
         }
     }
 
-    /// A value for column `position` that is not NULL when the column is NOT NULL.
+    /// A value for column `position` that is not NULL when the column is NOT NULL and
+    /// satisfies its CHECK (NULL when nothing drawn does and NULL is allowed).
     fn value_respecting_not_null(&mut self, table: &Table, position: usize) -> Expr {
         let column = &table.columns[position];
-        match self.insert_value(table, position) {
-            Expr::Literal(Literal::Null) if column.not_null => Expr::Literal(if column.flag {
-                Literal::Integer(self.random.gen_range(0..=1))
-            } else {
-                random_value(&mut self.random, column.sql_type, column.wide_domain)
-            }),
-            value => value,
+        for _ in 0..20 {
+            let value = match self.insert_value(table, position) {
+                Expr::Literal(Literal::Null) if column.not_null => {
+                    if column.flag {
+                        Literal::Integer(self.random.gen_range(0..=1))
+                    } else {
+                        random_value(&mut self.random, column.sql_type, column.wide_domain)
+                    }
+                }
+                Expr::Literal(literal) => literal,
+                other => return other,
+            };
+            if column.accepts(&value) {
+                return Expr::Literal(value);
+            }
         }
+        Expr::Literal(if column.not_null {
+            column
+                .check
+                .clone()
+                .map_or(Literal::Null, |(_, bound)| bound)
+        } else {
+            Literal::Null
+        })
     }
 
     /// What to do on a uniqueness conflict; DO UPDATE needs a key to name as its target.
@@ -150,11 +179,14 @@ impl Generator {
         let table_position = self.random.gen_range(0..self.schema.tables.len());
         let table = self.schema.tables[table_position].clone();
         let conflict = self.random_conflict(&table);
-        let avoid_nulls = conflict == Conflict::OrIgnore && self.options.avoid.or_ignore_not_null;
+        let avoid_nulls = matches!(conflict, Conflict::OrIgnore | Conflict::OrReplace)
+            && self.options.avoid.or_ignore_or_replace_not_null;
         let mut positions: Vec<usize> = (0..table.columns.len())
             .filter(|&position| {
                 table.row_id() == Some(position)
-                    || (avoid_nulls && table.columns[position].not_null)
+                    || (avoid_nulls
+                        && (table.columns[position].not_null
+                            || table.columns[position].check.is_some()))
                     || self.random.gen_bool(0.85)
             })
             .collect();

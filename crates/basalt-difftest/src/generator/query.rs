@@ -335,6 +335,16 @@ impl Generator {
     /// A query statement, with a partitioning predicate for the ternary logic check when
     /// the query's shape allows one.
     pub(super) fn query_statement(&mut self) -> Statement {
+        if !self.previous_queries.is_empty() && self.random.gen_bool(0.1) {
+            let position = self.random.gen_range(0..self.previous_queries.len());
+            return self.previous_queries[position].clone();
+        }
+        let statement = self.new_query_statement();
+        self.previous_queries.push(statement.clone());
+        statement
+    }
+
+    fn new_query_statement(&mut self) -> Statement {
         if self.random.gen_bool(0.12) {
             return self.mergeable_aggregate_statement();
         }
@@ -412,7 +422,8 @@ impl Generator {
     /// so they are left out).
     fn columns_of(&self, from: &From) -> Vec<ScopeColumn> {
         let mut columns = Vec::new();
-        let references = std::iter::once(&from.first).chain(from.joins.iter().map(|j| &j.table));
+        let references =
+            std::iter::once(&from.first).chain(from.joins.iter().map(|join| &join.table));
         for reference in references {
             if let TableReference::Table { name, alias } = reference
                 && let Some(table) = self.schema.table(name)

@@ -36,7 +36,7 @@ impl Generator {
 
     /// A predicate on a seekable column of `columns`, if there is one.
     pub(super) fn sargable_predicate(&mut self, columns: &[ScopeColumn]) -> Option<Expr> {
-        let seekable: Vec<&ScopeColumn> = columns.iter().filter(|c| c.seekable).collect();
+        let seekable: Vec<&ScopeColumn> = columns.iter().filter(|column| column.seekable).collect();
         let column = (*seekable.choose(&mut self.random)?).clone();
         let reference = column.expression();
         let predicate = match self.random.gen_range(0..100) {
