@@ -73,7 +73,12 @@ impl DatabaseInner {
             }
         }
         let loaded = Arc::new(catalog::load_catalog(source, |slot| source.meta(slot))?);
-        if matches!(source, PageSource::Read(_)) {
+        // Only a committed catalog may be shared: an uncommitted DDL statement's version
+        // number could be reused by another transaction if this one rolls back. A write
+        // transaction that has not changed the schema sees the committed catalog; sharing it
+        // matters, because after DDL the next statements are often all writes (`BEGIN`,
+        // then inserts), and each would otherwise load and parse the catalog again.
+        if source.sees_committed_meta(catalog::SCHEMA_VERSION_SLOT) {
             let mut cached = self.committed_catalog.lock();
             if loaded.version > cached.version {
                 *cached = loaded.clone();

@@ -46,4 +46,16 @@ impl PageSource {
             PageSource::Write(txn) => txn.lock().meta(slot),
         }
     }
+
+    /// Whether meta slot `slot` as this source sees it is a committed value: always for a
+    /// read snapshot, and for the write transaction until it changes the slot itself.
+    pub fn sees_committed_meta(&self, slot: usize) -> bool {
+        match self {
+            PageSource::Read(_) => true,
+            PageSource::Write(txn) => {
+                let txn = txn.lock();
+                txn.meta(slot) == txn.committed_meta(slot)
+            }
+        }
+    }
 }

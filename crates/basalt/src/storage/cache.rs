@@ -116,6 +116,39 @@ impl PageCache {
         page
     }
 
+    /// Caches `page` under `to` in place of the images under `from` and `to`, if cached
+    /// (both keys name the same page). The checkpointer uses it when a log frame's image
+    /// becomes the main file's: the frame's entry is retired rather than kept beside the new
+    /// one, because one `PageRef` in two slots would count as pinned in both and could never
+    /// be evicted.
+    pub fn move_to(&self, from: CacheKey, to: CacheKey, page: PageRef) {
+        debug_assert_eq!(from.page_no, to.page_no, "a cache move keeps the page");
+        let mut shard = self.shard(to.page_no).lock();
+        for stale in [to, from] {
+            if let Some(slot_index) = shard.index.remove(&stale) {
+                shard.remove_slot(slot_index);
+            }
+        }
+        drop(shard);
+        self.insert(to, page);
+    }
+
+    /// Number of cached images someone outside the cache still holds.
+    #[cfg(test)]
+    pub fn pinned_len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|shard| {
+                let shard = shard.lock();
+                shard
+                    .slots
+                    .iter()
+                    .filter(|slot| Arc::strong_count(&slot.page) > 1)
+                    .count()
+            })
+            .sum()
+    }
+
     /// Drops the image of `key`, if cached.
     pub fn remove(&self, key: CacheKey) {
         let mut shard = self.shard(key.page_no).lock();
@@ -229,6 +262,27 @@ mod tests {
         cache.remove_main_file_pages_from(8);
         assert!(cache.get(key(8, 0)).is_none() && cache.get(key(30, 0)).is_none());
         assert!(cache.get(key(5, 9)).is_some());
+    }
+
+    #[test]
+    fn a_moved_image_is_cached_once_and_stays_evictable() {
+        let cache = PageCache::new(32);
+        let page = cache.insert(key(3, 17), Arc::new(PageBuf::zeroed(4096)));
+        cache.move_to(key(3, 17), key(3, MAIN_FILE_VERSION), page);
+        assert!(cache.get(key(3, 17)).is_none());
+        assert!(cache.get(key(3, MAIN_FILE_VERSION)).is_some());
+        assert_eq!(
+            cache.pinned_len(),
+            0,
+            "only the cache holds the moved image"
+        );
+        for page_no in 100..1000 {
+            cache.insert(key(page_no, 0), Arc::new(PageBuf::zeroed(4096)));
+        }
+        assert!(
+            cache.get(key(3, MAIN_FILE_VERSION)).is_none(),
+            "an unpinned image is evicted under pressure"
+        );
     }
 
     #[test]

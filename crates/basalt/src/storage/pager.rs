@@ -457,6 +457,19 @@ impl Pager {
         }
     }
 
+    /// Number of page images in the cache.
+    #[cfg(test)]
+    pub fn cached_pages(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// Number of cached page images that something besides the cache holds (and that
+    /// therefore cannot be evicted).
+    #[cfg(test)]
+    pub fn pinned_cached_pages(&self) -> usize {
+        self.cache.pinned_len()
+    }
+
     /// Whether the log has grown past the automatic checkpoint threshold.
     pub fn wants_checkpoint(&self) -> bool {
         self.autocheckpoint_frames > 0 && self.wal.committed_frames() >= self.autocheckpoint_frames
@@ -499,23 +512,19 @@ impl Pager {
                     page_count_at_limit = Some(Header::decode(&page, self.page_size)?.page_count);
                 }
                 let offset = u64::from(page_no) * self.page_size as u64;
-                self.cache.remove(CacheKey {
+                let main_file_key = CacheKey {
                     page_no,
                     version: MAIN_FILE_VERSION,
-                });
+                };
+                self.cache.remove(main_file_key);
                 self.db_file
                     .write_all_at(page.raw(), offset)
                     .map_err(|e| StorageError::io("writing a checkpoint", &self.path, e))?;
-                // The main file now holds this image: keep it cached under the main file's
-                // version, or every hot page would be read back from disk (and its checksum
-                // verified) once the log is reset.
-                self.cache.insert(
-                    CacheKey {
-                        page_no,
-                        version: MAIN_FILE_VERSION,
-                    },
-                    page,
-                );
+                // The main file now holds this image: cache it under the main file's version,
+                // or every hot page would be read back from disk (and its checksum verified)
+                // once the log is reset. The frame's entry goes: a reader still on this frame
+                // reads it from the log again, which is rare and correct.
+                self.cache.move_to(key, main_file_key, page);
                 report.pages_written += 1;
             }
             if let Some(page_count) = page_count_at_limit {

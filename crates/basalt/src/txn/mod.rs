@@ -246,6 +246,11 @@ impl WriteTxn {
         self.header.meta.get(slot).copied().unwrap_or(0)
     }
 
+    /// Meta slot `slot` as committed when this transaction began (before its own changes).
+    pub fn committed_meta(&self, slot: usize) -> u64 {
+        self.snapshot.header.meta.get(slot).copied().unwrap_or(0)
+    }
+
     /// Sets meta slot `slot` (committed with the transaction).
     pub fn set_meta(&mut self, slot: usize, value: u64) -> Result<()> {
         let meta = self.header.meta.get_mut(slot).ok_or_else(|| {
