@@ -179,16 +179,8 @@ impl Generator {
         let table_position = self.random.gen_range(0..self.schema.tables.len());
         let table = self.schema.tables[table_position].clone();
         let conflict = self.random_conflict(&table);
-        let avoid_nulls = matches!(conflict, Conflict::OrIgnore | Conflict::OrReplace)
-            && self.options.avoid.or_ignore_or_replace_not_null;
         let mut positions: Vec<usize> = (0..table.columns.len())
-            .filter(|&position| {
-                table.row_id() == Some(position)
-                    || (avoid_nulls
-                        && (table.columns[position].not_null
-                            || table.columns[position].check.is_some()))
-                    || self.random.gen_bool(0.85)
-            })
+            .filter(|&position| table.row_id() == Some(position) || self.random.gen_bool(0.85))
             .collect();
         if positions.is_empty() {
             positions.push(0);
@@ -198,8 +190,7 @@ impl Generator {
             .iter()
             .map(|&position| table.columns[position].name.clone())
             .collect();
-        let values_only =
-            avoid_nulls || matches!(conflict, Conflict::DoNothing | Conflict::DoUpdate { .. });
+        let values_only = matches!(conflict, Conflict::DoNothing | Conflict::DoUpdate { .. });
         let source = if !values_only && table.row_id().is_none() && self.random.gen_bool(0.15) {
             let types: Vec<ExpressionType> = positions
                 .iter()
@@ -227,13 +218,7 @@ impl Generator {
                     .map(|_| {
                         positions
                             .iter()
-                            .map(|&position| {
-                                if avoid_nulls {
-                                    self.value_respecting_not_null(&table, position)
-                                } else {
-                                    self.insert_value(&table, position)
-                                }
-                            })
+                            .map(|&position| self.insert_value(&table, position))
                             .collect()
                     })
                     .collect(),

@@ -370,6 +370,16 @@ impl Connection {
             };
         }
         let write = self.upgrade()?;
+        self.refresh(prepared, &PageSource::Write(write.clone()))?;
+        if let BoundStatement::Modify(plan) = &prepared.bound.statement
+            && dml::fails_before_writing(
+                plan,
+                self.foreign_keys_enforced()
+                    .then_some(&prepared.foreign_keys),
+            )
+        {
+            return self.apply_without_savepoint(prepared, params, write);
+        }
         let savepoint = write.lock().savepoint();
         let result = self.apply(prepared, params, &write);
         let mut txn = write.lock();
@@ -378,6 +388,40 @@ impl Connection {
         }
         txn.release_savepoint(savepoint)?;
         result
+    }
+
+    /// Runs a statement that makes all its checks before its first write
+    /// ([`dml::fails_before_writing`]) in the explicit transaction without a statement
+    /// savepoint: a savepoint copies every page the statement touches, which for a one-row
+    /// INSERT in a bulk-loading transaction was an eighth of its cost. If the statement still
+    /// fails after writing (an I/O error, a corrupt page), its changes cannot be undone
+    /// alone, so the whole transaction is rolled back, as SQLite does after an I/O error.
+    fn apply_without_savepoint(
+        &self,
+        prepared: &mut Prepared,
+        params: Vec<Value>,
+        write: Arc<Mutex<WriteTxn>>,
+    ) -> Result<Outcome> {
+        let changes_before = write.lock().change_count();
+        let result = self.apply(prepared, params, &write);
+        let Err(error) = result else {
+            return result;
+        };
+        if write.lock().change_count() == changes_before {
+            return Err(error);
+        }
+        drop(write);
+        let txn = self.session.borrow_mut().txn.take();
+        if let Some(txn) = txn {
+            finish(txn, false)?;
+        }
+        Err(Error::new(
+            error.code(),
+            format!(
+                "{} (the statement failed after it had begun writing, so the transaction was rolled back)",
+                error.message()
+            ),
+        ))
     }
 
     fn commit_autocommit(&self, write: Arc<Mutex<WriteTxn>>) -> Result<()> {

@@ -11,7 +11,8 @@
 //! Foreign keys (23503 and referential actions) are `super::foreign_keys`' job: the writer
 //! reports every row it writes to an [`Enforcer`], which checks and cascades.
 //! A failure aborts the statement; the caller rolls back to the statement's savepoint so a
-//! failed statement changes nothing.
+//! failed statement changes nothing. A single-row `INSERT ... VALUES` makes every check
+//! before it writes, and runs without that savepoint ([`fails_before_writing`]).
 
 use std::sync::Arc;
 
@@ -20,6 +21,7 @@ use crate::plan::bind::{self, BindError};
 use crate::plan::{ConflictAction, Expr, PlanKind, PlanNode};
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
+use crate::storage::page::PageRead;
 use crate::txn::WriteTxn;
 use crate::types::{self, DataType, Value};
 
@@ -160,6 +162,28 @@ pub fn execute_modify(
     Ok(result)
 }
 
+/// Whether `plan` makes every check before its first write, so that when it fails it has
+/// changed nothing and needs no statement savepoint to undo it: an `INSERT ... VALUES` of
+/// one row that aborts on conflict, returns nothing, and whose foreign keys (enforced when
+/// `foreign_keys` is given) all reference other tables. SQLite likewise skips its statement
+/// journal for a statement that cannot fail half-way. A storage error can still strike after
+/// the first write; the caller must treat changes left by a failure as fatal to the
+/// transaction ([`WriteTxn::change_count`] tells).
+pub fn fails_before_writing(plan: &PlanNode, foreign_keys: Option<&ForeignKeyRules>) -> bool {
+    let PlanKind::Insert {
+        source,
+        on_conflict: ConflictAction::Abort,
+        returning,
+        ..
+    } = &plan.kind
+    else {
+        return false;
+    };
+    returning.is_empty()
+        && matches!(&source.kind, PlanKind::Values { rows } if rows.len() == 1)
+        && foreign_keys.is_none_or(ForeignKeyRules::insert_references_only_other_tables)
+}
+
 /// Applies the statement's own rows; referential actions wait for `enforcer.finish`.
 fn apply_rows(
     plan: &PlanNode,
@@ -178,6 +202,7 @@ fn apply_rows(
             returning,
         } => {
             let mut input = InsertRows::evaluate(source, ctx)?;
+            let only_row = input.len() == 1;
             let mut writer = Writer::new(table, catalog, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
@@ -198,7 +223,7 @@ fn apply_rows(
                     }
                 }
                 if let Some((row_id, final_values)) =
-                    writer.insert(values, on_conflict, enforcer)?
+                    writer.insert(values, on_conflict, only_row, enforcer)?
                 {
                     result.changes += 1;
                     result.last_insert_row_id = Some(row_id);
@@ -347,6 +372,22 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// SQLite's `OR REPLACE` for NOT NULL: a NULL bound for a NOT NULL column that has a
+    /// default takes the default (without one, `conform` then fails the row). The row id
+    /// column keeps its NULL, which asks for the next row id.
+    fn defaults_for_not_null(&self, mut values: Vec<Value>) -> ExecResult<Vec<Value>> {
+        for (column, value) in values.iter_mut().enumerate() {
+            if value.is_null()
+                && Some(column) != self.table.row_id_column
+                && self.table.columns.get(column).is_some_and(|c| c.not_null)
+                && let Some(Some(default)) = self.rules.defaults.get(column)
+            {
+                *value = eval::evaluate_scalar(default, self.ctx)?;
+            }
+        }
+        Ok(values)
+    }
+
     /// Casts values to their columns' types and checks NOT NULL, lengths and CHECKs.
     fn conform(&self, values: Vec<Value>) -> ExecResult<Vec<Value>> {
         let mut out = Vec::with_capacity(values.len());
@@ -483,13 +524,29 @@ impl<'a> Writer<'a> {
     }
 
     /// Inserts a row; returns its row id and final values, or `None` if it was skipped.
+    /// Inserts one row, resolving conflicts by `on_conflict`; `only_row` says the statement
+    /// inserts no other row. Returns the row id and final values, or `None` if the row was
+    /// skipped (`OR IGNORE`, `DO NOTHING`).
     fn insert(
         &mut self,
         values: Vec<Value>,
         on_conflict: &ConflictAction,
+        only_row: bool,
         enforcer: &mut Enforcer<'_>,
     ) -> ExecResult<Option<(i64, Vec<Value>)>> {
-        let mut values = self.conform(values)?;
+        let values = match on_conflict {
+            ConflictAction::Replace => self.defaults_for_not_null(values)?,
+            _ => values,
+        };
+        let mut values = match self.conform(values) {
+            Err(error)
+                if *on_conflict == ConflictAction::IgnoreAnyViolation
+                    && matches!(error.code, "23502" | "23514") =>
+            {
+                return Ok(None);
+            }
+            conformed => conformed?,
+        };
         let row_id = match self
             .table
             .row_id_column
@@ -511,15 +568,29 @@ impl<'a> Writer<'a> {
             }
         };
         if matches!(on_conflict, ConflictAction::Abort) {
-            // The common case needs no look-ahead: the table insert itself reports a taken
-            // row id (before writing anything), and a unique conflict found after it is
-            // undone with the rest of the statement.
-            self.write_row(row_id, &values)?;
+            // Every check comes before the first write, so a failing single-row INSERT
+            // changes nothing and can run without a statement savepoint
+            // (`fails_before_writing`). The table insert itself reports a taken row id
+            // before writing; the error paths look for one first, so a row that breaks
+            // several rules reports the row id, as the end-of-statement order would.
+            let index_keys = self.index_entries(row_id, &values)?;
             if let Some((index, _)) = self.unique_conflicts(&values, None)?.first() {
-                return Err(self.duplicate_error(Some(index)));
+                let index = (!self.row_exists(row_id)?).then_some(&**index);
+                return Err(self.duplicate_error(index));
             }
-            self.write_index_entries(row_id, &values)?;
-            enforcer.inserted(self.foreign_key_entry, row_id, &values)?;
+            let references = if only_row {
+                enforcer.inserted_row_checked_at_once(self.foreign_key_entry, row_id, &values)
+            } else {
+                enforcer.inserted(self.foreign_key_entry, row_id, &values)
+            };
+            if let Err(error) = references {
+                if self.row_exists(row_id)? {
+                    return Err(self.duplicate_error(None));
+                }
+                return Err(error);
+            }
+            self.write_row(row_id, &values)?;
+            self.write_index_keys(&index_keys)?;
             return Ok(Some((row_id, values)));
         }
         let existing_row = self.row_exists(row_id)?;
@@ -536,7 +607,7 @@ impl<'a> Writer<'a> {
                     let index = (!existing_row || conflicting != row_id).then_some(&*index);
                     return Err(self.duplicate_error(index));
                 }
-                ConflictAction::Ignore => return Ok(None),
+                ConflictAction::Ignore | ConflictAction::IgnoreAnyViolation => return Ok(None),
                 ConflictAction::Replace => {
                     let mut doomed: Vec<i64> = conflicts.iter().map(|(_, id)| *id).collect();
                     doomed.sort_unstable();
@@ -621,10 +692,29 @@ impl<'a> Writer<'a> {
 
     /// Adds a new row's entries to every index of the table (uniqueness already checked).
     fn write_index_entries(&self, row_id: i64, values: &[Value]) -> ExecResult<()> {
+        let index_keys = self.index_entries(row_id, values)?;
+        self.write_index_keys(&index_keys)
+    }
+
+    /// The key of row `row_id` in each index of the table, in `self.indexes` order, each
+    /// checked to fit in an index page (so writing them cannot fail on their size).
+    fn index_entries(&self, row_id: i64, values: &[Value]) -> ExecResult<Vec<Vec<u8>>> {
+        let usable_size = self.txn.lock().usable_size();
+        self.indexes
+            .iter()
+            .map(|index| {
+                let (key, _) = Self::index_key(index, values, Some(row_id));
+                IndexTree::check_entry_fits(usable_size, &key, &[])?;
+                Ok(key)
+            })
+            .collect()
+    }
+
+    /// Inserts keys from [`Writer::index_entries`].
+    fn write_index_keys(&self, index_keys: &[Vec<u8>]) -> ExecResult<()> {
         let mut txn = self.txn.lock();
-        for index in &self.indexes {
-            let (key, _) = Self::index_key(index, values, Some(row_id));
-            IndexTree::open(index.root).insert(&mut *txn, &key, &[])?;
+        for (index, key) in self.indexes.iter().zip(index_keys) {
+            IndexTree::open(index.root).insert(&mut *txn, key, &[])?;
         }
         Ok(())
     }

@@ -91,14 +91,21 @@ pub struct SortKey {
     pub nulls_first: bool,
 }
 
-/// What INSERT does with a row that violates a uniqueness constraint.
+/// What INSERT does with a row that violates a uniqueness constraint (and, for SQLite's
+/// `OR IGNORE` and `OR REPLACE`, NOT NULL and CHECK too).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConflictAction {
     /// Fail the statement (the default).
     Abort,
-    /// Skip the row (`INSERT OR IGNORE`, `ON CONFLICT DO NOTHING`).
+    /// Skip a row that collides on a unique key (`ON CONFLICT DO NOTHING`); any other
+    /// violation fails the statement, as in PostgreSQL.
     Ignore,
-    /// Delete the conflicting rows, then insert (`INSERT OR REPLACE`, `REPLACE INTO`).
+    /// Skip a row that breaks a uniqueness, NOT NULL or CHECK constraint (SQLite's
+    /// `INSERT OR IGNORE`, MySQL's `INSERT IGNORE`); a foreign key violation still fails the
+    /// statement, as in SQLite.
+    IgnoreAnyViolation,
+    /// Delete the conflicting rows, then insert (`INSERT OR REPLACE`, `REPLACE INTO`). As in
+    /// SQLite, a NULL bound for a NOT NULL column with a default takes the default instead.
     Replace,
     /// `ON CONFLICT (cols) DO UPDATE SET ...`: assignments are expressions over the existing
     /// row's columns followed by the proposed row's columns (`excluded.*`), with an optional

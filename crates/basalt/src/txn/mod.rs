@@ -147,6 +147,7 @@ impl Store {
             dirty: PageMap::default(),
             spilled: PageMap::default(),
             savepoints: Vec::new(),
+            changes: 0,
             finished: false,
         })
     }
@@ -212,6 +213,8 @@ pub struct WriteTxn {
     spilled: PageMap<u64>,
     /// Open savepoints, oldest first.
     savepoints: Vec<SavepointLog>,
+    /// Page changes made so far (see [`WriteTxn::change_count`]).
+    changes: u64,
     finished: bool,
 }
 
@@ -257,6 +260,7 @@ impl WriteTxn {
             StorageError::InvalidArgument(format!("meta slot {slot} is not below {META_SLOTS}"))
         })?;
         *meta = value;
+        self.changes += 1;
         Ok(())
     }
 
@@ -344,8 +348,15 @@ impl WriteTxn {
         }
     }
 
+    /// How many page changes the transaction has made so far: a statement run without a
+    /// savepoint compares it before and after to learn whether its failure left changes behind.
+    pub fn change_count(&self) -> u64 {
+        self.changes
+    }
+
     /// Records `page_no`'s state for the innermost savepoint before it first changes.
     fn remember(&mut self, page_no: PageNo) {
+        self.changes += 1;
         if let Some(log) = self.savepoints.last_mut()
             && !log.undo.contains_key(&page_no)
         {

@@ -279,6 +279,11 @@ impl ResolvedKey {
         Ok(rows)
     }
 
+    /// Whether the key references the table that holds it.
+    pub fn references_own_table(&self) -> bool {
+        self.parent.name.eq_ignore_ascii_case(&self.child.name)
+    }
+
     /// 23503 for a referencing row (`values`, in table order) whose referenced row is missing.
     pub fn missing_parent_error(&self, values: &[Value]) -> ExecError {
         ExecError::new(

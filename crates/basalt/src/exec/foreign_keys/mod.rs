@@ -166,6 +166,21 @@ impl ForeignKeyRules {
         Ok(self.tables.len() - 1)
     }
 
+    /// Whether every key an INSERT into the target must check references another table.
+    /// Then a single inserted row's references are settled by the seeks made before it is
+    /// written ([`Enforcer::inserted_row_checked_at_once`]): nothing the statement writes can
+    /// supply a missing referenced row. A self-reference can (a row may be its own parent),
+    /// so it keeps its check at the end of the statement.
+    pub fn insert_references_only_other_tables(&self) -> bool {
+        self.unresolved.is_none()
+            && self.tables.first().is_none_or(|target| {
+                target
+                    .outgoing
+                    .iter()
+                    .all(|&key| !self.keys[key].references_own_table())
+            })
+    }
+
     /// The entry of table `name` among the tables the statement may write.
     fn entry(&self, name: &str) -> Option<usize> {
         self.tables
@@ -253,6 +268,31 @@ impl<'a> Enforcer<'a> {
             self.check_reference(rules, key, row_id, values)?;
         }
         Ok(())
+    }
+
+    /// Row `values` is about to be inserted into table `entry`, the only row its statement
+    /// inserts: a row missing from a table the statement does not write is an error now,
+    /// before anything is written, rather than at the end of the statement (where it would
+    /// be the same error). A key referencing the table itself stays pending: the row may be
+    /// its own parent.
+    pub fn inserted_row_checked_at_once(
+        &mut self,
+        entry: Option<usize>,
+        row_id: i64,
+        values: &[Value],
+    ) -> ExecResult<()> {
+        let unmatched_before = self.unmatched.len();
+        self.inserted(entry, row_id, values)?;
+        let Some(rules) = self.rules else {
+            return Ok(());
+        };
+        match self.unmatched[unmatched_before..]
+            .iter()
+            .find(|&&(key, _)| !rules.keys[key].references_own_table())
+        {
+            Some(&(key, _)) => Err(rules.keys[key].missing_parent_error(values)),
+            None => Ok(()),
+        }
     }
 
     /// Row `old_row_id` of table `entry` changed from `old` to `new` (both in table order)

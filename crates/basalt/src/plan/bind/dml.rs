@@ -134,7 +134,7 @@ impl Binder<'_> {
 
         let table_scope = table_scan(&table, &alias, false).1;
         let mut on_conflict = match insert.or {
-            Some(ast::SqliteOnConflict::Ignore) => ConflictAction::Ignore,
+            Some(ast::SqliteOnConflict::Ignore) => ConflictAction::IgnoreAnyViolation,
             Some(ast::SqliteOnConflict::Replace) => ConflictAction::Replace,
             // ROLLBACK / FAIL are approximated by failing the statement.
             Some(_) | None => ConflictAction::Abort,
@@ -143,7 +143,7 @@ impl Binder<'_> {
             on_conflict = ConflictAction::Replace;
         }
         if insert.ignore {
-            on_conflict = ConflictAction::Ignore;
+            on_conflict = ConflictAction::IgnoreAnyViolation;
         }
         match &insert.on {
             None => {}

@@ -536,7 +536,7 @@ fn dml() {
     assert!(matches!(
         plan("INSERT OR IGNORE INTO t1 SELECT * FROM t1").kind,
         PlanKind::Insert {
-            on_conflict: ConflictAction::Ignore,
+            on_conflict: ConflictAction::IgnoreAnyViolation,
             ..
         }
     ));

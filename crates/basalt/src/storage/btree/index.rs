@@ -339,6 +339,18 @@ impl IndexTree {
         }
     }
 
+    /// Errors with `KeyTooLarge` if `key → value` would not fit in pages of `usable_size`
+    /// bytes: what [`IndexTree::insert`] checks first, for callers that must know before they
+    /// write anything else.
+    pub fn check_entry_fits(usable_size: usize, key: &[u8], value: &[u8]) -> Result<()> {
+        let size = codec::entry_size(key.len(), value.len());
+        let max = codec::max_entry_size(usable_size);
+        if size > max {
+            return Err(StorageError::KeyTooLarge { size, max });
+        }
+        Ok(())
+    }
+
     fn put<S: PageWrite + ?Sized>(
         &self,
         store: &mut S,
@@ -346,11 +358,7 @@ impl IndexTree {
         value: &[u8],
         replace: bool,
     ) -> Result<Put> {
-        let size = codec::entry_size(key.len(), value.len());
-        let max = codec::max_entry_size(store.usable_size());
-        if size > max {
-            return Err(StorageError::KeyTooLarge { size, max });
-        }
+        Self::check_entry_fits(store.usable_size(), key, value)?;
         let mut path = Vec::new();
         let (leaf_no, page) = descend(&*store, self.root, Target::Key(key), Some(&mut path))?;
         let node = Node::parse(&page, leaf_no)?;
