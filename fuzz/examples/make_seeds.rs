@@ -16,12 +16,20 @@ fn main() {
     let fuzz_directory = Path::new(env!("CARGO_MANIFEST_DIR"));
     let database_file_corpus = fuzz_directory.join("corpus/database_file");
     let wal_corpus = fuzz_directory.join("corpus/wal");
-    for directory in [&database_file_corpus, &wal_corpus, &fuzz_directory.join("seeds")] {
+    for directory in [
+        &database_file_corpus,
+        &wal_corpus,
+        &fuzz_directory.join("seeds"),
+    ] {
         fs::create_dir_all(directory).expect("creating an output directory");
     }
 
     let schema_only = build(&[SEED_SCHEMA]);
-    fs::copy(&schema_only, database_file_corpus.join("seed-schema.basalt")).expect("copy");
+    fs::copy(
+        &schema_only,
+        database_file_corpus.join("seed-schema.basalt"),
+    )
+    .expect("copy");
     let full = build(&[SEED_SCHEMA, SEED_DATA]);
     fs::copy(&full, database_file_corpus.join("seed-data.basalt")).expect("copy");
 
@@ -58,11 +66,17 @@ fn main() {
             let database = Database::open_with(&path, options()).expect("opening the seed");
             let connection = database.connect();
             for statement in statements {
-                connection.execute_batch(statement).expect("a seed statement");
+                connection
+                    .execute_batch(statement)
+                    .expect("a seed statement");
             }
             // Dropped without a checkpoint: the transactions stay in the log.
         }
-        assert_eq!(fs::read(&path).expect("read"), main_file, "nothing was checkpointed");
+        assert_eq!(
+            fs::read(&path).expect("read"),
+            main_file,
+            "nothing was checkpointed"
+        );
         let log = basalt::storage::pager::wal_path(&path);
         fs::copy(&log, wal_corpus.join(format!("{name}.basalt-wal"))).expect("copy");
     }

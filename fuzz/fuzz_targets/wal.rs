@@ -8,9 +8,7 @@
 #![no_main]
 
 use basalt::Database;
-use basalt_fuzz::{
-    SEED_PAGE_SIZE, exercise_database, file_options, fresh_path, seal_log,
-};
+use basalt_fuzz::{SEED_PAGE_SIZE, exercise_database, file_options, fresh_path, seal_log};
 use libfuzzer_sys::fuzz_target;
 
 const MAIN_FILE: &[u8] = include_bytes!("../seeds/wal-main.basalt");
