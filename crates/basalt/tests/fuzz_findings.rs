@@ -140,3 +140,22 @@ fn a_log_header_with_a_huge_base_sequence_number_is_damage() {
         .unwrap();
     assert_eq!(sum, 15);
 }
+
+/// Noticed while fixing the above: the header's commit counter, which a file can set to
+/// anything, was incremented with `+`, so a counter at `u64::MAX` made the next commit panic
+/// (with overflow checks). It is only compared for equality, and now wraps.
+#[test]
+fn a_commit_counter_at_its_maximum_wraps() {
+    let directory = scratch("commit-counter");
+    let mut main = build(&directory, "CREATE TABLE t (a INTEGER)");
+    // Header bytes 40..48: the commit counter.
+    patch(&mut main, 40, &u64::MAX.to_le_bytes());
+    let database = open(&directory, &main).unwrap();
+    let connection = database.connect();
+    connection.execute("INSERT INTO t VALUES (1)", ()).unwrap();
+    connection.execute("INSERT INTO t VALUES (2)", ()).unwrap();
+    let count: i64 = connection
+        .query_row("SELECT count(*) FROM t", (), |row| row.get(0))
+        .unwrap();
+    assert_eq!(count, 2);
+}
