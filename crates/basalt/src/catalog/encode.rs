@@ -269,6 +269,12 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
             let name = input.str()?;
             let root = input.u32()?;
             let slot_count = input.usize()?;
+            if slot_count > super::MAX_SLOTS_IN_FILE {
+                return Err(CatalogError(format!(
+                    "table {name} has {slot_count} column slots, more than {}",
+                    super::MAX_SLOTS_IN_FILE
+                )));
+            }
             let column_count = input.count()?;
             let mut columns = Vec::with_capacity(column_count);
             for _ in 0..column_count {

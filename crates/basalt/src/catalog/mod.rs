@@ -115,6 +115,16 @@ pub enum ReferentialAction {
     SetDefault,
 }
 
+/// Most columns a table may have, dropped ones included (PostgreSQL's limit and code, 54011):
+/// each keeps a physical slot, and every row carries a cell per slot. Far below the file
+/// format's own limit ([`MAX_SLOTS_IN_FILE`]), so every table DDL can make stays readable.
+pub const MAX_TABLE_COLUMNS: usize = 1600;
+
+/// Most physical slots a stored table definition may claim: a table leaf counts its columns
+/// in 2 bytes. A catalog entry claiming more is damaged, and trusting its count would make
+/// every row written to the table allocate that many cells.
+pub const MAX_SLOTS_IN_FILE: usize = u16::MAX as usize;
+
 /// A table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TableDef {

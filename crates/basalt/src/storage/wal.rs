@@ -46,6 +46,11 @@ pub const WAL_VERSION: u32 = 1;
 pub const WAL_HEADER_SIZE: usize = 32;
 /// Bytes in a frame header.
 pub const FRAME_HEADER_SIZE: usize = 24;
+/// The largest base sequence number a log header may carry. Sequence numbers count frames
+/// from the database's creation, so no real log comes near it (2^62 frames take 146 years at
+/// a billion frames a second); a header claiming more is damage, and trusting it would let
+/// the sequence numbers of recovered or new frames overflow.
+const MAX_BASE_SEQ: u64 = 1 << 62;
 
 /// The write-ahead log of one database.
 #[derive(Debug)]
@@ -244,7 +249,7 @@ impl Wal {
         let valid = &header[0..8] == WAL_MAGIC
             && field(8) == WAL_VERSION
             && field(12) as usize == self.page_size
-            && base_seq >= 1
+            && (1..=MAX_BASE_SEQ).contains(&base_seq)
             && crc32c::crc32c(&header[..28]) == field(28);
         valid.then(|| (base_seq, field(24), field(28)))
     }

@@ -379,7 +379,9 @@ impl WriteTxn {
         if !self.is_dirty() {
             return Ok(());
         }
-        self.header.commit_counter += 1;
+        // Only compared for equality ("has anyone committed since?"), so it may wrap; a file
+        // can hold any value here.
+        self.header.commit_counter = self.header.commit_counter.wrapping_add(1);
         let mut header_page = match self.dirty.remove(&0) {
             Some(page) => page,
             None => self.page(0)?,

@@ -8,7 +8,7 @@
 
 use sqlparser::ast;
 
-use crate::catalog::{ColumnDef, ForeignKeyDef, TableDef};
+use crate::catalog::{ColumnDef, ForeignKeyDef, MAX_TABLE_COLUMNS, TableDef};
 use crate::plan::ddl::{
     AlterTable, CreateIndex, CreateTable, DdlStatement, ObjectKind, TransactionControl,
 };
@@ -160,6 +160,7 @@ impl Binder<'_> {
         for constraint in &create.constraints {
             self.bind_table_constraint(constraint, &columns, &mut constraints)?;
         }
+        check_column_count(columns.len())?;
         // CHECK constraints must make sense over the new table's row now, not at first insert.
         let draft = TableDef {
             name: name.clone(),
@@ -548,6 +549,7 @@ impl Binder<'_> {
                     return Err(BindError::unsupported("column positions"));
                 }
                 let slot = table.as_ref().map_or(0, |t| t.slot_count);
+                check_column_count(slot + 1)?;
                 let mut constraints = Constraints::default();
                 let column = self.bind_column_def(column_def, slot, &mut constraints, &name)?;
                 if constraints.primary_key.is_some()
@@ -702,4 +704,15 @@ fn statement_name(statement: &ast::Statement) -> String {
     let text = statement.to_string();
     let words: Vec<&str> = text.split_whitespace().take(2).collect();
     words.join(" ").to_uppercase()
+}
+
+/// Refuses a table of more than [`MAX_TABLE_COLUMNS`] columns, dropped ones included.
+fn check_column_count(slots: usize) -> Result<(), BindError> {
+    if slots > MAX_TABLE_COLUMNS {
+        return Err(BindError::new(
+            "54011",
+            format!("tables can have at most {MAX_TABLE_COLUMNS} columns"),
+        ));
+    }
+    Ok(())
 }

@@ -1,0 +1,2 @@
+SELECT i.name, count(t.tag), sum(i.price) FILTER (WHERE i.qty > 1) FROM items i LEFT JOIN tags t ON t.item_id = i.id WHERE i.price BETWEEN 0 AND 20 OR i.name LIKE 'p%' GROUP BY i.name HAVING count(*) > 0 ORDER BY 2 DESC NULLS LAST, 1 LIMIT 5 OFFSET 1;
+SELECT DISTINCT qty % 3, CASE WHEN price IS NULL THEN 'none' ELSE CAST(price AS TEXT) END FROM items UNION ALL SELECT 1, tag FROM tags EXCEPT SELECT 2, 'x'
