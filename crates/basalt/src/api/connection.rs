@@ -353,6 +353,7 @@ impl Connection {
         let explicit = self.session.borrow().txn.is_some();
         if !explicit {
             let write = Arc::new(Mutex::new(self.db.store.begin_write()?));
+            self.refresh(prepared, &PageSource::Write(write.clone()))?;
             let result = self.apply(prepared, params, &write);
             // Rows a write returns (RETURNING, EXPLAIN ANALYZE) are already computed; their
             // context must let go of the write transaction so it can commit.
@@ -432,15 +433,14 @@ impl Connection {
         Ok(())
     }
 
+    /// Runs `prepared`, already refreshed against `write`'s catalog, in `write`.
     fn apply(
         &self,
         prepared: &mut Prepared,
         params: Vec<Value>,
         write: &Arc<Mutex<WriteTxn>>,
     ) -> Result<Outcome> {
-        let source = PageSource::Write(write.clone());
-        self.refresh(prepared, &source)?;
-        let ctx = self.exec_context(source, params);
+        let ctx = self.exec_context(PageSource::Write(write.clone()), params);
         match &prepared.bound.statement {
             BoundStatement::Modify(plan) => {
                 let ModifyResult {

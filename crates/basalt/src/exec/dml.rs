@@ -349,6 +349,24 @@ pub(super) struct Writer<'a> {
     kinds: Vec<crate::storage::btree::ColumnKind>,
     /// The table's entry in the statement's foreign key rules, if any key concerns it.
     foreign_key_entry: Option<usize>,
+    /// Usable bytes of a page, which bound an index entry's size.
+    usable_size: usize,
+}
+
+/// A row's entry in one index: the column values' encoding followed by the row id.
+struct IndexEntry {
+    key: Vec<u8>,
+    /// Length of the column values' part: what a unique index must not hold twice.
+    values_len: usize,
+    /// Whether a column value is NULL (such an entry never collides in a unique index).
+    has_null: bool,
+}
+
+impl IndexEntry {
+    /// The key without its row id.
+    fn values_key(&self) -> &[u8] {
+        &self.key[..self.values_len]
+    }
 }
 
 impl<'a> Writer<'a> {
@@ -369,6 +387,7 @@ impl<'a> Writer<'a> {
             tree: TableTree::open(table.root),
             kinds: table.slot_kinds(),
             foreign_key_entry,
+            usable_size: txn.lock().usable_size(),
         }
     }
 
@@ -450,7 +469,8 @@ impl<'a> Writer<'a> {
         values: &[Value],
         except: Option<i64>,
     ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
-        self.unique_conflicts_where(values, except, |_| true)
+        let probes = self.unique_probes(values, None);
+        self.rows_holding(probes.iter().map(|(index, key)| (*index, &key[..])), except)
     }
 
     /// The unique conflicts an update of row `row_id` from `old` to `new` creates: only the
@@ -461,31 +481,60 @@ impl<'a> Writer<'a> {
         new: &[Value],
         row_id: i64,
     ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
-        self.unique_conflicts_where(new, Some(row_id), |index| {
-            Self::index_key(index, old, None).0 != Self::index_key(index, new, None).0
-        })
+        let probes = self.unique_probes(new, Some(old));
+        self.rows_holding(
+            probes.iter().map(|(index, key)| (*index, &key[..])),
+            Some(row_id),
+        )
     }
 
-    fn unique_conflicts_where(
+    /// The unique conflicts of a new row whose index entries are `entries`
+    /// ([`Writer::index_entries`]): each entry's key less its row id is the probe.
+    fn unique_conflicts_of_entries(
+        &self,
+        entries: &[IndexEntry],
+    ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
+        let probes = self
+            .indexes
+            .iter()
+            .zip(entries)
+            .filter(|(index, entry)| index.unique && !entry.has_null)
+            .map(|(index, entry)| (index, entry.values_key()));
+        self.rows_holding(probes, None)
+    }
+
+    /// `values`' key (without row id) in each unique index where it has no NULL (NULLs never
+    /// collide), leaving out indexes where the key equals `unchanged_from`'s.
+    fn unique_probes(
         &self,
         values: &[Value],
+        unchanged_from: Option<&[Value]>,
+    ) -> Vec<(&Arc<IndexDef>, Vec<u8>)> {
+        self.indexes
+            .iter()
+            .filter(|index| index.unique)
+            .filter_map(|index| {
+                let (key, has_null) = Self::index_key(index, values, None);
+                let changed =
+                    unchanged_from.is_none_or(|old| Self::index_key(index, old, None).0 != key);
+                (!has_null && changed).then_some((index, key))
+            })
+            .collect()
+    }
+
+    /// Rows (other than `except`) holding an entry that starts with one of `probes`, each a
+    /// unique index with a key of column values.
+    fn rows_holding<'i>(
+        &self,
+        probes: impl IntoIterator<Item = (&'i Arc<IndexDef>, &'i [u8])>,
         except: Option<i64>,
-        check: impl Fn(&IndexDef) -> bool,
     ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
         let mut conflicts = Vec::new();
         let txn = self.txn.lock();
-        for index in self
-            .indexes
-            .iter()
-            .filter(|index| index.unique && check(index))
-        {
-            let (prefix, has_null) = Self::index_key(index, values, None);
-            if has_null {
-                continue; // NULLs never collide.
-            }
+        for (index, prefix) in probes {
             let mut cursor = IndexTree::open(index.root).cursor(&*txn);
-            cursor.seek_ge(&prefix)?;
-            while cursor.is_valid() && cursor.key().starts_with(&prefix) {
+            cursor.seek_ge(prefix)?;
+            while cursor.is_valid() && cursor.key().starts_with(prefix) {
                 let row_id = keys::decode_row_id(cursor.key())
                     .map_err(|e| ExecError::new("XX001", e.to_string()))?;
                 if Some(row_id) != except {
@@ -523,7 +572,6 @@ impl<'a> Writer<'a> {
         )
     }
 
-    /// Inserts a row; returns its row id and final values, or `None` if it was skipped.
     /// Inserts one row, resolving conflicts by `on_conflict`; `only_row` says the statement
     /// inserts no other row. Returns the row id and final values, or `None` if the row was
     /// skipped (`OR IGNORE`, `DO NOTHING`).
@@ -573,8 +621,8 @@ impl<'a> Writer<'a> {
             // (`fails_before_writing`). The table insert itself reports a taken row id
             // before writing; the error paths look for one first, so a row that breaks
             // several rules reports the row id, as the end-of-statement order would.
-            let index_keys = self.index_entries(row_id, &values)?;
-            if let Some((index, _)) = self.unique_conflicts(&values, None)?.first() {
+            let entries = self.index_entries(row_id, &values)?;
+            if let Some((index, _)) = self.unique_conflicts_of_entries(&entries)?.first() {
                 let index = (!self.row_exists(row_id)?).then_some(&**index);
                 return Err(self.duplicate_error(index));
             }
@@ -590,7 +638,7 @@ impl<'a> Writer<'a> {
                 return Err(error);
             }
             self.write_row(row_id, &values)?;
-            self.write_index_keys(&index_keys)?;
+            self.write_index_keys(&entries)?;
             return Ok(Some((row_id, values)));
         }
         let existing_row = self.row_exists(row_id)?;
@@ -692,29 +740,35 @@ impl<'a> Writer<'a> {
 
     /// Adds a new row's entries to every index of the table (uniqueness already checked).
     fn write_index_entries(&self, row_id: i64, values: &[Value]) -> ExecResult<()> {
-        let index_keys = self.index_entries(row_id, values)?;
-        self.write_index_keys(&index_keys)
+        let entries = self.index_entries(row_id, values)?;
+        self.write_index_keys(&entries)
     }
 
-    /// The key of row `row_id` in each index of the table, in `self.indexes` order, each
+    /// Row `row_id`'s entry in each index of the table, in `self.indexes` order, each
     /// checked to fit in an index page (so writing them cannot fail on their size).
-    fn index_entries(&self, row_id: i64, values: &[Value]) -> ExecResult<Vec<Vec<u8>>> {
-        let usable_size = self.txn.lock().usable_size();
+    fn index_entries(&self, row_id: i64, values: &[Value]) -> ExecResult<Vec<IndexEntry>> {
         self.indexes
             .iter()
             .map(|index| {
-                let (key, _) = Self::index_key(index, values, Some(row_id));
-                IndexTree::check_entry_fits(usable_size, &key, &[])?;
-                Ok(key)
+                let (values_key, has_null) = Self::index_key(index, values, None);
+                let values_len = values_key.len();
+                let mut key = values_key;
+                keys::encode_row_id(row_id, &mut key);
+                IndexTree::check_entry_fits(self.usable_size, &key, &[])?;
+                Ok(IndexEntry {
+                    key,
+                    values_len,
+                    has_null,
+                })
             })
             .collect()
     }
 
-    /// Inserts keys from [`Writer::index_entries`].
-    fn write_index_keys(&self, index_keys: &[Vec<u8>]) -> ExecResult<()> {
+    /// Inserts entries from [`Writer::index_entries`].
+    fn write_index_keys(&self, entries: &[IndexEntry]) -> ExecResult<()> {
         let mut txn = self.txn.lock();
-        for (index, key) in self.indexes.iter().zip(index_keys) {
-            IndexTree::open(index.root).insert(&mut *txn, key, &[])?;
+        for (index, entry) in self.indexes.iter().zip(entries) {
+            IndexTree::open(index.root).insert(&mut *txn, &entry.key, &[])?;
         }
         Ok(())
     }

@@ -373,7 +373,6 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec
     }
 }
 
-/// Converts a parameter value to the type its context expects.
 /// Parameter `index`'s value, converted to the type its context gave it.
 fn parameter(index: usize, data_type: DataType, ctx: &ExecContext) -> ExecResult<Value> {
     let value =
@@ -383,6 +382,7 @@ fn parameter(index: usize, data_type: DataType, ctx: &ExecContext) -> ExecResult
     conform(value, data_type)
 }
 
+/// Converts a parameter value to the type its context expects.
 fn conform(value: Value, data_type: DataType) -> ExecResult<Value> {
     if data_type == DataType::Null || value.is_null() || value.data_type() == data_type {
         return Ok(value);

@@ -89,31 +89,7 @@ impl PageCache {
     /// Caches `page` under `key` unless an image is already there, and returns the cached
     /// image (so racing readers converge on one copy).
     pub fn insert(&self, key: CacheKey, page: PageRef) -> PageRef {
-        let mut shard = self.shard(key.page_no).lock();
-        if let Some(&slot_index) = shard.index.get(&key) {
-            return shard.slots[slot_index].page.clone();
-        }
-        if shard.slots.len() < shard.capacity {
-            let slot_index = shard.slots.len();
-            shard.slots.push(Slot {
-                key,
-                page: page.clone(),
-                referenced: true,
-            });
-            shard.index.insert(key, slot_index);
-            return page;
-        }
-        if let Some(victim) = shard.find_victim() {
-            let old_key = shard.slots[victim].key;
-            shard.index.remove(&old_key);
-            shard.slots[victim] = Slot {
-                key,
-                page: page.clone(),
-                referenced: true,
-            };
-            shard.index.insert(key, victim);
-        }
-        page
+        self.shard(key.page_no).lock().insert(key, page)
     }
 
     /// Caches `page` under `to` in place of the images under `from` and `to`, if cached
@@ -129,8 +105,7 @@ impl PageCache {
                 shard.remove_slot(slot_index);
             }
         }
-        drop(shard);
-        self.insert(to, page);
+        shard.insert(to, page);
     }
 
     /// Number of cached images someone outside the cache still holds.
@@ -190,6 +165,34 @@ impl PageCache {
 }
 
 impl Shard {
+    /// [`PageCache::insert`] within this shard.
+    fn insert(&mut self, key: CacheKey, page: PageRef) -> PageRef {
+        if let Some(&slot_index) = self.index.get(&key) {
+            return self.slots[slot_index].page.clone();
+        }
+        if self.slots.len() < self.capacity {
+            let slot_index = self.slots.len();
+            self.slots.push(Slot {
+                key,
+                page: page.clone(),
+                referenced: true,
+            });
+            self.index.insert(key, slot_index);
+            return page;
+        }
+        if let Some(victim) = self.find_victim() {
+            let old_key = self.slots[victim].key;
+            self.index.remove(&old_key);
+            self.slots[victim] = Slot {
+                key,
+                page: page.clone(),
+                referenced: true,
+            };
+            self.index.insert(key, victim);
+        }
+        page
+    }
+
     /// CLOCK: sweep at most two rounds, clearing reference bits, skipping pinned pages.
     fn find_victim(&mut self) -> Option<usize> {
         let slot_count = self.slots.len();

@@ -512,18 +512,19 @@ impl Pager {
                     page_count_at_limit = Some(Header::decode(&page, self.page_size)?.page_count);
                 }
                 let offset = u64::from(page_no) * self.page_size as u64;
-                let main_file_key = CacheKey {
-                    page_no,
-                    version: MAIN_FILE_VERSION,
-                };
-                self.cache.remove(main_file_key);
                 self.db_file
                     .write_all_at(page.raw(), offset)
                     .map_err(|e| StorageError::io("writing a checkpoint", &self.path, e))?;
                 // The main file now holds this image: cache it under the main file's version,
                 // or every hot page would be read back from disk (and its checksum verified)
                 // once the log is reset. The frame's entry goes: a reader still on this frame
-                // reads it from the log again, which is rare and correct.
+                // reads it from the log again, which is rare and correct. (No reader needs
+                // the page's old main-file image: the checkpoint stops at the oldest reader's
+                // snapshot, which sees this frame.)
+                let main_file_key = CacheKey {
+                    page_no,
+                    version: MAIN_FILE_VERSION,
+                };
                 self.cache.move_to(key, main_file_key, page);
                 report.pages_written += 1;
             }

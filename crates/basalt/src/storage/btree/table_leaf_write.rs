@@ -165,11 +165,8 @@ pub(crate) fn overwrite_row(
         let value = values.get(column).copied().unwrap_or(ValueRef::Null);
         match (value, kind) {
             (ValueRef::Overflow { .. }, _) => return Ok(false),
-            (ValueRef::Fixed(_), ColumnKind::Var)
-            | (ValueRef::Var(_), ColumnKind::Fixed1)
-            | (ValueRef::Var(_), ColumnKind::Fixed2)
-            | (ValueRef::Var(_), ColumnKind::Fixed4)
-            | (ValueRef::Var(_), ColumnKind::Fixed8) => return Ok(false),
+            (ValueRef::Fixed(_), ColumnKind::Var) => return Ok(false),
+            (ValueRef::Var(_), kind) if kind != ColumnKind::Var => return Ok(false),
             (_, ColumnKind::Var) => {
                 let descriptor = read_uint(bytes, values_at + position * 4, 4);
                 let raw_len = (descriptor >> 16) as u16;
@@ -202,9 +199,10 @@ pub(crate) fn overwrite_row(
                 if data.is_empty() {
                     (false, 0)
                 } else {
-                    if let Some(target) = bytes.get_mut(offset..offset + data.len()) {
-                        target.copy_from_slice(data);
-                    }
+                    bytes
+                        .get_mut(offset..offset + data.len())
+                        .ok_or_else(|| corrupt(page_no, "row value outside the page"))?
+                        .copy_from_slice(data);
                     (false, offset as u64 | (data.len() as u64) << 16)
                 }
             }
