@@ -31,12 +31,12 @@ use crate::exec::error::ExecResult;
 use crate::exec::eval;
 use crate::exec::row_key::{any_null, equality_key};
 use crate::exec::spill::{BatchReader, MAX_PARTITION_DEPTH, Partitions, SpilledRows};
-use crate::exec::vector::{BATCH_SIZE, Batch, Vector};
+use crate::exec::vector::{Batch, Vector};
 use crate::plan::{Expr, JoinKind};
 use crate::types::DataType;
 
 use super::Operator;
-use super::join::JoinState;
+use super::join::{JoinState, PendingLeft};
 use super::sort::concatenate;
 
 /// Memory a right row costs in the hash table besides its values: its share of an entry
@@ -306,11 +306,17 @@ impl HashJoin {
         }
     }
 
-    /// Joins a batch of left rows with the loaded right rows.
-    fn probe(&mut self, left: &Batch, key: &mut Vec<u8>, ctx: &ExecContext) -> ExecResult<()> {
-        let key_columns = eval::evaluate_all(&self.left_keys, left, ctx)?;
-        let refs: Vec<&Vector> = key_columns.iter().collect();
-        for left_row in 0..left.rows {
+    /// Joins the rows of a left batch with the loaded right rows, until the output batch is
+    /// full or the left batch is done.
+    fn probe(
+        &mut self,
+        pending: &mut PendingLeft,
+        key: &mut Vec<u8>,
+        ctx: &ExecContext,
+    ) -> ExecResult<()> {
+        let refs: Vec<&Vector> = pending.keys.iter().collect();
+        while let Some(left_row) = pending.rows.next(self.state.output.rows) {
+            let left = &pending.batch;
             let candidates: &[u32] = if any_null(&refs, left_row) {
                 &[]
             } else {
@@ -340,12 +346,22 @@ impl Operator for HashJoin {
             self.build(right.as_mut(), ctx)?;
         }
         let mut key = Vec::new();
-        while self.state.output.rows < BATCH_SIZE && !self.state.finished_left {
-            let Some(left) = self.next_left(ctx)? else {
-                self.state.finished_left = true;
-                break;
+        while self.state.wants_rows() {
+            // A left batch is only fetched once the previous one is fully joined: in a grace
+            // join, fetching may move to the next partition pair, which emits the finished
+            // pair's unmatched right rows and replaces the right side.
+            let Some(mut pending) = self.state.take_pending() else {
+                match self.next_left(ctx)? {
+                    Some(batch) => {
+                        let keys = eval::evaluate_all(&self.left_keys, &batch, ctx)?;
+                        self.state.keep_pending(PendingLeft::new(batch, keys));
+                    }
+                    None => self.state.finished_left = true,
+                }
+                continue;
             };
-            self.probe(&left, &mut key, ctx)?;
+            self.probe(&mut pending, &mut key, ctx)?;
+            self.state.keep_pending(pending);
         }
         if self.state.finished_left {
             self.state.emit_right_leftovers();

@@ -4,7 +4,10 @@
 //! Nested loop and hash joins materialise the right input (the hash join spills it past the
 //! memory budget; the nested loop join does not), then stream the left input batch by batch. For each
 //! left row they form the candidate pairs, evaluate the join condition over the pairs as one
-//! batch (so conditions run vectorised), and emit matches. LEFT / FULL joins add a row with
+//! batch (so conditions run vectorised), and emit matches. A join stops between left rows as
+//! soon as a full output batch is ready and resumes there on the next call (`PendingLeft`):
+//! one left batch can match millions of right rows (a cross join, a key shared by many rows),
+//! and emitting them all at once would hold the whole product in memory. LEFT / FULL joins add a row with
 //! NULLs on the right for unmatched left rows; RIGHT / FULL joins remember which right rows
 //! matched and add the others at the end. SEMI and ANTI joins emit left rows only.
 //!
@@ -44,6 +47,46 @@ pub(super) struct JoinState {
     pub(super) output: Batch,
     pub(super) finished_left: bool,
     emitted_right_leftovers: bool,
+    /// The left batch being joined, when a full output batch was ready before its last row.
+    pending: Option<PendingLeft>,
+}
+
+/// A left batch partly joined: its join keys (evaluated once for the whole batch; empty for
+/// a nested loop join) and where joining it stopped.
+#[derive(Debug)]
+pub(super) struct PendingLeft {
+    pub(super) batch: Batch,
+    pub(super) keys: Vec<Vector>,
+    pub(super) rows: LeftRows,
+}
+
+impl PendingLeft {
+    pub(super) fn new(batch: Batch, keys: Vec<Vector>) -> Self {
+        let rows = LeftRows {
+            next: 0,
+            end: batch.rows,
+        };
+        PendingLeft { batch, keys, rows }
+    }
+}
+
+/// The rows of a pending left batch still to join.
+#[derive(Debug)]
+pub(super) struct LeftRows {
+    next: usize,
+    end: usize,
+}
+
+impl LeftRows {
+    /// The next left row to join while the output batch (`output_rows` long) has room;
+    /// `None` when the output is full or the batch is done.
+    pub(super) fn next(&mut self, output_rows: usize) -> Option<usize> {
+        if self.next >= self.end || output_rows >= BATCH_SIZE {
+            return None;
+        }
+        self.next += 1;
+        Some(self.next - 1)
+    }
 }
 
 impl JoinState {
@@ -62,6 +105,25 @@ impl JoinState {
             output: Batch::with_types(&output_types, BATCH_SIZE),
             finished_left: false,
             emitted_right_leftovers: false,
+            pending: None,
+        }
+    }
+
+    /// Whether the join should produce more rows before returning its output batch.
+    pub(super) fn wants_rows(&self) -> bool {
+        self.output.rows < BATCH_SIZE && !self.finished_left
+    }
+
+    /// The partly joined left batch, if there is one (the caller gives it back with
+    /// [`JoinState::keep_pending`]).
+    pub(super) fn take_pending(&mut self) -> Option<PendingLeft> {
+        self.pending.take()
+    }
+
+    /// Keeps `pending` for the next call if it still has rows to join.
+    pub(super) fn keep_pending(&mut self, pending: PendingLeft) {
+        if pending.rows.next < pending.rows.end {
+            self.pending = Some(pending);
         }
     }
 
@@ -222,25 +284,29 @@ impl Operator for NestedLoopJoin {
             self.state.load_right(right.as_mut(), ctx)?;
         }
         let all_right: Vec<u32> = (0..self.state.right.rows as u32).collect();
-        while self.state.output.rows < BATCH_SIZE && !self.state.finished_left {
-            let Some(left) = self.left.next(ctx)? else {
-                self.state.finished_left = true;
-                break;
+        while self.state.wants_rows() {
+            let Some(mut pending) = self.state.take_pending() else {
+                match self.left.next(ctx)? {
+                    Some(batch) => self.state.keep_pending(PendingLeft::new(batch, Vec::new())),
+                    None => self.state.finished_left = true,
+                }
+                continue;
             };
-            for left_row in 0..left.rows {
-                let matches = match &self.condition {
-                    None => all_right.clone(),
+            while let Some(left_row) = pending.rows.next(self.state.output.rows) {
+                let left = &pending.batch;
+                let selected;
+                let matches: &[u32] = match &self.condition {
+                    None => &all_right,
+                    Some(_) if all_right.is_empty() => &[],
                     Some(condition) => {
-                        if all_right.is_empty() {
-                            Vec::new()
-                        } else {
-                            let pairs = self.state.pairs(&left, left_row, &all_right);
-                            eval::select_true(condition, &pairs, ctx)?
-                        }
+                        let pairs = self.state.pairs(left, left_row, &all_right);
+                        selected = eval::select_true(condition, &pairs, ctx)?;
+                        &selected
                     }
                 };
-                self.state.emit(&left, left_row, &matches);
+                self.state.emit(left, left_row, matches);
             }
+            self.state.keep_pending(pending);
         }
         if self.state.finished_left {
             self.state.emit_right_leftovers();
@@ -361,14 +427,19 @@ impl Operator for IndexJoin {
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
         ctx.check_interrupt()?;
         let mut key: Vec<Value> = Vec::with_capacity(self.left_keys.len());
-        while self.state.output.rows < BATCH_SIZE && !self.state.finished_left {
-            let Some(left) = self.left.next(ctx)? else {
-                self.state.finished_left = true;
-                break;
+        while self.state.wants_rows() {
+            let Some(mut pending) = self.state.take_pending() else {
+                match self.left.next(ctx)? {
+                    Some(batch) => {
+                        let keys = eval::evaluate_all(&self.left_keys, &batch, ctx)?;
+                        self.state.keep_pending(PendingLeft::new(batch, keys));
+                    }
+                    None => self.state.finished_left = true,
+                }
+                continue;
             };
-            let key_columns = eval::evaluate_all(&self.left_keys, &left, ctx)?;
-            let refs: Vec<&Vector> = key_columns.iter().collect();
-            for left_row in 0..left.rows {
+            let refs: Vec<&Vector> = pending.keys.iter().collect();
+            while let Some(left_row) = pending.rows.next(self.state.output.rows) {
                 if any_null(&refs, left_row) {
                     self.state.right.clear();
                 } else {
@@ -379,17 +450,129 @@ impl Operator for IndexJoin {
                 let candidates: Vec<u32> = (0..self.state.right.rows as u32).collect();
                 let matches = match (&self.residual, candidates.is_empty()) {
                     (Some(residual), false) => {
-                        let pairs = self.state.pairs(&left, left_row, &candidates);
+                        let pairs = self.state.pairs(&pending.batch, left_row, &candidates);
                         eval::select_true(residual, &pairs, ctx)?
                     }
                     _ => candidates,
                 };
-                self.state.emit(&left, left_row, &matches);
+                self.state.emit(&pending.batch, left_row, &matches);
             }
+            self.state.keep_pending(pending);
         }
         if self.state.finished_left && self.state.output.rows == 0 {
             return Ok(None);
         }
         Ok(Some(self.state.take_output()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Joins whose left rows each match many right rows must still hand out batches of
+    //! bounded size: the whole product never sits in memory at once.
+
+    use std::collections::VecDeque;
+
+    use super::*;
+    use crate::exec::operators::Replay;
+    use crate::exec::operators::hash_join::HashJoin;
+    use crate::plan::BinaryOp;
+
+    const TYPES: [DataType; 2] = [DataType::Integer, DataType::Integer];
+
+    /// `count` rows `(key, index)` in batches of up to `BATCH_SIZE`.
+    fn input(count: usize, key: impl Fn(usize) -> i64) -> Box<dyn Operator> {
+        let mut batches = VecDeque::new();
+        for start in (0..count).step_by(BATCH_SIZE) {
+            let mut batch = Batch::with_types(&TYPES, BATCH_SIZE);
+            for index in start..count.min(start + BATCH_SIZE) {
+                batch.push_row(&[Value::Integer(key(index)), Value::Integer(index as i64)]);
+            }
+            batches.push_back(batch);
+        }
+        Box::new(Replay(batches))
+    }
+
+    fn column(index: usize) -> Expr {
+        Expr::Column {
+            index,
+            data_type: DataType::Integer,
+        }
+    }
+
+    /// Drains `join`, checking every batch's size; returns (rows, unmatched-left rows).
+    fn drain(join: &mut dyn Operator, right_rows: usize) -> (usize, usize) {
+        let ctx = ExecContext::for_tests(usize::MAX);
+        let (mut rows, mut unmatched) = (0, 0);
+        while let Some(batch) = join.next(&ctx).unwrap() {
+            // One left row may overshoot a full batch by at most its own matches.
+            assert!(batch.rows < BATCH_SIZE + right_rows, "{} rows", batch.rows);
+            rows += batch.rows;
+            unmatched += (0..batch.rows)
+                .filter(|&row| batch.columns[2].get(row) == Value::Null)
+                .count();
+        }
+        (rows, unmatched)
+    }
+
+    #[test]
+    fn a_cross_join_streams_in_bounded_batches() {
+        let (left, right) = (3000, 700);
+        let mut join = NestedLoopJoin::new(
+            input(left, |index| index as i64),
+            input(right, |index| index as i64),
+            JoinKind::Inner,
+            None,
+            TYPES.to_vec(),
+            TYPES.to_vec(),
+        );
+        assert_eq!(drain(&mut join, right), (left * right, 0));
+    }
+
+    #[test]
+    fn a_nested_loop_left_join_keeps_unmatched_rows_across_batches() {
+        // Left key k matches right rows with key < k: left rows 0 match nothing.
+        let (left, right) = (2500, 400);
+        let condition = Expr::Binary {
+            op: BinaryOp::Less,
+            left: Box::new(column(2)),
+            right: Box::new(column(0)),
+            data_type: DataType::Boolean,
+        };
+        let mut join = NestedLoopJoin::new(
+            input(left, |index| (index % 5) as i64),
+            input(right, |index| (index % 4) as i64),
+            JoinKind::Left,
+            Some(condition),
+            TYPES.to_vec(),
+            TYPES.to_vec(),
+        );
+        // Per 5 left rows (keys 0..5): 0, 100, 200, 300 and 400 matches, key 0 unmatched.
+        let per_five = 100 + 200 + 300 + 400 + 1;
+        assert_eq!(drain(&mut join, right), (left / 5 * per_five, left / 5));
+    }
+
+    #[test]
+    fn a_hash_join_on_a_shared_key_streams_in_bounded_batches() {
+        // Every row has one of two keys: each left row matches half the right side.
+        let (left, right) = (2000, 900);
+        for kind in [JoinKind::Inner, JoinKind::Full] {
+            let mut join = HashJoin::new(
+                input(left, |index| (index % 2) as i64),
+                input(right, |index| (index % 3).min(1) as i64),
+                kind,
+                vec![column(0)],
+                vec![column(0)],
+                None,
+                TYPES.to_vec(),
+                TYPES.to_vec(),
+            );
+            // Key 0: 1000 left × 300 right; key 1: 1000 left × 600 right.
+            assert_eq!(
+                drain(&mut join, right),
+                (1000 * 300 + 1000 * 600, 0),
+                "{kind:?}"
+            );
+        }
     }
 }

@@ -22,6 +22,18 @@ use super::error::{ExecError, ExecResult};
 use super::vector::Batch;
 use crate::plan::{PlanKind, PlanNode};
 
+/// An input that replays batches: the leaf of operator tests.
+#[cfg(test)]
+#[derive(Debug)]
+pub(super) struct Replay(pub(super) std::collections::VecDeque<Batch>);
+
+#[cfg(test)]
+impl Operator for Replay {
+    fn next(&mut self, _ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        Ok(self.0.pop_front())
+    }
+}
+
 /// A source of batches.
 pub trait Operator: std::fmt::Debug {
     /// The next batch, or `None` when there are no more rows. Batches may be empty.

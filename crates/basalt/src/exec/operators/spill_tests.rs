@@ -7,7 +7,6 @@
 use std::collections::VecDeque;
 
 use crate::exec::context::ExecContext;
-use crate::exec::error::ExecResult;
 use crate::exec::spill::{PARTITION_COUNT, SpillStats};
 use crate::exec::vector::Batch;
 use crate::plan::{
@@ -21,7 +20,7 @@ use super::external_sort::Sorter;
 use super::hash_join::HashJoin;
 use super::setop::SetOperation;
 use super::sort::{Sort, TopN};
-use super::{Operator, collect};
+use super::{Operator, Replay, collect};
 
 const TINY: usize = 4 << 10;
 
@@ -97,18 +96,8 @@ fn batches(rows: &[Vec<Value>], types: &[DataType], seed: u64) -> VecDeque<Batch
     out
 }
 
-/// An input that replays batches.
-#[derive(Debug)]
-struct Input(VecDeque<Batch>);
-
-impl Operator for Input {
-    fn next(&mut self, _ctx: &ExecContext) -> ExecResult<Option<Batch>> {
-        Ok(self.0.pop_front())
-    }
-}
-
 fn input(rows: &[Vec<Value>], types: &[DataType]) -> Box<dyn Operator> {
-    Box::new(Input(batches(rows, types, rows.len() as u64)))
+    Box::new(Replay(batches(rows, types, rows.len() as u64)))
 }
 
 fn run(operator: &mut dyn Operator, ctx: &ExecContext) -> Vec<Vec<Value>> {
