@@ -139,7 +139,8 @@ pub struct TableDef {
     /// CHECK constraints as SQL text.
     pub checks: Vec<String>,
     pub foreign_keys: Vec<ForeignKeyDef>,
-    /// Physical slot count of the table tree's rows (≥ columns.len(); dropped columns keep theirs).
+    /// Physical slot count of the table tree's rows (≥ columns.len(): DROP COLUMN rewrites the
+    /// rows into dense slots, but files written before it did may still have gaps).
     pub slot_count: usize,
 }
 

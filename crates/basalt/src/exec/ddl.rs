@@ -14,6 +14,7 @@ use std::sync::Arc;
 use crate::catalog::{
     self, Catalog, ForeignKeyDef, IndexDef, IndexMethod, SchemaObject, TableDef, ViewDef,
 };
+use crate::plan::bind::rewrite;
 use crate::plan::ddl::{AlterTable, CreateIndex, CreateTable, ObjectKind};
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
@@ -219,6 +220,36 @@ pub fn create_view(
     Ok(true)
 }
 
+/// Rewrites `table`'s rows into a fresh tree without the column at `position`, as SQLite
+/// does: `new_table` (its columns already without it) gets one slot per column and the new
+/// root. Row ids are kept, so the indexes stay valid as they are.
+///
+/// Rewriting, rather than leaving the dropped slot in place, keeps every slot's storage kind
+/// known from the columns: a dropped INTEGER slot left behind would be typed as text by
+/// [`TableDef::slot_kinds`] and clash with the rows already stored in it.
+fn rebuild_without_column(
+    table: &TableDef,
+    position: usize,
+    new_table: &mut TableDef,
+    txn: &mut WriteTxn,
+) -> ExecResult<()> {
+    let rows = read_all_rows(table, txn)?;
+    for (slot, column) in new_table.columns.iter_mut().enumerate() {
+        column.slot = slot;
+    }
+    new_table.slot_count = new_table.columns.len();
+    let kinds = new_table.slot_kinds();
+    let fresh = TableTree::create(txn)?;
+    for (row_id, mut values) in rows {
+        values.remove(position);
+        let cells = row_to_cells(new_table, &values);
+        fresh.insert(txn, row_id, &kinds, &cells)?;
+    }
+    TableTree::open(table.root).destroy(txn)?;
+    new_table.root = fresh.root();
+    Ok(())
+}
+
 fn destroy_index(index: &IndexDef, txn: &mut WriteTxn) -> ExecResult<()> {
     IndexTree::open(index.root).destroy(txn)?;
     catalog::remove_object(txn, b'i', &index.name)?;
@@ -402,6 +433,25 @@ pub fn alter_table(
                 ));
             }
             schema::check_column_drop(table, position, catalog)?;
+            for view in catalog.views.values() {
+                if rewrite::view_uses_column(view, table, column, catalog)? {
+                    return Err(ExecError::new(
+                        "2BP01",
+                        format!(
+                            "cannot drop column {column} of table {} because view {} depends on it",
+                            table.name, view.name
+                        ),
+                    ));
+                }
+            }
+            // CHECK constraints involving the column go with it (PostgreSQL does the same).
+            let mut checks = Vec::with_capacity(table.checks.len());
+            for check in &table.checks {
+                if !rewrite::check_mentions_column(check, &table.name, column)? {
+                    checks.push(check.clone());
+                }
+            }
+            new_table.checks = checks;
             if new_table.row_id_column == Some(position)
                 || new_table.primary_key.contains(&position)
             {
@@ -411,6 +461,7 @@ pub fn alter_table(
                 ));
             }
             new_table.columns.remove(position);
+            rebuild_without_column(table, position, &mut new_table, txn)?;
             let shift = |c: &mut usize| {
                 if *c > position {
                     *c -= 1;
@@ -473,6 +524,29 @@ pub fn alter_table(
                 .filter(|key| key.referenced_table.eq_ignore_ascii_case(&table.name))
                 .for_each(rename);
             schema::rewrite_references_to(&table.name, catalog, txn, rename)?;
+            for check in &mut new_table.checks {
+                if let Some(renamed) =
+                    rewrite::rename_column_in_check(check, &table.name, &old_name, new_name)?
+                {
+                    *check = renamed;
+                }
+            }
+            let mut after = catalog.clone();
+            after
+                .tables
+                .insert(table.name.to_lowercase(), Arc::new(new_table.clone()));
+            for view in catalog.views.values() {
+                let renamed = rewrite::rename_column_in_view(
+                    view, table, &old_name, new_name, catalog, &after,
+                )?;
+                if let Some(query) = renamed {
+                    let view = ViewDef {
+                        query,
+                        ..ViewDef::clone(view)
+                    };
+                    catalog::put_object(txn, &SchemaObject::View(view))?;
+                }
+            }
         }
         AlterTable::RenameTable { new_name, .. } => {
             if name_taken(catalog, new_name) {
@@ -489,6 +563,21 @@ pub fn alter_table(
             schema::rewrite_references_to(&table.name, catalog, txn, rename)?;
             for index in &mut indexes {
                 index.table = new_name.clone();
+            }
+            for check in &mut new_table.checks {
+                if let Some(renamed) = rewrite::rename_table_in_check(check, &table.name, new_name)?
+                {
+                    *check = renamed;
+                }
+            }
+            for view in catalog.views.values() {
+                if let Some(query) = rewrite::rename_table_in_view(view, &table.name, new_name)? {
+                    let view = ViewDef {
+                        query,
+                        ..ViewDef::clone(view)
+                    };
+                    catalog::put_object(txn, &SchemaObject::View(view))?;
+                }
             }
         }
         AlterTable::AddForeignKey { key, .. } => {

@@ -1,5 +1,6 @@
 //! Errors raised while executing a statement, each with a SQLSTATE code.
 
+use crate::plan::bind::BindError;
 use crate::storage::StorageError;
 
 /// An execution error: a SQLSTATE code and a message.
@@ -22,6 +23,13 @@ impl ExecError {
     /// A violated invariant of the engine itself (a bug, reported rather than panicking).
     pub fn internal(message: impl Into<String>) -> Self {
         ExecError::new("XX000", message)
+    }
+}
+
+/// Stored SQL (a CHECK, a view) that fails to bind during execution keeps its code.
+impl From<BindError> for ExecError {
+    fn from(error: BindError) -> Self {
+        ExecError::new(error.code, error.message)
     }
 }
 

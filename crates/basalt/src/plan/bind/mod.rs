@@ -27,6 +27,7 @@ mod function;
 mod parameters;
 mod predicate;
 mod query;
+pub mod rewrite;
 mod scope;
 mod select;
 #[cfg(test)]
