@@ -14,6 +14,7 @@
 //! failed statement changes nothing. A single-row `INSERT ... VALUES` makes every check
 //! before it writes, and runs without that savepoint ([`fails_before_writing`]).
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use crate::catalog::{Catalog, IndexDef, TableDef};
@@ -21,7 +22,7 @@ use crate::plan::bind::{self, BindError};
 use crate::plan::{ConflictAction, Expr, PlanKind, PlanNode};
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
-use crate::storage::page::PageRead;
+use crate::storage::page::{PageNo, PageRead};
 use crate::txn::WriteTxn;
 use crate::types::{self, DataType, Value};
 
@@ -130,6 +131,17 @@ impl InsertRows {
         }
     }
 
+    /// Row `row` of a VALUES list as a whole, moved out, if it has `columns` values.
+    fn take_row(&mut self, row: usize, columns: usize) -> Option<Vec<Value>> {
+        match self {
+            InsertRows::Values(rows) => rows
+                .get_mut(row)
+                .filter(|values| values.len() == columns)
+                .map(std::mem::take),
+            InsertRows::Batch(_) => None,
+        }
+    }
+
     /// The value at `row` and `position`, moved out where it can be (each is taken once).
     fn take(&mut self, row: usize, position: usize) -> Value {
         match self {
@@ -144,6 +156,34 @@ impl InsertRows {
                 .map_or(Value::Null, |vector| vector.get(row)),
         }
     }
+}
+
+/// Row `row` of an INSERT's input laid out as the table's columns: given values where
+/// `target_columns` puts them, defaults (or NULL) elsewhere.
+fn row_with_defaults(
+    table: &TableDef,
+    target_columns: &[usize],
+    rules: &TableRules,
+    input: &mut InsertRows,
+    row: usize,
+    ctx: &ExecContext,
+) -> ExecResult<Vec<Value>> {
+    let mut values: Vec<Value> = vec![Value::Null; table.columns.len()];
+    let mut given = vec![false; table.columns.len()];
+    for (position, &column) in target_columns.iter().enumerate() {
+        if let Some(slot) = values.get_mut(column) {
+            *slot = input.take(row, position);
+            given[column] = true;
+        }
+    }
+    for (column, default) in rules.defaults.iter().enumerate() {
+        if !given.get(column).copied().unwrap_or(true)
+            && let Some(default) = default
+        {
+            values[column] = eval::evaluate_scalar(default, ctx)?;
+        }
+    }
+    Ok(values)
 }
 
 /// Executes an INSERT, UPDATE or DELETE plan inside `txn`, enforcing `foreign_keys` (`None`
@@ -206,22 +246,20 @@ fn apply_rows(
             let mut writer = Writer::new(table, catalog, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
+            // Every column given, in table order: a VALUES row is the row as it is.
+            let all_in_order = target_columns.len() == table.columns.len()
+                && target_columns
+                    .iter()
+                    .enumerate()
+                    .all(|(position, &column)| position == column);
             for row in 0..input.len() {
-                let mut values: Vec<Value> = vec![Value::Null; table.columns.len()];
-                let mut given = vec![false; table.columns.len()];
-                for (position, &column) in target_columns.iter().enumerate() {
-                    if let Some(slot) = values.get_mut(column) {
-                        *slot = input.take(row, position);
-                        given[column] = true;
-                    }
-                }
-                for (column, default) in rules.defaults.iter().enumerate() {
-                    if !given.get(column).copied().unwrap_or(true)
-                        && let Some(default) = default
-                    {
-                        values[column] = eval::evaluate_scalar(default, ctx)?;
-                    }
-                }
+                let whole_row = all_in_order
+                    .then(|| input.take_row(row, table.columns.len()))
+                    .flatten();
+                let values = match whole_row {
+                    Some(values) => values,
+                    None => row_with_defaults(table, target_columns, rules, &mut input, row, ctx)?,
+                };
                 if let Some((row_id, final_values)) =
                     writer.insert(values, on_conflict, only_row, enforcer)?
                 {
@@ -360,6 +398,9 @@ struct IndexEntry {
     values_len: usize,
     /// Whether a column value is NULL (such an entry never collides in a unique index).
     has_null: bool,
+    /// The leaf where the uniqueness probe for this entry ended, for
+    /// [`IndexTree::insert_near`]. Set through a shared reference by the probe.
+    leaf_hint: Cell<Option<PageNo>>,
 }
 
 impl IndexEntry {
@@ -408,14 +449,12 @@ impl<'a> Writer<'a> {
     }
 
     /// Casts values to their columns' types and checks NOT NULL, lengths and CHECKs.
-    fn conform(&self, values: Vec<Value>) -> ExecResult<Vec<Value>> {
-        let mut out = Vec::with_capacity(values.len());
-        for (column, value) in self.table.columns.iter().zip(values) {
-            let mut value = if value.is_null() || value.data_type() == column.data_type {
-                value
-            } else {
-                types::cast(&value, column.data_type)?
-            };
+    fn conform(&self, mut out: Vec<Value>) -> ExecResult<Vec<Value>> {
+        out.truncate(self.table.columns.len());
+        for (column, value) in self.table.columns.iter().zip(out.iter_mut()) {
+            if !value.is_null() && value.data_type() != column.data_type {
+                *value = types::cast(value, column.data_type)?;
+            }
             if value.is_null() && column.not_null {
                 return Err(ExecError::new(
                     "23502",
@@ -425,10 +464,9 @@ impl<'a> Writer<'a> {
                     ),
                 ));
             }
-            if let (Some(max), Value::Text(text)) = (column.max_length, &value) {
-                value = Value::Text(types::cast::enforce_char_length(text, max as usize, false)?);
+            if let (Some(max), Value::Text(text)) = (column.max_length, &*value) {
+                *value = Value::Text(types::cast::enforce_char_length(text, max as usize, false)?);
             }
-            out.push(value);
         }
         if !self.rules.checks.is_empty() {
             let mut batch = Batch::with_types(&table_types(self.table), 1);
@@ -450,7 +488,18 @@ impl<'a> Writer<'a> {
     }
 
     fn index_key(index: &IndexDef, values: &[Value], row_id: Option<i64>) -> (Vec<u8>, bool) {
-        let mut key = Vec::new();
+        // Sized up front (a tag and eight bytes per number, the bytes plus a tag and
+        // terminator per string): growing from empty cost three reallocations per key.
+        let capacity: usize = index
+            .columns
+            .iter()
+            .map(|(column, _)| match values.get(*column) {
+                Some(Value::Text(text)) => text.len() + 4,
+                Some(Value::Blob(bytes)) => bytes.len() + 4,
+                _ => 9,
+            })
+            .sum();
+        let mut key = Vec::with_capacity(capacity + 9);
         let mut has_null = false;
         for (column, order) in &index.columns {
             let value = values.get(*column).unwrap_or(&Value::Null);
@@ -470,7 +519,10 @@ impl<'a> Writer<'a> {
         except: Option<i64>,
     ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
         let probes = self.unique_probes(values, None);
-        self.rows_holding(probes.iter().map(|(index, key)| (*index, &key[..])), except)
+        self.rows_holding(
+            probes.iter().map(|(index, key)| (*index, &key[..], None)),
+            except,
+        )
     }
 
     /// The unique conflicts an update of row `row_id` from `old` to `new` creates: only the
@@ -483,7 +535,7 @@ impl<'a> Writer<'a> {
     ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
         let probes = self.unique_probes(new, Some(old));
         self.rows_holding(
-            probes.iter().map(|(index, key)| (*index, &key[..])),
+            probes.iter().map(|(index, key)| (*index, &key[..], None)),
             Some(row_id),
         )
     }
@@ -499,7 +551,7 @@ impl<'a> Writer<'a> {
             .iter()
             .zip(entries)
             .filter(|(index, entry)| index.unique && !entry.has_null)
-            .map(|(index, entry)| (index, entry.values_key()));
+            .map(|(index, entry)| (index, entry.values_key(), Some(&entry.leaf_hint)));
         self.rows_holding(probes, None)
     }
 
@@ -523,17 +575,27 @@ impl<'a> Writer<'a> {
     }
 
     /// Rows (other than `except`) holding an entry that starts with one of `probes`, each a
-    /// unique index with a key of column values.
+    /// unique index with a key of column values and, optionally, where to note the leaf the
+    /// probe ended on (where the key would be inserted).
     fn rows_holding<'i>(
         &self,
-        probes: impl IntoIterator<Item = (&'i Arc<IndexDef>, &'i [u8])>,
+        probes: impl IntoIterator<
+            Item = (
+                &'i Arc<IndexDef>,
+                &'i [u8],
+                Option<&'i Cell<Option<PageNo>>>,
+            ),
+        >,
         except: Option<i64>,
     ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
         let mut conflicts = Vec::new();
         let txn = self.txn.lock();
-        for (index, prefix) in probes {
+        for (index, prefix, leaf_hint) in probes {
             let mut cursor = IndexTree::open(index.root).cursor(&*txn);
             cursor.seek_ge(prefix)?;
+            if let Some(hint) = leaf_hint {
+                hint.set(cursor.leaf_page());
+            }
             while cursor.is_valid() && cursor.key().starts_with(prefix) {
                 let row_id = keys::decode_row_id(cursor.key())
                     .map_err(|e| ExecError::new("XX001", e.to_string()))?;
@@ -759,6 +821,7 @@ impl<'a> Writer<'a> {
                     key,
                     values_len,
                     has_null,
+                    leaf_hint: Cell::new(None),
                 })
             })
             .collect()
@@ -768,7 +831,12 @@ impl<'a> Writer<'a> {
     fn write_index_keys(&self, entries: &[IndexEntry]) -> ExecResult<()> {
         let mut txn = self.txn.lock();
         for (index, entry) in self.indexes.iter().zip(entries) {
-            IndexTree::open(index.root).insert(&mut *txn, &entry.key, &[])?;
+            IndexTree::open(index.root).insert_near(
+                &mut *txn,
+                entry.leaf_hint.get(),
+                &entry.key,
+                &[],
+            )?;
         }
         Ok(())
     }

@@ -326,6 +326,48 @@ impl IndexTree {
         Ok(matches!(self.put(store, key, value, false)?, Put::Inserted))
     }
 
+    /// [`IndexTree::insert`], trying first the leaf `hint` (where a cursor seek for the key
+    /// just ended) instead of descending from the root.
+    ///
+    /// The hint is used only when it proves itself: it must be a leaf, the key must fall
+    /// strictly between two of its entries (then no other leaf can be the key's home, since
+    /// leaves hold disjoint, ordered key ranges), and the entry must fit without a split.
+    /// Otherwise (a page that is not an index leaf included) this is a plain insert. A
+    /// unique-key check that probes an index just before inserting into it thus pays for one
+    /// descent instead of two.
+    ///
+    /// The hint must be a page of this tree, or a page no tree uses: a leaf of another index
+    /// would take the entry. A cursor on this tree, in the same transaction, gives one.
+    pub fn insert_near<S: PageWrite + ?Sized>(
+        &self,
+        store: &mut S,
+        hint: Option<PageNo>,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<bool> {
+        if let Some(leaf_no) = hint {
+            Self::check_entry_fits(store.usable_size(), key, value)?;
+            let page = store.page(leaf_no)?;
+            if let Ok(node) = Node::parse(&page, leaf_no)
+                && node.is_leaf()
+            {
+                let (pos, found) = node.lower_bound(key)?;
+                if found {
+                    return Ok(false);
+                }
+                let room = node.free_bytes() >= codec::entry_size(key.len(), value.len());
+                if pos > 0 && pos < node.count() && room {
+                    drop(page);
+                    let bytes = store.page_mut(leaf_no)?;
+                    if codec::insert_leaf_entry(bytes, leaf_no, pos, key, value)? {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        self.insert(store, key, value)
+    }
+
     /// Inserts or replaces `key → value`, returning the previous value if there was one.
     pub fn upsert<S: PageWrite + ?Sized>(
         &self,

@@ -109,6 +109,13 @@ impl<S: PageRead> IndexCursor<S> {
         self.settle(result)
     }
 
+    /// The leaf page the cursor is on, when it is valid: a hint for
+    /// [`IndexTree::insert_near`](super::index::IndexTree::insert_near) after a seek to where
+    /// a new key will go.
+    pub fn leaf_page(&self) -> Option<PageNo> {
+        self.leaf.as_ref().map(|_| self.leaf_no)
+    }
+
     /// Positions on the first entry `> key`. Returns whether there is one.
     pub fn seek_gt(&mut self, key: &[u8]) -> Result<bool> {
         let result = self.seek_forward(key, true);

@@ -686,3 +686,42 @@ fn separator_property() {
         }
     });
 }
+
+#[test]
+fn inserts_near_a_hint_land_where_plain_inserts_would() {
+    // Hints from a seek (the intended use), stale hints from earlier seeks (leaves that
+    // have split since), the root, and arbitrary pages: every insert must end up exactly
+    // as a plain insert would, and duplicates must still be refused.
+    let mut rng = StdRng::seed_from_u64(41);
+    let mut store = TestStore::new(4096);
+    let tree = IndexTree::create(&mut store).unwrap();
+    let mut model = Model::new();
+    let mut stale = Vec::new();
+    for round in 0..6000u64 {
+        let key = if round % 7 == 0 && !model.is_empty() {
+            let index = rng.gen_range(0..model.len());
+            model.keys().nth(index).cloned().unwrap_or_default()
+        } else {
+            composite(3, rng.gen_range(0..50_000))
+        };
+        let seeked = {
+            let mut cursor = tree.cursor(&store);
+            cursor.seek_ge(&key).unwrap();
+            cursor.leaf_page()
+        };
+        let hint = match round % 4 {
+            0 | 1 => seeked,
+            2 => stale.get(rng.gen_range(0..stale.len().max(1))).copied(),
+            _ => Some(rng.gen_range(0..store.live_pages() as u32)),
+        };
+        if let Some(page) = seeked {
+            stale.push(page);
+        }
+        let inserted = tree.insert_near(&mut store, hint, &key, b"v").unwrap();
+        assert_eq!(inserted, !model.contains_key(&key), "round {round}");
+        model.entry(key).or_insert_with(|| b"v".to_vec());
+    }
+    let stats = tree.check(&store).unwrap();
+    assert_eq!(stats.entries, model.len());
+    assert_eq!(scan_forward(&tree, &store), model_entries(&model));
+}

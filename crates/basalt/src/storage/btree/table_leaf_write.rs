@@ -40,17 +40,36 @@ pub(crate) fn set_next_leaf(bytes: &mut [u8], next: PageNo) {
 }
 
 /// The kinds a page must have to hold both its current rows and a row with `row_kinds`:
-/// its own kinds extended by the row's extra columns. An empty page simply takes the row's
-/// kinds. Conflicting kinds on the shared prefix are an error.
+/// `None` when that is the page's own layout (the common case, checked without
+/// allocating), or the new kinds — its own extended by the row's extra columns. An empty
+/// page simply takes the row's kinds. Conflicting kinds on the shared prefix are an error.
 pub(crate) fn merged_kinds(
     leaf: &TableLeaf<'_>,
     row_kinds: &[ColumnKind],
-) -> Result<Vec<ColumnKind>> {
-    let page_kinds = leaf.column_kinds();
+) -> Result<Option<Vec<ColumnKind>>> {
+    let page_columns = leaf.header().column_count;
+    let page_kind = |column: usize| leaf.column_kind(column);
     if leaf.row_count() == 0 {
-        return Ok(row_kinds.to_vec());
+        let same = row_kinds.len() == page_columns
+            && row_kinds
+                .iter()
+                .enumerate()
+                .all(|(column, kind)| page_kind(column) == Some(*kind));
+        return Ok((!same).then(|| row_kinds.to_vec()));
     }
-    union_kinds(&page_kinds, row_kinds)
+    for (column, kind) in row_kinds.iter().enumerate().take(page_columns) {
+        if let Some(stored) = page_kind(column)
+            && stored != *kind
+        {
+            return Err(StorageError::InvalidArgument(format!(
+                "column {column} is stored as {stored:?} but the row has {kind:?}"
+            )));
+        }
+    }
+    if row_kinds.len() <= page_columns {
+        return Ok(None);
+    }
+    union_kinds(&leaf.column_kinds(), row_kinds).map(Some)
 }
 
 /// The longer of two kind lists, checking they agree on their shared prefix.
@@ -93,10 +112,10 @@ pub(crate) fn insert_row(
             header.row_count
         )));
     }
-    let target_kinds = merged_kinds(&leaf, kinds)?;
+    let new_kinds = merged_kinds(&leaf, kinds)?;
     check_entry_lengths(values)?;
     let new_heap: usize = values.iter().map(ValueRef::heap_len).sum();
-    let same_layout = target_kinds == leaf.column_kinds();
+    let same_layout = new_kinds.is_none();
     let fits_now = same_layout
         && header.row_count < header.capacity
         && header.heap_start - header.plan.arrays_end >= new_heap;
@@ -108,6 +127,7 @@ pub(crate) fn insert_row(
         let keep = same_layout
             && header.row_count < header.capacity
             && header.plan.arrays_end + heap_total <= usable;
+        let target_kinds = new_kinds.unwrap_or_else(|| leaf.column_kinds());
         let capacity = if keep {
             header.capacity
         } else {
