@@ -131,12 +131,10 @@ impl Connection {
         self.interrupt.store(false, Ordering::Relaxed);
         let operator_memory =
             (self.session.borrow().work_mem).unwrap_or(self.db.options.operator_memory);
-        ExecContext::new(source, params)
-            .with_interrupt(self.interrupt.clone())
-            .with_memory_budget(
-                operator_memory,
-                self.db.options.spill_directory.clone().map(Arc::new),
-            )
+        ExecContext::new(source, params, self.interrupt.clone()).with_memory_budget(
+            operator_memory,
+            self.db.options.spill_directory.clone().map(Arc::new),
+        )
     }
 
     /// Prepares one statement.
@@ -881,13 +879,19 @@ impl Drop for Transaction<'_> {
 fn table_rules(bound: &Bound, catalog: &Catalog) -> Result<TableRules> {
     match &bound.statement {
         BoundStatement::Modify(PlanNode {
-            kind: PlanKind::Insert { table, .. } | PlanKind::Update { table, .. },
+            kind:
+                PlanKind::Insert { table, .. }
+                | PlanKind::Update { table, .. }
+                | PlanKind::Delete { table, .. },
             ..
         })
         | BoundStatement::Explain {
             plan:
                 PlanNode {
-                    kind: PlanKind::Insert { table, .. } | PlanKind::Update { table, .. },
+                    kind:
+                        PlanKind::Insert { table, .. }
+                        | PlanKind::Update { table, .. }
+                        | PlanKind::Delete { table, .. },
                     ..
                 },
             ..

@@ -27,8 +27,9 @@ pub struct ExecContext {
     pub source: PageSource,
     pub params: Vec<Value>,
     /// `now()` for this statement, in microseconds since the epoch (one value per statement,
-    /// as PostgreSQL does).
-    pub statement_time: i64,
+    /// as PostgreSQL does): read from the clock at its first use, since most statements
+    /// never ask (see [`ExecContext::statement_time`]).
+    statement_time: Cell<Option<i64>>,
     /// Rows of the enclosing queries, innermost last, while a correlated subquery runs.
     pub outer_rows: RefCell<Vec<Vec<Value>>>,
     /// Results of uncorrelated subqueries, computed once per execution, keyed by the
@@ -53,24 +54,34 @@ pub struct ExecContext {
 }
 
 impl ExecContext {
-    /// A context reading from `source` with `params`.
-    pub fn new(source: PageSource, params: Vec<Value>) -> Self {
-        let statement_time = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|elapsed| elapsed.as_micros() as i64)
-            .unwrap_or(0);
+    /// A context reading from `source` with `params`, cancelled when `interrupt` is set.
+    pub fn new(source: PageSource, params: Vec<Value>, interrupt: Arc<AtomicBool>) -> Self {
         ExecContext {
             source,
             params,
-            statement_time,
+            statement_time: Cell::new(None),
             outer_rows: RefCell::new(Vec::new()),
             subquery_results: RefCell::new(HashMap::new()),
-            interrupt: Arc::new(AtomicBool::new(false)),
+            interrupt,
             profile: None,
             operator_memory: DEFAULT_OPERATOR_MEMORY,
             spill_directory: None,
             spilled: Cell::new(SpillStats::default()),
         }
+    }
+
+    /// `now()` for this statement, in microseconds since the epoch: the clock at the first
+    /// call, and the same value for every later call of the same execution.
+    pub fn statement_time(&self) -> i64 {
+        if let Some(time) = self.statement_time.get() {
+            return time;
+        }
+        let time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|elapsed| elapsed.as_micros() as i64)
+            .unwrap_or(0);
+        self.statement_time.set(Some(time));
+        time
     }
 
     /// The same context, with each memory-hungry operator limited to `operator_memory` bytes
@@ -82,12 +93,6 @@ impl ExecContext {
     ) -> Self {
         self.operator_memory = operator_memory;
         self.spill_directory = spill_directory;
-        self
-    }
-
-    /// The same context, cancelled when `interrupt` is set.
-    pub fn with_interrupt(mut self, interrupt: Arc<AtomicBool>) -> Self {
-        self.interrupt = interrupt;
         self
     }
 
@@ -150,8 +155,12 @@ impl ExecContext {
     /// bytes (for operator tests).
     pub(crate) fn for_tests(operator_memory: usize) -> ExecContext {
         let store = crate::txn::Store::open_in_memory(crate::txn::StoreOptions::default()).unwrap();
-        ExecContext::new(PageSource::Read(Arc::new(store.begin_read())), Vec::new())
-            .with_memory_budget(operator_memory, None)
+        ExecContext::new(
+            PageSource::Read(Arc::new(store.begin_read())),
+            Vec::new(),
+            Arc::new(AtomicBool::new(false)),
+        )
+        .with_memory_budget(operator_memory, None)
     }
 }
 

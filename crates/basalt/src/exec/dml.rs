@@ -14,6 +14,7 @@
 //! failed statement changes nothing. A single-row `INSERT ... VALUES` makes every check
 //! before it writes, and runs without that savepoint ([`fails_before_writing`]).
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::sync::Arc;
 
@@ -34,18 +35,25 @@ use super::operators::{self, sort::concatenate};
 use super::record::{read_row_values, row_to_cells};
 use super::vector::Batch;
 
-/// Bound expressions a modification needs beyond its plan: column defaults and CHECK
-/// constraints, bound over the table's row (column `i` of the table is input column `i`).
+/// What a modification of one table needs beyond its plan, resolved once per prepared
+/// statement: column defaults and CHECK constraints, bound over the table's row (column `i`
+/// of the table is input column `i`), the indexes to maintain and the storage kinds of the
+/// row's slots.
 #[derive(Clone, Debug, Default)]
 pub struct TableRules {
     /// One entry per table column: the default expression, if any.
     pub defaults: Vec<Option<Expr>>,
     /// CHECK constraints with their SQL text (for messages).
     pub checks: Vec<(String, Expr)>,
+    /// The table's indexes.
+    pub indexes: Vec<Arc<IndexDef>>,
+    /// [`TableDef::slot_kinds`]; empty when the rules were not bound (a statement that
+    /// modifies no table).
+    pub slot_kinds: Vec<crate::storage::btree::ColumnKind>,
 }
 
 impl TableRules {
-    /// Binds the defaults and CHECK constraints of `table`.
+    /// Binds the defaults and CHECK constraints of `table` and lists its indexes.
     pub fn bind(table: &TableDef, catalog: &Catalog) -> Result<TableRules, BindError> {
         let defaults = table
             .columns
@@ -68,7 +76,12 @@ impl TableRules {
                 ))
             })
             .collect::<Result<Vec<_>, BindError>>()?;
-        Ok(TableRules { defaults, checks })
+        Ok(TableRules {
+            defaults,
+            checks,
+            indexes: catalog.indexes_of(&table.name).cloned().collect(),
+            slot_kinds: table.slot_kinds(),
+        })
     }
 }
 
@@ -379,12 +392,12 @@ impl<'a> Returning<'a> {
 #[derive(Debug)]
 pub(super) struct Writer<'a> {
     table: &'a TableDef,
-    indexes: Vec<Arc<IndexDef>>,
+    indexes: Cow<'a, [Arc<IndexDef>]>,
     rules: &'a TableRules,
     txn: &'a Arc<parking_lot::Mutex<WriteTxn>>,
     ctx: &'a ExecContext,
     tree: TableTree,
-    kinds: Vec<crate::storage::btree::ColumnKind>,
+    kinds: Cow<'a, [crate::storage::btree::ColumnKind]>,
     /// The table's entry in the statement's foreign key rules, if any key concerns it.
     foreign_key_entry: Option<usize>,
     /// Usable bytes of a page, which bound an index entry's size.
@@ -419,14 +432,28 @@ impl<'a> Writer<'a> {
         ctx: &'a ExecContext,
         foreign_key_entry: Option<usize>,
     ) -> Self {
+        // Rules bound for this table (every prepared modification has them) already list
+        // its indexes and slot kinds; anything else is looked up here.
+        let bound = rules.slot_kinds.len() == table.slot_count;
+        let (indexes, kinds) = if bound {
+            (
+                Cow::Borrowed(rules.indexes.as_slice()),
+                Cow::Borrowed(rules.slot_kinds.as_slice()),
+            )
+        } else {
+            (
+                Cow::Owned(catalog.indexes_of(&table.name).cloned().collect()),
+                Cow::Owned(table.slot_kinds()),
+            )
+        };
         Writer {
             table,
-            indexes: catalog.indexes_of(&table.name).cloned().collect(),
+            indexes,
             rules,
             txn,
             ctx,
             tree: TableTree::open(table.root),
-            kinds: table.slot_kinds(),
+            kinds,
             foreign_key_entry,
             usable_size: txn.lock().usable_size(),
         }
@@ -878,7 +905,7 @@ impl<'a> Writer<'a> {
         {
             let cells = row_to_cells(self.table, &new);
             let mut txn = self.txn.lock();
-            for index in &self.indexes {
+            for index in self.indexes.iter() {
                 let (old_key, _) = Self::index_key(index, old, Some(row_id));
                 let (new_key, _) = Self::index_key(index, &new, Some(new_row_id));
                 if old_key != new_key {
@@ -912,7 +939,7 @@ impl<'a> Writer<'a> {
             if !self.tree.delete(&mut *txn, row_id)? {
                 return Ok(false);
             }
-            for index in &self.indexes {
+            for index in self.indexes.iter() {
                 let (key, _) = Self::index_key(index, old, Some(row_id));
                 IndexTree::open(index.root).delete(&mut *txn, &key)?;
             }

@@ -123,12 +123,12 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec
             Ok(Vector::constant(&value, *data_type, rows))
         }
         Expr::CurrentTimestamp => Ok(Vector::constant(
-            &Value::Timestamp(ctx.statement_time),
+            &Value::Timestamp(ctx.statement_time()),
             DataType::Timestamp,
             rows,
         )),
         Expr::CurrentDate => {
-            let days = ctx.statement_time.div_euclid(86_400_000_000);
+            let days = ctx.statement_time().div_euclid(86_400_000_000);
             Ok(Vector::constant(
                 &Value::Date(days as i32),
                 DataType::Date,

@@ -89,13 +89,29 @@ fn validate_row(kinds: &[ColumnKind], row: &[CellValue<'_>]) -> Result<()> {
 
 /// Decides where each value of a row goes (the rule in the [`super::table_leaf`] module
 /// documentation): `None` to store it as is, `Some(k)` for a Var value that goes to an
-/// overflow chain keeping its first `k` bytes inline.
+/// overflow chain keeping its first `k` bytes inline. An empty plan: every value as is.
 fn plan_overflow(
     usable_size: usize,
     kinds: &[ColumnKind],
     row: &[CellValue<'_>],
 ) -> Result<Vec<Option<usize>>> {
     let max_inline = max_inline_len(usable_size);
+    // The usual row: every value inline. The empty plan says so without allocating.
+    let all_inline = row
+        .iter()
+        .all(|value| !matches!(value, CellValue::Var(bytes) if bytes.len() > max_inline));
+    if all_inline {
+        let heap = row
+            .iter()
+            .map(|value| match value {
+                CellValue::Var(bytes) => bytes.len(),
+                _ => 0,
+            })
+            .sum();
+        if row_fits_twice(kinds, usable_size, heap) {
+            return Ok(Vec::new());
+        }
+    }
     // Steps 1 and 2: medium values inline, long ones out with the page-filling prefix.
     let mut plan: Vec<Option<usize>> = row
         .iter()
@@ -150,7 +166,9 @@ fn store_row<'r, S: PageWrite + ?Sized>(
     plan: &[Option<usize>],
 ) -> Result<Vec<ValueRef<'r>>> {
     let mut values = Vec::with_capacity(row.len());
-    for (value, &placement) in row.iter().zip(plan) {
+    for (column, value) in row.iter().enumerate() {
+        // An empty plan (or a missing entry) means inline.
+        let placement = plan.get(column).copied().flatten();
         values.push(match (*value, placement) {
             (CellValue::Null, _) => ValueRef::Null,
             (CellValue::Fixed(value), _) => ValueRef::Fixed(value),

@@ -254,13 +254,6 @@ fn write_row(
             "row has more columns than the page".into(),
         ));
     }
-    let mut locations = Vec::with_capacity(header.column_count);
-    for column in 0..header.column_count {
-        locations.push(
-            leaf.column_location(column)
-                .ok_or_else(|| corrupt(page_no, "column location"))?,
-        );
-    }
     // Row ids: shift [position, rows) one slot right.
     let ids_at = header.plan.row_ids_at;
     bytes.copy_within(
@@ -271,8 +264,17 @@ fn write_row(
         slot.copy_from_slice(&row_id.to_le_bytes());
     }
     let mut heap_start = header.heap_start;
-    for (column, &(bitmap_at, values_at, kind)) in locations.iter().enumerate() {
+    // Each column's bitmap and value array follow the previous column's, as `ArrayPlan`
+    // lays them out (the kind bytes this reads lie before the arrays this loop writes).
+    let mut column_at = header.plan.columns_at;
+    for column in 0..header.column_count {
+        let kind = bytes
+            .get(LEAF_HEADER_LEN + column)
+            .and_then(|&byte| ColumnKind::from_byte(byte))
+            .ok_or_else(|| corrupt(page_no, "column location"))?;
         let width = kind.slot_width();
+        let (bitmap_at, values_at) = (column_at, column_at + header.plan.bitmap_len);
+        column_at = values_at + align8(header.capacity * width);
         bytes.copy_within(
             values_at + position * width..values_at + rows * width,
             values_at + (position + 1) * width,
