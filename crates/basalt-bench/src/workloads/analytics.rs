@@ -9,7 +9,8 @@
 //! W9: `customers(id INTEGER PRIMARY KEY, name TEXT, region TEXT)` with 20 regions and
 //! `orders(id INTEGER PRIMARY KEY, customer_id INTEGER, amount INTEGER)` (amounts in cents,
 //! so sums are exact), 100k × 100k as the brief fixes it (the catalogue's 1M × 100k variant
-//! is not run). W9a times 1k probes per iteration rather than 10k (see [`PROBES`]).
+//! is not run). W9a.v2 times the catalogue's 10k probes per iteration; v1 timed 1k, from
+//! when Basalt had no index nested-loop join.
 
 use std::fmt::Write as _;
 
@@ -37,7 +38,7 @@ pub fn workloads() -> Vec<Workload> {
             "GROUP BY at 10 / 1k / 100k groups over 1M rows",
             w8,
         ),
-        workload("W9a.v1", "join probe by order id, 100k × 100k", w9a),
+        workload("W9a.v2", "join probe by order id, 100k × 100k", w9a),
         workload("W9b.v1", "join + GROUP BY, 100k × 100k", w9b),
     ]
 }
@@ -45,11 +46,8 @@ pub fn workloads() -> Vec<Workload> {
 const BIG_ROWS: usize = 1_000_000;
 const JOIN_ROWS: usize = 100_000;
 const REGIONS: u64 = 20;
-/// W9a's probes per iteration: the catalogue asks for 10k, but Basalt has no index
-/// nested-loop join yet and rebuilds a hash table of all customers for every probe (~0.1 s
-/// at 100k rows), so 10k probes would take 17 minutes per iteration. Fewer repetitions of
-/// the same probe, same data size: the median per probe is unaffected.
-const PROBES: usize = 1_000;
+/// W9a's probes per iteration, as the catalogue asks.
+const PROBES: usize = 10_000;
 
 /// Loads `big` (one transaction) into database file `big`.
 fn load_big(ctx: &Ctx<'_>) -> anyhow::Result<Box<dyn Db>> {
@@ -159,8 +157,7 @@ fn w9a(ctx: &mut Ctx<'_>) -> anyhow::Result<()> {
     let (db, rows) = load_join(ctx)?;
     let probes = ctx.size(PROBES) as u64;
     let mut session = db.connect()?;
-    // One timed iteration after the gate's: at 100k rows a Basalt iteration takes ~90 s.
-    let metric = Metric::new("join probe by order id", "probe").at_most(1);
+    let metric = Metric::new("join probe by order id", "probe");
     ctx.measure(metric, |s| {
         let mut rng = s.rng("W9a");
         s.time_batches(probes, 50, |_, digest| {
