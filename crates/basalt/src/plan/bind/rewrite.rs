@@ -456,6 +456,12 @@ pub fn rename_table_in_view(
     new: &str,
 ) -> Result<Option<String>, BindError> {
     let mut query = parse_stored_query(&view.query)?;
+    // A CTE named like the table would make `FROM old` ambiguous to rewrite.
+    let mut ctes = CteNames::default();
+    let _ = ast::Visit::visit(&query, &mut ctes);
+    if ctes.0.iter().any(|name| same(name, old)) {
+        return Err(cannot_rewrite(view, &format!("rename table \"{old}\"")));
+    }
     let mut renamed = false;
     let _ = query.visit(&mut TableRenamer {
         old,
@@ -463,6 +469,25 @@ pub fn rename_table_in_view(
         renamed: &mut renamed,
     });
     Ok(renamed.then(|| query.to_string()))
+}
+
+/// The names of every CTE in a query, nested ones included.
+#[derive(Default)]
+struct CteNames(Vec<String>);
+
+impl ast::Visitor for CteNames {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &ast::Query) -> ControlFlow<()> {
+        if let Some(with) = &query.with {
+            self.0.extend(
+                with.cte_tables
+                    .iter()
+                    .map(|cte| cte.alias.name.value.clone()),
+            );
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 /// Renames table references `old` to `new`, aliasing them as `old` so qualified column
