@@ -16,7 +16,7 @@ mod connection;
 mod database;
 mod error;
 mod params;
-mod schema;
+pub(crate) mod schema;
 mod statement;
 mod value;
 

@@ -469,19 +469,23 @@ const RESERVED: &[&str] = &[
 /// double-quoted otherwise. Tools that write SQL (the shell's `.dump` and `.import`) use it
 /// so that their names are quoted by the same rule as [`Connection::schema_objects`].
 pub fn quote_identifier(name: &str) -> String {
-    let plain = name
-        .chars()
+    if is_plain_identifier(name) {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
+/// Whether `name` can be written bare and read back as exactly `name` (see
+/// [`quote_identifier`]).
+pub(crate) fn is_plain_identifier(name: &str) -> bool {
+    name.chars()
         .next()
         .is_some_and(|first| first.is_ascii_lowercase() || first == '_')
         && name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && !RESERVED.contains(&name);
-    if plain {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    }
+        && !RESERVED.contains(&name)
 }
 
 #[cfg(test)]

@@ -36,16 +36,10 @@ fn same(a: &str, b: &str) -> bool {
     a.eq_ignore_ascii_case(b)
 }
 
-/// The identifier for `name`, quoted only when it must be.
+/// The identifier for `name`, quoted only when it must be (by the rule `.schema` and `.dump`
+/// use).
 fn ident(name: &str) -> ast::Ident {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain {
+    if crate::api::schema::is_plain_identifier(name) {
         ast::Ident::new(name)
     } else {
         ast::Ident::with_quote('"', name)
@@ -542,6 +536,13 @@ mod tests {
         assert_eq!(
             rename_column_in_check("a > 0", "t", "b", "c").unwrap(),
             None
+        );
+        // A reserved word is quoted.
+        assert_eq!(
+            rename_column_in_check("b > 0", "t", "b", "select")
+                .unwrap()
+                .as_deref(),
+            Some(r#""select" > 0"#)
         );
         // Another table's qualifier is not this table's column.
         assert_eq!(
