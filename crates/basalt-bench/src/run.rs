@@ -196,7 +196,7 @@ fn selected_drivers(names: &[String], mode: Mode) -> anyhow::Result<BTreeSet<Dri
             })?;
             anyhow::ensure!(
                 kind.compiled(),
-                "driver {name} needs a build with `--features {name}` (DuckDB's bundled build takes ~16 minutes)"
+                "driver {name} needs a build with `--features {name}` (DuckDB's bundled build compiles its C++ sources: an hour or more on two cores)"
             );
             Ok(kind)
         })
