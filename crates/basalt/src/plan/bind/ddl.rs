@@ -706,7 +706,8 @@ fn statement_name(statement: &ast::Statement) -> String {
     words.join(" ").to_uppercase()
 }
 
-/// Refuses a table of more than [`MAX_TABLE_COLUMNS`] columns, dropped ones included.
+/// Refuses a table of more than [`MAX_TABLE_COLUMNS`] column slots (a file written before
+/// DROP COLUMN compacted slots may still count dropped columns).
 fn check_column_count(slots: usize) -> Result<(), BindError> {
     if slots > MAX_TABLE_COLUMNS {
         return Err(BindError::new(
