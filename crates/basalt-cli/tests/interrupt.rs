@@ -5,8 +5,10 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -21,15 +23,7 @@ SELECT count(*) FROM big a, big b, big c;
 #[test]
 fn ctrl_c_cancels_the_running_statement_and_the_session_goes_on() {
     let home = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .arg("--interactive")
-        .current_dir(home.path())
-        .env("HOME", home.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn(home.path(), &["--interactive"]);
     let mut stdin = child.stdin.take().unwrap();
     let lines = |stream: Box<dyn Read + Send>| {
         let (sender, receiver) = mpsc::channel();

@@ -5,7 +5,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 /// What one run of the shell printed, and how it ended.
 #[derive(Debug)]
@@ -53,8 +53,9 @@ impl Scratch {
     }
 }
 
-fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+/// Starts `basalt ARGS` in `dir` (also its home, for history) with every stream piped.
+pub fn spawn(dir: &Path, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_basalt"))
         .args(args)
         .current_dir(dir)
         .env("HOME", dir)
@@ -62,7 +63,11 @@ fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Run {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Run {
+    let mut child = spawn(dir, args);
     let mut input = child.stdin.take().unwrap();
     let stdin = stdin.to_string();
     // Written from another thread so a child that prints a lot never blocks against us.

@@ -450,7 +450,6 @@ impl Connection {
                     &prepared.rules,
                     self.foreign_keys_enforced()
                         .then_some(&prepared.foreign_keys),
-                    &prepared.catalog,
                     write,
                     &ctx,
                 )?;
@@ -485,7 +484,6 @@ impl Connection {
                     &prepared.rules,
                     self.foreign_keys_enforced()
                         .then_some(&prepared.foreign_keys),
-                    &prepared.catalog,
                     write,
                     &ctx,
                 )?;
@@ -540,7 +538,6 @@ impl Connection {
                         plan,
                         &rules,
                         self.foreign_keys_enforced().then_some(&foreign_keys),
-                        &catalog,
                         write,
                         ctx,
                     )?;

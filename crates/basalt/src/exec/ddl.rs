@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::catalog::{
     self, Catalog, ForeignKeyDef, IndexDef, IndexMethod, SchemaObject, TableDef, ViewDef,
 };
-use crate::plan::bind::rewrite;
+use crate::plan::bind::{BindError, rewrite};
 use crate::plan::ddl::{AlterTable, CreateIndex, CreateTable, ObjectKind};
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
@@ -218,6 +218,37 @@ pub fn create_view(
     }
     catalog::put_object(txn, &SchemaObject::View(view))?;
     Ok(true)
+}
+
+/// Replaces each stored SQL text in `texts` that `rewrite` changes (`Some`).
+fn rewrite_each(
+    texts: &mut [String],
+    rewrite: impl Fn(&str) -> Result<Option<String>, BindError>,
+) -> ExecResult<()> {
+    for text in texts {
+        if let Some(rewritten) = rewrite(text)? {
+            *text = rewritten;
+        }
+    }
+    Ok(())
+}
+
+/// Stores the new query of every view that `rewrite` changes (`Some`).
+fn rewrite_views(
+    catalog: &Catalog,
+    txn: &mut WriteTxn,
+    rewrite: impl Fn(&ViewDef) -> Result<Option<String>, BindError>,
+) -> ExecResult<()> {
+    for view in catalog.views.values() {
+        if let Some(query) = rewrite(view)? {
+            let view = ViewDef {
+                query,
+                ..ViewDef::clone(view)
+            };
+            catalog::put_object(txn, &SchemaObject::View(view))?;
+        }
+    }
+    Ok(())
 }
 
 /// Rewrites `table`'s rows into a fresh tree without the column at `position`, as SQLite
@@ -524,28 +555,19 @@ pub fn alter_table(
                 .filter(|key| key.referenced_table.eq_ignore_ascii_case(&table.name))
                 .for_each(rename);
             schema::rewrite_references_to(&table.name, catalog, txn, rename)?;
-            for check in &mut new_table.checks {
-                if let Some(renamed) =
-                    rewrite::rename_column_in_check(check, &table.name, &old_name, new_name)?
-                {
-                    *check = renamed;
-                }
-            }
-            let mut after = catalog.clone();
-            after
-                .tables
-                .insert(table.name.to_lowercase(), Arc::new(new_table.clone()));
-            for view in catalog.views.values() {
-                let renamed = rewrite::rename_column_in_view(
-                    view, table, &old_name, new_name, catalog, &after,
-                )?;
-                if let Some(query) = renamed {
-                    let view = ViewDef {
-                        query,
-                        ..ViewDef::clone(view)
-                    };
-                    catalog::put_object(txn, &SchemaObject::View(view))?;
-                }
+            rewrite_each(&mut new_table.checks, |check| {
+                rewrite::rename_column_in_check(check, &table.name, &old_name, new_name)
+            })?;
+            if !catalog.views.is_empty() {
+                let mut after = catalog.clone();
+                after
+                    .tables
+                    .insert(table.name.to_lowercase(), Arc::new(new_table.clone()));
+                rewrite_views(catalog, txn, |view| {
+                    rewrite::rename_column_in_view(
+                        view, table, &old_name, new_name, catalog, &after,
+                    )
+                })?;
             }
         }
         AlterTable::RenameTable { new_name, .. } => {
@@ -564,21 +586,12 @@ pub fn alter_table(
             for index in &mut indexes {
                 index.table = new_name.clone();
             }
-            for check in &mut new_table.checks {
-                if let Some(renamed) = rewrite::rename_table_in_check(check, &table.name, new_name)?
-                {
-                    *check = renamed;
-                }
-            }
-            for view in catalog.views.values() {
-                if let Some(query) = rewrite::rename_table_in_view(view, &table.name, new_name)? {
-                    let view = ViewDef {
-                        query,
-                        ..ViewDef::clone(view)
-                    };
-                    catalog::put_object(txn, &SchemaObject::View(view))?;
-                }
-            }
+            rewrite_each(&mut new_table.checks, |check| {
+                rewrite::rename_table_in_check(check, &table.name, new_name)
+            })?;
+            rewrite_views(catalog, txn, |view| {
+                rewrite::rename_table_in_view(view, &table.name, new_name, catalog)
+            })?;
         }
         AlterTable::AddForeignKey { key, .. } => {
             new_table.foreign_keys.push(key.clone());

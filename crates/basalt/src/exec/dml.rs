@@ -14,7 +14,6 @@
 //! failed statement changes nothing. A single-row `INSERT ... VALUES` makes every check
 //! before it writes, and runs without that savepoint ([`fails_before_writing`]).
 
-use std::borrow::Cow;
 use std::cell::Cell;
 use std::sync::Arc;
 
@@ -47,9 +46,11 @@ pub struct TableRules {
     pub checks: Vec<(String, Expr)>,
     /// The table's indexes.
     pub indexes: Vec<Arc<IndexDef>>,
-    /// [`TableDef::slot_kinds`]; empty when the rules were not bound (a statement that
-    /// modifies no table).
+    /// [`TableDef::slot_kinds`].
     pub slot_kinds: Vec<crate::storage::btree::ColumnKind>,
+    /// Root page of the table the rules were bound for (0, which no table has, when they
+    /// were not bound: a statement that modifies nothing).
+    pub table_root: PageNo,
 }
 
 impl TableRules {
@@ -81,6 +82,7 @@ impl TableRules {
             checks,
             indexes: catalog.indexes_of(&table.name).cloned().collect(),
             slot_kinds: table.slot_kinds(),
+            table_root: table.root,
         })
     }
 }
@@ -205,12 +207,22 @@ pub fn execute_modify(
     plan: &PlanNode,
     rules: &TableRules,
     foreign_keys: Option<&ForeignKeyRules>,
-    catalog: &Catalog,
     txn: &Arc<parking_lot::Mutex<WriteTxn>>,
     ctx: &ExecContext,
 ) -> ExecResult<ModifyResult> {
-    let mut enforcer = Enforcer::new(foreign_keys, catalog, txn, ctx)?;
-    let result = apply_rows(plan, rules, catalog, txn, ctx, &mut enforcer)?;
+    if let PlanKind::Insert { table, .. }
+    | PlanKind::Update { table, .. }
+    | PlanKind::Delete { table, .. } = &plan.kind
+        && rules.table_root != table.root
+    {
+        // The writer maintains exactly the indexes the rules list.
+        return Err(ExecError::internal(format!(
+            "modification of \"{}\" run with rules bound for another table",
+            table.name
+        )));
+    }
+    let mut enforcer = Enforcer::new(foreign_keys, txn, ctx)?;
+    let result = apply_rows(plan, rules, txn, ctx, &mut enforcer)?;
     enforcer.finish()?;
     Ok(result)
 }
@@ -241,7 +253,6 @@ pub fn fails_before_writing(plan: &PlanNode, foreign_keys: Option<&ForeignKeyRul
 fn apply_rows(
     plan: &PlanNode,
     rules: &TableRules,
-    catalog: &Catalog,
     txn: &Arc<parking_lot::Mutex<WriteTxn>>,
     ctx: &ExecContext,
     enforcer: &mut Enforcer<'_>,
@@ -256,7 +267,7 @@ fn apply_rows(
         } => {
             let mut input = InsertRows::evaluate(source, ctx)?;
             let only_row = input.len() == 1;
-            let mut writer = Writer::new(table, catalog, rules, txn, ctx, enforcer.target());
+            let mut writer = Writer::new(table, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
             // Every column given, in table order: a VALUES row is the row as it is.
@@ -295,7 +306,7 @@ fn apply_rows(
                 .iter()
                 .map(|(column, expr)| Ok((*column, eval::evaluate(expr, &input, ctx)?)))
                 .collect::<ExecResult<Vec<_>>>()?;
-            let mut writer = Writer::new(table, catalog, rules, txn, ctx, enforcer.target());
+            let mut writer = Writer::new(table, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
@@ -320,7 +331,7 @@ fn apply_rows(
             returning,
         } => {
             let input = run_input(input, ctx)?;
-            let mut writer = Writer::new(table, catalog, rules, txn, ctx, enforcer.target());
+            let mut writer = Writer::new(table, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
             for row in 0..input.rows {
@@ -392,12 +403,12 @@ impl<'a> Returning<'a> {
 #[derive(Debug)]
 pub(super) struct Writer<'a> {
     table: &'a TableDef,
-    indexes: Cow<'a, [Arc<IndexDef>]>,
+    indexes: &'a [Arc<IndexDef>],
     rules: &'a TableRules,
     txn: &'a Arc<parking_lot::Mutex<WriteTxn>>,
     ctx: &'a ExecContext,
     tree: TableTree,
-    kinds: Cow<'a, [crate::storage::btree::ColumnKind]>,
+    kinds: &'a [crate::storage::btree::ColumnKind],
     /// The table's entry in the statement's foreign key rules, if any key concerns it.
     foreign_key_entry: Option<usize>,
     /// Usable bytes of a page, which bound an index entry's size.
@@ -424,36 +435,22 @@ impl IndexEntry {
 }
 
 impl<'a> Writer<'a> {
+    /// A writer of `table`, maintaining the indexes `rules` (bound for `table`) list.
     pub(super) fn new(
         table: &'a TableDef,
-        catalog: &Catalog,
         rules: &'a TableRules,
         txn: &'a Arc<parking_lot::Mutex<WriteTxn>>,
         ctx: &'a ExecContext,
         foreign_key_entry: Option<usize>,
     ) -> Self {
-        // Rules bound for this table (every prepared modification has them) already list
-        // its indexes and slot kinds; anything else is looked up here.
-        let bound = rules.slot_kinds.len() == table.slot_count;
-        let (indexes, kinds) = if bound {
-            (
-                Cow::Borrowed(rules.indexes.as_slice()),
-                Cow::Borrowed(rules.slot_kinds.as_slice()),
-            )
-        } else {
-            (
-                Cow::Owned(catalog.indexes_of(&table.name).cloned().collect()),
-                Cow::Owned(table.slot_kinds()),
-            )
-        };
         Writer {
             table,
-            indexes,
+            indexes: &rules.indexes,
             rules,
             txn,
             ctx,
             tree: TableTree::open(table.root),
-            kinds,
+            kinds: &rules.slot_kinds,
             foreign_key_entry,
             usable_size: txn.lock().usable_size(),
         }
@@ -539,31 +536,20 @@ impl<'a> Writer<'a> {
         (key, has_null)
     }
 
-    /// Row ids of rows (other than `except`) that collide with `values` on a unique index.
+    /// Row ids of rows (other than `except`) that collide with `values` on a unique index,
+    /// leaving out indexes where the key equals `unchanged_from`'s (an update of row `except`
+    /// from `unchanged_from` creates conflicts only where it changes the key: the row already
+    /// held its old keys).
     fn unique_conflicts(
         &self,
         values: &[Value],
+        unchanged_from: Option<&[Value]>,
         except: Option<i64>,
     ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
-        let probes = self.unique_probes(values, None);
+        let probes = self.unique_probes(values, unchanged_from);
         self.rows_holding(
             probes.iter().map(|(index, key)| (*index, &key[..], None)),
             except,
-        )
-    }
-
-    /// The unique conflicts an update of row `row_id` from `old` to `new` creates: only the
-    /// unique indexes whose key it changes can have any (the row already held its old keys).
-    fn unique_conflicts_of_update(
-        &self,
-        old: &[Value],
-        new: &[Value],
-        row_id: i64,
-    ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
-        let probes = self.unique_probes(new, Some(old));
-        self.rows_holding(
-            probes.iter().map(|(index, key)| (*index, &key[..], None)),
-            Some(row_id),
         )
     }
 
@@ -731,7 +717,7 @@ impl<'a> Writer<'a> {
             return Ok(Some((row_id, values)));
         }
         let existing_row = self.row_exists(row_id)?;
-        let mut conflicts = self.unique_conflicts(&values, None)?;
+        let mut conflicts = self.unique_conflicts(&values, None, None)?;
         if existing_row {
             conflicts.insert(
                 0,
@@ -899,7 +885,10 @@ impl<'a> Writer<'a> {
         if new_row_id != row_id && self.row_exists(new_row_id)? {
             return Err(self.duplicate_error(None));
         }
-        if let Some((index, _)) = self.unique_conflicts_of_update(old, &new, row_id)?.first() {
+        if let Some((index, _)) = self
+            .unique_conflicts(&new, Some(old), Some(row_id))?
+            .first()
+        {
             return Err(self.duplicate_error(Some(index)));
         }
         {

@@ -213,7 +213,6 @@ struct PendingAction {
 pub struct Enforcer<'a> {
     /// `None` when enforcement is off or no key concerns the statement.
     rules: Option<&'a ForeignKeyRules>,
-    catalog: &'a Catalog,
     txn: &'a Arc<Mutex<WriteTxn>>,
     ctx: &'a ExecContext,
     /// Reused for every encoded key, so a check allocates nothing.
@@ -230,7 +229,6 @@ impl<'a> Enforcer<'a> {
     /// An enforcer for a statement; `rules` is `None` when `PRAGMA foreign_keys` is off.
     pub fn new(
         rules: Option<&'a ForeignKeyRules>,
-        catalog: &'a Catalog,
         txn: &'a Arc<Mutex<WriteTxn>>,
         ctx: &'a ExecContext,
     ) -> ExecResult<Self> {
@@ -239,7 +237,6 @@ impl<'a> Enforcer<'a> {
         }
         Ok(Enforcer {
             rules: rules.filter(|rules| !rules.tables.is_empty()),
-            catalog,
             txn,
             ctx,
             buffer: Vec::new(),
@@ -481,14 +478,7 @@ impl<'a> Enforcer<'a> {
         };
         let table = &rules.tables[entry];
         let writer = writers.entry(entry).or_insert_with(|| {
-            Writer::new(
-                &table.table,
-                self.catalog,
-                &table.rules,
-                self.txn,
-                self.ctx,
-                Some(entry),
-            )
+            Writer::new(&table.table, &table.rules, self.txn, self.ctx, Some(entry))
         });
         let kind = if action.new.is_some() {
             resolved.on_update

@@ -350,15 +350,15 @@ impl Operator for HashJoin {
             // A left batch is only fetched once the previous one is fully joined: in a grace
             // join, fetching may move to the next partition pair, which emits the finished
             // pair's unmatched right rows and replaces the right side.
-            let Some(mut pending) = self.state.take_pending() else {
-                match self.next_left(ctx)? {
-                    Some(batch) => {
-                        let keys = eval::evaluate_all(&self.left_keys, &batch, ctx)?;
-                        self.state.keep_pending(PendingLeft::new(batch, keys));
+            let mut pending = match self.state.take_pending() {
+                Some(pending) => pending,
+                None => match self.next_left(ctx)? {
+                    Some(batch) => PendingLeft::with_keys(batch, &self.left_keys, ctx)?,
+                    None => {
+                        self.state.finished_left = true;
+                        continue;
                     }
-                    None => self.state.finished_left = true,
-                }
-                continue;
+                },
             };
             self.probe(&mut pending, &mut key, ctx)?;
             self.state.keep_pending(pending);

@@ -61,6 +61,12 @@ pub(super) struct PendingLeft {
 }
 
 impl PendingLeft {
+    /// `batch` with its join keys evaluated.
+    pub(super) fn with_keys(batch: Batch, keys: &[Expr], ctx: &ExecContext) -> ExecResult<Self> {
+        let keys = eval::evaluate_all(keys, &batch, ctx)?;
+        Ok(PendingLeft::new(batch, keys))
+    }
+
     pub(super) fn new(batch: Batch, keys: Vec<Vector>) -> Self {
         let rows = LeftRows {
             next: 0,
@@ -285,12 +291,15 @@ impl Operator for NestedLoopJoin {
         }
         let all_right: Vec<u32> = (0..self.state.right.rows as u32).collect();
         while self.state.wants_rows() {
-            let Some(mut pending) = self.state.take_pending() else {
-                match self.left.next(ctx)? {
-                    Some(batch) => self.state.keep_pending(PendingLeft::new(batch, Vec::new())),
-                    None => self.state.finished_left = true,
-                }
-                continue;
+            let mut pending = match self.state.take_pending() {
+                Some(pending) => pending,
+                None => match self.left.next(ctx)? {
+                    Some(batch) => PendingLeft::new(batch, Vec::new()),
+                    None => {
+                        self.state.finished_left = true;
+                        continue;
+                    }
+                },
             };
             while let Some(left_row) = pending.rows.next(self.state.output.rows) {
                 let left = &pending.batch;
@@ -428,15 +437,15 @@ impl Operator for IndexJoin {
         ctx.check_interrupt()?;
         let mut key: Vec<Value> = Vec::with_capacity(self.left_keys.len());
         while self.state.wants_rows() {
-            let Some(mut pending) = self.state.take_pending() else {
-                match self.left.next(ctx)? {
-                    Some(batch) => {
-                        let keys = eval::evaluate_all(&self.left_keys, &batch, ctx)?;
-                        self.state.keep_pending(PendingLeft::new(batch, keys));
+            let mut pending = match self.state.take_pending() {
+                Some(pending) => pending,
+                None => match self.left.next(ctx)? {
+                    Some(batch) => PendingLeft::with_keys(batch, &self.left_keys, ctx)?,
+                    None => {
+                        self.state.finished_left = true;
+                        continue;
                     }
-                    None => self.state.finished_left = true,
-                }
-                continue;
+                },
             };
             let refs: Vec<&Vector> = pending.keys.iter().collect();
             while let Some(left_row) = pending.rows.next(self.state.output.rows) {

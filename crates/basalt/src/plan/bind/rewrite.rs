@@ -46,47 +46,77 @@ fn ident(name: &str) -> ast::Ident {
     }
 }
 
-/// Renames column references in one expression tree. `qualifiers` are the names a reference
-/// to the table's columns may be qualified by; bare references are renamed only when
-/// `bare_allowed`, and otherwise counted in `bare_refused`.
-struct ColumnRenamer<'a> {
-    old: &'a str,
-    new: &'a str,
-    qualifiers: &'a HashSet<String>,
-    bare_allowed: bool,
-    renamed: usize,
-    bare_refused: usize,
+/// How an expression refers to a column of the table, if it does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reference {
+    /// `column`: the table's only if nothing else in scope has that name.
+    Bare,
+    /// `qualifier.column` with one of the table's qualifiers.
+    Qualified,
 }
 
-impl VisitorMut for ColumnRenamer<'_> {
-    type Break = ();
-
-    fn pre_visit_expr(&mut self, expr: &mut ast::Expr) -> ControlFlow<()> {
-        match expr {
-            ast::Expr::Identifier(id) if same(&id.value, self.old) => {
-                if self.bare_allowed {
-                    *id = ident(self.new);
-                    self.renamed += 1;
-                } else {
-                    self.bare_refused += 1;
-                }
-            }
-            ast::Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
-                let last = parts.len() - 1;
-                let qualifier = parts[last - 1].value.to_lowercase();
-                if same(&parts[last].value, self.old) && self.qualifiers.contains(&qualifier) {
-                    parts[last] = ident(self.new);
-                    self.renamed += 1;
-                }
-            }
-            _ => {}
+/// Whether `expr` is a reference to `column` (bare, or qualified by one of `qualifiers`, the
+/// lower-cased names the table goes by).
+fn reference(expr: &ast::Expr, column: &str, qualifiers: &HashSet<String>) -> Option<Reference> {
+    match expr {
+        ast::Expr::Identifier(id) if same(&id.value, column) => Some(Reference::Bare),
+        ast::Expr::CompoundIdentifier(parts)
+            if parts.len() >= 2
+                && same(&parts[parts.len() - 1].value, column)
+                && qualifiers.contains(&parts[parts.len() - 2].value.to_lowercase()) =>
+        {
+            Some(Reference::Qualified)
         }
-        ControlFlow::Continue(())
+        _ => None,
     }
 }
 
+/// The references to `column` in `node`: (bare, qualified).
+fn count_references<V: ast::Visit>(
+    node: &V,
+    column: &str,
+    qualifiers: &HashSet<String>,
+) -> (usize, usize) {
+    let (mut bare, mut qualified) = (0, 0);
+    let _ = ast::visit_expressions(node, |expr| {
+        match reference(expr, column, qualifiers) {
+            Some(Reference::Bare) => bare += 1,
+            Some(Reference::Qualified) => qualified += 1,
+            None => {}
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    (bare, qualified)
+}
+
+/// Renames the references to column `old` in `node` to `new` (bare ones only when
+/// `bare_allowed`); returns how many it renamed.
+fn rename_references<V: VisitMut>(
+    node: &mut V,
+    old: &str,
+    new: &str,
+    qualifiers: &HashSet<String>,
+    bare_allowed: bool,
+) -> usize {
+    let mut renamed = 0;
+    let _ = ast::visit_expressions_mut(node, |expr| {
+        let name = match (reference(expr, old, qualifiers), &mut *expr) {
+            (Some(Reference::Bare), ast::Expr::Identifier(id)) if bare_allowed => id,
+            (Some(Reference::Qualified), ast::Expr::CompoundIdentifier(parts)) => {
+                let last = parts.len() - 1;
+                &mut parts[last]
+            }
+            _ => return ControlFlow::<()>::Continue(()),
+        };
+        *name = ident(new);
+        renamed += 1;
+        ControlFlow::Continue(())
+    });
+    renamed
+}
+
 /// A CHECK constraint of table `table` with column `old` renamed to `new`; `None` when it
-/// does not mention the column.
+/// does not mention the column. A CHECK sees only its own table, so every reference is its.
 pub fn rename_column_in_check(
     sql: &str,
     table: &str,
@@ -95,21 +125,15 @@ pub fn rename_column_in_check(
 ) -> Result<Option<String>, BindError> {
     let mut expr = parse_stored_expr(sql)?;
     let qualifiers = HashSet::from([table.to_lowercase()]);
-    let mut renamer = ColumnRenamer {
-        old,
-        new,
-        qualifiers: &qualifiers,
-        bare_allowed: true,
-        renamed: 0,
-        bare_refused: 0,
-    };
-    let _ = expr.visit(&mut renamer);
-    Ok((renamer.renamed > 0).then(|| expr.to_string()))
+    let renamed = rename_references(&mut expr, old, new, &qualifiers, true);
+    Ok((renamed > 0).then(|| expr.to_string()))
 }
 
 /// Whether a CHECK constraint of table `table` mentions column `column`.
 pub fn check_mentions_column(sql: &str, table: &str, column: &str) -> Result<bool, BindError> {
-    Ok(rename_column_in_check(sql, table, column, column)?.is_some())
+    let expr = parse_stored_expr(sql)?;
+    let (bare, qualified) = count_references(&expr, column, &HashSet::from([table.to_lowercase()]));
+    Ok(bare + qualified > 0)
 }
 
 /// A CHECK constraint of a table renamed from `old` to `new` (references qualified by the
@@ -132,9 +156,11 @@ pub fn rename_table_in_check(sql: &str, old: &str, new: &str) -> Result<Option<S
     Ok(renamed.then(|| expr.to_string()))
 }
 
-/// What a view's query says about the names in it.
-#[derive(Default)]
-struct ViewNames {
+/// What a view's query says about the names in it, gathered from every level of the query
+/// (subqueries anywhere, derived tables, CTEs).
+struct ViewNames<'a> {
+    table: &'a str,
+    catalog: &'a Catalog,
     /// The names the table's columns may be qualified by (its name and its aliases), lower
     /// case; empty when the view does not read the table.
     qualifiers: HashSet<String>,
@@ -146,133 +172,29 @@ struct ViewNames {
     declared: Vec<String>,
     /// Whether a CTE of the view is named like the table (then `FROM t` may mean either).
     shadowed: bool,
-    /// Whether the table's columns are taken by a wildcard (`*` or `t.*`).
+    /// Whether the query has a wildcard (`*` or `t.*`), which may take the table's columns.
     wildcard: bool,
 }
 
-impl ViewNames {
-    fn of(query: &ast::Query, table: &TableDef, catalog: &Catalog) -> ViewNames {
-        let mut names = ViewNames::default();
-        names.collect_query(query, table, catalog);
+impl<'a> ViewNames<'a> {
+    fn of(query: &ast::Query, table: &'a str, catalog: &'a Catalog) -> ViewNames<'a> {
+        let mut names = ViewNames {
+            table,
+            catalog,
+            qualifiers: HashSet::new(),
+            other_columns: Vec::new(),
+            other_unknown: false,
+            declared: Vec::new(),
+            shadowed: false,
+            wildcard: false,
+        };
+        let _ = ast::Visit::visit(query, &mut names);
         names
-    }
-
-    fn collect_query(&mut self, query: &ast::Query, table: &TableDef, catalog: &Catalog) {
-        if let Some(with) = &query.with {
-            for cte in &with.cte_tables {
-                self.declared.push(cte.alias.name.value.clone());
-                self.shadowed |= same(&cte.alias.name.value, &table.name);
-                self.declared
-                    .extend(cte.alias.columns.iter().map(|c| c.name.value.clone()));
-                self.collect_query(&cte.query, table, catalog);
-            }
-        }
-        self.collect_set_expr(&query.body, table, catalog);
-    }
-
-    fn collect_set_expr(&mut self, body: &ast::SetExpr, table: &TableDef, catalog: &Catalog) {
-        match body {
-            ast::SetExpr::Select(select) => {
-                for item in &select.projection {
-                    match item {
-                        ast::SelectItem::ExprWithAlias { alias, .. } => {
-                            self.declared.push(alias.value.clone());
-                        }
-                        ast::SelectItem::Wildcard(_) => self.wildcard = true,
-                        ast::SelectItem::QualifiedWildcard(..) => self.wildcard = true,
-                        ast::SelectItem::ExprWithAliases { aliases, .. } => {
-                            self.declared
-                                .extend(aliases.iter().map(|a| a.value.clone()));
-                        }
-                        ast::SelectItem::UnnamedExpr(_) => {}
-                    }
-                }
-                for from in &select.from {
-                    self.collect_factor(&from.relation, table, catalog);
-                    for join in &from.joins {
-                        self.collect_factor(&join.relation, table, catalog);
-                    }
-                }
-                // Subqueries in expressions read relations too.
-                let _ = ast::visit_expressions(&select.selection, |expr| {
-                    self.collect_subquery(expr, table, catalog);
-                    ControlFlow::<()>::Continue(())
-                });
-                let _ = ast::visit_expressions(&select.projection, |expr| {
-                    self.collect_subquery(expr, table, catalog);
-                    ControlFlow::<()>::Continue(())
-                });
-            }
-            ast::SetExpr::Query(query) => self.collect_query(query, table, catalog),
-            ast::SetExpr::SetOperation { left, right, .. } => {
-                self.collect_set_expr(left, table, catalog);
-                self.collect_set_expr(right, table, catalog);
-            }
-            _ => {}
-        }
-    }
-
-    fn collect_subquery(&mut self, expr: &ast::Expr, table: &TableDef, catalog: &Catalog) {
-        match expr {
-            ast::Expr::Subquery(query)
-            | ast::Expr::Exists {
-                subquery: query, ..
-            }
-            | ast::Expr::InSubquery {
-                subquery: query, ..
-            } => self.collect_query(query, table, catalog),
-            _ => {}
-        }
-    }
-
-    fn collect_factor(&mut self, factor: &ast::TableFactor, table: &TableDef, catalog: &Catalog) {
-        match factor {
-            ast::TableFactor::Table { name, alias, .. } => {
-                let relation = name
-                    .0
-                    .last()
-                    .and_then(|part| part.as_ident())
-                    .map(|id| id.value.clone())
-                    .unwrap_or_default();
-                if same(&relation, &table.name) {
-                    let qualifier = alias.as_ref().map_or(&relation, |a| &a.name.value);
-                    self.qualifiers.insert(qualifier.to_lowercase());
-                } else if let Some(other) = catalog.table(&relation) {
-                    self.other_columns
-                        .extend(other.columns.iter().map(|c| c.name.clone()));
-                } else if let Some(view) = catalog.views.get(&relation.to_lowercase()) {
-                    self.collect_view_columns(view);
-                } else {
-                    // A CTE: its names are in `declared`.
-                }
-            }
-            ast::TableFactor::Derived {
-                subquery, alias, ..
-            } => {
-                if let Some(alias) = alias {
-                    self.declared
-                        .extend(alias.columns.iter().map(|c| c.name.value.clone()));
-                }
-                self.collect_query(subquery, table, catalog);
-                self.collect_output_names(subquery);
-            }
-            ast::TableFactor::NestedJoin {
-                table_with_joins, ..
-            } => {
-                self.collect_factor(&table_with_joins.relation, table, catalog);
-                for join in &table_with_joins.joins {
-                    self.collect_factor(&join.relation, table, catalog);
-                }
-            }
-            _ => self.other_unknown = true,
-        }
     }
 
     /// The output names of a view the query reads: given, or from its query's select list.
     fn collect_view_columns(&mut self, view: &ViewDef) {
-        if !view.column_names.is_empty() {
-            self.other_columns.extend(view.column_names.iter().cloned());
-        }
+        self.other_columns.extend(view.column_names.iter().cloned());
         match parse_stored_query(&view.query) {
             Ok(query) => self.collect_output_names(&query),
             Err(_) => self.other_unknown = true,
@@ -281,15 +203,7 @@ impl ViewNames {
 
     /// The output names of a query's first select list (bare columns give their own name).
     fn collect_output_names(&mut self, query: &ast::Query) {
-        let mut body = query.body.as_ref();
-        loop {
-            match body {
-                ast::SetExpr::SetOperation { left, .. } => body = left,
-                ast::SetExpr::Query(inner) => body = &inner.body,
-                _ => break,
-            }
-        }
-        let ast::SetExpr::Select(select) = body else {
+        let Some(select) = first_select(&query.body) else {
             self.other_unknown = true;
             return;
         };
@@ -298,15 +212,11 @@ impl ViewNames {
                 ast::SelectItem::ExprWithAlias { alias, .. } => {
                     self.other_columns.push(alias.value.clone());
                 }
-                ast::SelectItem::UnnamedExpr(ast::Expr::Identifier(id)) => {
-                    self.other_columns.push(id.value.clone());
-                }
-                ast::SelectItem::UnnamedExpr(ast::Expr::CompoundIdentifier(parts)) => {
-                    if let Some(last) = parts.last() {
-                        self.other_columns.push(last.value.clone());
+                ast::SelectItem::UnnamedExpr(expr) => {
+                    if let Some(name) = output_name(expr) {
+                        self.other_columns.push(name.value.clone());
                     }
                 }
-                ast::SelectItem::UnnamedExpr(_) => {}
                 _ => self.other_unknown = true,
             }
         }
@@ -317,6 +227,108 @@ impl ViewNames {
         !self.other_unknown
             && !self.other_columns.iter().any(|name| same(name, column))
             && !self.declared.iter().any(|name| same(name, column))
+    }
+}
+
+impl ast::Visitor for ViewNames<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &ast::Query) -> ControlFlow<()> {
+        for cte in query.with.iter().flat_map(|with| &with.cte_tables) {
+            self.shadowed |= same(&cte.alias.name.value, self.table);
+            self.declared.push(cte.alias.name.value.clone());
+            self.declared
+                .extend(cte.alias.columns.iter().map(|c| c.name.value.clone()));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_select(&mut self, select: &ast::Select) -> ControlFlow<()> {
+        for item in &select.projection {
+            match item {
+                ast::SelectItem::ExprWithAlias { alias, .. } => {
+                    self.declared.push(alias.value.clone());
+                }
+                ast::SelectItem::ExprWithAliases { aliases, .. } => {
+                    self.declared
+                        .extend(aliases.iter().map(|a| a.value.clone()));
+                }
+                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                    self.wildcard = true;
+                }
+                ast::SelectItem::UnnamedExpr(_) => {}
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, factor: &ast::TableFactor) -> ControlFlow<()> {
+        match factor {
+            ast::TableFactor::Table { name, alias, .. } => {
+                let catalog = self.catalog;
+                let relation = name
+                    .0
+                    .last()
+                    .and_then(|part| part.as_ident())
+                    .map(|id| id.value.clone())
+                    .unwrap_or_default();
+                if same(&relation, self.table) {
+                    let qualifier = alias.as_ref().map_or(&relation, |a| &a.name.value);
+                    self.qualifiers.insert(qualifier.to_lowercase());
+                } else if let Some(other) = catalog.table(&relation) {
+                    self.other_columns
+                        .extend(other.columns.iter().map(|c| c.name.clone()));
+                } else if let Some(view) = catalog.views.get(&relation.to_lowercase()) {
+                    self.collect_view_columns(view);
+                }
+                // Otherwise a CTE, whose names are in `declared`.
+            }
+            ast::TableFactor::Derived {
+                subquery, alias, ..
+            } => {
+                if let Some(alias) = alias {
+                    self.declared
+                        .extend(alias.columns.iter().map(|c| c.name.value.clone()));
+                }
+                self.collect_output_names(subquery);
+            }
+            ast::TableFactor::NestedJoin { .. } => {}
+            _ => self.other_unknown = true,
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The first select list of a query body (which names a set operation's columns).
+fn first_select(mut body: &ast::SetExpr) -> Option<&ast::Select> {
+    loop {
+        match body {
+            ast::SetExpr::SetOperation { left, .. } => body = left,
+            ast::SetExpr::Query(inner) => body = &inner.body,
+            ast::SetExpr::Select(select) => return Some(select),
+            _ => return None,
+        }
+    }
+}
+
+/// [`first_select`], to change.
+fn first_select_mut(mut body: &mut ast::SetExpr) -> Option<&mut ast::Select> {
+    loop {
+        match body {
+            ast::SetExpr::SetOperation { left, .. } => body = left,
+            ast::SetExpr::Query(inner) => body = &mut inner.body,
+            ast::SetExpr::Select(select) => return Some(select),
+            _ => return None,
+        }
+    }
+}
+
+/// The name an unaliased select item gives its column, when it is a column reference.
+fn output_name(expr: &ast::Expr) -> Option<&ast::Ident> {
+    match expr {
+        ast::Expr::Identifier(id) => Some(id),
+        ast::Expr::CompoundIdentifier(parts) => parts.last(),
+        _ => None,
     }
 }
 
@@ -342,29 +354,19 @@ pub fn rename_column_in_view(
     after: &Catalog,
 ) -> Result<Option<String>, BindError> {
     let mut query = parse_stored_query(&view.query)?;
-    let names = ViewNames::of(&query, table, catalog);
+    let names = ViewNames::of(&query, &table.name, catalog);
     if names.qualifiers.is_empty() {
         return Ok(None);
     }
     let what = format!("rename column \"{old}\" of table \"{}\"", table.name);
-    if names.shadowed {
+    let bare_allowed = names.bare_means_table(old);
+    let (bare, _) = count_references(&query, old, &names.qualifiers);
+    if names.shadowed || (bare > 0 && !bare_allowed) {
         return Err(cannot_rewrite(view, &what));
     }
     keep_output_names(&mut query, old, &names.qualifiers);
-    let mut renamer = ColumnRenamer {
-        old,
-        new,
-        qualifiers: &names.qualifiers,
-        bare_allowed: names.bare_means_table(old),
-        renamed: 0,
-        bare_refused: 0,
-    };
-    let _ = query.visit(&mut renamer);
-    if renamer.bare_refused > 0 {
-        return Err(cannot_rewrite(view, &what));
-    }
     // `SELECT *` needs no rewrite: its output columns follow the table's new names.
-    if renamer.renamed == 0 {
+    if rename_references(&mut query, old, new, &names.qualifiers, bare_allowed) == 0 {
         return Ok(None);
     }
     let sql = query.to_string();
@@ -372,39 +374,17 @@ pub fn rename_column_in_view(
     Ok(Some(sql))
 }
 
-/// Gives a bare select-list reference to `column` an alias of its own name, so that the
-/// view's output column keeps that name once the reference is renamed.
+/// Gives a select-list reference to `column` an alias of its own name, so that the view's
+/// output column keeps that name once the reference is renamed.
 fn keep_output_names(query: &mut ast::Query, column: &str, qualifiers: &HashSet<String>) {
-    let mut body = query.body.as_mut();
-    loop {
-        match body {
-            ast::SetExpr::SetOperation { left, .. } => body = left,
-            ast::SetExpr::Query(inner) => body = inner.body.as_mut(),
-            _ => break,
-        }
-    }
-    let ast::SetExpr::Select(select) = body else {
+    let Some(select) = first_select_mut(&mut query.body) else {
         return;
     };
     for item in &mut select.projection {
-        let ast::SelectItem::UnnamedExpr(expr) = item else {
-            continue;
-        };
-        let names_column = match &*expr {
-            ast::Expr::Identifier(id) => same(&id.value, column),
-            ast::Expr::CompoundIdentifier(parts) => {
-                parts.len() >= 2
-                    && same(&parts[parts.len() - 1].value, column)
-                    && qualifiers.contains(&parts[parts.len() - 2].value.to_lowercase())
-            }
-            _ => false,
-        };
-        if names_column {
-            let alias = match &*expr {
-                ast::Expr::Identifier(id) => id.clone(),
-                ast::Expr::CompoundIdentifier(parts) => parts[parts.len() - 1].clone(),
-                _ => continue,
-            };
+        if let ast::SelectItem::UnnamedExpr(expr) = item
+            && reference(expr, column, qualifiers).is_some()
+            && let Some(alias) = output_name(expr).cloned()
+        {
             *item = ast::SelectItem::ExprWithAlias {
                 expr: expr.clone(),
                 alias,
@@ -414,33 +394,22 @@ fn keep_output_names(query: &mut ast::Query, column: &str, qualifiers: &HashSet<
 }
 
 /// Whether view `view` depends on column `column` of `table` (names it, or takes all the
-/// table's columns with a wildcard): such a column cannot be dropped.
+/// table's columns with a wildcard): such a column cannot be dropped. A bare name that might
+/// be another relation's counts as a use: dropping is refused rather than risk a view that
+/// no longer binds.
 pub fn view_uses_column(
     view: &ViewDef,
     table: &TableDef,
     column: &str,
     catalog: &Catalog,
 ) -> Result<bool, BindError> {
-    let mut query = parse_stored_query(&view.query)?;
-    let names = ViewNames::of(&query, table, catalog);
+    let query = parse_stored_query(&view.query)?;
+    let names = ViewNames::of(&query, &table.name, catalog);
     if names.qualifiers.is_empty() {
         return Ok(false);
     }
-    if names.wildcard || names.shadowed {
-        return Ok(true);
-    }
-    let mut finder = ColumnRenamer {
-        old: column,
-        new: column,
-        qualifiers: &names.qualifiers,
-        bare_allowed: names.bare_means_table(column),
-        renamed: 0,
-        bare_refused: 0,
-    };
-    let _ = query.visit(&mut finder);
-    // A bare name that might be another relation's is counted as a use: dropping the
-    // column is refused rather than risk a view that no longer binds.
-    Ok(finder.renamed + finder.bare_refused > 0)
+    let (bare, qualified) = count_references(&query, column, &names.qualifiers);
+    Ok(names.wildcard || names.shadowed || bare + qualified > 0)
 }
 
 /// View `view` after its table `old` was renamed to `new`; `None` when it does not read it.
@@ -448,12 +417,11 @@ pub fn rename_table_in_view(
     view: &ViewDef,
     old: &str,
     new: &str,
+    catalog: &Catalog,
 ) -> Result<Option<String>, BindError> {
     let mut query = parse_stored_query(&view.query)?;
     // A CTE named like the table would make `FROM old` ambiguous to rewrite.
-    let mut ctes = CteNames::default();
-    let _ = ast::Visit::visit(&query, &mut ctes);
-    if ctes.0.iter().any(|name| same(name, old)) {
+    if ViewNames::of(&query, old, catalog).shadowed {
         return Err(cannot_rewrite(view, &format!("rename table \"{old}\"")));
     }
     let mut renamed = false;
@@ -463,25 +431,6 @@ pub fn rename_table_in_view(
         renamed: &mut renamed,
     });
     Ok(renamed.then(|| query.to_string()))
-}
-
-/// The names of every CTE in a query, nested ones included.
-#[derive(Default)]
-struct CteNames(Vec<String>);
-
-impl ast::Visitor for CteNames {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, query: &ast::Query) -> ControlFlow<()> {
-        if let Some(with) = &query.with {
-            self.0.extend(
-                with.cte_tables
-                    .iter()
-                    .map(|cte| cte.alias.name.value.clone()),
-            );
-        }
-        ControlFlow::Continue(())
-    }
 }
 
 /// Renames table references `old` to `new`, aliasing them as `old` so qualified column
@@ -568,13 +517,16 @@ mod tests {
                     .into(),
         };
         assert_eq!(
-            rename_table_in_view(&view, "t", "members")
+            rename_table_in_view(&view, "t", "members", &Catalog::default())
                 .unwrap()
                 .as_deref(),
             Some(
                 "SELECT t.a FROM members AS t JOIN u AS x ON x.id = t.a WHERE EXISTS (SELECT 1 FROM members AS y)"
             )
         );
-        assert_eq!(rename_table_in_view(&view, "w", "z").unwrap(), None);
+        assert_eq!(
+            rename_table_in_view(&view, "w", "z", &Catalog::default()).unwrap(),
+            None
+        );
     }
 }

@@ -96,18 +96,17 @@ fn plan_overflow(
     row: &[CellValue<'_>],
 ) -> Result<Vec<Option<usize>>> {
     let max_inline = max_inline_len(usable_size);
+    let heap_len = |value: &CellValue<'_>, placement: Option<usize>| match (value, placement) {
+        (CellValue::Var(_), Some(prefix)) => OVERFLOW_POINTER_LEN + prefix,
+        (CellValue::Var(bytes), None) => bytes.len(),
+        _ => 0,
+    };
     // The usual row: every value inline. The empty plan says so without allocating.
     let all_inline = row
         .iter()
         .all(|value| !matches!(value, CellValue::Var(bytes) if bytes.len() > max_inline));
     if all_inline {
-        let heap = row
-            .iter()
-            .map(|value| match value {
-                CellValue::Var(bytes) => bytes.len(),
-                _ => 0,
-            })
-            .sum();
+        let heap = row.iter().map(|value| heap_len(value, None)).sum();
         if row_fits_twice(kinds, usable_size, heap) {
             return Ok(Vec::new());
         }
@@ -122,11 +121,6 @@ fn plan_overflow(
             _ => None,
         })
         .collect();
-    let heap_len = |value: &CellValue<'_>, placement: Option<usize>| match (value, placement) {
-        (CellValue::Var(_), Some(prefix)) => OVERFLOW_POINTER_LEN + prefix,
-        (CellValue::Var(bytes), None) => bytes.len(),
-        _ => 0,
-    };
     let mut heap: usize = row
         .iter()
         .zip(&plan)

@@ -210,6 +210,12 @@ pub(crate) struct ArrayPlan {
     pub(crate) arrays_end: usize,
 }
 
+/// Bytes one column takes in a leaf of `capacity` rows: its null bitmap (`bitmap_len`) then
+/// its value array, padded to 8. Columns follow each other in this layout.
+pub(crate) fn column_arrays_len(bitmap_len: usize, capacity: usize, kind: ColumnKind) -> usize {
+    bitmap_len + align8(capacity * kind.slot_width())
+}
+
 impl ArrayPlan {
     fn new(kinds: impl Iterator<Item = ColumnKind>, column_count: usize, capacity: usize) -> Self {
         let row_ids_at = align8(LEAF_HEADER_LEN + column_count);
@@ -217,7 +223,7 @@ impl ArrayPlan {
         let bitmap_len = align8(capacity.div_ceil(8));
         let mut end = columns_at;
         for kind in kinds {
-            end += bitmap_len + align8(capacity * kind.slot_width());
+            end += column_arrays_len(bitmap_len, capacity, kind);
         }
         ArrayPlan {
             row_ids_at,
@@ -497,8 +503,8 @@ impl<'a> TableLeaf<'a> {
         let capacity = self.header.capacity;
         let mut at = self.header.plan.columns_at;
         for &byte in kinds.get(..column)? {
-            let width = ColumnKind::from_byte(byte)?.slot_width();
-            at += self.header.plan.bitmap_len + align8(capacity * width);
+            let kind = ColumnKind::from_byte(byte)?;
+            at += column_arrays_len(self.header.plan.bitmap_len, capacity, kind);
         }
         let kind = ColumnKind::from_byte(*kinds.get(column)?)?;
         Some((at, at + self.header.plan.bitmap_len, kind))

@@ -13,8 +13,8 @@ use std::ops::Range;
 use super::row::{ColumnKind, ValueRef};
 use super::table_leaf::{
     ArrayPlan, LEAF_HEADER_LEN, LeafHeader, MAX_CAPACITY, OVERFLOW_FLAG, OVERFLOW_POINTER_LEN,
-    TableLeaf, align8, bit, choose_capacity, corrupt, read_uint, set_bit, write_u16, write_u32,
-    write_uint,
+    TableLeaf, align8, bit, choose_capacity, column_arrays_len, corrupt, read_uint, set_bit,
+    write_u16, write_u32, write_uint,
 };
 use crate::storage::error::{Result, StorageError};
 use crate::storage::page::{PageNo, kind};
@@ -274,7 +274,7 @@ fn write_row(
             .ok_or_else(|| corrupt(page_no, "column location"))?;
         let width = kind.slot_width();
         let (bitmap_at, values_at) = (column_at, column_at + header.plan.bitmap_len);
-        column_at = values_at + align8(header.capacity * width);
+        column_at += column_arrays_len(header.plan.bitmap_len, header.capacity, kind);
         bytes.copy_within(
             values_at + position * width..values_at + rows * width,
             values_at + (position + 1) * width,
