@@ -807,7 +807,7 @@ impl<'a> Writer<'a> {
     fn write_row(&self, row_id: i64, values: &[Value]) -> ExecResult<()> {
         let cells = row_to_cells(self.table, values);
         let mut txn = self.txn.lock();
-        if !self.tree.insert(&mut *txn, row_id, &self.kinds, &cells)? {
+        if !self.tree.insert(&mut *txn, row_id, self.kinds, &cells)? {
             return Err(self.duplicate_error(None));
         }
         Ok(())
@@ -904,11 +904,11 @@ impl<'a> Writer<'a> {
                 }
             }
             if new_row_id == row_id {
-                self.tree.update(&mut *txn, row_id, &self.kinds, &cells)?;
+                self.tree.update(&mut *txn, row_id, self.kinds, &cells)?;
             } else {
                 self.tree.delete(&mut *txn, row_id)?;
                 self.tree
-                    .insert(&mut *txn, new_row_id, &self.kinds, &cells)?;
+                    .insert(&mut *txn, new_row_id, self.kinds, &cells)?;
             }
         }
         enforcer.updated(self.foreign_key_entry, row_id, new_row_id, old, &new)?;
