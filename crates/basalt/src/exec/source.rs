@@ -36,6 +36,13 @@ impl PageRead for PageSource {
             PageSource::Write(txn) => txn.lock().usable_size(),
         }
     }
+
+    fn generation(&self) -> Option<u64> {
+        match self {
+            PageSource::Read(txn) => txn.generation(),
+            PageSource::Write(txn) => txn.lock().generation(),
+        }
+    }
 }
 
 impl PageSource {
@@ -57,5 +64,61 @@ impl PageSource {
                 txn.meta(slot) == txn.committed_meta(slot)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::btree::{CellValue, ColumnKind, TableTree};
+    use crate::storage::page::PageWrite;
+    use crate::txn::{Store, StoreOptions};
+
+    /// A statement reads through the write transaction while the same transaction changes
+    /// pages; a cursor that outlives such changes must see them. Its remembered interior
+    /// pages must be dropped when the tree splits under it and when a savepoint rolls back.
+    #[test]
+    fn a_cursor_kept_across_writes_sees_splits_and_rollbacks() {
+        let store = Store::open_in_memory(StoreOptions::default()).unwrap();
+        let txn = Arc::new(Mutex::new(store.begin_write().unwrap()));
+        let tree = TableTree::create(&mut *txn.lock()).unwrap();
+        let insert = |row_ids: &mut dyn Iterator<Item = i64>| {
+            for row_id in row_ids {
+                let value = [CellValue::Fixed(row_id as u64 * 3)];
+                assert!(
+                    tree.insert(&mut *txn.lock(), row_id, &[ColumnKind::Fixed8], &value)
+                        .unwrap()
+                );
+            }
+        };
+        let mut cursor = tree.cursor(PageSource::Write(txn.clone()));
+        let found = |cursor: &mut crate::storage::btree::TableCursor<PageSource>, row_id| {
+            cursor.seek_ge(row_id).unwrap()
+                && cursor.value_ref(0).unwrap()
+                    == crate::storage::btree::ValueRef::Fixed(row_id as u64 * 3)
+        };
+
+        insert(&mut (0..20_000).map(|i| i * 2));
+        assert!(found(&mut cursor, 10_000));
+        assert!(!found(&mut cursor, 10_001));
+        // Odd row ids fill every leaf again and split the interior levels the cursor saw.
+        insert(&mut (0..20_000).map(|i| i * 2 + 1));
+        for row_id in (1..40_000).step_by(997) {
+            assert!(found(&mut cursor, row_id), "row {row_id} after the splits");
+        }
+
+        let savepoint = txn.lock().savepoint();
+        insert(&mut (40_000..60_000));
+        assert!(found(&mut cursor, 59_999));
+        txn.lock().rollback_to_savepoint(savepoint).unwrap();
+        assert!(
+            !cursor.seek_ge(45_000).unwrap(),
+            "rolled back rows are gone"
+        );
+        assert!(found(&mut cursor, 39_999));
+        // The page list itself changed back too: allocate and free through the same source.
+        let page_no = txn.lock().allocate_page().unwrap();
+        txn.lock().free_page(page_no).unwrap();
+        assert!(found(&mut cursor, 12_345));
     }
 }

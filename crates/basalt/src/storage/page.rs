@@ -158,6 +158,13 @@ pub trait PageRead {
     fn page(&self, page_no: PageNo) -> Result<PageRef>;
     /// Usable bytes per page (page size minus the trailer).
     fn usable_size(&self) -> usize;
+    /// A number that stays the same for as long as every page image this reader has returned
+    /// is still what [`PageRead::page`] would return, so a caller may keep and reuse page
+    /// images (a cursor remembering the path of its last descent) while it is unchanged.
+    /// `None` means the reader cannot promise that, and callers must fetch every time.
+    fn generation(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl<T: PageRead + ?Sized> PageRead for &T {
@@ -167,6 +174,10 @@ impl<T: PageRead + ?Sized> PageRead for &T {
 
     fn usable_size(&self) -> usize {
         (**self).usable_size()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        (**self).generation()
     }
 }
 
@@ -179,6 +190,10 @@ impl<T: PageRead + ?Sized> PageRead for Arc<T> {
 
     fn usable_size(&self) -> usize {
         (**self).usable_size()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        (**self).generation()
     }
 }
 

@@ -148,6 +148,7 @@ impl Store {
             spilled: PageMap::default(),
             savepoints: Vec::new(),
             changes: 0,
+            generation: 0,
             finished: false,
         })
     }
@@ -194,6 +195,11 @@ impl PageRead for ReadTxn {
     fn usable_size(&self) -> usize {
         self.shared.pager.page_size() - page::PAGE_TRAILER_SIZE
     }
+
+    /// A snapshot never changes.
+    fn generation(&self) -> Option<u64> {
+        Some(0)
+    }
 }
 
 impl Drop for ReadTxn {
@@ -215,6 +221,9 @@ pub struct WriteTxn {
     savepoints: Vec<SavepointLog>,
     /// Page changes made so far (see [`WriteTxn::change_count`]).
     changes: u64,
+    /// Bumped whenever any page may change, rollbacks to a savepoint included: see
+    /// [`PageRead::generation`].
+    generation: u64,
     finished: bool,
 }
 
@@ -327,6 +336,7 @@ impl WriteTxn {
     }
 
     fn apply_undo(&mut self, log: SavepointLog) {
+        self.generation += 1;
         self.header = log.header;
         for (page_no, (dirty, spilled)) in log.undo {
             match dirty {
@@ -357,6 +367,7 @@ impl WriteTxn {
     /// Records `page_no`'s state for the innermost savepoint before it first changes.
     fn remember(&mut self, page_no: PageNo) {
         self.changes += 1;
+        self.generation += 1;
         if let Some(log) = self.savepoints.last_mut()
             && !log.undo.contains_key(&page_no)
         {
@@ -483,6 +494,10 @@ impl PageRead for WriteTxn {
 
     fn usable_size(&self) -> usize {
         self.shared.pager.page_size() - page::PAGE_TRAILER_SIZE
+    }
+
+    fn generation(&self) -> Option<u64> {
+        Some(self.generation)
     }
 }
 

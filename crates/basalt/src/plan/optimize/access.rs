@@ -5,10 +5,16 @@
 //! index's first column becomes one seek per distinct list value (an index join from the
 //! list to the table).
 //!
-//! The filter always stays above the new scan, with every conjunct: the scan only has to
-//! return a superset of the rows that pass. That keeps the rule simple to trust — NULLs in
-//! an index's key column, bounds that evaluate to NULL, and the second of two lower bounds
-//! are all handled by the filter — and costs one predicate evaluation per surviving row.
+//! The filter stays above the new scan with every conjunct the scan does not enforce
+//! exactly, so the scan only has to return a superset of the rows that pass. A conjunct that
+//! became a bound leaves the filter only when the scan returns exactly the rows it accepts
+//! (see [`exact_key_order`] and `Candidate::enforced`): its type orders keys as SQL compares
+//! values, a bound that evaluates to NULL makes the scan empty (the executor's rule, as a
+//! comparison with NULL is never true), and NULL keys cannot fall inside the range — row ids
+//! are never NULL, and an index column's NULLs sort outside any range bounded on both sides
+//! or lie in a NOT NULL column. Everything else — the second of two lower bounds, a one-sided
+//! range over a nullable column, REAL keys (where -0 and 0 compare equal but encode apart),
+//! LIKE prefixes — stays in the filter.
 //!
 //! A comparison is usable only when the bound value has exactly the column's type, because
 //! the executor evaluates bounds once and uses them as row ids (integers) or encodes them
@@ -23,7 +29,7 @@ use crate::plan::{
 };
 use crate::types::{DataType, Value};
 
-use super::util::{conjuncts, flip, is_bound_value};
+use super::util::{conjuncts, flip, is_bound_value, with_filter};
 
 /// One usable comparison: scan output column `position` `op` `value`.
 #[derive(Clone, Debug)]
@@ -31,10 +37,28 @@ struct Comparison {
     position: usize,
     op: BinaryOp,
     value: Expr,
+    /// The filter conjunct it is (its position in the conjunct list); `None` when it is
+    /// derived from one (a LIKE prefix), so enforcing it does not enforce the conjunct.
+    conjunct: Option<usize>,
 }
 
-/// `column op value` (or `value op column`) with a bound-able value of the column's type.
-fn comparison(conjunct: &Expr) -> Option<Comparison> {
+/// Whether index keys of `data_type` sort exactly as SQL compares its values, so a key range
+/// holds the same values as the comparisons it was built from.
+fn exact_key_order(data_type: DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Boolean
+            | DataType::Integer
+            | DataType::Text
+            | DataType::Blob
+            | DataType::Date
+            | DataType::Timestamp
+    )
+}
+
+/// `column op value` (or `value op column`) with a bound-able value of the column's type;
+/// `position` is the conjunct's place in the filter.
+fn comparison(position_in_filter: usize, conjunct: &Expr) -> Option<Comparison> {
     let Expr::Binary {
         op, left, right, ..
     } = conjunct
@@ -56,6 +80,7 @@ fn comparison(conjunct: &Expr) -> Option<Comparison> {
         position: *index,
         op,
         value: value.clone(),
+        conjunct: Some(position_in_filter),
     })
 }
 
@@ -65,6 +90,8 @@ struct Candidate {
     index: Option<Arc<IndexDef>>,
     lower: RangeBound,
     upper: RangeBound,
+    /// Filter conjuncts (positions) the bounds enforce exactly: the filter can drop them.
+    enforced: Vec<usize>,
 }
 
 /// The filter over a full table scan with the best narrower scan beneath it, or unchanged.
@@ -73,6 +100,7 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
     let PlanKind::Filter { input, predicate } = kind else {
         return PlanNode { kind, schema };
     };
+    let conjuncts = conjuncts(predicate.clone());
     let candidate = match &input.kind {
         PlanKind::TableScan {
             table,
@@ -80,7 +108,7 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
             lower: RangeBound::Unbounded,
             upper: RangeBound::Unbounded,
             ..
-        } => best_candidate(table, columns, &predicate, catalog),
+        } => best_candidate(table, columns, &conjuncts, catalog),
         _ => None,
     };
     let in_list = match (&candidate, &input.kind) {
@@ -98,6 +126,7 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
             schema,
         };
     }
+    let mut enforced = Vec::new();
     let input = match (candidate, *input) {
         (
             Some(candidate),
@@ -105,8 +134,9 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
                 kind: PlanKind::TableScan { table, columns, .. },
                 schema: scan_schema,
             },
-        ) => PlanNode {
-            kind: match candidate.index {
+        ) => {
+            enforced = candidate.enforced;
+            let kind = match candidate.index {
                 None => PlanKind::TableScan {
                     table,
                     columns,
@@ -122,30 +152,42 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
                     upper: candidate.upper,
                     reverse: false,
                 },
-            },
-            schema: scan_schema,
-        },
+            };
+            PlanNode {
+                kind,
+                schema: scan_schema,
+            }
+        }
         (_, input) => input,
     };
-    PlanNode {
-        kind: PlanKind::Filter {
-            input: Box::new(input),
-            predicate,
-        },
-        schema,
+    if enforced.is_empty() {
+        return PlanNode {
+            kind: PlanKind::Filter {
+                input: Box::new(input),
+                predicate,
+            },
+            schema,
+        };
     }
+    let remaining = conjuncts
+        .into_iter()
+        .enumerate()
+        .filter(|(position, _)| !enforced.contains(position))
+        .map(|(_, conjunct)| conjunct)
+        .collect();
+    with_filter(input, remaining)
 }
 
 fn best_candidate(
     table: &Arc<TableDef>,
     columns: &[ScanColumn],
-    predicate: &Expr,
+    conjuncts: &[Expr],
     catalog: &Catalog,
 ) -> Option<Candidate> {
-    let conjuncts = conjuncts(predicate.clone());
     let comparisons: Vec<Comparison> = conjuncts
         .iter()
-        .filter_map(comparison)
+        .enumerate()
+        .filter_map(|(position, conjunct)| comparison(position, conjunct))
         .chain(conjuncts.iter().flat_map(like_prefix_range))
         .collect();
     if comparisons.is_empty() {
@@ -194,33 +236,46 @@ fn row_id_candidate(
             }
     };
     let on_row_id: Vec<&Comparison> = comparisons.iter().filter(is_row_id).collect();
+    // Row ids are never NULL, so every bound is exact, one-sided ones included.
     if let Some(equal) = on_row_id.iter().find(|c| c.op == BinaryOp::Equal) {
         return Some(Candidate {
             score: 1000,
             index: None,
             lower: RangeBound::Included(vec![equal.value.clone()]),
             upper: RangeBound::Included(vec![equal.value.clone()]),
+            enforced: equal.conjunct.into_iter().collect(),
         });
     }
-    let (lower, upper) = range_bounds(&on_row_id, Vec::new(), false);
-    let sides =
-        u32::from(lower != RangeBound::Unbounded) + u32::from(upper != RangeBound::Unbounded);
-    (sides > 0).then_some(Candidate {
+    let range = range_bounds(&on_row_id, Vec::new(), false);
+    let sides = u32::from(range.lower != RangeBound::Unbounded)
+        + u32::from(range.upper != RangeBound::Unbounded);
+    (sides > 0).then(|| Candidate {
         score: 3 * sides,
         index: None,
-        lower,
-        upper,
+        enforced: range
+            .used
+            .iter()
+            .flatten()
+            .filter_map(|c| c.conjunct)
+            .collect(),
+        lower: range.lower,
+        upper: range.upper,
     })
+}
+
+/// Bounds built by [`range_bounds`], with the comparisons they came from.
+struct Range<'a> {
+    lower: RangeBound,
+    upper: RangeBound,
+    /// The comparisons used as the value's lower and upper bound (before any reversal for a
+    /// descending key).
+    used: [Option<&'a Comparison>; 2],
 }
 
 /// Bounds for `prefix` (equalities on the leading key columns) followed by the first lower
 /// and first upper comparison in `range` on the next column. For a descending key column the
 /// byte order is reversed, so a value's lower bound is the key range's upper bound.
-fn range_bounds(
-    range: &[&Comparison],
-    prefix: Vec<Expr>,
-    descending: bool,
-) -> (RangeBound, RangeBound) {
+fn range_bounds<'a>(range: &[&'a Comparison], prefix: Vec<Expr>, descending: bool) -> Range<'a> {
     let with = |value: &Expr| {
         let mut key = prefix.clone();
         key.push(value.clone());
@@ -235,19 +290,24 @@ fn range_bounds(
     };
     let mut value_lower = None;
     let mut value_upper = None;
-    for comparison in range {
+    let mut used = [None, None];
+    for &comparison in range {
         match comparison.op {
             BinaryOp::Greater if value_lower.is_none() => {
-                value_lower = Some(RangeBound::Excluded(with(&comparison.value)))
+                value_lower = Some(RangeBound::Excluded(with(&comparison.value)));
+                used[0] = Some(comparison);
             }
             BinaryOp::GreaterOrEqual if value_lower.is_none() => {
-                value_lower = Some(RangeBound::Included(with(&comparison.value)))
+                value_lower = Some(RangeBound::Included(with(&comparison.value)));
+                used[0] = Some(comparison);
             }
             BinaryOp::Less if value_upper.is_none() => {
-                value_upper = Some(RangeBound::Excluded(with(&comparison.value)))
+                value_upper = Some(RangeBound::Excluded(with(&comparison.value)));
+                used[1] = Some(comparison);
             }
             BinaryOp::LessOrEqual if value_upper.is_none() => {
-                value_upper = Some(RangeBound::Included(with(&comparison.value)))
+                value_upper = Some(RangeBound::Included(with(&comparison.value)));
+                used[1] = Some(comparison);
             }
             _ => {}
         }
@@ -257,10 +317,11 @@ fn range_bounds(
     } else {
         (value_lower, value_upper)
     };
-    (
-        lower.unwrap_or_else(prefix_bound),
-        upper.unwrap_or_else(prefix_bound),
-    )
+    Range {
+        lower: lower.unwrap_or_else(prefix_bound),
+        upper: upper.unwrap_or_else(prefix_bound),
+        used,
+    }
 }
 
 fn index_candidate(
@@ -278,14 +339,29 @@ fn index_candidate(
             .filter(|c| reads_column(table, columns, c.position, column, c.value.data_type()))
             .collect()
     };
+    // A key column's comparisons are exact when its type orders keys as SQL does; its
+    // range bounds also need NULL keys kept out, by a bound on both sides or NOT NULL.
+    let exact = |column: usize| {
+        table
+            .columns
+            .get(column)
+            .is_some_and(|c| exact_key_order(c.data_type))
+    };
+    let not_null = |column: usize| table.columns.get(column).is_some_and(|c| c.not_null);
     let mut prefix = Vec::new();
+    let mut enforced = Vec::new();
     let mut range = None;
     for &(column, order) in &index.columns {
         let compared = on(column);
         match compared.iter().find(|c| c.op == BinaryOp::Equal) {
-            Some(equal) => prefix.push(equal.value.clone()),
+            Some(equal) => {
+                prefix.push(equal.value.clone());
+                if exact(column) {
+                    enforced.extend(equal.conjunct);
+                }
+            }
             None => {
-                range = Some((compared, order.descending));
+                range = Some((column, compared, order.descending));
                 break;
             }
         }
@@ -293,7 +369,14 @@ fn index_candidate(
     let equalities = prefix.len() as u32;
     let full_unique = index.unique && prefix.len() == index.columns.len();
     let (lower, upper) = match range {
-        Some((compared, descending)) => range_bounds(&compared, prefix, descending),
+        Some((column, compared, descending)) => {
+            let range = range_bounds(&compared, prefix, descending);
+            let both_sides = range.used.iter().all(Option::is_some);
+            if exact(column) && (both_sides || not_null(column)) {
+                enforced.extend(range.used.iter().flatten().filter_map(|c| c.conjunct));
+            }
+            (range.lower, range.upper)
+        }
         None => (
             RangeBound::Included(prefix.clone()),
             RangeBound::Included(prefix),
@@ -314,6 +397,7 @@ fn index_candidate(
         index: Some(index.clone()),
         lower,
         upper,
+        enforced,
     })
 }
 
@@ -367,12 +451,14 @@ fn like_prefix_range(conjunct: &Expr) -> Vec<Comparison> {
             position: *index,
             op: BinaryOp::Less,
             value: text(successor),
+            conjunct: None,
         });
     }
     range.push(Comparison {
         position: *index,
         op: BinaryOp::GreaterOrEqual,
         value: text(prefix),
+        conjunct: None,
     });
     range
 }

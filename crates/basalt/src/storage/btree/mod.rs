@@ -28,7 +28,8 @@
 //! The table tree lives in `row` (value types), `table_leaf` and `table_leaf_write` (the PAX
 //! leaf layout, documented byte by byte), `table_interior`, `overflow` (long values),
 //! `table` and `table_rebalance` (the tree: descent, splits, merges, bulk load),
-//! `table_cursor` and `table_check` (integrity check).
+//! `table_cursor` and `table_check` (integrity check). `remembered_path` lets a cursor reuse the
+//! pages of its previous descent.
 
 pub mod index;
 mod index_bulk;
@@ -38,6 +39,7 @@ pub mod index_page;
 #[cfg(test)]
 mod index_tests;
 pub mod overflow;
+mod remembered_path;
 pub mod row;
 pub mod table;
 pub mod table_check;

@@ -9,7 +9,9 @@
 //! with a writer's `&mut` borrow, and it must be re-seeked after the tree changes.
 //!
 //! A point lookup (`seek_ge` then `value_ref`) does not allocate: the descent walks interior
-//! pages by binary search and clones page handles only.
+//! pages by binary search and clones page handles only. A cursor that seeks again reuses the
+//! interior pages of its earlier descents while the store is unchanged (`remembered_path`),
+//! which makes a table lookup per index entry cheaper.
 //!
 //! For vectorized scans, [`TableCursor::leaf`] exposes the current leaf as a [`TableLeaf`]
 //! (whole column arrays at once) and [`TableCursor::next_leaf`] steps a page at a time.
@@ -17,6 +19,7 @@
 use std::borrow::Cow;
 
 use super::overflow::read_value;
+use super::remembered_path::RememberedPages;
 use super::row::{Value, ValueRef};
 use super::table_interior::TableInterior;
 use super::table_leaf::{LeafHeader, TableLeaf};
@@ -74,43 +77,53 @@ pub(crate) fn descend<S: PageRead + ?Sized>(
     store: &S,
     root: PageNo,
     target: Target,
-    mut path: Option<&mut Vec<Step>>,
+    path: Option<&mut Vec<Step>>,
 ) -> Result<LeafHandle> {
+    descend_through(store, root, target, path, None)
+}
+
+/// [`descend`], reusing the interior pages that `remembered` kept from earlier descents
+/// (and keeping the ones it fetches).
+fn descend_through<S: PageRead + ?Sized>(
+    store: &S,
+    root: PageNo,
+    target: Target,
+    mut path: Option<&mut Vec<Step>>,
+    mut remembered: Option<&mut RememberedPages>,
+) -> Result<LeafHandle> {
+    if let Some(remembered) = remembered.as_deref_mut() {
+        remembered.begin(store);
+    }
     let mut page_no = root;
     for _ in 0..MAX_DEPTH {
-        let page = store.page(page_no)?;
-        match page.first() {
-            Some(&kind::TABLE_LEAF) => {
-                let header = LeafHeader::read(&page, page_no)?;
-                return Ok(LeafHandle {
-                    page_no,
-                    page,
-                    header,
-                });
-            }
-            Some(&kind::TABLE_INTERIOR) => {
-                let view = TableInterior::new(&page, page_no)?;
-                let index = match target {
-                    Target::RowId(row_id) => view.child_index(row_id),
-                    Target::First => 0,
-                    Target::Last => view.key_count(),
-                };
-                let child = view.checked_child(index)?;
-                if let Some(path) = path.as_deref_mut() {
-                    path.push(Step {
-                        page: page_no,
-                        child: index,
+        let kept = remembered
+            .as_deref()
+            .and_then(|remembered| remembered.get(page_no));
+        let (child, fetched) = match kept {
+            Some(page) => (interior_child(page, page_no, target)?, None),
+            None => {
+                let page = store.page(page_no)?;
+                if page.first() == Some(&kind::TABLE_LEAF) {
+                    let header = LeafHeader::read(&page, page_no)?;
+                    return Ok(LeafHandle {
+                        page_no,
+                        page,
+                        header,
                     });
                 }
-                page_no = child;
+                (interior_child(&page, page_no, target)?, Some(page))
             }
-            other => {
-                return Err(StorageError::corrupt_page(
-                    page_no,
-                    format!("expected a table tree page, found kind {other:?}"),
-                ));
-            }
+        };
+        if let Some(path) = path.as_deref_mut() {
+            path.push(Step {
+                page: page_no,
+                child: child.index,
+            });
         }
+        if let (Some(page), Some(remembered)) = (fetched, remembered.as_deref_mut()) {
+            remembered.keep(page_no, page);
+        }
+        page_no = child.page_no;
     }
     Err(StorageError::corrupt_page(
         root,
@@ -118,11 +131,38 @@ pub(crate) fn descend<S: PageRead + ?Sized>(
     ))
 }
 
+/// The child a descent for `target` takes from interior page `page_no`.
+struct Child {
+    index: usize,
+    page_no: PageNo,
+}
+
+fn interior_child(page: &[u8], page_no: PageNo, target: Target) -> Result<Child> {
+    if page.first() != Some(&kind::TABLE_INTERIOR) {
+        return Err(StorageError::corrupt_page(
+            page_no,
+            format!("expected a table tree page, found kind {:?}", page.first()),
+        ));
+    }
+    let view = TableInterior::new(page, page_no)?;
+    let index = match target {
+        Target::RowId(row_id) => view.child_index(row_id),
+        Target::First => 0,
+        Target::Last => view.key_count(),
+    };
+    Ok(Child {
+        index,
+        page_no: view.checked_child(index)?,
+    })
+}
+
 /// A position in a table tree. See the module documentation.
 pub struct TableCursor<S: PageRead> {
     store: S,
     root: PageNo,
     current: Option<(LeafHandle, usize)>,
+    /// Interior pages of earlier seeks, for the next ones.
+    remembered: RememberedPages,
 }
 
 impl<S: PageRead> std::fmt::Debug for TableCursor<S> {
@@ -145,6 +185,7 @@ impl<S: PageRead> TableCursor<S> {
             store,
             root,
             current: None,
+            remembered: RememberedPages::default(),
         }
     }
 
@@ -203,10 +244,21 @@ impl<S: PageRead> TableCursor<S> {
         Ok(true)
     }
 
+    /// Walks to the leaf for `target`, reusing what the last walk fetched where it can.
+    fn descend(&mut self, target: Target) -> Result<LeafHandle> {
+        descend_through(
+            &self.store,
+            self.root,
+            target,
+            None,
+            Some(&mut self.remembered),
+        )
+    }
+
     /// Moves to the first row with id `>= row_id`. Returns whether that row has id
     /// `row_id` exactly; the cursor may be invalid afterwards (no such row).
     pub fn seek_ge(&mut self, row_id: i64) -> Result<bool> {
-        let leaf = descend(&self.store, self.root, Target::RowId(row_id), None)?;
+        let leaf = self.descend(Target::RowId(row_id))?;
         match leaf.view().search(row_id) {
             Ok(position) => {
                 self.current = Some((leaf, position));
@@ -222,7 +274,7 @@ impl<S: PageRead> TableCursor<S> {
     /// Moves to the last row with id `<= row_id`. Returns whether that row has id `row_id`
     /// exactly; the cursor may be invalid afterwards (no such row).
     pub fn seek_le(&mut self, row_id: i64) -> Result<bool> {
-        let leaf = descend(&self.store, self.root, Target::RowId(row_id), None)?;
+        let leaf = self.descend(Target::RowId(row_id))?;
         match leaf.view().search(row_id) {
             Ok(position) => {
                 self.current = Some((leaf, position));
@@ -241,13 +293,13 @@ impl<S: PageRead> TableCursor<S> {
 
     /// Moves to the first row. Returns false if the tree is empty.
     pub fn first(&mut self) -> Result<bool> {
-        let leaf = descend(&self.store, self.root, Target::First, None)?;
+        let leaf = self.descend(Target::First)?;
         self.settle_forward(leaf, 0)
     }
 
     /// Moves to the last row. Returns false if the tree is empty.
     pub fn last(&mut self) -> Result<bool> {
-        let leaf = descend(&self.store, self.root, Target::Last, None)?;
+        let leaf = self.descend(Target::Last)?;
         match leaf.header.row_count.checked_sub(1) {
             Some(position) => {
                 self.current = Some((leaf, position));

@@ -218,11 +218,26 @@ pub(crate) fn column_arrays_len(bitmap_len: usize, capacity: usize, kind: Column
 
 impl ArrayPlan {
     fn new(kinds: impl Iterator<Item = ColumnKind>, column_count: usize, capacity: usize) -> Self {
+        ArrayPlan::recording_starts(kinds, column_count, capacity, &mut [])
+    }
+
+    /// [`ArrayPlan::new`], also writing where each of the first `starts.len()` columns'
+    /// arrays begin (its null bitmap) into `starts` (saturated at `u16::MAX`, which only a
+    /// plan too large for any page can reach).
+    fn recording_starts(
+        kinds: impl Iterator<Item = ColumnKind>,
+        column_count: usize,
+        capacity: usize,
+        starts: &mut [u16],
+    ) -> Self {
         let row_ids_at = align8(LEAF_HEADER_LEN + column_count);
         let columns_at = row_ids_at + capacity * 8;
         let bitmap_len = align8(capacity.div_ceil(8));
         let mut end = columns_at;
-        for kind in kinds {
+        for (column, kind) in kinds.enumerate() {
+            if let Some(start) = starts.get_mut(column) {
+                *start = u16::try_from(end).unwrap_or(u16::MAX);
+            }
             end += column_arrays_len(bitmap_len, capacity, kind);
         }
         ArrayPlan {
@@ -286,6 +301,10 @@ pub(crate) fn row_fits_twice(kinds: &[ColumnKind], usable_size: usize, heap_byte
     ArrayPlan::for_kinds(kinds, 2).arrays_end + 2 * heap_bytes <= usable_size
 }
 
+/// Columns whose array offsets a [`LeafHeader`] keeps, so reading one of them from a row
+/// needs no walk over the columns before it (later columns walk from the last kept one).
+const KEPT_COLUMN_STARTS: usize = 16;
+
 /// The validated header of a leaf page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LeafHeader {
@@ -297,6 +316,8 @@ pub(crate) struct LeafHeader {
     pub(crate) prev_leaf: PageNo,
     pub(crate) next_leaf: PageNo,
     pub(crate) plan: ArrayPlan,
+    /// Where the arrays of each of the first [`KEPT_COLUMN_STARTS`] columns begin.
+    column_starts: [u16; KEPT_COLUMN_STARTS],
 }
 
 impl LeafHeader {
@@ -326,7 +347,8 @@ impl LeafHeader {
             .get(LEAF_HEADER_LEN..LEAF_HEADER_LEN + column_count)
             .ok_or_else(|| corrupt(page_no, "column kinds run past the page"))?;
         let mut parsed = Ok(());
-        let plan = ArrayPlan::new(
+        let mut column_starts = [0; KEPT_COLUMN_STARTS];
+        let plan = ArrayPlan::recording_starts(
             kinds.iter().map(|&byte| {
                 ColumnKind::from_byte(byte).unwrap_or_else(|| {
                     parsed = Err(corrupt(page_no, format!("invalid column kind {byte}")));
@@ -335,6 +357,7 @@ impl LeafHeader {
             }),
             column_count,
             capacity,
+            &mut column_starts,
         );
         parsed?;
         // An empty page may keep the heap at the very end: heap_start == usable size.
@@ -360,6 +383,7 @@ impl LeafHeader {
             prev_leaf: read_u32(bytes, 12),
             next_leaf: read_u32(bytes, 16),
             plan,
+            column_starts,
         })
     }
 }
@@ -501,8 +525,10 @@ impl<'a> TableLeaf<'a> {
             .bytes
             .get(LEAF_HEADER_LEN..LEAF_HEADER_LEN + column + 1)?;
         let capacity = self.header.capacity;
-        let mut at = self.header.plan.columns_at;
-        for &byte in kinds.get(..column)? {
+        // The header was validated, so every kept start lies inside the page.
+        let walk_from = column.min(KEPT_COLUMN_STARTS - 1);
+        let mut at = usize::from(self.header.column_starts[walk_from]);
+        for &byte in kinds.get(walk_from..column)? {
             let kind = ColumnKind::from_byte(byte)?;
             at += column_arrays_len(self.header.plan.bitmap_len, capacity, kind);
         }
