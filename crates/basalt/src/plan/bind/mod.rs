@@ -13,7 +13,7 @@
 //! expressions), [`aggregate`]
 //! (aggregate calls and the rewrite over an Aggregate node), [`select`] and [`query`]
 //! (queries), [`from`]
-//! (FROM items and joins), [`dml`], [`ddl`] with [`foreign_key`], [`types`] (type rules
+//! (FROM items and joins), [`grouping_sets`] (GROUPING SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`], [`types`] (type rules
 //! and functions), and [`window`] (window calls and the Window nodes over a query level).
 
 mod aggregate;
@@ -24,6 +24,7 @@ mod expr;
 mod foreign_key;
 mod from;
 mod function;
+mod grouping_sets;
 mod parameters;
 mod predicate;
 mod query;

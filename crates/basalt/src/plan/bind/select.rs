@@ -15,6 +15,7 @@ use crate::types::Value;
 use super::aggregate::{AggregateContext, has_aggregate, rewrite_over_aggregate};
 use super::error::BindError;
 use super::expr::{is_untyped, number_literal};
+use super::grouping_sets::{expand_grouping_sets, grouping_sets_plan};
 use super::scope::Scope;
 use super::window::{WindowContext, add_window_nodes, has_window};
 use super::{Binder, ident_name};
@@ -77,9 +78,36 @@ impl Binder<'_> {
         let mut outputs =
             self.bind_projection(&select.projection, &scope, select.from.is_empty())?;
 
-        let group_by = match &select.group_by {
+        // With GROUPING SETS / ROLLUP / CUBE, `group_by` is every set's keys and
+        // `grouping_sets` each set's positions among them.
+        let (group_by, grouping_sets) = match &select.group_by {
             ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => {
-                self.bind_group_by(exprs, &select.projection, &outputs, &scope)?
+                match expand_grouping_sets(exprs)? {
+                    None => (
+                        self.bind_group_by(exprs, &select.projection, &outputs, &scope)?,
+                        None,
+                    ),
+                    Some(sets) => {
+                        let mut keys: Vec<Expr> = Vec::new();
+                        let mut positions = Vec::with_capacity(sets.len());
+                        for set in &sets {
+                            let bound =
+                                self.bind_group_by(set, &select.projection, &outputs, &scope)?;
+                            let members = bound
+                                .into_iter()
+                                .map(|key| match keys.iter().position(|known| *known == key) {
+                                    Some(position) => position,
+                                    None => {
+                                        keys.push(key);
+                                        keys.len() - 1
+                                    }
+                                })
+                                .collect();
+                            positions.push(members);
+                        }
+                        (keys, Some(positions))
+                    }
+                }
             }
             other => return Err(BindError::unsupported(format!("{other}"))),
         };
@@ -106,7 +134,10 @@ impl Binder<'_> {
                 WindowContext::Collecting(calls) => calls,
                 _ => Vec::new(),
             };
-        let grouped = !aggregates.is_empty() || !group_by.is_empty() || having.is_some();
+        let grouped = !aggregates.is_empty()
+            || !group_by.is_empty()
+            || having.is_some()
+            || grouping_sets.is_some();
         let mut having = having;
         if grouped {
             for output in &mut outputs {
@@ -146,13 +177,16 @@ impl Binder<'_> {
                 table: None,
                 data_type: call.data_type,
             }));
-            plan = PlanNode {
-                kind: PlanKind::Aggregate {
-                    input: Box::new(plan),
-                    group_by,
-                    aggregates,
+            plan = match &grouping_sets {
+                Some(sets) => grouping_sets_plan(plan, &group_by, sets, &aggregates, &schema),
+                None => PlanNode {
+                    kind: PlanKind::Aggregate {
+                        input: Box::new(plan),
+                        group_by,
+                        aggregates,
+                    },
+                    schema,
                 },
-                schema,
             };
             if let Some(having) = having {
                 plan = filter(plan, having);
