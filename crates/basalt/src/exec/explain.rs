@@ -169,6 +169,17 @@ fn label(kind: &PlanKind) -> String {
             group_by.len(),
             aggregates.len()
         ),
+        PlanKind::Window {
+            partition_by,
+            order_by,
+            functions,
+            ..
+        } => format!(
+            "Window ({} partition keys, {} order keys, {} functions)",
+            partition_by.len(),
+            order_by.len(),
+            functions.len()
+        ),
         PlanKind::Sort { keys, .. } => format!("Sort ({} keys)", keys.len()),
         PlanKind::TopN { keys, .. } => format!("Top-N Sort ({} keys)", keys.len()),
         PlanKind::Limit { .. } => "Limit".into(),

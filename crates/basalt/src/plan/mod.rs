@@ -13,12 +13,15 @@
 //!   left input's columns followed by the right's).
 //! * An [`PlanKind::Aggregate`] node produces the GROUP BY keys, then one column per
 //!   aggregate call; expressions above it refer to those columns.
+//! * A [`PlanKind::Window`] node produces its input's columns, then one column per window
+//!   function call.
 
 pub mod bind;
 pub mod ddl;
 pub mod expr;
 pub mod optimize;
 mod visit;
+pub mod window;
 
 use std::sync::Arc;
 
@@ -26,6 +29,7 @@ use crate::catalog::{IndexDef, TableDef};
 use crate::types::DataType;
 
 pub use expr::{AggregateCall, AggregateFunction, BinaryOp, Expr, ScalarFunctionRef, UnaryOp};
+pub use window::{FrameBound, FrameUnits, WindowCall, WindowFrame, WindowFunction};
 
 /// One column of a node's output.
 #[derive(Clone, Debug, PartialEq)]
@@ -159,6 +163,15 @@ pub enum PlanKind {
         input: Box<PlanNode>,
         group_by: Vec<Expr>,
         aggregates: Vec<AggregateCall>,
+    },
+    /// Every input row, in (partition, order) order, followed by one column per window call
+    /// computed over the row's partition (rows with equal `partition_by` values) ordered by
+    /// `order_by` (see [`window`]).
+    Window {
+        input: Box<PlanNode>,
+        partition_by: Vec<Expr>,
+        order_by: Vec<SortKey>,
+        functions: Vec<WindowCall>,
     },
     /// Rows ordered by the keys (stable).
     Sort {

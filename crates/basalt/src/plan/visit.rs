@@ -7,7 +7,7 @@
 //! by adding one arm here. Expressions are returned in a fixed order per kind, inputs left to
 //! right; neither list includes anything inside the inputs.
 
-use super::{ConflictAction, Expr, PlanKind, PlanNode, RangeBound};
+use super::{ConflictAction, Expr, FrameBound, PlanKind, PlanNode, RangeBound};
 
 /// Both traversals are the same match; only the borrow differs. `$iter` is `iter` or
 /// `iter_mut`, `$deref` is `as_ref` or `as_mut` (for the boxed inputs).
@@ -42,6 +42,29 @@ macro_rules! node_parts {
                 for call in aggregates {
                     exprs.extend(call.args.$iter());
                     exprs.extend(call.filter.$iter());
+                }
+                inputs.push(input.$deref());
+            }
+            PlanKind::Window {
+                input,
+                partition_by,
+                order_by,
+                functions,
+            } => {
+                exprs.extend(partition_by.$iter());
+                exprs.extend(order_by.$iter().map(|key| mut_or_ref!($iter, key.expr)));
+                for call in functions {
+                    exprs.extend(call.args.$iter());
+                    exprs.extend(call.filter.$iter());
+                    for bound in [
+                        mut_or_ref!($iter, call.frame.start),
+                        mut_or_ref!($iter, call.frame.end),
+                    ] {
+                        if let FrameBound::Preceding(offset) | FrameBound::Following(offset) = bound
+                        {
+                            exprs.push(offset);
+                        }
+                    }
                 }
                 inputs.push(input.$deref());
             }

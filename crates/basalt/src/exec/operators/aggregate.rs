@@ -21,9 +21,10 @@ use crate::types::{DataType, Value};
 use super::Operator;
 use super::sort::Emitter;
 
-/// The running state of one aggregate for one group.
+/// The running state of one aggregate for one group (or, for the window operator, one
+/// frame).
 #[derive(Clone, Debug)]
-enum Accumulator {
+pub(super) enum Accumulator {
     Count(i64),
     IntegerSum(Option<i64>),
     RealSum(Option<f64>),
@@ -45,7 +46,7 @@ enum Accumulator {
 }
 
 impl Accumulator {
-    fn new(call: &AggregateCall) -> Accumulator {
+    pub(super) fn new(call: &AggregateCall) -> Accumulator {
         let argument_type = call.args.first().map_or(DataType::Null, Expr::data_type);
         match call.function {
             AggregateFunction::CountStar | AggregateFunction::Count => Accumulator::Count(0),
@@ -77,7 +78,7 @@ impl Accumulator {
 
     /// Adds one row. `args` are the argument vectors; `row` the row in them. Returns how many
     /// bytes the state grew by (string_agg's text, min/max of text), for the memory budget.
-    fn update(&mut self, args: &[Vector], row: usize) -> ExecResult<usize> {
+    pub(super) fn update(&mut self, args: &[Vector], row: usize) -> ExecResult<usize> {
         let Some(first) = args.first() else {
             // count(*)
             if let Accumulator::Count(count) = self {
@@ -170,7 +171,7 @@ impl Accumulator {
         Ok(grown)
     }
 
-    fn finish(&self) -> Value {
+    pub(super) fn finish(&self) -> Value {
         match self {
             Accumulator::Count(count) => Value::Integer(*count),
             Accumulator::IntegerSum(sum) => sum.map_or(Value::Null, Value::Integer),

@@ -14,6 +14,7 @@ mod setop;
 pub mod sort;
 #[cfg(test)]
 mod spill_tests;
+mod window;
 
 pub use scan::key_value;
 
@@ -103,6 +104,12 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
         PlanKind::Sort { input, keys } => {
             Box::new(sort::Sort::new(build(input, ctx)?, keys.clone(), types))
         }
+        PlanKind::Window {
+            input,
+            partition_by,
+            order_by,
+            functions,
+        } => window_operator(input, partition_by, order_by, functions, types, ctx)?,
         PlanKind::TopN {
             input,
             keys,
@@ -200,6 +207,40 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             ));
         }
     })
+}
+
+/// A window operator over its input sorted by (partition keys, order keys) with the spilling
+/// sort; the partition keys' direction is arbitrary, it only has to bring equal keys together.
+fn window_operator(
+    input: &PlanNode,
+    partition_by: &[crate::plan::Expr],
+    order_by: &[crate::plan::SortKey],
+    functions: &[crate::plan::WindowCall],
+    types: Vec<crate::types::DataType>,
+    ctx: &ExecContext,
+) -> ExecResult<Box<dyn Operator>> {
+    let input_types: Vec<_> = input.schema.iter().map(|c| c.data_type).collect();
+    let mut keys: Vec<crate::plan::SortKey> = partition_by
+        .iter()
+        .map(|expr| crate::plan::SortKey {
+            expr: expr.clone(),
+            descending: false,
+            nulls_first: false,
+        })
+        .collect();
+    keys.extend(order_by.iter().cloned());
+    let mut sorted = build(input, ctx)?;
+    if !keys.is_empty() {
+        sorted = Box::new(sort::Sort::new(sorted, keys, input_types.clone()));
+    }
+    Ok(Box::new(window::WindowOperator::new(
+        sorted,
+        partition_by.to_vec(),
+        order_by.to_vec(),
+        functions.to_vec(),
+        input_types,
+        types,
+    )))
 }
 
 /// Runs an operator to completion, collecting its batches.

@@ -69,7 +69,13 @@ impl Binder<'_> {
                 ));
             }
         };
+        // A window call inside an aggregate's arguments is an error (42803).
+        let windows = std::mem::replace(
+            &mut self.windows,
+            super::window::WindowContext::InsideAggregate,
+        );
         let bound = self.bind_aggregate_call(name, call, filter, scope);
+        self.windows = windows;
         let call = match bound {
             Ok(call) => call,
             Err(error) => {
@@ -92,7 +98,7 @@ impl Binder<'_> {
         })
     }
 
-    fn bind_aggregate_call(
+    pub(super) fn bind_aggregate_call(
         &mut self,
         name: &str,
         call: &CallArguments<'_>,
@@ -253,6 +259,9 @@ pub(super) fn rewrite_over_aggregate(
             *index = *index - AGGREGATE_MARK + group_by.len();
             Ok(())
         }
+        // Window calls are computed above the Aggregate node; their own expressions are
+        // rewritten separately.
+        Expr::Column { index, .. } if *index >= super::window::WINDOW_MARK => Ok(()),
         Expr::Column { index, .. } => Err(ungrouped(scope, *index)),
         Expr::ScalarSubquery { plan, .. } | Expr::Exists { plan, .. } => {
             rewrite_outer_in_plan(plan, 1, group_by, scope)

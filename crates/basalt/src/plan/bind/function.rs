@@ -1,5 +1,6 @@
 //! Function calls: the special forms (COALESCE, NULLIF, IIF, now(), multi-argument min/max)
-//! desugared to plan expressions, aggregates handed to `aggregate.rs`, and everything else
+//! desugared to plan expressions, aggregates handed to `aggregate.rs`, window calls (with
+//! OVER) to `window.rs`, and everything else
 //! resolved through the scalar-function registry (`types.rs`).
 
 use sqlparser::ast;
@@ -73,11 +74,17 @@ impl Binder<'_> {
         scope: &Scope,
     ) -> Result<Expr, BindError> {
         let name = super::object_name(&function.name)?;
-        if function.over.is_some() {
-            return Err(BindError::unsupported("window functions"));
-        }
         if !function.within_group.is_empty() {
             return Err(BindError::unsupported("WITHIN GROUP"));
+        }
+        if let Some(over) = &function.over {
+            return self.bind_window_call(&name, function, over, scope);
+        }
+        if super::window::is_window_only(&name) {
+            return Err(BindError::new(
+                "42809",
+                format!("window function {name} requires an OVER clause"),
+            ));
         }
         let call = call_arguments(function)?;
         if super::aggregate::is_aggregate(&name, call.args.len()) {

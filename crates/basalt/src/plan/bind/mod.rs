@@ -13,8 +13,8 @@
 //! expressions), [`aggregate`]
 //! (aggregate calls and the rewrite over an Aggregate node), [`select`] and [`query`]
 //! (queries), [`from`]
-//! (FROM items and joins), [`dml`], [`ddl`] with [`foreign_key`], and [`types`] (type rules
-//! and functions).
+//! (FROM items and joins), [`grouping_sets`] (GROUPING SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`], [`types`] (type rules
+//! and functions), and [`window`] (window calls and the Window nodes over a query level).
 
 mod aggregate;
 mod ddl;
@@ -24,6 +24,7 @@ mod expr;
 mod foreign_key;
 mod from;
 mod function;
+mod grouping_sets;
 mod parameters;
 mod predicate;
 mod query;
@@ -33,6 +34,7 @@ mod select;
 #[cfg(test)]
 mod tests;
 mod types;
+mod window;
 
 use sqlparser::ast;
 
@@ -68,6 +70,7 @@ pub fn bind_column_default(
     let ast = parse_stored_expr(sql)?;
     let mut binder = Binder::new(catalog);
     binder.aggregates = aggregate::AggregateContext::Forbidden("DEFAULT expressions");
+    binder.windows = window::WindowContext::Forbidden("DEFAULT expressions");
     let bound = binder.bind_expr(&ast, &Scope::default())?;
     let bound = binder.type_if_untyped(bound, &ast, data_type)?;
     if !types::assignable(bound.data_type(), data_type) {
@@ -95,6 +98,7 @@ pub fn bind_table_predicate(
     let ast = parse_stored_expr(sql)?;
     let mut binder = Binder::new(catalog);
     binder.aggregates = aggregate::AggregateContext::Forbidden("CHECK constraints");
+    binder.windows = window::WindowContext::Forbidden("check constraints");
     let scope = table_scope(table);
     let predicate = binder.bind_boolean(&ast, &scope, "CHECK")?;
     if !binder.parameters.is_empty() {
@@ -148,6 +152,10 @@ struct Binder<'a> {
     /// Aggregate calls of the query level being bound, when aggregates are allowed here;
     /// `None` with the reason when they are not.
     aggregates: aggregate::AggregateContext,
+    /// Window calls of the query level being bound, when they are allowed here.
+    windows: window::WindowContext,
+    /// The WINDOW clause of the SELECT being bound.
+    named_windows: Vec<ast::NamedWindowDefinition>,
     view_depth: usize,
 }
 
@@ -160,6 +168,8 @@ impl<'a> Binder<'a> {
             outer: Vec::new(),
             ctes: Vec::new(),
             aggregates: aggregate::AggregateContext::Forbidden("this context"),
+            windows: window::WindowContext::Forbidden("this context"),
+            named_windows: Vec::new(),
             view_depth: 0,
         }
     }

@@ -1,7 +1,7 @@
 //! Queries: WITH, SELECT (WHERE, GROUP BY, HAVING, projection, DISTINCT), VALUES, set
 //! operations, ORDER BY and LIMIT/OFFSET.
 //!
-//! A SELECT becomes `FROM → Filter(WHERE) → Aggregate → Filter(HAVING) → Project →
+//! A SELECT becomes `FROM → Filter(WHERE) → Aggregate → Filter(HAVING) → Window… → Project →
 //! Distinct → Sort → Project(drop hidden sort columns) → Limit`, each step present only when
 //! the query needs it. ORDER BY keys may name output columns (by alias or position) or any
 //! input expression, which is computed as a hidden extra column of the projection.
@@ -15,7 +15,9 @@ use crate::types::Value;
 use super::aggregate::{AggregateContext, has_aggregate, rewrite_over_aggregate};
 use super::error::BindError;
 use super::expr::{is_untyped, number_literal};
+use super::grouping_sets::{expand_grouping_sets, grouping_sets_plan};
 use super::scope::Scope;
+use super::window::{WindowContext, add_window_nodes, has_window};
 use super::{Binder, ident_name};
 
 /// One output column of a SELECT list while it is being bound.
@@ -39,8 +41,12 @@ impl Binder<'_> {
         order_by: &[ast::OrderByExpr],
     ) -> Result<PlanNode, BindError> {
         let saved = std::mem::replace(&mut self.aggregates, AggregateContext::Forbidden("FROM"));
+        let saved_windows = std::mem::replace(&mut self.windows, WindowContext::Forbidden("FROM"));
+        let saved_named = std::mem::replace(&mut self.named_windows, select.named_window.clone());
         let result = self.bind_select_inner(select, order_by);
         self.aggregates = saved;
+        self.windows = saved_windows;
+        self.named_windows = saved_named;
         result
     }
 
@@ -49,13 +55,10 @@ impl Binder<'_> {
         select: &ast::Select,
         order_by: &[ast::OrderByExpr],
     ) -> Result<PlanNode, BindError> {
-        if select.top.is_some()
-            || select.into.is_some()
-            || select.qualify.is_some()
-            || !select.named_window.is_empty()
-        {
+        if select.top.is_some() || select.into.is_some() || select.qualify.is_some() {
             return Err(BindError::unsupported(format!("SELECT clause in {select}")));
         }
+        self.check_named_windows()?;
         let distinct = match &select.distinct {
             None | Some(ast::Distinct::All) => false,
             Some(ast::Distinct::Distinct) => true,
@@ -65,25 +68,56 @@ impl Binder<'_> {
 
         if let Some(condition) = &select.selection {
             self.aggregates = AggregateContext::Forbidden("WHERE");
+            self.windows = WindowContext::Forbidden("WHERE");
             let predicate = self.bind_boolean(condition, &scope, "WHERE")?;
             plan = filter(plan, predicate);
         }
 
         self.aggregates = AggregateContext::Collecting(Vec::new());
+        self.windows = WindowContext::Collecting(Vec::new());
         let mut outputs =
             self.bind_projection(&select.projection, &scope, select.from.is_empty())?;
 
-        let group_by = match &select.group_by {
+        // With GROUPING SETS / ROLLUP / CUBE, `group_by` is every set's keys and
+        // `grouping_sets` each set's positions among them.
+        let (group_by, grouping_sets) = match &select.group_by {
             ast::GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => {
-                self.bind_group_by(exprs, &select.projection, &outputs, &scope)?
+                match expand_grouping_sets(exprs)? {
+                    None => (
+                        self.bind_group_by(exprs, &select.projection, &outputs, &scope)?,
+                        None,
+                    ),
+                    Some(sets) => {
+                        let mut keys: Vec<Expr> = Vec::new();
+                        let mut positions = Vec::with_capacity(sets.len());
+                        for set in &sets {
+                            let bound =
+                                self.bind_group_by(set, &select.projection, &outputs, &scope)?;
+                            let members = bound
+                                .into_iter()
+                                .map(|key| match keys.iter().position(|known| *known == key) {
+                                    Some(position) => position,
+                                    None => {
+                                        keys.push(key);
+                                        keys.len() - 1
+                                    }
+                                })
+                                .collect();
+                            positions.push(members);
+                        }
+                        (keys, Some(positions))
+                    }
+                }
             }
             other => return Err(BindError::unsupported(format!("{other}"))),
         };
 
+        let windows = std::mem::replace(&mut self.windows, WindowContext::Forbidden("HAVING"));
         let having = match &select.having {
             Some(having) => Some(self.bind_boolean(having, &scope, "HAVING")?),
             None => None,
         };
+        self.windows = windows;
 
         let visible = outputs.len();
         let keys = self.bind_order_keys(order_by, &mut outputs, &scope, distinct)?;
@@ -95,11 +129,31 @@ impl Binder<'_> {
             AggregateContext::Collecting(calls) => calls,
             _ => Vec::new(),
         };
-        let grouped = !aggregates.is_empty() || !group_by.is_empty() || having.is_some();
+        let mut windows =
+            match std::mem::replace(&mut self.windows, WindowContext::Forbidden("this context")) {
+                WindowContext::Collecting(calls) => calls,
+                _ => Vec::new(),
+            };
+        let grouped = !aggregates.is_empty()
+            || !group_by.is_empty()
+            || having.is_some()
+            || grouping_sets.is_some();
         let mut having = having;
         if grouped {
             for output in &mut outputs {
                 rewrite_over_aggregate(&mut output.expr, &group_by, &scope)?;
+            }
+            for window in &mut windows {
+                let call = &mut window.call;
+                let exprs = window
+                    .partition_by
+                    .iter_mut()
+                    .chain(window.order_by.iter_mut().map(|key| &mut key.expr))
+                    .chain(call.args.iter_mut())
+                    .chain(call.filter.iter_mut());
+                for expr in exprs {
+                    rewrite_over_aggregate(expr, &group_by, &scope)?;
+                }
             }
             if let Some(having) = &mut having {
                 rewrite_over_aggregate(having, &group_by, &scope)?;
@@ -123,17 +177,26 @@ impl Binder<'_> {
                 table: None,
                 data_type: call.data_type,
             }));
-            plan = PlanNode {
-                kind: PlanKind::Aggregate {
-                    input: Box::new(plan),
-                    group_by,
-                    aggregates,
+            plan = match &grouping_sets {
+                Some(sets) => grouping_sets_plan(plan, &group_by, sets, &aggregates, &schema),
+                None => PlanNode {
+                    kind: PlanKind::Aggregate {
+                        input: Box::new(plan),
+                        group_by,
+                        aggregates,
+                    },
+                    schema,
                 },
-                schema,
             };
             if let Some(having) = having {
                 plan = filter(plan, having);
             }
+        }
+
+        if !windows.is_empty() {
+            let mut exprs: Vec<&mut Expr> =
+                outputs.iter_mut().map(|output| &mut output.expr).collect();
+            plan = add_window_nodes(plan, windows, &mut exprs);
         }
 
         let schema = outputs
@@ -250,6 +313,8 @@ impl Binder<'_> {
             &mut self.aggregates,
             AggregateContext::Forbidden("GROUP BY"),
         );
+        let saved_windows =
+            std::mem::replace(&mut self.windows, WindowContext::Forbidden("GROUP BY"));
         let mut keys = Vec::with_capacity(exprs.len());
         let result = (|| {
             for expr in exprs {
@@ -285,6 +350,12 @@ impl Binder<'_> {
                             "aggregate functions are not allowed in GROUP BY",
                         ));
                     }
+                    Some(output) if has_window(&output.expr) => {
+                        return Err(BindError::new(
+                            "42P20",
+                            "window functions are not allowed in GROUP BY",
+                        ));
+                    }
                     Some(output) => output.expr.clone(),
                     None => self.bind_expr(expr, scope)?,
                 };
@@ -295,6 +366,7 @@ impl Binder<'_> {
             Ok(())
         })();
         self.aggregates = saved;
+        self.windows = saved_windows;
         result.map(|()| keys)
     }
 

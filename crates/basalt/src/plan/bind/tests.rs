@@ -489,7 +489,12 @@ fn name_errors() {
     assert_eq!(error.code, "42703");
     assert!(error.message.contains("\"c\""), "{}", error.message);
     assert_eq!(error_code("SELECT zz.a FROM t1"), "42P01");
-    assert_eq!(error_code("SELECT * FROM t1 WINDOW w AS ()"), "0A000");
+    // Window names: an unknown one is 42704; a defined one binds.
+    assert_eq!(
+        error_code("SELECT count(*) OVER v FROM t1 WINDOW w AS ()"),
+        "42704"
+    );
+    try_bind("SELECT count(*) OVER w FROM t1 WINDOW w AS ()", &catalog()).unwrap();
     assert_eq!(error_code("SELECT * FROM t1 WHERE a = 1 OR"), "42601");
     assert_eq!(error_code("SELECT *"), "42601");
 }

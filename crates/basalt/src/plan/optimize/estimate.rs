@@ -111,6 +111,7 @@ impl Estimator<'_> {
             }
             PlanKind::Project { input, .. }
             | PlanKind::Sort { input, .. }
+            | PlanKind::Window { input, .. }
             | PlanKind::Insert { source: input, .. }
             | PlanKind::Update { input, .. }
             | PlanKind::Delete { input, .. } => self.rows(input),
