@@ -38,8 +38,8 @@ use super::table_cursor::{LeafHandle, Step, TableCursor, Target, descend};
 use super::table_interior::{InteriorNode, max_keys};
 use super::table_leaf::{
     LeafHeader, OVERFLOW_POINTER_LEN, TableLeaf, build_leaf, choose_capacity, fixed_bytes_per_row,
-    init_leaf, insert_row, max_inline_len, merged_kinds, overflow_prefix_len, overwrite_row,
-    remove_row, row_fits_twice, set_next_leaf, set_prev_leaf,
+    init_leaf, insert_row, insert_row_with_header, max_inline_len, merged_kinds,
+    overflow_prefix_len, overwrite_row, remove_row, row_fits_twice, set_next_leaf, set_prev_leaf,
 };
 use crate::storage::error::{Result, StorageError};
 use crate::storage::page::{PAGE_TRAILER_SIZE, PageNo, PageRead, PageWrite, kind};
@@ -197,6 +197,15 @@ fn row_chains(leaf: &TableLeaf<'_>, row: usize) -> Result<Vec<(PageNo, u64)>> {
     Ok(chains)
 }
 
+/// Where a descent found a row's leaf: the interior steps, the leaf and its validated header,
+/// handed to [`TableTree::insert_stored`] so it need not descend or parse the header again.
+/// Valid only while the tree is unchanged (writing fresh overflow pages does not change it).
+struct Located {
+    path: Vec<Step>,
+    leaf_no: PageNo,
+    header: LeafHeader,
+}
+
 /// Reads page `page_no` as a leaf header (to check a neighbour before relinking it).
 fn leaf_header<S: PageRead + ?Sized>(store: &S, page_no: PageNo) -> Result<LeafHeader> {
     LeafHeader::read(&store.page(page_no)?, page_no)
@@ -245,11 +254,15 @@ impl TableTree {
         }
         // Reject conflicting kinds before any overflow page is written.
         merged_kinds(&leaf.view(), kinds)?;
-        let leaf_no = leaf.page_no;
+        let located = Located {
+            path,
+            leaf_no: leaf.page_no,
+            header: leaf.header,
+        };
         drop(leaf);
         // Writing overflow pages only allocates fresh pages, so the descent stays valid.
         let values = store_row(store, row, &plan)?;
-        self.insert_stored(store, row_id, kinds, &values, Some((path, leaf_no)))?;
+        self.insert_stored(store, row_id, kinds, &values, Some(located))?;
         Ok(true)
     }
 
@@ -286,7 +299,12 @@ impl TableTree {
         for (first, len) in old_chains {
             free_chain(store, first, len)?;
         }
-        self.insert_stored(store, row_id, kinds, &values, Some((path, leaf_no)))?;
+        let located = Located {
+            path,
+            leaf_no,
+            header: leaf_header(&*store, leaf_no)?,
+        };
+        self.insert_stored(store, row_id, kinds, &values, Some(located))?;
         Ok(true)
     }
 
@@ -429,7 +447,7 @@ impl TableTree {
     }
 
     /// Inserts a row whose overflow chains are already written, splitting as needed.
-    /// `located` is the caller's descent to the row's leaf (the path and the leaf), still
+    /// `located` is the caller's descent to the row's leaf (path, leaf and header), still
     /// valid because nothing in the tree changed since; without it the first round descends.
     fn insert_stored<S: PageWrite + ?Sized>(
         &self,
@@ -437,19 +455,17 @@ impl TableTree {
         row_id: i64,
         kinds: &[ColumnKind],
         values: &[ValueRef<'_>],
-        mut located: Option<(Vec<Step>, PageNo)>,
+        mut located: Option<Located>,
     ) -> Result<()> {
         let mut path = Vec::new();
         for _ in 0..MAX_INSERT_ROUNDS {
             let leaf = match located.take() {
-                Some((known_path, leaf_no)) => {
-                    path = known_path;
-                    let page = store.page(leaf_no)?;
-                    let header = LeafHeader::read(&page, leaf_no)?;
+                Some(known) => {
+                    path = known.path;
                     LeafHandle {
-                        page_no: leaf_no,
-                        page,
-                        header,
+                        page_no: known.leaf_no,
+                        page: store.page(known.leaf_no)?,
+                        header: known.header,
                     }
                 }
                 None => {
@@ -466,12 +482,14 @@ impl TableTree {
                 Err(position) => position,
             };
             let leaf_no = leaf.page_no;
-            let rows = leaf.header.row_count;
-            let rightmost = leaf.header.next_leaf == 0;
+            let header = leaf.header;
+            let rows = header.row_count;
+            let rightmost = header.next_leaf == 0;
             drop(leaf);
-            if insert_row(
+            if insert_row_with_header(
                 store.page_mut(leaf_no)?,
                 leaf_no,
+                header,
                 position,
                 row_id,
                 kinds,

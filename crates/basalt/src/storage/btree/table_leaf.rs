@@ -101,8 +101,8 @@ use std::ops::Range;
 use super::overflow::{MAX_VALUE_LEN, data_per_page};
 use super::row::{ColumnKind, ValueRef};
 pub(crate) use super::table_leaf_write::{
-    build_leaf, init_leaf, insert_row, merged_kinds, overwrite_row, remove_row, set_next_leaf,
-    set_prev_leaf, union_kinds,
+    build_leaf, init_leaf, insert_row, insert_row_with_header, merged_kinds, overwrite_row,
+    remove_row, set_next_leaf, set_prev_leaf, union_kinds,
 };
 use crate::storage::error::{Result, StorageError};
 use crate::storage::page::{PageNo, kind};

@@ -103,9 +103,24 @@ pub(crate) fn insert_row(
     kinds: &[ColumnKind],
     values: &[ValueRef<'_>],
 ) -> Result<bool> {
+    let header = LeafHeader::read(bytes, page_no)?;
+    insert_row_with_header(bytes, page_no, header, position, row_id, kinds, values)
+}
+
+/// [`insert_row`] for a caller that already validated the page's header (`header` must be
+/// what [`LeafHeader::read`] returns for `bytes`: a descent's leaf, unchanged since), which
+/// saves parsing it again on the insert path.
+pub(crate) fn insert_row_with_header(
+    bytes: &mut [u8],
+    page_no: PageNo,
+    header: LeafHeader,
+    position: usize,
+    row_id: i64,
+    kinds: &[ColumnKind],
+    values: &[ValueRef<'_>],
+) -> Result<bool> {
     let usable = bytes.len();
-    let leaf = TableLeaf::new(bytes, page_no)?;
-    let header = leaf.header();
+    let leaf = TableLeaf::with_header(bytes, page_no, header);
     if position > header.row_count {
         return Err(StorageError::InvalidArgument(format!(
             "insert at position {position} of a leaf with {} rows",
@@ -119,7 +134,9 @@ pub(crate) fn insert_row(
     let fits_now = same_layout
         && header.row_count < header.capacity
         && header.heap_start - header.plan.arrays_end >= new_heap;
-    if !fits_now {
+    let header = if fits_now {
+        header
+    } else {
         let rows = header.row_count + 1;
         let live = leaf.live_heap_bytes();
         let heap_total = live + new_heap;
@@ -147,8 +164,9 @@ pub(crate) fn insert_row(
             header.prev_leaf,
             header.next_leaf,
         )?;
-    }
-    write_row(bytes, page_no, position, row_id, values)?;
+        LeafHeader::read(bytes, page_no)?
+    };
+    write_row(bytes, page_no, header, position, row_id, values)?;
     Ok(true)
 }
 
@@ -238,16 +256,16 @@ pub(crate) fn overwrite_row(
     Ok(true)
 }
 
-/// Writes a row into a page known to have a free slot and enough free heap.
+/// Writes a row into a page known to have a free slot and enough free heap; `header` is the
+/// page's validated header.
 fn write_row(
     bytes: &mut [u8],
     page_no: PageNo,
+    header: LeafHeader,
     position: usize,
     row_id: i64,
     values: &[ValueRef<'_>],
 ) -> Result<()> {
-    let leaf = TableLeaf::new(bytes, page_no)?;
-    let header = leaf.header();
     let rows = header.row_count;
     if values.len() > header.column_count {
         return Err(StorageError::InvalidArgument(
