@@ -12,6 +12,7 @@
 //! column slots, constraints as SQL text, and root pages. Expressions (DEFAULT, CHECK) are kept
 //! as SQL text and re-parsed by the binder when a statement needs them.
 
+pub mod describe;
 mod encode;
 mod store;
 

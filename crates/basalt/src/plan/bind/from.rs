@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use sqlparser::ast;
 
-use crate::catalog::{TableDef, nearest};
+use crate::catalog::{TableDef, ViewDef, nearest};
 use crate::plan::expr::{BinaryOp, Expr};
 use crate::plan::{JoinKind, OutputColumn, PlanKind, PlanNode, RangeBound, ScanColumn};
 use crate::types::DataType;
@@ -137,6 +137,26 @@ impl Binder<'_> {
         Ok(current)
     }
 
+    /// A view's stored query, bound as a subquery: it sees neither the caller's CTEs nor its
+    /// outer queries, and views nest at most [`MAX_VIEW_DEPTH`] deep.
+    pub(super) fn bind_view(&mut self, view: &ViewDef) -> Result<PlanNode, BindError> {
+        if self.view_depth >= MAX_VIEW_DEPTH {
+            return Err(BindError::new(
+                "54001",
+                format!("view \"{}\" nests too deeply", view.name),
+            ));
+        }
+        let query = parse_stored_query(&view.query)?;
+        let ctes = std::mem::take(&mut self.ctes);
+        let outer = std::mem::take(&mut self.outer);
+        self.view_depth += 1;
+        let plan = self.bind_query(&query);
+        self.view_depth -= 1;
+        self.ctes = ctes;
+        self.outer = outer;
+        plan
+    }
+
     fn bind_table_factor(
         &mut self,
         factor: &ast::TableFactor,
@@ -168,6 +188,9 @@ impl Binder<'_> {
                     };
                     return derived(plan?, &alias_name, &names);
                 }
+                if let Some(plan) = self.system_relation(name)? {
+                    return derived(plan, &alias_name, &column_names);
+                }
                 if let Some(table) = self.catalog.table(&table_name) {
                     if !column_names.is_empty() {
                         return Err(BindError::unsupported("column aliases on a table"));
@@ -177,21 +200,7 @@ impl Binder<'_> {
                 }
                 if let Some(view) = self.catalog.views.get(&table_name.to_lowercase()) {
                     let view = Arc::clone(view);
-                    if self.view_depth >= MAX_VIEW_DEPTH {
-                        return Err(BindError::new(
-                            "54001",
-                            format!("view \"{}\" nests too deeply", view.name),
-                        ));
-                    }
-                    let query = parse_stored_query(&view.query)?;
-                    // A view's query sees neither the caller's CTEs nor its outer queries.
-                    let ctes = std::mem::take(&mut self.ctes);
-                    let outer = std::mem::take(&mut self.outer);
-                    self.view_depth += 1;
-                    let plan = self.bind_query(&query);
-                    self.view_depth -= 1;
-                    self.ctes = ctes;
-                    self.outer = outer;
+                    let plan = self.bind_view(&view);
                     let names = if column_names.is_empty() {
                         view.column_names.clone()
                     } else {

@@ -31,6 +31,7 @@ mod query;
 pub mod rewrite;
 mod scope;
 mod select;
+mod system;
 #[cfg(test)]
 mod tests;
 mod types;

@@ -39,7 +39,7 @@ fn same(a: &str, b: &str) -> bool {
 /// The identifier for `name`, quoted only when it must be (by the rule `.schema` and `.dump`
 /// use).
 fn ident(name: &str) -> ast::Ident {
-    if crate::api::schema::is_plain_identifier(name) {
+    if crate::catalog::describe::is_plain_identifier(name) {
         ast::Ident::new(name)
     } else {
         ast::Ident::with_quote('"', name)

@@ -1,0 +1,260 @@
+//! The catalog as SQL relations: `information_schema.tables`, `information_schema.columns`
+//! and `basalt_schema` (also reachable as SQLite's `sqlite_schema` / `sqlite_master`).
+//!
+//! Each is computed from the binder's catalog snapshot into a constant `VALUES` node, so a
+//! query over it is planned like any other subquery (filters, joins, sorts) and sees exactly
+//! the schema its statement is bound against — inside a transaction, that transaction's own
+//! uncommitted DDL. Freezing the rows into the plan is safe for prepared statements because
+//! every schema change invalidates cached plans, so a statement re-binds (and re-reads the
+//! catalog) after DDL.
+//!
+//! Name resolution: anything qualified with `information_schema.` is one of these relations
+//! (an unknown name there is 42P01); the unqualified `basalt_schema`, `sqlite_schema` and
+//! `sqlite_master` are, unless a table or view of that name exists, which takes precedence as
+//! an ordinary user object would.
+//!
+//! The shapes follow PostgreSQL's information_schema for the columns they share (Basalt has one
+//! catalog, reported as `main`, and one schema, `public`), and SQLite's `sqlite_schema` for
+//! `basalt_schema` (`type`, `name`, `tbl_name`, `sql`), with statements rebuilt from the catalog
+//! by `catalog::describe` — the same text the shell's `.schema` prints.
+
+use sqlparser::ast;
+
+use crate::catalog::describe::{SchemaKind, describe_catalog};
+use crate::catalog::{ColumnDef, TableDef};
+use crate::plan::expr::Expr;
+use crate::plan::{OutputColumn, PlanKind, PlanNode};
+use crate::types::{DataType, Value};
+
+use super::error::BindError;
+use super::{Binder, ident_name};
+
+/// The catalog name reported in `table_catalog`.
+const CATALOG_NAME: &str = "main";
+/// The schema name reported in `table_schema`.
+const SCHEMA_NAME: &str = "public";
+
+impl Binder<'_> {
+    /// The system relation `name` refers to, if it is one (see the module documentation).
+    pub(super) fn system_relation(
+        &mut self,
+        name: &ast::ObjectName,
+    ) -> Result<Option<PlanNode>, BindError> {
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .map(|part| match part {
+                ast::ObjectNamePart::Identifier(ident) => Ok(ident_name(ident)),
+                _ => Err(BindError::syntax(format!("invalid name \"{name}\""))),
+            })
+            .collect::<Result<_, _>>()?;
+        match parts.as_slice() {
+            [schema, relation] if schema == "information_schema" => match relation.as_str() {
+                "tables" => Ok(Some(self.information_schema_tables())),
+                "columns" => self.information_schema_columns().map(Some),
+                _ => Err(BindError::new(
+                    "42P01",
+                    format!("relation \"information_schema.{relation}\" does not exist"),
+                )),
+            },
+            [relation]
+                if matches!(
+                    relation.as_str(),
+                    "basalt_schema" | "sqlite_schema" | "sqlite_master"
+                ) && self.catalog.table(relation).is_none()
+                    && !self.catalog.views.contains_key(relation) =>
+            {
+                Ok(Some(self.basalt_schema()))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn information_schema_tables(&self) -> PlanNode {
+        let mut rows = Vec::new();
+        let mut tables: Vec<&TableDef> = self.catalog.tables.values().map(|t| t.as_ref()).collect();
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        for table in tables {
+            rows.push(vec![
+                text(CATALOG_NAME),
+                text(SCHEMA_NAME),
+                text(&table.name),
+                text("BASE TABLE"),
+            ]);
+        }
+        let mut views: Vec<_> = self.catalog.views.values().collect();
+        views.sort_by(|a, b| a.name.cmp(&b.name));
+        for view in views {
+            rows.push(vec![
+                text(CATALOG_NAME),
+                text(SCHEMA_NAME),
+                text(&view.name),
+                text("VIEW"),
+            ]);
+        }
+        values(
+            &[
+                ("table_catalog", DataType::Text),
+                ("table_schema", DataType::Text),
+                ("table_name", DataType::Text),
+                ("table_type", DataType::Text),
+            ],
+            rows,
+        )
+    }
+
+    fn information_schema_columns(&mut self) -> Result<PlanNode, BindError> {
+        let mut rows = Vec::new();
+        let mut tables: Vec<&TableDef> = self.catalog.tables.values().map(|t| t.as_ref()).collect();
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        for table in tables {
+            for (position, column) in table.columns.iter().enumerate() {
+                let not_null = column.not_null
+                    || table.row_id_column == Some(position)
+                    || table.primary_key.contains(&position);
+                rows.push(column_row(
+                    &table.name,
+                    &column.name,
+                    position,
+                    column.default.as_deref(),
+                    !not_null,
+                    &declared_type_name(column),
+                    column.max_length.map(i64::from),
+                ));
+            }
+        }
+        let mut views: Vec<_> = self.catalog.views.values().cloned().collect();
+        views.sort_by(|a, b| a.name.cmp(&b.name));
+        for view in views {
+            // A view's column types are its query's: bind it as a FROM item would.
+            let plan = self.bind_view(&view)?;
+            for (position, output) in plan.schema.iter().enumerate() {
+                let name = view.column_names.get(position).unwrap_or(&output.name);
+                rows.push(column_row(
+                    &view.name,
+                    name,
+                    position,
+                    None,
+                    true,
+                    output.data_type.name(),
+                    None,
+                ));
+            }
+        }
+        Ok(values(
+            &[
+                ("table_catalog", DataType::Text),
+                ("table_schema", DataType::Text),
+                ("table_name", DataType::Text),
+                ("column_name", DataType::Text),
+                ("ordinal_position", DataType::Integer),
+                ("column_default", DataType::Text),
+                ("is_nullable", DataType::Text),
+                ("data_type", DataType::Text),
+                ("character_maximum_length", DataType::Integer),
+            ],
+            rows,
+        ))
+    }
+
+    fn basalt_schema(&self) -> PlanNode {
+        let rows = describe_catalog(self.catalog)
+            .into_iter()
+            .map(|object| {
+                let kind = match object.kind {
+                    SchemaKind::Table => "table",
+                    SchemaKind::Index => "index",
+                    SchemaKind::View => "view",
+                };
+                vec![
+                    text(kind),
+                    text(&object.name),
+                    text(&object.table),
+                    text(&object.sql),
+                ]
+            })
+            .collect();
+        values(
+            &[
+                ("type", DataType::Text),
+                ("name", DataType::Text),
+                ("tbl_name", DataType::Text),
+                ("sql", DataType::Text),
+            ],
+            rows,
+        )
+    }
+}
+
+/// One row of `information_schema.columns` (`position` counts from 0 here, from 1 in SQL).
+fn column_row(
+    table: &str,
+    column: &str,
+    position: usize,
+    default: Option<&str>,
+    nullable: bool,
+    data_type: &str,
+    max_length: Option<i64>,
+) -> Vec<Expr> {
+    vec![
+        text(CATALOG_NAME),
+        text(SCHEMA_NAME),
+        text(table),
+        text(column),
+        literal(Value::Integer(position as i64 + 1), DataType::Integer),
+        default.map_or_else(|| literal(Value::Null, DataType::Text), text),
+        text(if nullable { "YES" } else { "NO" }),
+        text(data_type),
+        literal(
+            max_length.map_or(Value::Null, Value::Integer),
+            DataType::Integer,
+        ),
+    ]
+}
+
+/// PostgreSQL's `data_type` spelling for a column's declared type (`VARCHAR(20)` is
+/// `character varying`), falling back to the name of the type Basalt stores.
+fn declared_type_name(column: &ColumnDef) -> String {
+    let declared = column.declared_type.to_ascii_lowercase();
+    let base = declared.split('(').next().unwrap_or_default().trim();
+    let name = match base {
+        "int" | "integer" | "int4" => "integer",
+        "bigint" | "int8" => "bigint",
+        "smallint" | "int2" => "smallint",
+        "real" | "float4" => "real",
+        "double precision" | "double" | "float" | "float8" => "double precision",
+        "numeric" | "decimal" => "numeric",
+        "text" => "text",
+        "varchar" | "character varying" => "character varying",
+        "char" | "character" => "character",
+        "boolean" | "bool" => "boolean",
+        "blob" | "bytea" => "bytea",
+        "date" => "date",
+        "timestamp" | "timestamp without time zone" => "timestamp without time zone",
+        _ => column.data_type.name(),
+    };
+    name.to_string()
+}
+
+fn text(value: &str) -> Expr {
+    literal(Value::Text(value.into()), DataType::Text)
+}
+
+fn literal(value: Value, data_type: DataType) -> Expr {
+    Expr::Literal { value, data_type }
+}
+
+/// A constant relation with the given columns.
+fn values(columns: &[(&str, DataType)], rows: Vec<Vec<Expr>>) -> PlanNode {
+    PlanNode {
+        kind: PlanKind::Values { rows },
+        schema: columns
+            .iter()
+            .map(|(name, data_type)| OutputColumn {
+                name: (*name).to_string(),
+                table: None,
+                data_type: *data_type,
+            })
+            .collect(),
+    }
+}
