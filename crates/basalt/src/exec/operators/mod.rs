@@ -9,7 +9,9 @@ mod basic;
 pub mod external_sort;
 mod hash_join;
 mod join;
+mod recursive;
 mod scan;
+mod series;
 mod setop;
 pub mod sort;
 #[cfg(test)]
@@ -194,6 +196,24 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             types,
             ctx.operator_memory,
         )),
+        PlanKind::RecursiveUnion {
+            working_table,
+            all,
+            base,
+            recursive,
+        } => Box::new(recursive::RecursiveUnion::new(
+            build(base, ctx)?,
+            std::sync::Arc::clone(recursive),
+            *working_table,
+            *all,
+        )),
+        PlanKind::WorkingTableScan { .. } => Box::new(recursive::WorkingTableScan::new(node, ctx)?),
+        PlanKind::GenerateSeries { start, stop, step } => Box::new(series::GenerateSeries::new(
+            start,
+            stop,
+            step.as_ref(),
+            ctx,
+        )?),
         PlanKind::Insert { .. } | PlanKind::Update { .. } | PlanKind::Delete { .. } => {
             return Err(ExecError::internal(
                 "a modification cannot be nested inside a query",

@@ -156,17 +156,7 @@ impl Binder<'_> {
                         .iter()
                         .rposition(|cte| cte.name.eq_ignore_ascii_case(&table_name))
                 {
-                    // A CTE sees only the CTEs defined before it, so it cannot recurse.
-                    let cte = self.ctes[position].clone();
-                    let hidden = self.ctes.split_off(position);
-                    let plan = self.bind_query(&cte.query);
-                    self.ctes.extend(hidden);
-                    let names = if column_names.is_empty() {
-                        cte.column_names
-                    } else {
-                        column_names
-                    };
-                    return derived(plan?, &alias_name, &names);
+                    return self.bind_cte_reference(position, &alias_name, column_names);
                 }
                 if let Some(table) = self.catalog.table(&table_name) {
                     if !column_names.is_empty() {
@@ -271,6 +261,53 @@ impl Binder<'_> {
             }
             other => Err(BindError::unsupported(format!("FROM item {other}"))),
         }
+    }
+
+    /// A reference to the CTE at `position` of [`Binder::ctes`], named `alias`: its query
+    /// bound again (seeing only the CTEs its definition sees), or inside a recursive CTE's
+    /// recursive term the working table.
+    fn bind_cte_reference(
+        &mut self,
+        position: usize,
+        alias: &str,
+        column_names: Vec<String>,
+    ) -> Result<(PlanNode, Scope), BindError> {
+        let cte = self.ctes[position].clone();
+        if let Some(working_table) = &cte.working_table {
+            let plan = PlanNode {
+                kind: PlanKind::WorkingTableScan {
+                    working_table: working_table.number,
+                },
+                schema: working_table.schema.clone(),
+            };
+            return derived(plan, alias, &column_names);
+        }
+        if cte.binding {
+            return Err(BindError::new(
+                "0A000",
+                "mutual recursion between WITH items is not implemented",
+            ));
+        }
+        let hidden = self.ctes.split_off(cte.visible.min(self.ctes.len()));
+        // Only a CTE of a WITH RECURSIVE list sees itself (and so needs the mark).
+        if let Some(visible_self) = self.ctes.get_mut(position) {
+            visible_self.binding = true;
+        }
+        let plan = if cte.recursive {
+            self.bind_recursive_cte(&cte)
+        } else {
+            self.bind_query(&cte.query)
+        };
+        if let Some(visible_self) = self.ctes.get_mut(position) {
+            visible_self.binding = false;
+        }
+        self.ctes.extend(hidden);
+        let names = if column_names.is_empty() {
+            cte.column_names
+        } else {
+            column_names
+        };
+        derived(plan?, alias, &names)
     }
 
     /// Joins two bound FROM items.
