@@ -234,11 +234,13 @@ pub enum PlanKind {
     /// The working table of the enclosing [`PlanKind::RecursiveUnion`] with the same
     /// `working_table` number (unique within a statement).
     WorkingTableScan { working_table: usize },
-    /// `generate_series(start, stop[, step])` in FROM: one INTEGER column, the values from
-    /// `start` towards `stop` by `step` (1 when `None`), computed as they are read. The
-    /// INTEGER expressions read no input columns (outer columns and parameters are fine) and
-    /// are evaluated once when the scan starts.
+    /// `generate_series(start, stop[, step])` in FROM: for each row of `input`, that row
+    /// followed by each INTEGER from `start` towards `stop` by `step` (1 when `None`),
+    /// computed as they are read. The arguments are INTEGER expressions over the input row:
+    /// `input` is `SingleRow` for a series on its own, or the FROM items to its left when
+    /// its arguments read them (LATERAL). Output: the input's columns, then the value.
     GenerateSeries {
+        input: Box<PlanNode>,
         start: Expr,
         stop: Expr,
         step: Option<Expr>,

@@ -115,10 +115,16 @@ macro_rules! node_parts {
                 inputs.push(shared_part!($iter, recursive));
             }
             PlanKind::WorkingTableScan { .. } => {}
-            PlanKind::GenerateSeries { start, stop, step } => {
+            PlanKind::GenerateSeries {
+                input,
+                start,
+                stop,
+                step,
+            } => {
                 exprs.push(start);
                 exprs.push(stop);
                 exprs.extend(step.$iter());
+                inputs.push(input.$deref());
             }
             PlanKind::Insert {
                 source,

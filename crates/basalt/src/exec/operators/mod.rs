@@ -208,12 +208,17 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             *all,
         )),
         PlanKind::WorkingTableScan { .. } => Box::new(recursive::WorkingTableScan::new(node, ctx)?),
-        PlanKind::GenerateSeries { start, stop, step } => Box::new(series::GenerateSeries::new(
+        PlanKind::GenerateSeries {
+            input,
             start,
             stop,
-            step.as_ref(),
-            ctx,
-        )?),
+            step,
+        } => Box::new(series::GenerateSeries::new(
+            build(input, ctx)?,
+            start.clone(),
+            stop.clone(),
+            step.clone(),
+        )),
         PlanKind::Insert { .. } | PlanKind::Update { .. } | PlanKind::Delete { .. } => {
             return Err(ExecError::internal(
                 "a modification cannot be nested inside a query",

@@ -20,6 +20,7 @@ use super::aggregate::AggregateContext;
 use super::error::{BindError, with_hint};
 use super::expr::{binary, coerce};
 use super::scope::{Scope, ScopeColumn};
+use super::table_function::Placed;
 use super::types::common_type;
 use super::{Binder, MAX_VIEW_DEPTH, ident_name, object_name, parse_stored_query};
 
@@ -85,13 +86,7 @@ impl Binder<'_> {
         let result = (|| {
             let mut current: Option<(PlanNode, Scope)> = None;
             for item in from {
-                let right = self.bind_table_with_joins(item)?;
-                current = Some(match current {
-                    None => right,
-                    Some(left) => {
-                        self.join(left, right, JoinKind::Inner, &ast::JoinConstraint::None)?
-                    }
-                });
+                current = Some(self.bind_table_with_joins(item, current)?);
             }
             Ok(current.unwrap_or_else(|| {
                 (
@@ -107,13 +102,37 @@ impl Binder<'_> {
         result
     }
 
+    /// Binds one item of a FROM list, joined (inner) to the items before it, `comma_left`,
+    /// if any. A table function that reads the columns of the items to its left is joined
+    /// to them first (LATERAL); the item's own joins then apply on top, which is the same
+    /// join unless one of them is RIGHT or FULL (refused).
     fn bind_table_with_joins(
         &mut self,
         item: &ast::TableWithJoins,
+        comma_left: Option<(PlanNode, Scope)>,
     ) -> Result<(PlanNode, Scope), BindError> {
-        let mut current = self.bind_table_factor(&item.relation)?;
+        let (mut current, pending_left) = match comma_left {
+            None => (self.bind_table_factor(&item.relation)?, None),
+            Some(left) => match self.bind_after(&item.relation, left)? {
+                Placed::Joined(joined) => {
+                    if item.joins.iter().any(|join| {
+                        matches!(
+                            join.join_operator,
+                            ast::JoinOperator::Right(_)
+                                | ast::JoinOperator::RightOuter(_)
+                                | ast::JoinOperator::FullOuter(_)
+                        )
+                    }) {
+                        return Err(BindError::unsupported(
+                            "a RIGHT or FULL JOIN after a LATERAL function",
+                        ));
+                    }
+                    (joined, None)
+                }
+                Placed::Separate { left, right } => (right, Some(*left)),
+            },
+        };
         for join in &item.joins {
-            let right = self.bind_table_factor(&join.relation)?;
             let (kind, constraint) = match &join.join_operator {
                 ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (JoinKind::Inner, c),
                 ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (JoinKind::Left, c),
@@ -132,22 +151,27 @@ impl Binder<'_> {
                     ));
                 }
             };
-            current = self.join(current, right, kind, constraint)?;
+            current = match self.bind_after(&join.relation, current)? {
+                Placed::Separate { left, right } => self.join(*left, right, kind, constraint)?,
+                Placed::Joined(joined) => self.lateral_condition(joined, kind, constraint)?,
+            };
         }
-        Ok(current)
+        match pending_left {
+            Some(left) => self.join(left, current, JoinKind::Inner, &ast::JoinConstraint::None),
+            None => Ok(current),
+        }
     }
 
-    fn bind_table_factor(
+    pub(super) fn bind_table_factor(
         &mut self,
         factor: &ast::TableFactor,
     ) -> Result<(PlanNode, Scope), BindError> {
         match factor {
-            ast::TableFactor::Table {
-                name, alias, args, ..
-            } => {
-                if args.is_some() {
-                    return Err(BindError::unsupported("table functions"));
-                }
+            ast::TableFactor::Table { args: Some(_), .. } | ast::TableFactor::Function { .. } => {
+                self.bind_function_factor(factor)
+                    .unwrap_or_else(|| Err(BindError::unsupported(format!("FROM item {factor}"))))
+            }
+            ast::TableFactor::Table { name, alias, .. } => {
                 let table_name = object_name(name)?;
                 let (alias_name, column_names) = alias_parts(alias.as_ref(), &table_name);
                 if name.0.len() == 1
@@ -231,7 +255,7 @@ impl Binder<'_> {
                 table_with_joins,
                 alias,
             } => {
-                let (plan, scope) = self.bind_table_with_joins(table_with_joins)?;
+                let (plan, scope) = self.bind_table_with_joins(table_with_joins, None)?;
                 match alias {
                     None => Ok((plan, scope)),
                     Some(alias) => {
@@ -311,7 +335,7 @@ impl Binder<'_> {
     }
 
     /// Joins two bound FROM items.
-    fn join(
+    pub(super) fn join(
         &mut self,
         (left, left_scope): (PlanNode, Scope),
         (right, right_scope): (PlanNode, Scope),

@@ -13,7 +13,7 @@
 //! expressions), [`aggregate`]
 //! (aggregate calls and the rewrite over an Aggregate node), [`select`] and [`query`]
 //! (queries), [`recursive`] (WITH RECURSIVE), [`from`]
-//! (FROM items and joins), [`dml`], [`ddl`] with [`foreign_key`], and [`types`] (type rules
+//! (FROM items and joins) with [`table_function`], [`dml`], [`ddl`] with [`foreign_key`], and [`types`] (type rules
 //! and functions).
 
 mod aggregate;
@@ -31,6 +31,7 @@ mod recursive;
 pub mod rewrite;
 mod scope;
 mod select;
+mod table_function;
 #[cfg(test)]
 mod tests;
 mod types;

@@ -170,9 +170,12 @@ impl Estimator<'_> {
                 base, recursive, ..
             } => self.rows(base) + 10.0 * self.rows(recursive),
             PlanKind::WorkingTableScan { .. } => 10.0,
-            PlanKind::GenerateSeries { start, stop, step } => {
-                series_rows(start, stop, step.as_ref()).unwrap_or(1000.0)
-            }
+            PlanKind::GenerateSeries {
+                input,
+                start,
+                stop,
+                step,
+            } => self.rows(input) * series_rows(start, stop, step.as_ref()).unwrap_or(1000.0),
         };
         rows.max(1.0)
     }
