@@ -1,6 +1,7 @@
 //! The state shared by every operator of one statement execution: page source, parameters,
-//! clock, correlated rows, cancellation, profiling, and the memory budget each sorting or
-//! hashing operator may use before it spills (with the `work_mem` syntax that sets it).
+//! clock, correlated rows, precomputed rows (subquery results, working tables of recursive
+//! queries), cancellation, profiling, and the memory budget each sorting or hashing operator
+//! may use before it spills (with the `work_mem` syntax that sets it).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -32,10 +33,13 @@ pub struct ExecContext {
     statement_time: Cell<Option<i64>>,
     /// Rows of the enclosing queries, innermost last, while a correlated subquery runs.
     pub outer_rows: RefCell<Vec<Vec<Value>>>,
-    /// Results of uncorrelated subqueries, computed once per execution, keyed by the
-    /// address of their plan node and kept with a copy of it: a subquery nested in another
-    /// subquery lives in that one's temporary operators, so once they are dropped a
-    /// different plan can be allocated at the same address.
+    /// Rows computed for a plan node during this execution, keyed by the node's address and
+    /// kept with a copy of it: results of uncorrelated subqueries, computed once per
+    /// execution (a subquery nested in another subquery lives in that one's temporary
+    /// operators, so once they are dropped a different plan can be allocated at the same
+    /// address); and the working table of a recursive union, put here under its working
+    /// table scan's node just before each evaluation's operators are built, and taken out
+    /// by that scan.
     pub subquery_results: RefCell<HashMap<usize, (PlanNode, Vec<Batch>)>>,
     /// Set from another thread to cancel this execution; operators that loop over many rows
     /// check it once per batch.

@@ -214,6 +214,16 @@ fn label(kind: &PlanKind) -> String {
         PlanKind::SetOperation { operator, all, .. } => {
             format!("{operator:?}{}", if *all { " All" } else { "" })
         }
+        PlanKind::RecursiveUnion {
+            working_table, all, ..
+        } => format!(
+            "Recursive Union{} (working table {working_table})",
+            if *all { " All" } else { "" }
+        ),
+        PlanKind::WorkingTableScan { working_table } => {
+            format!("Working Table Scan (working table {working_table})")
+        }
+        PlanKind::GenerateSeries { .. } => "Function Scan on generate_series".into(),
         PlanKind::Insert { table, .. } => format!("Insert on {}", table.name),
         PlanKind::Update { table, .. } => format!("Update on {}", table.name),
         PlanKind::Delete { table, .. } => format!("Delete on {}", table.name),

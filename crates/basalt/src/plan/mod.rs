@@ -231,6 +231,33 @@ pub enum PlanKind {
         left: Box<PlanNode>,
         right: Box<PlanNode>,
     },
+    /// WITH RECURSIVE: the rows of `base`, then the rows of `recursive` evaluated again and
+    /// again, each time over the rows the previous evaluation produced (the *working table*,
+    /// read by the [`PlanKind::WorkingTableScan`] with the same `working_table` inside
+    /// `recursive`), until an evaluation produces no rows. With `all` false, rows equal to
+    /// one produced before are dropped (and never feed the next evaluation). Both inputs
+    /// have the node's column types. `recursive` is shared (not copied) with the operator
+    /// that builds it anew for every evaluation, so EXPLAIN ANALYZE finds its nodes.
+    RecursiveUnion {
+        working_table: usize,
+        all: bool,
+        base: Box<PlanNode>,
+        recursive: Arc<PlanNode>,
+    },
+    /// The working table of the enclosing [`PlanKind::RecursiveUnion`] with the same
+    /// `working_table` number (unique within a statement).
+    WorkingTableScan { working_table: usize },
+    /// `generate_series(start, stop[, step])` in FROM: for each row of `input`, that row
+    /// followed by each INTEGER from `start` towards `stop` by `step` (1 when `None`),
+    /// computed as they are read. The arguments are INTEGER expressions over the input row:
+    /// `input` is `SingleRow` for a series on its own, or the FROM items to its left when
+    /// its arguments read them (LATERAL). Output: the input's columns, then the value.
+    GenerateSeries {
+        input: Box<PlanNode>,
+        start: Expr,
+        stop: Expr,
+        step: Option<Expr>,
+    },
     /// Inserts the rows of `source` (one column per `target_columns` entry, already cast to
     /// the columns' types). Columns not listed get their defaults. Output: `returning`
     /// evaluated over the inserted row (all table columns, in table order).

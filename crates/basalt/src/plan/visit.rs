@@ -131,6 +131,24 @@ macro_rules! node_parts {
                 inputs.push(left.$deref());
                 inputs.push(right.$deref());
             }
+            PlanKind::RecursiveUnion {
+                base, recursive, ..
+            } => {
+                inputs.push(base.$deref());
+                inputs.push(shared_part!($iter, recursive));
+            }
+            PlanKind::WorkingTableScan { .. } => {}
+            PlanKind::GenerateSeries {
+                input,
+                start,
+                stop,
+                step,
+            } => {
+                exprs.push(start);
+                exprs.push(stop);
+                exprs.extend(step.$iter());
+                inputs.push(input.$deref());
+            }
             PlanKind::Insert {
                 source,
                 on_conflict,
@@ -181,6 +199,19 @@ macro_rules! mut_or_ref {
 }
 #[allow(unused_imports)]
 use mut_or_ref;
+
+/// The node inside an `Arc` input: borrowed, or made unique (copied only if shared) for
+/// rewriting.
+macro_rules! shared_part {
+    (iter, $arc:expr) => {
+        $arc.as_ref()
+    };
+    (iter_mut, $arc:expr) => {
+        std::sync::Arc::make_mut($arc)
+    };
+}
+#[allow(unused_imports)]
+use shared_part;
 
 impl PlanKind {
     /// The expressions this node evaluates and its inputs.

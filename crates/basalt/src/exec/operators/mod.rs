@@ -9,7 +9,9 @@ mod basic;
 pub mod external_sort;
 mod hash_join;
 mod join;
+mod recursive;
 mod scan;
+mod series;
 mod setop;
 pub mod sort;
 #[cfg(test)]
@@ -200,6 +202,29 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             *all,
             types,
             ctx.operator_memory,
+        )),
+        PlanKind::RecursiveUnion {
+            working_table,
+            all,
+            base,
+            recursive,
+        } => Box::new(recursive::RecursiveUnion::new(
+            build(base, ctx)?,
+            std::sync::Arc::clone(recursive),
+            *working_table,
+            *all,
+        )),
+        PlanKind::WorkingTableScan { .. } => Box::new(recursive::WorkingTableScan::new(node, ctx)?),
+        PlanKind::GenerateSeries {
+            input,
+            start,
+            stop,
+            step,
+        } => Box::new(series::GenerateSeries::new(
+            build(input, ctx)?,
+            start.clone(),
+            stop.clone(),
+            step.clone(),
         )),
         PlanKind::Insert { .. } | PlanKind::Update { .. } | PlanKind::Delete { .. } => {
             return Err(ExecError::internal(

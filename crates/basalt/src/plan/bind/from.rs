@@ -20,6 +20,7 @@ use super::aggregate::AggregateContext;
 use super::error::{BindError, with_hint};
 use super::expr::{binary, coerce};
 use super::scope::{Scope, ScopeColumn};
+use super::table_function::Placed;
 use super::types::common_type;
 use super::{Binder, MAX_VIEW_DEPTH, ident_name, object_name, parse_stored_query};
 
@@ -85,13 +86,7 @@ impl Binder<'_> {
         let result = (|| {
             let mut current: Option<(PlanNode, Scope)> = None;
             for item in from {
-                let right = self.bind_table_with_joins(item)?;
-                current = Some(match current {
-                    None => right,
-                    Some(left) => {
-                        self.join(left, right, JoinKind::Inner, &ast::JoinConstraint::None)?
-                    }
-                });
+                current = Some(self.bind_table_with_joins(item, current)?);
             }
             Ok(current.unwrap_or_else(|| {
                 (
@@ -107,13 +102,37 @@ impl Binder<'_> {
         result
     }
 
+    /// Binds one item of a FROM list, joined (inner) to the items before it, `comma_left`,
+    /// if any. A table function that reads the columns of the items to its left is joined
+    /// to them first (LATERAL); the item's own joins then apply on top, which is the same
+    /// join unless one of them is RIGHT or FULL (refused).
     fn bind_table_with_joins(
         &mut self,
         item: &ast::TableWithJoins,
+        comma_left: Option<(PlanNode, Scope)>,
     ) -> Result<(PlanNode, Scope), BindError> {
-        let mut current = self.bind_table_factor(&item.relation)?;
+        let (mut current, pending_left) = match comma_left {
+            None => (self.bind_table_factor(&item.relation)?, None),
+            Some(left) => match self.bind_after(&item.relation, left)? {
+                Placed::Joined(joined) => {
+                    if item.joins.iter().any(|join| {
+                        matches!(
+                            join.join_operator,
+                            ast::JoinOperator::Right(_)
+                                | ast::JoinOperator::RightOuter(_)
+                                | ast::JoinOperator::FullOuter(_)
+                        )
+                    }) {
+                        return Err(BindError::unsupported(
+                            "a RIGHT or FULL JOIN after a LATERAL function",
+                        ));
+                    }
+                    (joined, None)
+                }
+                Placed::Separate { left, right } => (right, Some(*left)),
+            },
+        };
         for join in &item.joins {
-            let right = self.bind_table_factor(&join.relation)?;
             let (kind, constraint) = match &join.join_operator {
                 ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (JoinKind::Inner, c),
                 ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (JoinKind::Left, c),
@@ -132,9 +151,15 @@ impl Binder<'_> {
                     ));
                 }
             };
-            current = self.join(current, right, kind, constraint)?;
+            current = match self.bind_after(&join.relation, current)? {
+                Placed::Separate { left, right } => self.join(*left, right, kind, constraint)?,
+                Placed::Joined(joined) => self.lateral_condition(joined, kind, constraint)?,
+            };
         }
-        Ok(current)
+        match pending_left {
+            Some(left) => self.join(left, current, JoinKind::Inner, &ast::JoinConstraint::None),
+            None => Ok(current),
+        }
     }
 
     /// A view's stored query, bound as a subquery: it sees neither the caller's CTEs nor its
@@ -157,17 +182,16 @@ impl Binder<'_> {
         plan
     }
 
-    fn bind_table_factor(
+    pub(super) fn bind_table_factor(
         &mut self,
         factor: &ast::TableFactor,
     ) -> Result<(PlanNode, Scope), BindError> {
         match factor {
-            ast::TableFactor::Table {
-                name, alias, args, ..
-            } => {
-                if args.is_some() {
-                    return Err(BindError::unsupported("table functions"));
-                }
+            ast::TableFactor::Table { args: Some(_), .. } | ast::TableFactor::Function { .. } => {
+                self.bind_function_factor(factor)
+                    .unwrap_or_else(|| Err(BindError::unsupported(format!("FROM item {factor}"))))
+            }
+            ast::TableFactor::Table { name, alias, .. } => {
                 let table_name = object_name(name)?;
                 let (alias_name, column_names) = alias_parts(alias.as_ref(), &table_name);
                 if name.0.len() == 1
@@ -176,17 +200,7 @@ impl Binder<'_> {
                         .iter()
                         .rposition(|cte| cte.name.eq_ignore_ascii_case(&table_name))
                 {
-                    // A CTE sees only the CTEs defined before it, so it cannot recurse.
-                    let cte = self.ctes[position].clone();
-                    let hidden = self.ctes.split_off(position);
-                    let plan = self.bind_query(&cte.query);
-                    self.ctes.extend(hidden);
-                    let names = if column_names.is_empty() {
-                        cte.column_names
-                    } else {
-                        column_names
-                    };
-                    return derived(plan?, &alias_name, &names);
+                    return self.bind_cte_reference(position, &alias_name, column_names);
                 }
                 if let Some(plan) = self.system_relation(name)? {
                     return derived(plan, &alias_name, &column_names);
@@ -250,7 +264,7 @@ impl Binder<'_> {
                 table_with_joins,
                 alias,
             } => {
-                let (plan, scope) = self.bind_table_with_joins(table_with_joins)?;
+                let (plan, scope) = self.bind_table_with_joins(table_with_joins, None)?;
                 match alias {
                     None => Ok((plan, scope)),
                     Some(alias) => {
@@ -282,8 +296,55 @@ impl Binder<'_> {
         }
     }
 
+    /// A reference to the CTE at `position` of [`Binder::ctes`], named `alias`: its query
+    /// bound again (seeing only the CTEs its definition sees), or inside a recursive CTE's
+    /// recursive term the working table.
+    fn bind_cte_reference(
+        &mut self,
+        position: usize,
+        alias: &str,
+        column_names: Vec<String>,
+    ) -> Result<(PlanNode, Scope), BindError> {
+        let cte = self.ctes[position].clone();
+        if let Some(working_table) = &cte.working_table {
+            let plan = PlanNode {
+                kind: PlanKind::WorkingTableScan {
+                    working_table: working_table.number,
+                },
+                schema: working_table.schema.clone(),
+            };
+            return derived(plan, alias, &column_names);
+        }
+        if cte.binding {
+            return Err(BindError::new(
+                "0A000",
+                "mutual recursion between WITH items is not implemented",
+            ));
+        }
+        let hidden = self.ctes.split_off(cte.visible.min(self.ctes.len()));
+        // Only a CTE of a WITH RECURSIVE list sees itself (and so needs the mark).
+        if let Some(visible_self) = self.ctes.get_mut(position) {
+            visible_self.binding = true;
+        }
+        let plan = if cte.recursive {
+            self.bind_recursive_cte(&cte)
+        } else {
+            self.bind_query(&cte.query)
+        };
+        if let Some(visible_self) = self.ctes.get_mut(position) {
+            visible_self.binding = false;
+        }
+        self.ctes.extend(hidden);
+        let names = if column_names.is_empty() {
+            cte.column_names
+        } else {
+            column_names
+        };
+        derived(plan?, alias, &names)
+    }
+
     /// Joins two bound FROM items.
-    fn join(
+    pub(super) fn join(
         &mut self,
         (left, left_scope): (PlanNode, Scope),
         (right, right_scope): (PlanNode, Scope),

@@ -12,9 +12,10 @@
 //! Layout: [`scope`] (name resolution), [`expr`], [`predicate`] and [`function`] (scalar
 //! expressions), [`aggregate`]
 //! (aggregate calls and the rewrite over an Aggregate node), [`select`] and [`query`]
-//! (queries), [`from`]
-//! (FROM items and joins), [`grouping_sets`] (GROUPING SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`], [`types`] (type rules
-//! and functions), and [`window`] (window calls and the Window nodes over a query level).
+//! (queries), [`recursive`] (WITH RECURSIVE), [`from`] (FROM items and joins) with
+//! [`table_function`] and [`system`] (the catalog as relations), [`grouping_sets`] (GROUPING
+//! SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`], [`types`] (type rules and
+//! functions), and [`window`] (window calls and the Window nodes over a query level).
 
 mod aggregate;
 mod ddl;
@@ -28,19 +29,23 @@ mod grouping_sets;
 mod parameters;
 mod predicate;
 mod query;
+mod recursive;
 pub mod rewrite;
 mod scope;
 mod select;
 mod system;
+mod table_function;
 #[cfg(test)]
 mod tests;
 mod types;
 mod window;
 
+use std::rc::Rc;
+
 use sqlparser::ast;
 
 use crate::catalog::{Catalog, TableDef};
-use crate::plan::{Bound, BoundStatement, Expr, ParameterInfo, PlanNode};
+use crate::plan::{Bound, BoundStatement, Expr, OutputColumn, ParameterInfo, PlanNode};
 use crate::types::DataType;
 
 pub use error::BindError;
@@ -136,7 +141,27 @@ const MAX_VIEW_DEPTH: usize = 32;
 struct CteDefinition {
     name: String,
     column_names: Vec<String>,
-    query: ast::Query,
+    /// Shared, since every reference binds the query again.
+    query: Rc<ast::Query>,
+    /// How many entries of [`Binder::ctes`] its query sees: the CTEs before it, or in a
+    /// WITH RECURSIVE list the whole list (itself and later ones included).
+    visible: usize,
+    /// Whether it names itself (in a WITH RECURSIVE list): bound as a recursive union.
+    recursive: bool,
+    /// Set while its query is being bound: a reference to it then is mutual recursion.
+    binding: bool,
+    /// While the recursive term of this CTE is being bound, its name stands for this
+    /// working table.
+    working_table: Option<WorkingTable>,
+}
+
+/// The working table a recursive CTE's name reads inside its recursive term.
+#[derive(Clone, Debug)]
+struct WorkingTable {
+    /// Its number in the plan (unique within the statement).
+    number: usize,
+    /// Its columns: the non-recursive term's types, named by the CTE's column list.
+    schema: Vec<OutputColumn>,
 }
 
 /// The state of one statement's binding.
@@ -158,6 +183,8 @@ struct Binder<'a> {
     /// The WINDOW clause of the SELECT being bound.
     named_windows: Vec<ast::NamedWindowDefinition>,
     view_depth: usize,
+    /// Working tables numbered so far (each bound recursive CTE reference takes one).
+    working_tables: usize,
 }
 
 impl<'a> Binder<'a> {
@@ -172,6 +199,7 @@ impl<'a> Binder<'a> {
             windows: window::WindowContext::Forbidden("this context"),
             named_windows: Vec::new(),
             view_depth: 0,
+            working_tables: 0,
         }
     }
 

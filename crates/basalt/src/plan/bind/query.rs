@@ -4,6 +4,8 @@
 //! Set operations unify each column pair to its common type (a cast projection on the side
 //! that differs); ORDER BY and LIMIT of a query apply to its whole body.
 
+use std::rc::Rc;
+
 use sqlparser::ast;
 
 use crate::plan::expr::Expr;
@@ -13,6 +15,7 @@ use crate::types::DataType;
 use super::aggregate::AggregateContext;
 use super::error::BindError;
 use super::expr::coerce;
+use super::recursive::{recursive_form, refers_to};
 use super::scope::Scope;
 use super::select::{order_key, ordinal};
 use super::types::common_type;
@@ -29,27 +32,46 @@ impl Binder<'_> {
             return Err(BindError::unsupported(format!("query clause in {query}")));
         }
         let visible_ctes = self.ctes.len();
-        if let Some(with) = &query.with {
-            if with.recursive {
-                self.ctes.truncate(visible_ctes);
-                return Err(BindError::unsupported("WITH RECURSIVE"));
-            }
-            for cte in &with.cte_tables {
-                self.ctes.push(CteDefinition {
-                    name: ident_name(&cte.alias.name),
-                    column_names: cte
-                        .alias
-                        .columns
-                        .iter()
-                        .map(|column| ident_name(&column.name))
-                        .collect(),
-                    query: (*cte.query).clone(),
-                });
-            }
+        let result = match &query.with {
+            Some(with) => self.push_with(with),
+            None => Ok(()),
         }
-        let result = self.bind_query_body(query);
+        .and_then(|()| self.bind_query_body(query));
         self.ctes.truncate(visible_ctes);
         result
+    }
+
+    /// Makes the CTEs of a WITH clause visible (the caller truncates them away afterwards).
+    /// In a WITH RECURSIVE list each CTE sees the whole list; one that names itself must
+    /// have the recursive form, checked here for every CTE, used or not, as PostgreSQL does.
+    pub(super) fn push_with(&mut self, with: &ast::With) -> Result<(), BindError> {
+        let list_end = self.ctes.len() + with.cte_tables.len();
+        for cte in &with.cte_tables {
+            let name = ident_name(&cte.alias.name);
+            let recursive = with.recursive && refers_to(&name, cte.query.as_ref());
+            if recursive {
+                recursive_form(&name, &cte.query)?;
+            }
+            self.ctes.push(CteDefinition {
+                column_names: cte
+                    .alias
+                    .columns
+                    .iter()
+                    .map(|column| ident_name(&column.name))
+                    .collect(),
+                query: Rc::new((*cte.query).clone()),
+                visible: if with.recursive {
+                    list_end
+                } else {
+                    self.ctes.len()
+                },
+                recursive,
+                binding: false,
+                working_table: None,
+                name,
+            });
+        }
+        Ok(())
     }
 
     pub(super) fn bind_query_body(&mut self, query: &ast::Query) -> Result<PlanNode, BindError> {

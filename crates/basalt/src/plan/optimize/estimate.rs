@@ -166,9 +166,44 @@ impl Estimator<'_> {
                 }
             }
             PlanKind::SetOperation { left, right, .. } => self.rows(left) + self.rows(right),
+            // A guess, as PostgreSQL's: the recursion runs about ten times.
+            PlanKind::RecursiveUnion {
+                base, recursive, ..
+            } => self.rows(base) + 10.0 * self.rows(recursive),
+            PlanKind::WorkingTableScan { .. } => 10.0,
+            PlanKind::GenerateSeries {
+                input,
+                start,
+                stop,
+                step,
+            } => self.rows(input) * series_rows(start, stop, step.as_ref()).unwrap_or(1000.0),
         };
         rows.max(1.0)
     }
+}
+
+/// The length of a series with constant arguments.
+fn series_rows(start: &Expr, stop: &Expr, step: Option<&Expr>) -> Option<f64> {
+    let constant = |expr: &Expr| match expr {
+        Expr::Literal {
+            value: Value::Integer(value),
+            ..
+        } => Some(*value as f64),
+        _ => None,
+    };
+    let step = match step {
+        Some(step) => constant(step)?,
+        None => 1.0,
+    };
+    if step == 0.0 {
+        return None;
+    }
+    Some(
+        ((constant(stop)? - constant(start)?) / step)
+            .floor()
+            .max(-1.0)
+            + 1.0,
+    )
 }
 
 /// A constant LIMIT's row count.

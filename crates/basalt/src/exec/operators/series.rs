@@ -1,0 +1,328 @@
+//! `generate_series(start, stop[, step])` as a FROM item: for each input row, that row
+//! followed by each integer from `start` towards `stop`, computed batch by batch as they are
+//! read, so a series of ten million rows under a LIMIT or an aggregate never exists in
+//! memory at once.
+//!
+//! The input is one empty row for a series on its own, or the FROM items to its left for a
+//! LATERAL series whose arguments read them; the arguments are evaluated over each input
+//! batch, once per row. Semantics are PostgreSQL's: a NULL argument gives no rows for that
+//! row (the function is strict); a step of zero fails with 22023; a negative step counts
+//! down; a series ends at the last value not past `stop`, and also where the next value
+//! would overflow a 64-bit integer (instead of failing).
+
+use crate::exec::context::ExecContext;
+use crate::exec::error::{ExecError, ExecResult};
+use crate::exec::eval::evaluate;
+use crate::exec::vector::{BATCH_SIZE, Batch, Vector, VectorData};
+use crate::plan::Expr;
+use crate::types::Value;
+
+use super::Operator;
+
+/// One input row's series, as far as it has been produced.
+#[derive(Debug)]
+struct Series {
+    /// The next value, or `None` once the series is exhausted.
+    next: Option<i64>,
+    stop: i64,
+    step: i64,
+}
+
+impl Series {
+    /// The series of one row's arguments; `None` when one is NULL.
+    fn of(start: Value, stop: Value, step: Value) -> ExecResult<Option<Series>> {
+        Ok(match (start, stop, step) {
+            // A strict function: with a NULL argument it is not called, so no error either.
+            (Value::Integer(_), Value::Integer(_), Value::Integer(0)) => {
+                return Err(ExecError::new("22023", "step size cannot equal zero"));
+            }
+            (Value::Integer(start), Value::Integer(stop), Value::Integer(step)) => Some(Series {
+                next: Some(start),
+                stop,
+                step,
+            }),
+            (Value::Null, _, _) | (_, Value::Null, _) | (_, _, Value::Null) => None,
+            other => {
+                return Err(ExecError::internal(format!(
+                    "generate_series arguments {other:?} are not integers"
+                )));
+            }
+        })
+    }
+
+    /// The next value, if any is left.
+    fn take(&mut self) -> Option<i64> {
+        let value = self.next.filter(|&value| {
+            if self.step > 0 {
+                value <= self.stop
+            } else {
+                value >= self.stop
+            }
+        });
+        self.next = value.and_then(|value| value.checked_add(self.step));
+        value
+    }
+}
+
+/// The input batch being expanded and its rows' arguments.
+#[derive(Debug)]
+struct Expanding {
+    batch: Batch,
+    starts: Vector,
+    stops: Vector,
+    steps: Option<Vector>,
+    /// The row whose series is being produced, and that series.
+    row: usize,
+    series: Option<Series>,
+}
+
+/// Each input row followed by each value of its series.
+#[derive(Debug)]
+pub struct GenerateSeries {
+    input: Box<dyn Operator>,
+    start: Expr,
+    stop: Expr,
+    step: Option<Expr>,
+    current: Option<Expanding>,
+}
+
+impl GenerateSeries {
+    /// The series of `start`, `stop` and `step` (INTEGER expressions over `input`'s rows).
+    pub fn new(input: Box<dyn Operator>, start: Expr, stop: Expr, step: Option<Expr>) -> Self {
+        GenerateSeries {
+            input,
+            start,
+            stop,
+            step,
+            current: None,
+        }
+    }
+
+    /// The next input batch with its arguments evaluated; `None` at the end of the input.
+    fn next_input(&mut self, ctx: &ExecContext) -> ExecResult<Option<Expanding>> {
+        let Some(batch) = self.input.next(ctx)? else {
+            return Ok(None);
+        };
+        Ok(Some(Expanding {
+            starts: evaluate(&self.start, &batch, ctx)?,
+            stops: evaluate(&self.stop, &batch, ctx)?,
+            steps: match &self.step {
+                Some(step) => Some(evaluate(step, &batch, ctx)?),
+                None => None,
+            },
+            batch,
+            row: 0,
+            series: None,
+        }))
+    }
+}
+
+impl Operator for GenerateSeries {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        ctx.check_interrupt()?;
+        let mut rows: Vec<u32> = Vec::with_capacity(BATCH_SIZE);
+        let mut values: Vec<i64> = Vec::with_capacity(BATCH_SIZE);
+        loop {
+            let Some(current) = &mut self.current else {
+                match self.next_input(ctx)? {
+                    Some(expanding) => {
+                        self.current = Some(expanding);
+                        continue;
+                    }
+                    None => break,
+                }
+            };
+            if current.row >= current.batch.rows {
+                let finished = self.current.take();
+                if !values.is_empty() {
+                    // The rows gathered so far belong to the finished batch.
+                    if let Some(finished) = finished {
+                        return Ok(Some(output(&finished.batch, &rows, values)));
+                    }
+                }
+                continue;
+            }
+            if current.series.is_none() {
+                let step = match &current.steps {
+                    Some(steps) => steps.get(current.row),
+                    None => Value::Integer(1),
+                };
+                current.series = Series::of(
+                    current.starts.get(current.row),
+                    current.stops.get(current.row),
+                    step,
+                )?;
+                if current.series.is_none() {
+                    current.row += 1;
+                    continue;
+                }
+            }
+            let row = current.row as u32;
+            let mut exhausted = false;
+            if let Some(series) = &mut current.series {
+                while values.len() < BATCH_SIZE {
+                    match series.take() {
+                        Some(value) => {
+                            rows.push(row);
+                            values.push(value);
+                        }
+                        None => {
+                            exhausted = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            if exhausted {
+                current.series = None;
+                current.row += 1;
+            }
+            if values.len() >= BATCH_SIZE {
+                return Ok(Some(output(&current.batch, &rows, values)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The input rows at `rows`, each followed by its value.
+fn output(input: &Batch, rows: &[u32], values: Vec<i64>) -> Batch {
+    let mut batch = input.gather(rows);
+    batch.columns.push(Vector {
+        data: VectorData::Integer(values),
+        nulls: Vec::new(),
+    });
+    batch.rows = rows.len();
+    batch
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+    use crate::exec::operators::{Replay, collect};
+    use crate::types::DataType;
+
+    fn literal(value: Value) -> Expr {
+        let data_type = match value {
+            Value::Null => DataType::Null,
+            _ => DataType::Integer,
+        };
+        Expr::Literal { value, data_type }
+    }
+
+    fn one_empty_row() -> Box<dyn Operator> {
+        Box::new(Replay(VecDeque::from([Batch {
+            columns: Vec::new(),
+            rows: 1,
+        }])))
+    }
+
+    fn series(start: Value, stop: Value, step: Option<Value>) -> ExecResult<Vec<i64>> {
+        let ctx = ExecContext::for_tests(1 << 20);
+        let mut operator = GenerateSeries::new(
+            one_empty_row(),
+            literal(start),
+            literal(stop),
+            step.map(literal),
+        );
+        let mut values = Vec::new();
+        for batch in collect(&mut operator, &ctx)? {
+            assert!(batch.rows <= BATCH_SIZE);
+            for row in 0..batch.rows {
+                match batch.columns[0].get(row) {
+                    Value::Integer(value) => values.push(value),
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+        }
+        Ok(values)
+    }
+
+    #[test]
+    fn counts_up_down_and_stops_before_overflow() {
+        use Value::Integer;
+        assert_eq!(
+            series(Integer(1), Integer(5), None).unwrap(),
+            [1, 2, 3, 4, 5]
+        );
+        assert_eq!(
+            series(Integer(5), Integer(1), Some(Integer(-2))).unwrap(),
+            [5, 3, 1]
+        );
+        assert!(series(Integer(5), Integer(1), None).unwrap().is_empty());
+        assert_eq!(
+            series(Integer(i64::MAX - 1), Integer(i64::MAX), None).unwrap(),
+            [i64::MAX - 1, i64::MAX]
+        );
+        assert_eq!(
+            series(Integer(i64::MIN + 1), Integer(i64::MIN), Some(Integer(-5))).unwrap(),
+            [i64::MIN + 1]
+        );
+        assert_eq!(
+            series(Integer(1), Integer(3000), None).unwrap(),
+            (1..=3000).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn null_arguments_give_no_rows_and_zero_step_fails() {
+        use Value::{Integer, Null};
+        assert!(series(Null, Integer(5), None).unwrap().is_empty());
+        assert!(
+            series(Integer(1), Integer(5), Some(Null))
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            series(Null, Integer(5), Some(Integer(0)))
+                .unwrap()
+                .is_empty()
+        );
+        let error = series(Integer(1), Integer(5), Some(Integer(0))).unwrap_err();
+        assert_eq!(error.code, "22023");
+        assert_eq!(error.message, "step size cannot equal zero");
+    }
+
+    #[test]
+    fn each_input_row_is_followed_by_its_own_series() {
+        // Input rows n = 2, NULL, 0, 1500, 1 (in two batches): series 1..n per row.
+        let mut first = Batch::with_types(&[DataType::Integer], 3);
+        for value in [Value::Integer(2), Value::Null, Value::Integer(0)] {
+            first.push_row(&[value]);
+        }
+        let mut second = Batch::with_types(&[DataType::Integer], 2);
+        for value in [Value::Integer(1500), Value::Integer(1)] {
+            second.push_row(&[value]);
+        }
+        let ctx = ExecContext::for_tests(1 << 20);
+        let mut operator = GenerateSeries::new(
+            Box::new(Replay(VecDeque::from([
+                first,
+                Batch::with_types(&[DataType::Integer], 0),
+                second,
+            ]))),
+            literal(Value::Integer(1)),
+            Expr::Column {
+                index: 0,
+                data_type: DataType::Integer,
+            },
+            None,
+        );
+        let mut pairs = Vec::new();
+        for batch in collect(&mut operator, &ctx).unwrap() {
+            assert!(batch.rows <= BATCH_SIZE);
+            for row in 0..batch.rows {
+                pairs.push((batch.columns[0].get(row), batch.columns[1].get(row)));
+            }
+        }
+        let mut expected = vec![
+            (Value::Integer(2), Value::Integer(1)),
+            (Value::Integer(2), Value::Integer(2)),
+        ];
+        expected.extend((1..=1500).map(|value| (Value::Integer(1500), Value::Integer(value))));
+        expected.push((Value::Integer(1), Value::Integer(1)));
+        assert_eq!(pairs, expected);
+    }
+}

@@ -1,0 +1,301 @@
+//! Table functions in FROM: `generate_series(start, stop[, step])` over integers.
+//!
+//! A table function is a FROM item whose rows a function computes. Its arguments may read
+//! outer queries' columns and parameters, and — LATERAL, implicit for functions as in
+//! PostgreSQL — the columns of the FROM items to its left: they are bound over those items'
+//! scope, so a name resolves there before it resolves in an outer query. A function that
+//! reads them becomes a [`PlanKind::GenerateSeries`] over those items (its arguments
+//! evaluated once per row of them); one that does not reads one empty row instead (its
+//! arguments evaluated once) and is joined like any other FROM item.
+//!
+//! Naming follows PostgreSQL: without an alias the item and its column are both called
+//! `generate_series`; `AS g` names both `g`; `AS g(n)` names the item `g` and the column `n`.
+//! Types: INTEGER arguments (untyped literals and parameters become INTEGER) give an INTEGER
+//! column; other types are 42883, as there is no such function.
+
+use sqlparser::ast;
+
+use crate::plan::{Expr, JoinKind, OutputColumn, PlanKind, PlanNode};
+use crate::types::DataType;
+
+use super::aggregate::AggregateContext;
+use super::error::BindError;
+use super::scope::Scope;
+use super::{Binder, ident_name, object_name};
+
+/// A bound table function, and whether its arguments read the lateral row.
+pub(super) struct TableFunction {
+    /// The function over one empty row (its output: the function's columns), or, when
+    /// `lateral`, with a placeholder input the caller replaces by the items to its left.
+    pub plan: PlanNode,
+    /// The function's own columns.
+    pub scope: Scope,
+    /// Its arguments read columns of the FROM items to its left (as input columns): it must
+    /// be evaluated over the rows of those items.
+    pub lateral: bool,
+}
+
+impl Binder<'_> {
+    /// Binds the table function `name(args) [AS alias]`. `lateral` is the scope of the FROM
+    /// items to its left, which the arguments may read.
+    pub(super) fn bind_table_function(
+        &mut self,
+        name: &ast::ObjectName,
+        args: &[ast::FunctionArg],
+        alias: Option<&ast::TableAlias>,
+        with_ordinality: bool,
+        lateral: Option<&Scope>,
+    ) -> Result<TableFunction, BindError> {
+        let function = object_name(name)?.to_lowercase();
+        if function != "generate_series" {
+            return Err(BindError::undefined_function(format!(
+                "function {function} does not exist as a table function"
+            )));
+        }
+        if with_ordinality {
+            return Err(BindError::unsupported("WITH ORDINALITY"));
+        }
+        let mut expressions = Vec::with_capacity(args.len());
+        for arg in args {
+            match arg {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(expr)) => {
+                    expressions.push(expr)
+                }
+                other => {
+                    return Err(BindError::unsupported(format!(
+                        "argument {other} of {function}"
+                    )));
+                }
+            }
+        }
+        // Arguments that read no input column are as valid over one empty row as over the
+        // lateral items' rows (a subquery among them sees one level out either way).
+        let empty = Scope::default();
+        let bound = self.bind_series_arguments(&expressions, lateral.unwrap_or(&empty))?;
+        let reads_lateral = bound.iter().any(|expr| reads_level(expr, 0));
+        let types: Vec<DataType> = bound.iter().map(Expr::data_type).collect();
+        if !(2..=3).contains(&bound.len()) || types.iter().any(|t| *t != DataType::Integer) {
+            let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
+            return Err(BindError::undefined_function(format!(
+                "function generate_series({}) does not exist",
+                names.join(", ")
+            )));
+        }
+        let mut bound = bound.into_iter();
+        let (Some(start), Some(stop)) = (bound.next(), bound.next()) else {
+            return Err(BindError::syntax(
+                "generate_series needs a start and a stop",
+            ));
+        };
+        let step = bound.next();
+        let (item_name, column_name) = match alias {
+            None => (function.clone(), function.clone()),
+            Some(alias) => {
+                let item_name = ident_name(&alias.name);
+                match alias.columns.as_slice() {
+                    [] => (item_name.clone(), item_name),
+                    [column] => (item_name, ident_name(&column.name)),
+                    columns => {
+                        return Err(BindError::syntax(format!(
+                            "table \"{item_name}\" has 1 columns available but {} columns specified",
+                            columns.len()
+                        )));
+                    }
+                }
+            }
+        };
+        let plan = PlanNode {
+            kind: PlanKind::GenerateSeries {
+                input: Box::new(PlanNode {
+                    kind: PlanKind::SingleRow,
+                    schema: Vec::new(),
+                }),
+                start,
+                stop,
+                step,
+            },
+            schema: vec![OutputColumn {
+                name: column_name,
+                table: Some(item_name),
+                data_type: DataType::Integer,
+            }],
+        };
+        let scope = Scope::from_schema(&plan.schema);
+        Ok(TableFunction {
+            plan,
+            scope,
+            lateral: reads_lateral,
+        })
+    }
+
+    /// The arguments over `scope`, untyped ones made INTEGER.
+    fn bind_series_arguments(
+        &mut self,
+        args: &[&ast::Expr],
+        scope: &Scope,
+    ) -> Result<Vec<Expr>, BindError> {
+        args.iter()
+            .map(|&arg| {
+                let bound = self.bind_expr(arg, scope)?;
+                self.type_if_untyped(bound, arg, DataType::Integer)
+            })
+            .collect()
+    }
+}
+
+/// Whether `expr` reads a column of the row `depth` levels out from where it is evaluated
+/// (0: its input row; inside a subquery's plan, one more).
+fn reads_level(expr: &Expr, depth: usize) -> bool {
+    let mut found = false;
+    expr.visit(&mut |inner| match inner {
+        Expr::Column { .. } if depth == 0 => found = true,
+        Expr::OuterColumn { depth: level, .. } if *level == depth => found = true,
+        Expr::ScalarSubquery { plan, .. }
+        | Expr::Exists { plan, .. }
+        | Expr::InSubquery { plan, .. } => {
+            plan.visit_exprs(&mut |nested| found |= reads_level(nested, depth + 1));
+        }
+        _ => {}
+    });
+    found
+}
+
+/// A FROM item bound after the items to its left.
+pub(super) enum Placed {
+    /// A LATERAL function, already over the items to its left.
+    Joined((PlanNode, Scope)),
+    /// Anything else: the items to its left (boxed: the variants differ in size) and the
+    /// item, to be joined.
+    Separate {
+        left: Box<(PlanNode, Scope)>,
+        right: (PlanNode, Scope),
+    },
+}
+
+/// The name, arguments, alias and WITH ORDINALITY of a table function call in FROM.
+type FunctionCall<'a> = (
+    &'a ast::ObjectName,
+    &'a [ast::FunctionArg],
+    Option<&'a ast::TableAlias>,
+    bool,
+);
+
+/// `factor` as a table function call, if it is one.
+fn function_call(factor: &ast::TableFactor) -> Option<FunctionCall<'_>> {
+    match factor {
+        ast::TableFactor::Table {
+            name,
+            alias,
+            args: Some(args),
+            with_ordinality,
+            ..
+        } => Some((name, &args.args, alias.as_ref(), *with_ordinality)),
+        ast::TableFactor::Function {
+            name,
+            args,
+            alias,
+            with_ordinality,
+            ..
+        } => Some((name, args, alias.as_ref(), *with_ordinality)),
+        _ => None,
+    }
+}
+
+impl Binder<'_> {
+    /// A table function call in FROM on its own (its arguments read no FROM columns).
+    pub(super) fn bind_function_factor(
+        &mut self,
+        factor: &ast::TableFactor,
+    ) -> Option<Result<(PlanNode, Scope), BindError>> {
+        let (name, args, alias, with_ordinality) = function_call(factor)?;
+        Some(
+            self.bind_table_function(name, args, alias, with_ordinality, None)
+                .map(|function| (function.plan, function.scope)),
+        )
+    }
+
+    /// Binds `factor`, a FROM item after the items `left`: a table function whose arguments
+    /// read `left`'s columns becomes a series over `left`'s rows.
+    pub(super) fn bind_after(
+        &mut self,
+        factor: &ast::TableFactor,
+        left: (PlanNode, Scope),
+    ) -> Result<Placed, BindError> {
+        let Some((name, args, alias, with_ordinality)) = function_call(factor) else {
+            let right = self.bind_table_factor(factor)?;
+            return Ok(Placed::Separate {
+                left: Box::new(left),
+                right,
+            });
+        };
+        let function =
+            self.bind_table_function(name, args, alias, with_ordinality, Some(&left.1))?;
+        if !function.lateral {
+            return Ok(Placed::Separate {
+                left: Box::new(left),
+                right: (function.plan, function.scope),
+            });
+        }
+        let (left_plan, left_scope) = left;
+        for column in &function.scope.columns {
+            if let Some(table) = &column.table
+                && left_scope.has_table(table)
+            {
+                return Err(BindError::new(
+                    "42712",
+                    format!("table name \"{table}\" specified more than once"),
+                ));
+            }
+        }
+        let mut kind = function.plan.kind;
+        if let PlanKind::GenerateSeries { input, .. } = &mut kind {
+            **input = left_plan;
+        }
+        let left_width = left_scope.columns.len();
+        let mut scope = left_scope;
+        let star = scope.star.take().map(|mut positions| {
+            positions.extend(left_width..left_width + function.scope.columns.len());
+            positions
+        });
+        scope.columns.extend(function.scope.columns);
+        scope.star = star;
+        let plan = PlanNode {
+            kind,
+            schema: super::from::schema_of(&scope),
+        };
+        Ok(Placed::Joined((plan, scope)))
+    }
+
+    /// The join condition of a LATERAL function joined by `kind` (only inner joins: the
+    /// condition filters the pairs).
+    pub(super) fn lateral_condition(
+        &mut self,
+        (plan, scope): (PlanNode, Scope),
+        kind: JoinKind,
+        constraint: &ast::JoinConstraint,
+    ) -> Result<(PlanNode, Scope), BindError> {
+        if kind != JoinKind::Inner {
+            return Err(BindError::unsupported(format!(
+                "{kind:?} JOIN of a LATERAL function"
+            )));
+        }
+        match constraint {
+            ast::JoinConstraint::None => Ok((plan, scope)),
+            ast::JoinConstraint::On(condition) => {
+                self.aggregates = AggregateContext::Forbidden("JOIN conditions");
+                let predicate = self.bind_boolean(condition, &scope, "JOIN/ON")?;
+                let plan = PlanNode {
+                    schema: plan.schema.clone(),
+                    kind: PlanKind::Filter {
+                        input: Box::new(plan),
+                        predicate,
+                    },
+                };
+                Ok((plan, scope))
+            }
+            _ => Err(BindError::unsupported(
+                "USING or NATURAL with a LATERAL function",
+            )),
+        }
+    }
+}
