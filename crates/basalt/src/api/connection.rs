@@ -82,6 +82,9 @@ struct Session {
     settings: BTreeMap<String, String>,
     /// `SET work_mem`: the operator memory budget overriding `Options::operator_memory`.
     work_mem: Option<usize>,
+    /// `PRAGMA busy_timeout`: how long this connection waits for the writer slot, overriding
+    /// the database's `busy_timeout` option.
+    busy_timeout: Option<std::time::Duration>,
 }
 
 /// A connection to a database. `Send`, not `Sync`: use one per thread.
@@ -350,7 +353,7 @@ impl Connection {
     fn run_write(&self, prepared: &mut Prepared, params: Vec<Value>) -> Result<Outcome> {
         let explicit = self.session.borrow().txn.is_some();
         if !explicit {
-            let write = Arc::new(Mutex::new(self.db.store.begin_write()?));
+            let write = Arc::new(Mutex::new(self.begin_write()?));
             self.refresh(prepared, &PageSource::Write(write.clone()))?;
             let result = self.apply(prepared, params, &write);
             // Rows a write returns (RETURNING, EXPLAIN ANALYZE) are already computed; their
@@ -616,6 +619,7 @@ impl Connection {
 
     /// The explicit transaction's write transaction, taking the writer slot on first use.
     fn upgrade(&self) -> Result<Arc<Mutex<WriteTxn>>> {
+        let busy_timeout = self.busy_timeout();
         let mut session = self.session.borrow_mut();
         let Some(txn) = session.txn.as_mut() else {
             return Err(Error::new("XX000", "no explicit transaction to write in"));
@@ -623,7 +627,7 @@ impl Connection {
         if let Some(write) = &txn.write {
             return Ok(write.clone());
         }
-        let mut write = self.db.store.begin_write()?;
+        let mut write = self.db.store.begin_write_within(busy_timeout)?;
         if write.header().commit_counter != txn.read.header().commit_counter {
             return Err(Error::new(
                 "40001",
@@ -719,6 +723,20 @@ impl Connection {
         Ok(())
     }
 
+    /// The write transaction, waiting for the writer slot as long as this connection's
+    /// busy timeout allows.
+    fn begin_write(&self) -> Result<crate::txn::WriteTxn> {
+        Ok(self.db.store.begin_write_within(self.busy_timeout())?)
+    }
+
+    /// This connection's busy timeout: its own setting, else the database's.
+    fn busy_timeout(&self) -> std::time::Duration {
+        self.session
+            .borrow()
+            .busy_timeout
+            .unwrap_or_else(|| self.db.store.busy_timeout())
+    }
+
     fn setting(
         &self,
         name: &str,
@@ -759,6 +777,19 @@ impl Connection {
             } else {
                 value
             };
+            if name == "cache_size" {
+                pager.set_cache_pages(cache_pages(&value, pager.page_size())?);
+            }
+            if name == "busy_timeout" {
+                let milliseconds = value.parse::<u64>().map_err(|_| {
+                    Error::new(
+                        "22023",
+                        format!("invalid value for busy_timeout: {value} (milliseconds)"),
+                    )
+                })?;
+                self.session.borrow_mut().busy_timeout =
+                    Some(std::time::Duration::from_millis(milliseconds));
+            }
             if name == "work_mem" {
                 let bytes =
                     crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {
@@ -784,6 +815,8 @@ impl Connection {
             .to_string(),
             "journal_mode" => "wal".to_string(),
             "page_size" => pager.page_size().to_string(),
+            "cache_size" => pager.cache_pages().to_string(),
+            "busy_timeout" => self.busy_timeout().as_millis().to_string(),
             "work_mem" => crate::exec::context::format_memory_setting(
                 (self.session.borrow().work_mem).unwrap_or(self.db.options.operator_memory),
             ),
@@ -988,4 +1021,23 @@ pub(crate) fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
         }) => vec![text(name)],
         BoundStatement::Ddl(_) => Vec::new(),
     }
+}
+
+/// `PRAGMA cache_size` as SQLite reads it: a positive number of pages, or a negative number of
+/// KiB (`-2000` is about 2 MB), converted to pages of `page_size` bytes (at least one).
+fn cache_pages(value: &str, page_size: usize) -> Result<usize> {
+    let invalid = || {
+        Error::new(
+            "22023",
+            format!("invalid value for cache_size: {value} (pages, or -KiB)"),
+        )
+    };
+    let number = value.trim().parse::<i64>().map_err(|_| invalid())?;
+    let pages = if number >= 0 {
+        usize::try_from(number).map_err(|_| invalid())?
+    } else {
+        let bytes = number.unsigned_abs().saturating_mul(1024);
+        usize::try_from(bytes / page_size.max(1) as u64).map_err(|_| invalid())?
+    };
+    Ok(pages.max(1))
 }

@@ -73,6 +73,23 @@ impl PageCache {
         PageCache { shards }
     }
 
+    /// Pages the cache holds at most (the sum of its shards' capacities).
+    pub fn capacity(&self) -> usize {
+        self.shards.iter().map(|shard| shard.lock().capacity).sum()
+    }
+
+    /// Changes how many pages the cache may hold (`PRAGMA cache_size`). Shrinking evicts
+    /// unpinned pages at once; pages someone still holds stay until released and evicted
+    /// later, as with any full cache.
+    pub fn set_capacity(&self, capacity_pages: usize) {
+        let per_shard = capacity_pages.div_ceil(SHARD_COUNT).max(4);
+        for shard in self.shards.iter() {
+            let mut shard = shard.lock();
+            shard.capacity = per_shard;
+            shard.shrink_to_capacity();
+        }
+    }
+
     fn shard(&self, page_no: PageNo) -> &Mutex<Shard> {
         &self.shards[page_no as usize % SHARD_COUNT]
     }
@@ -165,6 +182,21 @@ impl PageCache {
 }
 
 impl Shard {
+    /// Drops unpinned slots until the shard holds no more than its capacity.
+    fn shrink_to_capacity(&mut self) {
+        let mut slot_index = 0;
+        while self.slots.len() > self.capacity && slot_index < self.slots.len() {
+            if Arc::strong_count(&self.slots[slot_index].page) > 1 {
+                slot_index += 1;
+                continue;
+            }
+            let key = self.slots[slot_index].key;
+            self.index.remove(&key);
+            self.remove_slot(slot_index);
+        }
+        self.clock_hand = 0;
+    }
+
     /// [`PageCache::insert`] within this shard.
     fn insert(&mut self, key: CacheKey, page: PageRef) -> PageRef {
         if let Some(&slot_index) = self.index.get(&key) {
@@ -246,6 +278,31 @@ mod tests {
             cache.get(key(0, 0)).is_some(),
             "a pinned page must not be evicted"
         );
+        drop(pinned);
+    }
+
+    #[test]
+    fn shrinking_evicts_unpinned_pages_and_keeps_the_index_consistent() {
+        let cache = PageCache::new(4096);
+        let pinned = cache.insert(key(7, 0), Arc::new(PageBuf::zeroed(4096)));
+        for page_no in 0..2000 {
+            cache.insert(key(page_no, 1), Arc::new(PageBuf::zeroed(4096)));
+        }
+        assert_eq!(cache.len(), 2001);
+        cache.set_capacity(64);
+        assert!(cache.len() <= 64, "{} pages after shrinking", cache.len());
+        assert!(cache.get(key(7, 0)).is_some(), "a pinned page stays");
+        // Every page the index still knows is really there, and new pages go in.
+        let found = (0..2000)
+            .filter(|&p| cache.get(key(p, 1)).is_some())
+            .count();
+        assert!(found < 64);
+        for page_no in 5000..5200 {
+            cache.insert(key(page_no, 0), Arc::new(PageBuf::zeroed(4096)));
+            assert!(cache.get(key(page_no, 0)).is_some());
+        }
+        assert!(cache.len() <= 64);
+        assert_eq!(cache.capacity(), 64);
         drop(pinned);
     }
 

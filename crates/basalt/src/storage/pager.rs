@@ -239,6 +239,16 @@ impl Pager {
         Synchronous::from_u8(self.synchronous.load(Ordering::Relaxed))
     }
 
+    /// Pages the shared page cache holds at most.
+    pub fn cache_pages(&self) -> usize {
+        self.cache.capacity()
+    }
+
+    /// Resizes the shared page cache (`PRAGMA cache_size`).
+    pub fn set_cache_pages(&self, pages: usize) {
+        self.cache.set_capacity(pages);
+    }
+
     /// Changes the durability mode for later commits.
     pub fn set_synchronous(&self, mode: Synchronous) {
         self.synchronous.store(mode as u8, Ordering::Relaxed);

@@ -130,14 +130,25 @@ impl Store {
 
     /// The write transaction, once the writer slot is free (waiting up to the busy timeout).
     pub fn begin_write(&self) -> Result<WriteTxn> {
+        self.begin_write_within(self.shared.busy_timeout)
+    }
+
+    /// The store's busy timeout, as opened.
+    pub fn busy_timeout(&self) -> Duration {
+        self.shared.busy_timeout
+    }
+
+    /// [`Store::begin_write`] waiting at most `timeout` for the writer slot (a connection's
+    /// own `busy_timeout` setting).
+    pub fn begin_write_within(&self, timeout: Duration) -> Result<WriteTxn> {
         let started = Instant::now();
-        let guard = self
-            .shared
-            .writer_slot
-            .try_lock_arc_for(self.shared.busy_timeout)
-            .ok_or(StorageError::Busy {
-                waited_ms: started.elapsed().as_millis() as u64,
-            })?;
+        let guard =
+            self.shared
+                .writer_slot
+                .try_lock_arc_for(timeout)
+                .ok_or(StorageError::Busy {
+                    waited_ms: started.elapsed().as_millis() as u64,
+                })?;
         let snapshot = self.shared.pager.committed_snapshot();
         Ok(WriteTxn {
             shared: self.shared.clone(),
