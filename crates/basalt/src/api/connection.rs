@@ -607,6 +607,9 @@ impl Connection {
             DdlStatement::Analyze { table } => {
                 crate::exec::analyze::analyze(table.as_deref(), catalog, &mut write.lock())?;
             }
+            DdlStatement::Reindex { indexes } => {
+                ddl::reindex(indexes, catalog, &mut write.lock())?;
+            }
             DdlStatement::Transaction(_) | DdlStatement::Setting { .. } => {
                 return Err(Error::new(
                     "XX000",

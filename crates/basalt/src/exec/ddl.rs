@@ -170,10 +170,52 @@ pub fn create_index(
         root: tree.root(),
         implicit: false,
     };
+    fill_index(&index, table, tree, txn)?;
+    catalog::put_object(txn, &SchemaObject::Index(index))?;
+    Ok(true)
+}
+
+/// Rebuilds each named index from its table's rows into a fresh tree, frees the old tree and
+/// points the catalog at the new one (`REINDEX`). The result holds the same entries, packed
+/// as a bulk load packs them; a damaged index is replaced by a correct one.
+pub fn reindex(names: &[String], catalog: &Catalog, txn: &mut WriteTxn) -> ExecResult<()> {
+    for name in names {
+        let Some(old) = catalog.indexes.get(&name.to_lowercase()) else {
+            return Err(ExecError::new(
+                "42P01",
+                format!("index \"{name}\" does not exist"),
+            ));
+        };
+        if old.method != IndexMethod::BTree {
+            continue;
+        }
+        let table = catalog
+            .table(&old.table)
+            .ok_or_else(|| unknown_table(catalog, &old.table))?;
+        let tree = IndexTree::create(txn)?;
+        let index = IndexDef {
+            root: tree.root(),
+            ..IndexDef::clone(old)
+        };
+        fill_index(&index, table, tree, txn)?;
+        IndexTree::open(old.root).destroy(txn)?;
+        catalog::put_object(txn, &SchemaObject::Index(index))?;
+    }
+    Ok(())
+}
+
+/// Fills the empty `tree` of `index` with an entry per row of `table` (a unique index fails
+/// with 23505 on duplicate keys, NULLs excepted).
+fn fill_index(
+    index: &IndexDef,
+    table: &TableDef,
+    tree: IndexTree,
+    txn: &mut WriteTxn,
+) -> ExecResult<()> {
     let rows = read_all_rows(table, txn)?;
     let mut entries: Vec<(Vec<u8>, usize, bool)> = rows
         .iter()
-        .map(|(row_id, values)| index_key(&index, values, *row_id))
+        .map(|(row_id, values)| index_key(index, values, *row_id))
         .collect();
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     if index.unique {
@@ -194,8 +236,7 @@ pub fn create_index(
         txn,
         entries.into_iter().map(|(key, _, _)| (key, Vec::new())),
     )?;
-    catalog::put_object(txn, &SchemaObject::Index(index))?;
-    Ok(true)
+    Ok(())
 }
 
 /// Creates a view.

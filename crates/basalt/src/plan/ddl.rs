@@ -124,4 +124,9 @@ pub enum DdlStatement {
     Analyze {
         table: Option<String>,
     },
+    /// `REINDEX [name]`: rebuild these indexes (resolved at bind time: the named index, every
+    /// index of the named table, or every index).
+    Reindex {
+        indexes: Vec<String>,
+    },
 }

@@ -41,6 +41,8 @@
 //!   `AUTOINCREMENT`, `GLOB` / `NOT GLOB`, postfix `ISNULL`, `BEGIN DEFERRED|IMMEDIATE|EXCLUSIVE`,
 //!   `x IN ()`, `x IN table` (as `x IN (SELECT * FROM table)`), `LIMIT offset, count`,
 //!   `ASC`/`DESC` after a column's type.
+//! * `REINDEX [INDEX | TABLE | DATABASE] [name]` (SQLite and PostgreSQL), which sqlparser
+//!   lacks, returned as Redshift's `VACUUM REINDEX [name]` AST (see `parse_reindex`).
 
 use sqlparser::ast::{BinaryOperator, ColumnOption, Expr, Statement, UnaryOperator, Value};
 use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
@@ -131,6 +133,35 @@ fn parse_pragma_value(
         }
         _ => parser.expected("a number, string or name", next),
     }
+}
+
+/// `REINDEX [INDEX | TABLE | DATABASE | SCHEMA | SYSTEM] [name]` (SQLite's form and
+/// PostgreSQL's). sqlparser has no REINDEX statement, so it is returned as the one AST node
+/// that already means "rebuild indexes": Redshift's `VACUUM REINDEX [name]`, i.e.
+/// `Statement::Vacuum` with only `reindex` set. The binder reads exactly that shape as
+/// REINDEX. The object kind word is accepted but not checked against the name's kind; a
+/// database, schema or system name is ignored (Basalt has one), which rebuilds every index.
+fn parse_reindex(parser: &mut Parser<'_>) -> Result<Statement, ParserError> {
+    let whole_database =
+        parser.parse_one_of_keywords(&[Keyword::DATABASE, Keyword::SCHEMA, Keyword::SYSTEM]);
+    if whole_database.is_none() {
+        // `INDEX` / `TABLE` only say what the name is.
+        let _ = parser.parse_one_of_keywords(&[Keyword::INDEX, Keyword::TABLE]);
+    }
+    let name = match parser.peek_token_ref().token {
+        Token::EOF | Token::SemiColon => None,
+        _ => Some(parser.parse_object_name(false)?),
+    };
+    Ok(Statement::Vacuum(sqlparser::ast::VacuumStatement {
+        full: false,
+        sort_only: false,
+        delete_only: false,
+        reindex: true,
+        recluster: false,
+        table_name: name.filter(|_| whole_database.is_none()),
+        threshold: None,
+        boost: false,
+    }))
 }
 
 /// `PRAGMA [schema.]name [= value | (value)]`, with SQLite's value forms.
@@ -242,6 +273,9 @@ impl Dialect for BasaltDialect {
         }
         if parser.parse_keyword(Keyword::PRAGMA) {
             return Some(parse_pragma(parser));
+        }
+        if parser.parse_keyword(Keyword::REINDEX) {
+            return Some(parse_reindex(parser));
         }
         PG.parse_statement(parser)
     }

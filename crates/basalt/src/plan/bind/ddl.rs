@@ -95,8 +95,49 @@ impl Binder<'_> {
             ast::Statement::Analyze(analyze) => Ok(DdlStatement::Analyze {
                 table: analyze.table_name.as_ref().map(object_name).transpose()?,
             }),
+            // The dialect parses `REINDEX [name]` into this form (see `sql::dialect`).
+            ast::Statement::Vacuum(ast::VacuumStatement {
+                reindex: true,
+                full: false,
+                sort_only: false,
+                delete_only: false,
+                recluster: false,
+                table_name,
+                threshold: None,
+                boost: false,
+            }) => self.bind_reindex(table_name.as_ref()),
             other => Err(BindError::unsupported(statement_name(other))),
         }
+    }
+
+    /// `REINDEX`: an index by name, a table's indexes (its constraint indexes included), or
+    /// with no name every index, as SQLite and PostgreSQL's `REINDEX DATABASE` do.
+    fn bind_reindex(&self, name: Option<&ast::ObjectName>) -> Result<DdlStatement, BindError> {
+        let indexes = match name {
+            None => self
+                .catalog
+                .indexes
+                .values()
+                .map(|i| i.name.clone())
+                .collect(),
+            Some(name) => {
+                let name = object_name(name)?;
+                if let Some(index) = self.catalog.indexes.get(&name.to_lowercase()) {
+                    vec![index.name.clone()]
+                } else if let Some(table) = self.catalog.table(&name) {
+                    self.catalog
+                        .indexes_of(&table.name)
+                        .map(|index| index.name.clone())
+                        .collect()
+                } else {
+                    return Err(BindError::new(
+                        "42P01",
+                        format!("relation \"{name}\" does not exist"),
+                    ));
+                }
+            }
+        };
+        Ok(DdlStatement::Reindex { indexes })
     }
 
     fn bind_create_table(&mut self, create: &ast::CreateTable) -> Result<DdlStatement, BindError> {
