@@ -24,6 +24,7 @@ use crate::exec::dml::{self, ModifyResult, TableRules};
 use crate::exec::explain::{OperatorStats, explain_lines, node_key};
 use crate::exec::foreign_keys::ForeignKeyRules;
 use crate::exec::source::PageSource;
+use crate::exec::triggers::{self, TriggerRuntime};
 use crate::exec::{ddl, eval};
 use crate::plan::bind;
 use crate::plan::ddl::{DdlStatement, TransactionControl};
@@ -259,6 +260,11 @@ impl Connection {
         }
     }
 
+    /// The triggers a modification planned against `catalog` fires.
+    fn trigger_runtime(&self, catalog: &Arc<Catalog>) -> TriggerRuntime {
+        TriggerRuntime::new(Arc::clone(catalog), self.foreign_keys_enforced())
+    }
+
     /// Whether modifications enforce foreign keys: `PRAGMA foreign_keys` / `SET
     /// foreign_keys`, on unless turned off (PostgreSQL always enforces them; SQLite's
     /// default is off).
@@ -375,6 +381,7 @@ impl Connection {
                 plan,
                 self.foreign_keys_enforced()
                     .then_some(&prepared.foreign_keys),
+                &self.trigger_runtime(&prepared.catalog),
             )
         {
             return self.apply_without_savepoint(prepared, params, write);
@@ -452,6 +459,7 @@ impl Connection {
                         .then_some(&prepared.foreign_keys),
                     write,
                     &ctx,
+                    &self.trigger_runtime(&prepared.catalog),
                 )?;
                 {
                     let mut session = self.session.borrow_mut();
@@ -486,6 +494,7 @@ impl Connection {
                         .then_some(&prepared.foreign_keys),
                     write,
                     &ctx,
+                    &self.trigger_runtime(&prepared.catalog),
                 )?;
                 let elapsed = started.elapsed();
                 self.session.borrow_mut().changes = result.changes;
@@ -540,6 +549,7 @@ impl Connection {
                         self.foreign_keys_enforced().then_some(&foreign_keys),
                         write,
                         ctx,
+                        &self.trigger_runtime(&catalog),
                     )?;
                 }
             }
@@ -580,6 +590,20 @@ impl Connection {
                     catalog,
                     &mut write.lock(),
                 )?;
+            }
+            DdlStatement::CreateTrigger {
+                trigger,
+                if_not_exists,
+            } => {
+                triggers::schema::create_trigger(
+                    trigger.clone(),
+                    *if_not_exists,
+                    catalog,
+                    &mut write.lock(),
+                )?;
+            }
+            DdlStatement::DropTrigger { name, if_exists } => {
+                triggers::schema::drop_trigger(name, *if_exists, catalog, &mut write.lock())?;
             }
             DdlStatement::AlterTable(alter) => {
                 let default = match alter {

@@ -13,7 +13,7 @@
 //! expressions), [`aggregate`]
 //! (aggregate calls and the rewrite over an Aggregate node), [`select`] and [`query`]
 //! (queries), [`from`]
-//! (FROM items and joins), [`grouping_sets`] (GROUPING SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`], [`types`] (type rules
+//! (FROM items and joins), [`grouping_sets`] (GROUPING SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`] and [`trigger`], [`types`] (type rules
 //! and functions), and [`window`] (window calls and the Window nodes over a query level).
 
 mod aggregate;
@@ -33,6 +33,7 @@ mod scope;
 mod select;
 #[cfg(test)]
 mod tests;
+mod trigger;
 mod types;
 mod window;
 
@@ -45,6 +46,9 @@ use crate::types::DataType;
 pub use error::BindError;
 use parameters::PlaceholderNumbering;
 use scope::Scope;
+pub use trigger::{
+    BoundTriggerProgram, TriggerRow, bind_trigger_program, duplicate_trigger_error, trigger_row,
+};
 
 /// Binds one parsed statement against `catalog`.
 pub fn bind(statement: &ast::Statement, catalog: &Catalog) -> Result<Bound, BindError> {
