@@ -348,7 +348,9 @@ impl Connection {
                 let (name, value, show) = (name.clone(), value.clone(), *show);
                 self.setting(&name, value, show, params)
             }
-            BoundStatement::Modify(_) | BoundStatement::Ddl(_) => self.run_write(prepared, params),
+            BoundStatement::Modify(_) | BoundStatement::Ddl(_) | BoundStatement::InsteadOf(_) => {
+                self.run_write(prepared, params)
+            }
         }
     }
 
@@ -480,6 +482,16 @@ impl Connection {
             BoundStatement::Ddl(statement) => {
                 self.apply_ddl(statement, &prepared.catalog, write, &ctx)?;
                 Ok(Outcome::Changed(0))
+            }
+            BoundStatement::InsteadOf(modification) => {
+                let changes = triggers::execute_view_modification(
+                    modification,
+                    &self.trigger_runtime(&prepared.catalog),
+                    write,
+                    &ctx,
+                )?;
+                self.session.borrow_mut().changes = changes;
+                Ok(Outcome::Changed(changes))
             }
             BoundStatement::Explain {
                 plan,
@@ -1010,6 +1022,6 @@ pub(crate) fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
         BoundStatement::Ddl(DdlStatement::Setting {
             name, value: None, ..
         }) => vec![text(name)],
-        BoundStatement::Ddl(_) => Vec::new(),
+        BoundStatement::Ddl(_) | BoundStatement::InsteadOf(_) => Vec::new(),
     }
 }

@@ -1,5 +1,5 @@
-//! Schema introspection: [`Connection::schema_objects`] lists every table, index and view
-//! with a `CREATE` statement rebuilt from the catalog.
+//! Schema introspection: [`Connection::schema_objects`] lists every table, index, view and
+//! trigger with a `CREATE` statement rebuilt from the catalog.
 //!
 //! Basalt has no SQL-visible catalog yet, so this is how tools (the `basalt` shell's
 //! `.tables`, `.schema` and `.dump`) see the schema. The catalog keeps structure, not the
@@ -32,6 +32,7 @@ pub enum SchemaKind {
     Table,
     Index,
     View,
+    Trigger,
 }
 
 /// One schema object with a statement that recreates it.
@@ -40,15 +41,17 @@ pub struct SchemaObject {
     pub kind: SchemaKind,
     /// The object's name as the catalog keeps it (unquoted identifiers folded to lower case).
     pub name: String,
-    /// The table an index belongs to; for tables and views, their own name.
+    /// The table an index (or the table or view a trigger) belongs to; for tables and
+    /// views, their own name.
     pub table: String,
     /// A `CREATE TABLE`, `CREATE INDEX` or `CREATE VIEW` statement, without a trailing `;`.
     pub sql: String,
 }
 
 impl Connection {
-    /// Every table, index and view, in an order that recreates them: tables by name, then
-    /// indexes by name, then views, each view after the views it reads.
+    /// Every table, index, view and trigger, in an order that recreates them: tables by
+    /// name, then indexes by name, then views, each view after the views it reads, then
+    /// triggers by name.
     pub fn schema_objects(&self) -> Result<Vec<SchemaObject>> {
         let source = self.read_source()?;
         let catalog = self.db.catalog_for(&source)?;
@@ -83,6 +86,14 @@ fn describe_catalog(catalog: &Catalog) -> Vec<SchemaObject> {
             name: view.name.clone(),
             table: view.name.clone(),
             sql: create_view_sql(view),
+        });
+    }
+    for trigger in catalog.triggers.values() {
+        objects.push(SchemaObject {
+            kind: SchemaKind::Trigger,
+            name: trigger.name.clone(),
+            table: trigger.table.clone(),
+            sql: trigger.to_sql(),
         });
     }
     objects

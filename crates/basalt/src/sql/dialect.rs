@@ -41,6 +41,11 @@
 //!   `AUTOINCREMENT`, `GLOB` / `NOT GLOB`, postfix `ISNULL`, `BEGIN DEFERRED|IMMEDIATE|EXCLUSIVE`,
 //!   `x IN ()`, `x IN table` (as `x IN (SELECT * FROM table)`), `LIMIT offset, count`,
 //!   `ASC`/`DESC` after a column's type.
+//! * SQLite's `CREATE TRIGGER IF NOT EXISTS`: sqlparser's `CreateTrigger` has no field for
+//!   it, so it is carried in `or_alter` (T-SQL's `CREATE OR ALTER`, which Basalt does not
+//!   accept: `CREATE OR ALTER TRIGGER` is a syntax error here, leaving the field free).
+//!   The rest of SQLite's trigger syntax (`BEGIN stmt; ... END`, optional timing and
+//!   `FOR EACH ROW`, `UPDATE OF cols`, `WHEN`) sqlparser parses as it is.
 
 use sqlparser::ast::{BinaryOperator, ColumnOption, Expr, Statement, UnaryOperator, Value};
 use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
@@ -134,6 +139,36 @@ fn parse_pragma_value(
 }
 
 /// `PRAGMA [schema.]name [= value | (value)]`, with SQLite's value forms.
+/// `CREATE TRIGGER IF NOT EXISTS ...` as a `CreateTrigger` with `or_alter` set (see the module
+/// documentation); `CREATE OR ALTER TRIGGER` refused. `None` for any other statement.
+fn parse_create_trigger_if_not_exists(
+    parser: &mut Parser<'_>,
+) -> Option<Result<Statement, ParserError>> {
+    let [create, second, third] = parser.peek_tokens_ref::<3>();
+    let is_word = |token: &TokenWithSpan, keyword: Keyword| matches!(&token.token, Token::Word(word) if word.keyword == keyword && word.quote_style.is_none());
+    if !is_word(create, Keyword::CREATE) {
+        return None;
+    }
+    if is_word(second, Keyword::OR) && is_word(third, Keyword::ALTER) {
+        return Some(Err(ParserError::ParserError(
+            "CREATE OR ALTER is not supported".into(),
+        )));
+    }
+    if !is_word(second, Keyword::TRIGGER) || !is_word(third, Keyword::IF) {
+        return None;
+    }
+    parser.advance_token();
+    parser.advance_token();
+    if !parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]) {
+        return Some(parser.expected_ref("IF NOT EXISTS", parser.peek_token_ref()));
+    }
+    Some(
+        parser
+            .parse_create_trigger(false, true, false, false)
+            .map(Statement::CreateTrigger),
+    )
+}
+
 fn parse_pragma(parser: &mut Parser<'_>) -> Result<Statement, ParserError> {
     let name = parser.parse_object_name(false)?;
     if parser.consume_token(&Token::LParen) {
@@ -242,6 +277,9 @@ impl Dialect for BasaltDialect {
         }
         if parser.parse_keyword(Keyword::PRAGMA) {
             return Some(parse_pragma(parser));
+        }
+        if let Some(result) = parse_create_trigger_if_not_exists(parser) {
+            return Some(result);
         }
         PG.parse_statement(parser)
     }

@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use crate::catalog::{Catalog, TriggerDef, TriggerEvent, TriggerTiming};
 use crate::plan::bind::{self, BindError};
-use crate::plan::{BoundStatement, PlanNode, optimize};
+use crate::plan::{BoundStatement, PlanNode, ViewModification, optimize};
 use crate::txn::WriteTxn;
 use crate::types::Value;
 
@@ -325,6 +325,46 @@ fn in_trigger(mut error: ExecError, trigger: &str) -> ExecError {
         error.message = format!("{} (in trigger \"{trigger}\")", error.message);
     }
     error
+}
+
+/// Carries out an INSERT, UPDATE or DELETE on a view: fires the view's INSTEAD OF triggers
+/// for each row `modification.rows` produces. Returns 0: like SQLite's `changes()`, the
+/// count leaves out INSTEAD OF firings (the triggers' own changes are not the statement's).
+pub fn execute_view_modification(
+    modification: &ViewModification,
+    runtime: &TriggerRuntime,
+    txn: &Arc<parking_lot::Mutex<WriteTxn>>,
+    ctx: &ExecContext,
+) -> ExecResult<u64> {
+    let (event, updated_columns) = match &modification.event {
+        TriggerEvent::Insert => (RowEvent::Insert, Vec::new()),
+        TriggerEvent::Update(columns) => (RowEvent::Update, columns.clone()),
+        TriggerEvent::Delete => (RowEvent::Delete, Vec::new()),
+    };
+    let updated_columns: Vec<&str> = updated_columns.iter().map(String::as_str).collect();
+    let triggers = runtime.matching(
+        &modification.view,
+        TriggerTiming::InsteadOf,
+        event,
+        &updated_columns,
+    );
+    // Every row is computed before the first trigger runs, as for any modification.
+    let mut operator = operators::build(&modification.rows, ctx)?;
+    let batches = operators::collect(operator.as_mut(), ctx)?;
+    drop(operator);
+    let width = modification.width;
+    for batch in &batches {
+        for row in 0..batch.rows {
+            let values = batch.row(row);
+            let (new, old) = match event {
+                RowEvent::Insert => (values.get(..width), None),
+                RowEvent::Delete => (None, values.get(..width)),
+                RowEvent::Update => (values.get(width..2 * width), values.get(..width)),
+            };
+            runtime.fire(&triggers, new, old, txn, ctx)?;
+        }
+    }
+    Ok(0)
 }
 
 /// The BEFORE and AFTER triggers of one modification of one table, ready to fire per row.

@@ -13,7 +13,7 @@
 //! expressions), [`aggregate`]
 //! (aggregate calls and the rewrite over an Aggregate node), [`select`] and [`query`]
 //! (queries), [`from`]
-//! (FROM items and joins), [`grouping_sets`] (GROUPING SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`] and [`trigger`], [`types`] (type rules
+//! (FROM items and joins), [`grouping_sets`] (GROUPING SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`] and [`trigger`] (with [`instead_of`]), [`types`] (type rules
 //! and functions), and [`window`] (window calls and the Window nodes over a query level).
 
 mod aggregate;
@@ -25,6 +25,7 @@ mod foreign_key;
 mod from;
 mod function;
 mod grouping_sets;
+mod instead_of;
 mod parameters;
 mod predicate;
 mod query;
@@ -179,6 +180,13 @@ impl<'a> Binder<'a> {
     }
 
     fn bind_statement(&mut self, statement: &ast::Statement) -> Result<BoundStatement, BindError> {
+        if let Some(view) = instead_of::target_view(statement)
+            && self.is_view(view)
+        {
+            return Ok(BoundStatement::InsteadOf(
+                self.bind_view_modification(statement, view)?,
+            ));
+        }
         match statement {
             ast::Statement::Query(query) => Ok(BoundStatement::Query(self.bind_query(query)?)),
             ast::Statement::Insert(insert) => Ok(BoundStatement::Modify(self.bind_insert(insert)?)),
