@@ -216,7 +216,10 @@ impl Session {
             .conn
             .schema_objects()?
             .into_iter()
-            .filter(|object| object.kind != SchemaKind::Index && matches(pattern, &object.name))
+            .filter(|object| {
+                matches!(object.kind, SchemaKind::Table | SchemaKind::View)
+                    && matches(pattern, &object.name)
+            })
             .map(|object| object.name)
             .collect();
         names.sort_by_key(|name| name.to_lowercase());
@@ -227,7 +230,8 @@ impl Session {
         let pattern = optional_pattern(".schema [PATTERN]", args)?;
         let objects = self.conn.schema_objects()?;
         let mut lines = Vec::new();
-        // Each table followed by its indexes, then the views.
+        // Each table followed by its indexes, then the views, then the triggers (matched by
+        // the table or view they watch).
         for table in objects.iter().filter(|o| o.kind == SchemaKind::Table) {
             if !matches(pattern, &table.name) {
                 continue;
@@ -240,6 +244,11 @@ impl Session {
         for view in objects.iter().filter(|o| o.kind == SchemaKind::View) {
             if matches(pattern, &view.name) {
                 lines.push(format!("{};", view.sql));
+            }
+        }
+        for trigger in objects.iter().filter(|o| o.kind == SchemaKind::Trigger) {
+            if matches(pattern, &trigger.table) {
+                lines.push(format!("{};", trigger.sql));
             }
         }
         self.write_lines(&lines)

@@ -114,6 +114,19 @@ fn write_dump(session: &mut Session, patterns: &[String]) -> Result<(), Failure>
     for view in &views {
         writeln!(out, "{};", view.sql).map_err(output_failure)?;
     }
+    // Triggers last, as sqlite3's .dump does, so loading the rows does not fire them.
+    let dumped = |name: &str| {
+        tables
+            .iter()
+            .chain(&views)
+            .any(|object| object.name.eq_ignore_ascii_case(name))
+    };
+    for trigger in objects
+        .iter()
+        .filter(|o| o.kind == SchemaKind::Trigger && dumped(&o.table))
+    {
+        writeln!(out, "{};", trigger.sql).map_err(output_failure)?;
+    }
     writeln!(out, "COMMIT;").map_err(output_failure)?;
     Ok(())
 }

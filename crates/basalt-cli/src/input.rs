@@ -8,6 +8,10 @@
 //! first syntax error; the shell needs the statements before a broken one to run (and the
 //! broken one to be reported on its own, with a caret), so it splits on the tokens here and
 //! hands each statement's text to `Connection::prepare`, which parses it.
+//!
+//! One rule goes beyond the tokens, as in sqlite3's `sqlite3_complete`: inside `CREATE
+//! [TEMP] TRIGGER`, whose program is `BEGIN stmt; stmt; END`, only a `;` right after `END`
+//! ends the statement.
 
 use basalt::sql::BasaltDialect;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
@@ -26,7 +30,11 @@ pub struct Statement<'a> {
 pub fn complete_statements(text: &str) -> Option<Vec<Statement<'_>>> {
     let tokens = tokenize(text)?;
     let last = tokens.iter().rev().find(|token| !is_space(token))?;
-    (last.token == Token::SemiColon).then(|| statements_of(text, &tokens))
+    if last.token != Token::SemiColon {
+        return None;
+    }
+    let (statements, open) = segments(text, &tokens);
+    (!open).then_some(statements)
 }
 
 /// Whether `text` holds nothing to run (only whitespace, comments and `;`).
@@ -54,15 +62,43 @@ pub fn split(text: &str) -> Vec<Statement<'_>> {
 }
 
 fn statements_of<'a>(text: &'a str, tokens: &[TokenWithSpan]) -> Vec<Statement<'a>> {
+    segments(text, tokens).0
+}
+
+/// Whether `token` is the (unquoted) keyword `word`.
+fn is_word(token: Option<&TokenWithSpan>, word: &str) -> bool {
+    matches!(token.map(|token| &token.token), Some(Token::Word(w)) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
+}
+
+/// The statements of `text`, and whether the input ended inside a statement whose `;` were
+/// all within a trigger's program (so it is not complete yet).
+fn segments<'a>(text: &'a str, tokens: &[TokenWithSpan]) -> (Vec<Statement<'a>>, bool) {
     let lines = LineStarts::new(text);
     let mut statements = Vec::new();
     let mut first: Option<&TokenWithSpan> = None;
     let mut last: Option<&TokenWithSpan> = None;
+    // The statement's first three words, to recognise CREATE [TEMP] TRIGGER.
+    let mut leading: Vec<&TokenWithSpan> = Vec::new();
+    let mut open_trigger = false;
     for token in tokens.iter().chain(std::iter::once(&END)) {
         if is_space(token) {
             continue;
         }
+        let in_trigger = is_word(leading.first().copied(), "create")
+            && (is_word(leading.get(1).copied(), "trigger")
+                || (is_word(leading.get(2).copied(), "trigger")
+                    && (is_word(leading.get(1).copied(), "temp")
+                        || is_word(leading.get(1).copied(), "temporary"))));
+        if token.token == Token::SemiColon && in_trigger && !is_word(last, "end") {
+            open_trigger = true;
+            last = Some(token);
+            continue;
+        }
         if token.token == Token::SemiColon || token.token == Token::EOF {
+            if token.token == Token::SemiColon {
+                open_trigger = false;
+            }
+            leading.clear();
             if let (Some(first), Some(last)) = (first, last) {
                 let start = lines.offset(first.span.start);
                 let end = lines.offset(last.span.end).max(start);
@@ -77,8 +113,11 @@ fn statements_of<'a>(text: &'a str, tokens: &[TokenWithSpan]) -> Vec<Statement<'
         }
         first = first.or(Some(token));
         last = Some(token);
+        if leading.len() < 3 {
+            leading.push(token);
+        }
     }
-    statements
+    (statements, open_trigger)
 }
 
 /// Marks the end of the token stream for [`split`].
@@ -183,6 +222,26 @@ mod tests {
         assert!(!is_complete("SELECT \"a;"));
         assert!(is_complete("SELECT 'a;b';"));
         assert!(is_complete("SELECT $$ ; $$;"));
+    }
+
+    #[test]
+    fn a_trigger_ends_at_end_semicolon() {
+        let trigger =
+            "CREATE TRIGGER r AFTER INSERT ON t BEGIN INSERT INTO u VALUES (1); DELETE FROM v; END";
+        assert!(!is_complete(
+            "CREATE TRIGGER r AFTER INSERT ON t BEGIN INSERT INTO u VALUES (1);"
+        ));
+        assert!(is_complete(&format!("{trigger};")));
+        let input =
+            format!("{trigger}; SELECT 1;\nCREATE TEMP TRIGGER x DELETE ON t BEGIN SELECT 1; END;");
+        let statements = texts(&input);
+        assert_eq!(statements.len(), 3);
+        assert_eq!(statements[0].0, trigger);
+        assert_eq!(statements[1].0, "SELECT 1");
+        assert_eq!(
+            statements[2],
+            ("CREATE TEMP TRIGGER x DELETE ON t BEGIN SELECT 1; END", 2)
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ use crate::exec::dml::{self, ModifyResult, TableRules};
 use crate::exec::explain::{OperatorStats, explain_lines, node_key};
 use crate::exec::foreign_keys::ForeignKeyRules;
 use crate::exec::source::PageSource;
+use crate::exec::triggers::{self, TriggerRuntime};
 use crate::exec::{ddl, eval};
 use crate::plan::bind;
 use crate::plan::ddl::{DdlStatement, TransactionControl};
@@ -262,6 +263,11 @@ impl Connection {
         }
     }
 
+    /// The triggers a modification planned against `catalog` fires.
+    fn trigger_runtime(&self, catalog: &Arc<Catalog>) -> TriggerRuntime {
+        TriggerRuntime::new(Arc::clone(catalog), self.foreign_keys_enforced())
+    }
+
     /// Whether modifications enforce foreign keys: `PRAGMA foreign_keys` / `SET
     /// foreign_keys`, on unless turned off (PostgreSQL always enforces them; SQLite's
     /// default is off).
@@ -345,7 +351,9 @@ impl Connection {
                 let (name, value, show) = (name.clone(), value.clone(), *show);
                 self.setting(&name, value, show, params)
             }
-            BoundStatement::Modify(_) | BoundStatement::Ddl(_) => self.run_write(prepared, params),
+            BoundStatement::Modify(_) | BoundStatement::Ddl(_) | BoundStatement::InsteadOf(_) => {
+                self.run_write(prepared, params)
+            }
         }
     }
 
@@ -378,6 +386,7 @@ impl Connection {
                 plan,
                 self.foreign_keys_enforced()
                     .then_some(&prepared.foreign_keys),
+                &self.trigger_runtime(&prepared.catalog),
             )
         {
             return self.apply_without_savepoint(prepared, params, write);
@@ -455,6 +464,7 @@ impl Connection {
                         .then_some(&prepared.foreign_keys),
                     write,
                     &ctx,
+                    &self.trigger_runtime(&prepared.catalog),
                 )?;
                 {
                     let mut session = self.session.borrow_mut();
@@ -476,6 +486,16 @@ impl Connection {
                 self.apply_ddl(statement, &prepared.catalog, write, &ctx)?;
                 Ok(Outcome::Changed(0))
             }
+            BoundStatement::InsteadOf(modification) => {
+                let changes = triggers::execute_view_modification(
+                    modification,
+                    &self.trigger_runtime(&prepared.catalog),
+                    write,
+                    &ctx,
+                )?;
+                self.session.borrow_mut().changes = changes;
+                Ok(Outcome::Changed(changes))
+            }
             BoundStatement::Explain {
                 plan,
                 analyze: true,
@@ -489,6 +509,7 @@ impl Connection {
                         .then_some(&prepared.foreign_keys),
                     write,
                     &ctx,
+                    &self.trigger_runtime(&prepared.catalog),
                 )?;
                 let elapsed = started.elapsed();
                 self.session.borrow_mut().changes = result.changes;
@@ -543,6 +564,7 @@ impl Connection {
                         self.foreign_keys_enforced().then_some(&foreign_keys),
                         write,
                         ctx,
+                        &self.trigger_runtime(&catalog),
                     )?;
                 }
             }
@@ -583,6 +605,20 @@ impl Connection {
                     catalog,
                     &mut write.lock(),
                 )?;
+            }
+            DdlStatement::CreateTrigger {
+                trigger,
+                if_not_exists,
+            } => {
+                triggers::schema::create_trigger(
+                    trigger.clone(),
+                    *if_not_exists,
+                    catalog,
+                    &mut write.lock(),
+                )?;
+            }
+            DdlStatement::DropTrigger { name, if_exists } => {
+                triggers::schema::drop_trigger(name, *if_exists, catalog, &mut write.lock())?;
             }
             DdlStatement::AlterTable(alter) => {
                 let default = match alter {
@@ -1022,7 +1058,7 @@ pub(crate) fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
         BoundStatement::Ddl(DdlStatement::Setting {
             name, value: None, ..
         }) => vec![text(name)],
-        BoundStatement::Ddl(_) => Vec::new(),
+        BoundStatement::Ddl(_) | BoundStatement::InsteadOf(_) => Vec::new(),
     }
 }
 

@@ -1,5 +1,5 @@
-//! Schema introspection: [`Connection::schema_objects`] lists every table, index and view
-//! with a `CREATE` statement rebuilt from the catalog (`catalog::describe`).
+//! Schema introspection: [`Connection::schema_objects`] lists every table, index, view and
+//! trigger with a `CREATE` statement rebuilt from the catalog (`catalog::describe`).
 //!
 //! This is how tools (the `basalt` shell's `.tables`, `.schema` and `.dump`) see the schema;
 //! SQL sees the same statements through `basalt_schema`. The schema is read the way a query
@@ -12,8 +12,9 @@ use crate::catalog::describe::describe_catalog;
 pub use crate::catalog::describe::{SchemaKind, SchemaObject, quote_identifier};
 
 impl Connection {
-    /// Every table, index and view, in an order that recreates them: tables by name, then
-    /// indexes by name, then views, each view after the views it reads.
+    /// Every table, index, view and trigger, in an order that recreates them: tables by
+    /// name, then indexes by name, then views, each view after the views it reads, then
+    /// triggers by name.
     pub fn schema_objects(&self) -> Result<Vec<SchemaObject>> {
         let source = self.read_source()?;
         let catalog = self.db.catalog_for(&source)?;

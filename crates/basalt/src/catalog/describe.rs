@@ -1,5 +1,6 @@
-//! The schema as SQL: every table, index and view with a `CREATE` statement rebuilt from the
-//! catalog, and the identifier quoting rule those statements follow.
+//! The schema as SQL: every table, index, view and trigger with a `CREATE` statement rebuilt
+//! from the catalog (a trigger's is its stored text), and the identifier quoting rule those
+//! statements follow.
 //!
 //! The catalog keeps structure, not the original text, so each statement is reconstructed:
 //! names quoted where they must be, declared types as written, DEFAULT and CHECK expressions
@@ -29,6 +30,7 @@ pub enum SchemaKind {
     Table,
     Index,
     View,
+    Trigger,
 }
 
 /// One schema object with a statement that recreates it.
@@ -37,15 +39,16 @@ pub struct SchemaObject {
     pub kind: SchemaKind,
     /// The object's name as the catalog keeps it (unquoted identifiers folded to lower case).
     pub name: String,
-    /// The table an index belongs to; for tables and views, their own name.
+    /// The table an index (or the table or view a trigger) belongs to; for tables and
+    /// views, their own name.
     pub table: String,
     /// A `CREATE TABLE`, `CREATE INDEX` or `CREATE VIEW` statement, without a trailing `;`.
     pub sql: String,
 }
 
-/// Every table, index and view, in an order that recreates them: tables by name (each after
-/// the tables its foreign keys reference), then indexes by name, then views, each view after
-/// the views it reads.
+/// Every table, index, view and trigger, in an order that recreates them: tables by name (each
+/// after the tables its foreign keys reference), then indexes by name, then views, each view
+/// after the views it reads, then triggers by name.
 pub fn describe_catalog(catalog: &Catalog) -> Vec<SchemaObject> {
     let mut objects = Vec::new();
     for table in tables_in_dependency_order(catalog) {
@@ -73,6 +76,14 @@ pub fn describe_catalog(catalog: &Catalog) -> Vec<SchemaObject> {
             name: view.name.clone(),
             table: view.name.clone(),
             sql: create_view_sql(view),
+        });
+    }
+    for trigger in catalog.triggers.values() {
+        objects.push(SchemaObject {
+            kind: SchemaKind::Trigger,
+            name: trigger.name.clone(),
+            table: trigger.table.clone(),
+            sql: trigger.to_sql(),
         });
     }
     objects

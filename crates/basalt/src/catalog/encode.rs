@@ -1,7 +1,7 @@
 //! The binary form of catalog entries.
 //!
 //! Format version 2, little-endian: a version byte, then the object kind byte (`t`, `i`,
-//! `v`, `s` for statistics), then the object's fields in declaration order. Strings are a
+//! `v`, `s` for statistics, `r` for triggers), then the object's fields in declaration order. Strings are a
 //! u32 length and UTF-8
 //! bytes; optional strings are a presence byte then the string; lists are a u32 count then
 //! the items; `DataType` is one byte (see [`data_type_byte`]). Decoding checks every length
@@ -16,7 +16,7 @@ use crate::types::DataType;
 
 use super::{
     ColumnDef, ForeignKeyDef, IndexDef, IndexMethod, IndexStatistics, ReferentialAction,
-    SchemaObject, TableDef, TableStatistics, ViewDef,
+    SchemaObject, TableDef, TableStatistics, TriggerDef, TriggerEvent, TriggerTiming, ViewDef,
 };
 
 const FORMAT_VERSION: u8 = 2;
@@ -237,6 +237,27 @@ pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
             view.column_names.iter().for_each(|name| out.str(name));
             out.str(&view.query);
         }
+        SchemaObject::Trigger(trigger) => {
+            out.str(&trigger.name);
+            out.str(&trigger.table);
+            out.u8(match trigger.timing {
+                TriggerTiming::Before => 0,
+                TriggerTiming::After => 1,
+                TriggerTiming::InsteadOf => 2,
+            });
+            let no_columns = Vec::new();
+            let (event, columns) = match &trigger.event {
+                TriggerEvent::Insert => (0, &no_columns),
+                TriggerEvent::Update(columns) => (1, columns),
+                TriggerEvent::Delete => (2, &no_columns),
+            };
+            out.u8(event);
+            out.usize(columns.len());
+            columns.iter().for_each(|column| out.str(column));
+            out.opt_str(trigger.condition.as_deref());
+            out.usize(trigger.body.len());
+            trigger.body.iter().for_each(|statement| out.str(statement));
+        }
         SchemaObject::Statistics(statistics) => {
             out.str(&statistics.table);
             out.u32(statistics.table_root);
@@ -418,6 +439,40 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 query,
             })
         }
+        b'r' => {
+            let name = input.str()?;
+            let table = input.str()?;
+            let timing = match input.u8()? {
+                0 => TriggerTiming::Before,
+                1 => TriggerTiming::After,
+                2 => TriggerTiming::InsteadOf,
+                other => return Err(CatalogError(format!("unknown trigger timing {other}"))),
+            };
+            let event = input.u8()?;
+            let count = input.count()?;
+            let columns = (0..count)
+                .map(|_| input.str())
+                .collect::<Result<Vec<_>, _>>()?;
+            let event = match event {
+                0 => TriggerEvent::Insert,
+                1 => TriggerEvent::Update(columns),
+                2 => TriggerEvent::Delete,
+                other => return Err(CatalogError(format!("unknown trigger event {other}"))),
+            };
+            let condition = input.opt_str()?;
+            let count = input.count()?;
+            let body = (0..count)
+                .map(|_| input.str())
+                .collect::<Result<Vec<_>, _>>()?;
+            SchemaObject::Trigger(TriggerDef {
+                name,
+                table,
+                timing,
+                event,
+                condition,
+                body,
+            })
+        }
         b's' => {
             let table = input.str()?;
             let table_root = input.u32()?;
@@ -512,6 +567,14 @@ mod tests {
                 name: "v".into(),
                 column_names: vec!["a".into()],
                 query: "SELECT 1".into(),
+            }),
+            SchemaObject::Trigger(TriggerDef {
+                name: "audit".into(),
+                table: "Users".into(),
+                timing: TriggerTiming::After,
+                event: TriggerEvent::Update(vec!["email".into()]),
+                condition: Some("new.email <> old.email".into()),
+                body: vec!["INSERT INTO log VALUES (new.id)".into(), "SELECT 1".into()],
             }),
         ];
         for object in objects {

@@ -1,4 +1,4 @@
-//! The catalog: tables, columns and indexes, persisted in the database file.
+//! The catalog: tables, columns, indexes, views and triggers, persisted in the database file.
 //!
 //! Every schema object is one entry of a *system index tree* whose root page is kept in
 //! header meta slot [`CATALOG_ROOT_SLOT`]; a schema version in meta slot
@@ -205,6 +205,95 @@ pub struct ViewDef {
     pub query: String,
 }
 
+/// When a trigger's program runs relative to the row change that fires it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TriggerTiming {
+    Before,
+    After,
+    /// Instead of the change: only on views, whose rows cannot be changed themselves.
+    InsteadOf,
+}
+
+/// The kind of row change that fires a trigger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TriggerEvent {
+    Insert,
+    /// `UPDATE [OF column, ...]`: with columns, only an UPDATE whose SET names one of them.
+    Update(Vec<String>),
+    Delete,
+}
+
+/// A row trigger (SQLite's `CREATE TRIGGER`): a program of statements run for each row a
+/// modification of `table` changes. The WHEN condition and the statements are kept as SQL
+/// text and re-bound when a statement fires them (`crate::exec::triggers`), with `NEW` and
+/// `OLD` standing for the row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TriggerDef {
+    pub name: String,
+    /// The table (or, for INSTEAD OF, the view) the trigger watches.
+    pub table: String,
+    pub timing: TriggerTiming,
+    pub event: TriggerEvent,
+    /// The WHEN condition, as SQL text.
+    pub condition: Option<String>,
+    /// The program: INSERT, UPDATE, DELETE and SELECT statements, each as SQL text.
+    pub body: Vec<String>,
+}
+
+impl TriggerDef {
+    /// The trigger as a `CREATE TRIGGER` statement (for `.schema` and dumps).
+    pub fn to_sql(&self) -> String {
+        let timing = match self.timing {
+            TriggerTiming::Before => "BEFORE",
+            TriggerTiming::After => "AFTER",
+            TriggerTiming::InsteadOf => "INSTEAD OF",
+        };
+        let event = match &self.event {
+            TriggerEvent::Insert => "INSERT".to_string(),
+            TriggerEvent::Update(columns) if columns.is_empty() => "UPDATE".to_string(),
+            TriggerEvent::Update(columns) => format!(
+                "UPDATE OF {}",
+                columns
+                    .iter()
+                    .map(|column| quote_identifier(column))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            TriggerEvent::Delete => "DELETE".to_string(),
+        };
+        let mut sql = format!(
+            "CREATE TRIGGER {} {timing} {event} ON {} FOR EACH ROW",
+            quote_identifier(&self.name),
+            quote_identifier(&self.table)
+        );
+        if let Some(condition) = &self.condition {
+            sql.push_str(&format!(" WHEN {condition}"));
+        }
+        sql.push_str(" BEGIN");
+        for statement in &self.body {
+            sql.push_str(&format!(" {statement};"));
+        }
+        sql.push_str(" END");
+        sql
+    }
+}
+
+/// `name` as an identifier: bare when it is a plain lower-case word, else double-quoted.
+fn quote_identifier(name: &str) -> String {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|first| first.is_ascii_lowercase() || first == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
 /// What `ANALYZE` measured of one table, for the optimizer's estimates. Statistics name the
 /// root pages they were taken from, so a table or index dropped and re-created under the same
 /// name does not inherit them.
@@ -232,6 +321,7 @@ pub enum SchemaObject {
     Index(IndexDef),
     View(ViewDef),
     Statistics(TableStatistics),
+    Trigger(TriggerDef),
 }
 
 impl SchemaObject {
@@ -242,6 +332,7 @@ impl SchemaObject {
             SchemaObject::Index(index) => &index.name,
             SchemaObject::View(view) => &view.name,
             SchemaObject::Statistics(statistics) => &statistics.table,
+            SchemaObject::Trigger(trigger) => &trigger.name,
         }
     }
 
@@ -252,6 +343,7 @@ impl SchemaObject {
             SchemaObject::Index(_) => b'i',
             SchemaObject::View(_) => b'v',
             SchemaObject::Statistics(_) => b's',
+            SchemaObject::Trigger(_) => b'r',
         }
     }
 }
@@ -266,6 +358,8 @@ pub struct Catalog {
     pub views: BTreeMap<String, Arc<ViewDef>>,
     /// ANALYZE results by lower-cased table name.
     pub statistics: BTreeMap<String, Arc<TableStatistics>>,
+    /// Triggers by lower-cased name.
+    pub triggers: BTreeMap<String, Arc<TriggerDef>>,
 }
 
 impl Catalog {
@@ -297,6 +391,11 @@ impl Catalog {
                         .statistics
                         .insert(statistics.table.to_lowercase(), Arc::new(statistics));
                 }
+                SchemaObject::Trigger(trigger) => {
+                    catalog
+                        .triggers
+                        .insert(trigger.name.to_lowercase(), Arc::new(trigger));
+                }
             }
         }
         catalog
@@ -326,6 +425,16 @@ impl Catalog {
     /// The table named `name` (case-insensitive).
     pub fn table(&self, name: &str) -> Option<&Arc<TableDef>> {
         self.tables.get(&name.to_lowercase())
+    }
+
+    /// The triggers on table or view `table`, in name order (the order they fire in).
+    pub fn triggers_of<'a>(
+        &'a self,
+        table: &'a str,
+    ) -> impl Iterator<Item = &'a Arc<TriggerDef>> + 'a {
+        self.triggers
+            .values()
+            .filter(move |trigger| trigger.table.eq_ignore_ascii_case(table))
     }
 
     /// The indexes of table `table`.

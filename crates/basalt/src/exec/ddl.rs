@@ -1,4 +1,5 @@
-//! DDL: creating, altering and dropping tables, indexes and views.
+//! DDL: creating, altering and dropping tables, indexes and views (triggers:
+//! `super::triggers::schema`).
 //!
 //! Every change is made inside the caller's write transaction — new trees are allocated,
 //! catalog entries written, old trees freed page by page — so DDL commits and rolls back
@@ -359,6 +360,7 @@ pub fn drop_objects(
                     destroy_index(index, txn)?;
                 }
                 TableTree::open(table.root).destroy(txn)?;
+                super::triggers::schema::drop_triggers_of(&table.name, catalog, txn)?;
                 catalog::remove_object(txn, b't', &table.name)?;
                 if catalog.statistics.contains_key(&lower) {
                     catalog::remove_object(txn, b's', &table.name)?;
@@ -396,6 +398,7 @@ pub fn drop_objects(
                         format!("view \"{name}\" does not exist"),
                     ));
                 };
+                super::triggers::schema::drop_triggers_of(&view.name, catalog, txn)?;
                 catalog::remove_object(txn, b'v', &view.name)?;
             }
         }
@@ -616,6 +619,7 @@ pub fn alter_table(
                 return Err(already_exists("relation", new_name));
             }
             catalog::remove_object(txn, b't', &table.name)?;
+            super::triggers::schema::rename_triggers_of(&table.name, new_name, catalog, txn)?;
             new_table.name = new_name.clone();
             let rename = |key: &mut ForeignKeyDef| key.referenced_table = new_name.clone();
             new_table

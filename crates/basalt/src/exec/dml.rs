@@ -10,6 +10,8 @@
 //! row id and of every unique index (23505), and keeps every index in step with the table.
 //! Foreign keys (23503 and referential actions) are `super::foreign_keys`' job: the writer
 //! reports every row it writes to an [`Enforcer`], which checks and cascades.
+//! Row triggers fire around each row's change (`super::triggers`: BEFORE before it is
+//! written, AFTER once it is).
 //! A failure aborts the statement; the caller rolls back to the statement's savepoint so a
 //! failed statement changes nothing. A single-row `INSERT ... VALUES` makes every check
 //! before it writes, and runs without that savepoint ([`fails_before_writing`]).
@@ -32,6 +34,7 @@ use super::eval;
 use super::foreign_keys::{Enforcer, ForeignKeyRules};
 use super::operators::{self, sort::concatenate};
 use super::record::{read_row_values, row_to_cells};
+use super::triggers::{RowEvent, RowTriggers, TriggerRuntime};
 use super::vector::Batch;
 
 /// What a modification of one table needs beyond its plan, resolved once per prepared
@@ -202,13 +205,14 @@ fn row_with_defaults(
 }
 
 /// Executes an INSERT, UPDATE or DELETE plan inside `txn`, enforcing `foreign_keys` (`None`
-/// when `PRAGMA foreign_keys` is off).
+/// when `PRAGMA foreign_keys` is off) and firing the row triggers `triggers` knows.
 pub fn execute_modify(
     plan: &PlanNode,
     rules: &TableRules,
     foreign_keys: Option<&ForeignKeyRules>,
     txn: &Arc<parking_lot::Mutex<WriteTxn>>,
     ctx: &ExecContext,
+    triggers: &TriggerRuntime,
 ) -> ExecResult<ModifyResult> {
     if let PlanKind::Insert { table, .. }
     | PlanKind::Update { table, .. }
@@ -222,7 +226,7 @@ pub fn execute_modify(
         )));
     }
     let mut enforcer = Enforcer::new(foreign_keys, txn, ctx)?;
-    let result = apply_rows(plan, rules, txn, ctx, &mut enforcer)?;
+    let result = apply_rows(plan, rules, txn, ctx, &mut enforcer, triggers)?;
     enforcer.finish()?;
     Ok(result)
 }
@@ -233,9 +237,15 @@ pub fn execute_modify(
 /// `foreign_keys` is given) all reference other tables. SQLite likewise skips its statement
 /// journal for a statement that cannot fail half-way. A storage error can still strike after
 /// the first write; the caller must treat changes left by a failure as fatal to the
-/// transaction ([`WriteTxn::change_count`] tells).
-pub fn fails_before_writing(plan: &PlanNode, foreign_keys: Option<&ForeignKeyRules>) -> bool {
+/// transaction ([`WriteTxn::change_count`] tells). A table with triggers never qualifies:
+/// a trigger program can fail after the row is written.
+pub fn fails_before_writing(
+    plan: &PlanNode,
+    foreign_keys: Option<&ForeignKeyRules>,
+    triggers: &TriggerRuntime,
+) -> bool {
     let PlanKind::Insert {
+        table,
         source,
         on_conflict: ConflictAction::Abort,
         returning,
@@ -245,6 +255,7 @@ pub fn fails_before_writing(plan: &PlanNode, foreign_keys: Option<&ForeignKeyRul
         return false;
     };
     returning.is_empty()
+        && !triggers.watches(&table.name)
         && matches!(&source.kind, PlanKind::Values { rows } if rows.len() == 1)
         && foreign_keys.is_none_or(ForeignKeyRules::insert_references_only_other_tables)
 }
@@ -256,6 +267,7 @@ fn apply_rows(
     txn: &Arc<parking_lot::Mutex<WriteTxn>>,
     ctx: &ExecContext,
     enforcer: &mut Enforcer<'_>,
+    triggers: &TriggerRuntime,
 ) -> ExecResult<ModifyResult> {
     match &plan.kind {
         PlanKind::Insert {
@@ -267,6 +279,8 @@ fn apply_rows(
         } => {
             let mut input = InsertRows::evaluate(source, ctx)?;
             let only_row = input.len() == 1;
+            let row_triggers =
+                RowTriggers::for_change(triggers, &table.name, RowEvent::Insert, &[], txn, ctx);
             let mut writer = Writer::new(table, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
@@ -284,9 +298,11 @@ fn apply_rows(
                     Some(values) => values,
                     None => row_with_defaults(table, target_columns, rules, &mut input, row, ctx)?,
                 };
+                row_triggers.before(Some(&values), None)?;
                 if let Some((row_id, final_values)) =
                     writer.insert(values, on_conflict, only_row, enforcer)?
                 {
+                    row_triggers.after(Some(&final_values), None)?;
                     result.changes += 1;
                     result.last_insert_row_id = Some(row_id);
                     returned.push(&final_values, ctx)?;
@@ -309,6 +325,19 @@ fn apply_rows(
             let mut writer = Writer::new(table, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
+            let updated_columns: Vec<&str> = assignments
+                .iter()
+                .filter_map(|(column, _)| table.columns.get(*column))
+                .map(|column| column.name.as_str())
+                .collect();
+            let row_triggers = RowTriggers::for_change(
+                triggers,
+                &table.name,
+                RowEvent::Update,
+                &updated_columns,
+                txn,
+                ctx,
+            );
             for row in 0..input.rows {
                 let values = input.row(row);
                 let (row_id, old) = split_row_id(&values)?;
@@ -318,7 +347,9 @@ fn apply_rows(
                         *slot = vector.get(row);
                     }
                 }
+                row_triggers.before(Some(&new), Some(old))?;
                 let new = writer.update(row_id, old, new, enforcer)?;
+                row_triggers.after(Some(&new), Some(old))?;
                 result.changes += 1;
                 returned.push(&new, ctx)?;
             }
@@ -334,10 +365,14 @@ fn apply_rows(
             let mut writer = Writer::new(table, rules, txn, ctx, enforcer.target());
             let mut result = ModifyResult::default();
             let mut returned = Returning::new(plan, returning, table);
+            let row_triggers =
+                RowTriggers::for_change(triggers, &table.name, RowEvent::Delete, &[], txn, ctx);
             for row in 0..input.rows {
                 let values = input.row(row);
                 let (row_id, old) = split_row_id(&values)?;
+                row_triggers.before(None, Some(old))?;
                 if writer.delete(row_id, old, enforcer)? {
+                    row_triggers.after(None, Some(old))?;
                     result.changes += 1;
                     returned.push(old, ctx)?;
                 }

@@ -16,4 +16,5 @@ pub mod record;
 pub mod row_key;
 pub mod source;
 pub mod spill;
+pub mod triggers;
 pub mod vector;

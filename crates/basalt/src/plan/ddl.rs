@@ -112,6 +112,16 @@ pub enum DdlStatement {
         /// reference the dropped tables (PostgreSQL's meaning; the tables themselves stay).
         cascade: bool,
     },
+    /// `CREATE TRIGGER` (validated: the table, timing and every statement bound).
+    CreateTrigger {
+        trigger: crate::catalog::TriggerDef,
+        if_not_exists: bool,
+    },
+    /// `DROP TRIGGER [IF EXISTS] name`.
+    DropTrigger {
+        name: String,
+        if_exists: bool,
+    },
     AlterTable(AlterTable),
     Transaction(TransactionControl),
     /// `PRAGMA name [= value]` / `SET name = value` / `SHOW name`: value as text, if given.

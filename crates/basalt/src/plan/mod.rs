@@ -306,6 +306,21 @@ pub enum BoundStatement {
     Explain { plan: PlanNode, analyze: bool },
     /// DDL, transaction control and settings.
     Ddl(ddl::DdlStatement),
+    /// INSERT, UPDATE or DELETE on a view, carried out by its INSTEAD OF triggers.
+    InsteadOf(ViewModification),
+}
+
+/// An INSERT, UPDATE or DELETE on a view, which the view's INSTEAD OF triggers carry out
+/// (`crate::exec::triggers`). `rows` produces one row per affected view row: the OLD row's
+/// `width` columns (UPDATE, DELETE) followed by the NEW row's (INSERT, UPDATE).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewModification {
+    pub view: String,
+    /// The event; an UPDATE lists the columns its SET assigns.
+    pub event: crate::catalog::TriggerEvent,
+    pub rows: PlanNode,
+    /// The view's column count.
+    pub width: usize,
 }
 
 /// A bound statement with its parameters.

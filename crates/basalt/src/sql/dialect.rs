@@ -43,6 +43,11 @@
 //!   `ASC`/`DESC` after a column's type.
 //! * `REINDEX [INDEX | TABLE | DATABASE] [name]` (SQLite and PostgreSQL), which sqlparser
 //!   lacks, returned as Redshift's `VACUUM REINDEX [name]` AST (see `parse_reindex`).
+//! * SQLite's `CREATE TRIGGER IF NOT EXISTS`: sqlparser's `CreateTrigger` has no field for
+//!   it, so it is carried in `or_alter` (T-SQL's `CREATE OR ALTER`, which Basalt does not
+//!   accept: `CREATE OR ALTER TRIGGER` is a syntax error here, leaving the field free).
+//!   The rest of SQLite's trigger syntax (`BEGIN stmt; ... END`, optional timing and
+//!   `FOR EACH ROW`, `UPDATE OF cols`, `WHEN`) sqlparser parses as it is.
 
 use sqlparser::ast::{BinaryOperator, ColumnOption, Expr, Statement, UnaryOperator, Value};
 use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
@@ -165,6 +170,36 @@ fn parse_reindex(parser: &mut Parser<'_>) -> Result<Statement, ParserError> {
 }
 
 /// `PRAGMA [schema.]name [= value | (value)]`, with SQLite's value forms.
+/// `CREATE TRIGGER IF NOT EXISTS ...` as a `CreateTrigger` with `or_alter` set (see the module
+/// documentation); `CREATE OR ALTER TRIGGER` refused. `None` for any other statement.
+fn parse_create_trigger_if_not_exists(
+    parser: &mut Parser<'_>,
+) -> Option<Result<Statement, ParserError>> {
+    let [create, second, third] = parser.peek_tokens_ref::<3>();
+    let is_word = |token: &TokenWithSpan, keyword: Keyword| matches!(&token.token, Token::Word(word) if word.keyword == keyword && word.quote_style.is_none());
+    if !is_word(create, Keyword::CREATE) {
+        return None;
+    }
+    if is_word(second, Keyword::OR) && is_word(third, Keyword::ALTER) {
+        return Some(Err(ParserError::ParserError(
+            "CREATE OR ALTER is not supported".into(),
+        )));
+    }
+    if !is_word(second, Keyword::TRIGGER) || !is_word(third, Keyword::IF) {
+        return None;
+    }
+    parser.advance_token();
+    parser.advance_token();
+    if !parser.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]) {
+        return Some(parser.expected_ref("IF NOT EXISTS", parser.peek_token_ref()));
+    }
+    Some(
+        parser
+            .parse_create_trigger(false, true, false, false)
+            .map(Statement::CreateTrigger),
+    )
+}
+
 fn parse_pragma(parser: &mut Parser<'_>) -> Result<Statement, ParserError> {
     let name = parser.parse_object_name(false)?;
     if parser.consume_token(&Token::LParen) {
@@ -276,6 +311,9 @@ impl Dialect for BasaltDialect {
         }
         if parser.parse_keyword(Keyword::REINDEX) {
             return Some(parse_reindex(parser));
+        }
+        if let Some(result) = parse_create_trigger_if_not_exists(parser) {
+            return Some(result);
         }
         PG.parse_statement(parser)
     }

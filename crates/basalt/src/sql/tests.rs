@@ -791,3 +791,27 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn sqlite_triggers_parse() {
+    let Statement::CreateTrigger(trigger) = one(
+        "CREATE TRIGGER t1r1 UPDATE OF a, b ON t1 BEGIN SELECT 1; UPDATE t SET x = new.a; END;",
+    ) else {
+        panic!("not a trigger");
+    };
+    assert!(trigger.period.is_none() && !trigger.or_alter);
+    assert_eq!(trigger.statements.map(|s| s.statements().len()), Some(2));
+    let Statement::CreateTrigger(trigger) = one(
+        "CREATE TRIGGER IF NOT EXISTS r AFTER DELETE ON t FOR EACH ROW WHEN old.a > 0 BEGIN DELETE FROM u; END",
+    ) else {
+        panic!("not a trigger");
+    };
+    assert!(trigger.or_alter, "IF NOT EXISTS travels in or_alter");
+    assert!(trigger.condition.is_some());
+    fails("CREATE OR ALTER TRIGGER r AFTER DELETE ON t BEGIN SELECT 1; END");
+    // SQLite's RAISE() parses as a function call.
+    assert!(matches!(
+        select_expr("SELECT RAISE(ABORT, 'no')"),
+        Expr::Function(_)
+    ));
+}

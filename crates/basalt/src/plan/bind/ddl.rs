@@ -1,4 +1,5 @@
-//! DDL, transaction control and settings: CREATE/DROP TABLE, INDEX and VIEW, ALTER TABLE,
+//! DDL, transaction control and settings: CREATE/DROP TABLE, INDEX and VIEW (triggers are
+//! in `super::trigger`), ALTER TABLE,
 //! BEGIN/COMMIT/ROLLBACK/SAVEPOINT, PRAGMA/SET/SHOW and ANALYZE, bound into
 //! [`crate::plan::ddl`] statements that the executor applies to the catalog.
 //!
@@ -40,6 +41,8 @@ impl Binder<'_> {
             ast::Statement::CreateTable(create) => self.bind_create_table(create),
             ast::Statement::CreateIndex(create) => self.bind_create_index(create),
             ast::Statement::CreateView(create) => self.bind_create_view(create),
+            ast::Statement::CreateTrigger(create) => self.bind_create_trigger(create),
+            ast::Statement::DropTrigger(drop) => self.bind_drop_trigger(drop),
             ast::Statement::Drop {
                 object_type,
                 if_exists,

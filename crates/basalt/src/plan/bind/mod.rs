@@ -14,8 +14,9 @@
 //! (aggregate calls and the rewrite over an Aggregate node), [`select`] and [`query`]
 //! (queries), [`recursive`] (WITH RECURSIVE), [`from`] (FROM items and joins) with
 //! [`table_function`] and [`system`] (the catalog as relations), [`grouping_sets`] (GROUPING
-//! SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`], [`types`] (type rules and
-//! functions), and [`window`] (window calls and the Window nodes over a query level).
+//! SETS, ROLLUP, CUBE), [`dml`], [`ddl`] with [`foreign_key`] and [`trigger`] (with
+//! [`instead_of`]), [`types`] (type rules and functions), and [`window`] (window calls and the
+//! Window nodes over a query level).
 
 mod aggregate;
 mod ddl;
@@ -26,6 +27,7 @@ mod foreign_key;
 mod from;
 mod function;
 mod grouping_sets;
+mod instead_of;
 mod parameters;
 mod predicate;
 mod query;
@@ -37,6 +39,7 @@ mod system;
 mod table_function;
 #[cfg(test)]
 mod tests;
+mod trigger;
 mod types;
 mod window;
 
@@ -51,6 +54,9 @@ use crate::types::DataType;
 pub use error::BindError;
 use parameters::PlaceholderNumbering;
 use scope::Scope;
+pub use trigger::{
+    BoundTriggerProgram, TriggerRow, bind_trigger_program, duplicate_trigger_error, trigger_row,
+};
 
 /// Binds one parsed statement against `catalog`.
 pub fn bind(statement: &ast::Statement, catalog: &Catalog) -> Result<Bound, BindError> {
@@ -204,6 +210,13 @@ impl<'a> Binder<'a> {
     }
 
     fn bind_statement(&mut self, statement: &ast::Statement) -> Result<BoundStatement, BindError> {
+        if let Some(view) = instead_of::target_view(statement)
+            && self.is_view(view)
+        {
+            return Ok(BoundStatement::InsteadOf(
+                self.bind_view_modification(statement, view)?,
+            ));
+        }
         match statement {
             ast::Statement::Query(query) => Ok(BoundStatement::Query(self.bind_query(query)?)),
             ast::Statement::Insert(insert) => Ok(BoundStatement::Modify(self.bind_insert(insert)?)),

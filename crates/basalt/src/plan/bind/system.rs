@@ -165,6 +165,7 @@ impl Binder<'_> {
                     SchemaKind::Table => "table",
                     SchemaKind::Index => "index",
                     SchemaKind::View => "view",
+                    SchemaKind::Trigger => "trigger",
                 };
                 vec![
                     text(kind),

@@ -669,10 +669,39 @@ fn ddl() {
     assert_eq!(error_code("DROP TABLE nothing"), "42P01");
     assert_eq!(error_code("CREATE INDEX i2 ON t1 (a + 1)"), "0A000");
     assert_eq!(error_code("CREATE VIEW v2 AS SELECT zz FROM t1"), "42703");
-    assert_eq!(
-        error_code("CREATE TRIGGER tr AFTER INSERT ON t1 BEGIN SELECT 1; END"),
-        "0A000"
-    );
+    assert!(matches!(
+        ddl("CREATE TRIGGER tr AFTER INSERT ON t1 BEGIN SELECT 1; END"),
+        DdlStatement::CreateTrigger { .. }
+    ));
+    for (sql, code) in [
+        (
+            "CREATE TRIGGER tr AFTER INSERT ON nothing BEGIN SELECT 1; END",
+            "42P01",
+        ),
+        (
+            "CREATE TRIGGER tr INSTEAD OF INSERT ON t1 BEGIN SELECT 1; END",
+            "42809",
+        ),
+        (
+            "CREATE TRIGGER tr AFTER DELETE ON t1 BEGIN SELECT new.a; END",
+            "42P01",
+        ),
+        (
+            "CREATE TRIGGER tr AFTER INSERT ON t1 BEGIN SELECT new.zz; END",
+            "42703",
+        ),
+        (
+            "CREATE TRIGGER tr AFTER INSERT ON t1 BEGIN SELECT ?; END",
+            "42601",
+        ),
+        (
+            "CREATE TRIGGER tr AFTER INSERT ON t1 FOR EACH STATEMENT BEGIN SELECT 1; END",
+            "0A000",
+        ),
+        ("DROP TRIGGER nothing", "42704"),
+    ] {
+        assert_eq!(error_code(sql), code, "{sql}");
+    }
 }
 
 impl Expr {

@@ -73,6 +73,12 @@ pub fn optimize_bound_with(bound: Bound, catalog: &Catalog, statistics: &dyn Sta
             analyze,
         },
         ddl @ BoundStatement::Ddl(_) => ddl,
+        BoundStatement::InsteadOf(modification) => {
+            BoundStatement::InsteadOf(crate::plan::ViewModification {
+                rows: optimize_plan(modification.rows, &estimator),
+                ..modification
+            })
+        }
     };
     Bound {
         statement,
