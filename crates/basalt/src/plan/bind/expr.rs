@@ -546,6 +546,11 @@ impl Binder<'_> {
                 let insensitive = matches!(op, B::PGILikeMatch | B::PGNotILikeMatch);
                 return self.bind_like(left, right, None, negated, insensitive, false, scope);
             }
+            B::PGRegexMatch | B::PGRegexIMatch | B::PGRegexNotMatch | B::PGRegexNotIMatch => {
+                let negated = matches!(op, B::PGRegexNotMatch | B::PGRegexNotIMatch);
+                let insensitive = matches!(op, B::PGRegexIMatch | B::PGRegexNotIMatch);
+                return self.bind_regex_operator(left, right, negated, insensitive, scope);
+            }
             other => return Err(BindError::unsupported(format!("operator {other}"))),
         };
         match op {

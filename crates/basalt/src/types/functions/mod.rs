@@ -53,8 +53,10 @@ macro_rules! function {
 }
 
 mod datetime;
+mod format;
 mod math;
 mod misc;
+mod regex;
 mod string;
 
 use super::{DataType, TypeError, Value};
@@ -88,6 +90,8 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         string::FUNCTIONS,
         misc::FUNCTIONS,
         datetime::FUNCTIONS,
+        regex::FUNCTIONS,
+        format::FUNCTIONS,
     ]
     .into_iter()
     .flatten()
