@@ -53,6 +53,7 @@ macro_rules! function {
 }
 
 mod datetime;
+mod datetime_format;
 mod format;
 mod math;
 mod misc;
@@ -92,6 +93,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         datetime::FUNCTIONS,
         regex::FUNCTIONS,
         format::FUNCTIONS,
+        datetime_format::FUNCTIONS,
     ]
     .into_iter()
     .flatten()
