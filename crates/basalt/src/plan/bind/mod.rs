@@ -18,6 +18,7 @@
 //! functions), and [`window`] (window calls and the Window nodes over a query level).
 
 mod aggregate;
+mod collate;
 mod ddl;
 mod dml;
 mod error;
