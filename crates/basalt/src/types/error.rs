@@ -73,6 +73,12 @@ pub enum TypeError {
     /// `sqrt` of a negative number, or `power` without a real result (2201F).
     #[error("{0}")]
     InvalidPowerArgument(&'static str),
+    /// A NULL where a function needs a value (22004), e.g. `format('%I', NULL)`.
+    #[error("{0}")]
+    NullValueNotAllowed(&'static str),
+    /// A regular expression that does not compile (2201B).
+    #[error("invalid regular expression: {0}")]
+    InvalidRegularExpression(String),
     /// A LIKE pattern ending in its escape character (22025).
     #[error("LIKE pattern must not end with escape character")]
     InvalidEscapeSequence,
@@ -135,6 +141,8 @@ impl TypeError {
             TypeError::InvalidLogarithmArgument(_) => "2201E",
             TypeError::InvalidPowerArgument(_) => "2201F",
             TypeError::InvalidEscapeSequence => "22025",
+            TypeError::InvalidRegularExpression(_) => "2201B",
+            TypeError::NullValueNotAllowed(_) => "22004",
             TypeError::ProgramLimitExceeded(_) => "54000",
             TypeError::DatatypeMismatch(_) => "42804",
             TypeError::UndefinedFunction { .. }

@@ -334,10 +334,18 @@ impl Binder<'_> {
                     )?);
                 }
                 ast::ColumnOption::Check(check) => constraints.checks.push(check.expr.to_string()),
-                // Collation, comments, SQLite's AUTOINCREMENT and conflict clauses do not
-                // change what is stored.
-                ast::ColumnOption::Collation(_)
-                | ast::ColumnOption::Comment(_)
+                // The binary collation is what every column has; NOCASE on a column is not
+                // supported (see collate.rs), and unknown names are 42704.
+                ast::ColumnOption::Collation(name) => {
+                    if super::collate::collation(name)? != super::collate::Collation::Binary {
+                        return Err(BindError::unsupported(format!(
+                            "COLLATE {name} on a column (write expr COLLATE {name} in queries)"
+                        )));
+                    }
+                }
+                // Comments, SQLite's AUTOINCREMENT and conflict clauses do not change what
+                // is stored.
+                ast::ColumnOption::Comment(_)
                 | ast::ColumnOption::DialectSpecific(_)
                 | ast::ColumnOption::OnConflict(_)
                 | ast::ColumnOption::CharacterSet(_) => {}

@@ -276,7 +276,7 @@ impl Binder<'_> {
                 let args = vec![self.bind_expr(r#in, scope)?, self.bind_expr(needle, scope)?];
                 self.call_scalar("strpos", args)
             }
-            ast::Expr::Collate { .. } => Err(BindError::unsupported("COLLATE")),
+            ast::Expr::Collate { expr, collation } => self.bind_collate(expr, collation, scope),
             ast::Expr::Interval(_) => Err(BindError::unsupported("INTERVAL")),
             ast::Expr::Tuple(_) => Err(BindError::unsupported("row values")),
             ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => {
@@ -446,6 +446,8 @@ impl Binder<'_> {
     ) -> Result<(Expr, Expr), BindError> {
         let left_bound = self.bind_expr(left, scope)?;
         let right_bound = self.bind_expr(right, scope)?;
+        let (left_bound, right_bound) =
+            self.collate_comparison((left_bound, left), (right_bound, right))?;
         self.unify_pair(left_bound, left, right_bound, right, operator)
     }
 
@@ -545,6 +547,11 @@ impl Binder<'_> {
                 let negated = matches!(op, B::PGNotLikeMatch | B::PGNotILikeMatch);
                 let insensitive = matches!(op, B::PGILikeMatch | B::PGNotILikeMatch);
                 return self.bind_like(left, right, None, negated, insensitive, false, scope);
+            }
+            B::PGRegexMatch | B::PGRegexIMatch | B::PGRegexNotMatch | B::PGRegexNotIMatch => {
+                let negated = matches!(op, B::PGRegexNotMatch | B::PGRegexNotIMatch);
+                let insensitive = matches!(op, B::PGRegexIMatch | B::PGRegexNotIMatch);
+                return self.bind_regex_operator(left, right, negated, insensitive, scope);
             }
             other => return Err(BindError::unsupported(format!("operator {other}"))),
         };

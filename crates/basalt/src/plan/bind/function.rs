@@ -5,7 +5,7 @@
 
 use sqlparser::ast;
 
-use crate::plan::expr::{BinaryOp, Expr};
+use crate::plan::expr::{BinaryOp, Expr, UnaryOp};
 use crate::types::{DataType, Value};
 
 use super::Binder;
@@ -219,6 +219,59 @@ impl Binder<'_> {
                 self.call_scalar(&name, args)
             }
         }
+    }
+
+    /// `string ~ pattern` and its case-insensitive (`~*`) and negated (`!~`, `!~*`) forms:
+    /// `regexp_like(string, pattern[, 'i'])`, under NOT when negated. Operands must be text
+    /// (an untyped literal is taken as text), as PostgreSQL's `text ~ text`.
+    pub(super) fn bind_regex_operator(
+        &mut self,
+        left: &ast::Expr,
+        right: &ast::Expr,
+        negated: bool,
+        insensitive: bool,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let mut args = Vec::with_capacity(3);
+        let mut types = Vec::with_capacity(2);
+        for operand in [left, right] {
+            let bound = self.bind_expr(operand, scope)?;
+            types.push(bound.data_type());
+            args.push(self.resolve_untyped(bound, operand, DataType::Text)?);
+        }
+        if let [left_type, right_type] = types[..]
+            && [left_type, right_type]
+                .iter()
+                .any(|t| !matches!(t, DataType::Text | DataType::Null))
+        {
+            let symbol = match (negated, insensitive) {
+                (false, false) => "~",
+                (false, true) => "~*",
+                (true, false) => "!~",
+                (true, true) => "!~*",
+            };
+            return Err(BindError::undefined_function(format!(
+                "operator does not exist: {} {symbol} {}",
+                left_type.name(),
+                right_type.name()
+            )));
+        }
+        if insensitive {
+            args.push(Expr::Literal {
+                value: Value::Text("i".to_owned()),
+                data_type: DataType::Text,
+            });
+        }
+        let matched = self.call_scalar("regexp_like", args)?;
+        Ok(if negated {
+            Expr::Unary {
+                op: UnaryOp::Not,
+                operand: Box::new(matched),
+                data_type: DataType::Boolean,
+            }
+        } else {
+            matched
+        })
     }
 
     /// A call of registry function `name` on bound arguments.

@@ -19,6 +19,7 @@
 //! Window nodes over a query level).
 
 mod aggregate;
+mod collate;
 mod ddl;
 mod dml;
 mod error;

@@ -1,5 +1,6 @@
 //! Functions about types, NULLs and bytes: typeof, ifnull, nullif, greatest, least, hex,
-//! to_hex, md5.
+//! to_hex, md5, and `collate_nocase`, the ASCII case folding that `expr COLLATE NOCASE` binds
+//! to (see `plan/bind/collate.rs`).
 //!
 //! `greatest`/`least` follow PostgreSQL: NULL arguments are ignored and the result is NULL
 //! only when all are NULL; arguments are converted to their common type. `ifnull(a, b)` is
@@ -22,6 +23,7 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("hex", hex_type, hex, strict: true, volatile: false),
     function!("to_hex", to_hex_type, to_hex, strict: true, volatile: false),
     function!("md5", md5_type, md5, strict: true, volatile: false),
+    function!("collate_nocase", collate_nocase_type, collate_nocase),
 ];
 
 // ---- return types ----
@@ -74,7 +76,24 @@ fn md5_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     Ok(DataType::Text)
 }
 
+fn collate_nocase_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[])?;
+    Ok(DataType::Text)
+}
+
 // ---- implementations ----
+
+/// `collate_nocase(s)`: `s` with A–Z folded to a–z and every other character kept, SQLite's
+/// NOCASE collation key (deliberately not Unicode lower-casing, which SQLite does not do).
+fn collate_nocase(args: &[Value]) -> Result<Value, TypeError> {
+    if strict_nulls("collate_nocase", args, 1, 1)? {
+        return Ok(Value::Null);
+    }
+    match args.first() {
+        Some(Value::Text(s)) => Ok(Value::Text(s.to_ascii_lowercase())),
+        _ => Err(TypeError::undefined_function("collate_nocase", args)),
+    }
+}
 
 /// `typeof(x)`: the SQL type name of the value, `'null'` for NULL.
 fn type_of(args: &[Value]) -> Result<Value, TypeError> {

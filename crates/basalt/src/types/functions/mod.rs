@@ -9,7 +9,8 @@
 //! NULL handling: functions marked [`ScalarFunction::strict`] return NULL when any argument
 //! is NULL (this is checked inside `call`, so callers need not). The exceptions are
 //! documented per function: `concat` and `concat_ws` skip NULL values, `greatest`/`least`
-//! ignore NULLs, `typeof` describes NULL, `ifnull` and `nullif` are about NULLs.
+//! ignore NULLs, `typeof` describes NULL, `ifnull` and `nullif` are about NULLs, and
+//! `format` formats NULL arguments (it is NULL only for a NULL format string).
 //!
 //! `call` never panics: wrong argument counts or types (which the binder should have caught)
 //! are reported as [`TypeError::UndefinedFunction`]. Special forms with their own syntax or
@@ -53,8 +54,11 @@ macro_rules! function {
 }
 
 mod datetime;
+mod datetime_format;
+mod format;
 mod math;
 mod misc;
+mod regex;
 mod string;
 
 use super::{DataType, TypeError, Value};
@@ -88,6 +92,9 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         string::FUNCTIONS,
         misc::FUNCTIONS,
         datetime::FUNCTIONS,
+        regex::FUNCTIONS,
+        format::FUNCTIONS,
+        datetime_format::FUNCTIONS,
     ]
     .into_iter()
     .flatten()

@@ -1,0 +1,500 @@
+//! `format(formatstr, args...)`, PostgreSQL's `sprintf` for building SQL and messages, and
+//! `gen_random_uuid()`.
+//!
+//! A format specifier is `%[position][flags][width]type`:
+//!
+//! - `position` is `n$`, the 1-based argument to use; without it a specifier takes the
+//!   argument after the one the previous specifier used (so after `%3$s`, `%s` is argument 4).
+//! - `flags` is at most `-`: left-justify within the width.
+//! - `width` is a number, `*` (the next argument is the width) or `*n$` (argument n is). A
+//!   negative width read from an argument left-justifies, as the `-` flag does.
+//! - `type` is `s` (the value's text form; NULL is the empty string), `I` (an SQL identifier,
+//!   double-quoted when it is not a plain lower-case name or is a reserved word; NULL is an
+//!   error, 22004), or `L` (an SQL literal, single-quoted, `E'...'` when it holds
+//!   backslashes; NULL is the unquoted word `NULL`). `%%` is a literal `%`.
+//!
+//! A malformed specifier, a position of 0, a missing argument or an unknown type is 22023, as
+//! in PostgreSQL. `format(NULL, ...)` is NULL; other NULL arguments are formatted as above.
+//! Widths are capped so that `format('%2000000000s', 'x')` is 54000, not an allocation of
+//! gigabytes.
+//!
+//! `gen_random_uuid()` returns a version-4 UUID in its canonical 36-character text form (Basalt
+//! has no UUID type): 122 random bits from `rand`'s thread-local generator, which is a
+//! cryptographically secure generator seeded from the operating system.
+
+use rand::RngCore;
+
+use super::{
+    MAX_RESULT_BYTES, Param, ScalarFunction, check_args, check_variadic, strict_nulls, too_large,
+};
+use crate::types::cast::text_form;
+use crate::types::{DataType, TypeError, Value};
+
+pub(super) static FUNCTIONS: &[ScalarFunction] = &[
+    function!("format", format_type, format, strict: false, volatile: false),
+    function!("gen_random_uuid", uuid_type, gen_random_uuid, strict: true, volatile: true),
+];
+
+fn format_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_variadic(name, args, 1, Param::Any)?;
+    check_args(name, args.get(..1).unwrap_or(&[]), &[Param::Text], &[])?;
+    Ok(DataType::Text)
+}
+
+fn uuid_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[], &[])?;
+    Ok(DataType::Text)
+}
+
+/// Words `%I` must quote because PostgreSQL's parser reserves them (the reserved and the
+/// reserved-but-usable-as-function-or-type categories of PostgreSQL's keyword list).
+const RESERVED_WORDS: &[&str] = &[
+    "all",
+    "analyse",
+    "analyze",
+    "and",
+    "any",
+    "array",
+    "as",
+    "asc",
+    "asymmetric",
+    "authorization",
+    "between",
+    "bigint",
+    "binary",
+    "bit",
+    "boolean",
+    "both",
+    "case",
+    "cast",
+    "char",
+    "character",
+    "check",
+    "coalesce",
+    "collate",
+    "collation",
+    "column",
+    "concurrently",
+    "constraint",
+    "create",
+    "cross",
+    "current_catalog",
+    "current_date",
+    "current_role",
+    "current_schema",
+    "current_time",
+    "current_timestamp",
+    "current_user",
+    "dec",
+    "decimal",
+    "default",
+    "deferrable",
+    "desc",
+    "distinct",
+    "do",
+    "else",
+    "end",
+    "except",
+    "exists",
+    "extract",
+    "false",
+    "fetch",
+    "float",
+    "for",
+    "foreign",
+    "freeze",
+    "from",
+    "full",
+    "grant",
+    "greatest",
+    "group",
+    "grouping",
+    "having",
+    "ilike",
+    "in",
+    "initially",
+    "inner",
+    "inout",
+    "int",
+    "integer",
+    "intersect",
+    "interval",
+    "into",
+    "is",
+    "isnull",
+    "join",
+    "lateral",
+    "leading",
+    "least",
+    "left",
+    "like",
+    "limit",
+    "localtime",
+    "localtimestamp",
+    "national",
+    "natural",
+    "nchar",
+    "none",
+    "normalize",
+    "not",
+    "notnull",
+    "null",
+    "nullif",
+    "numeric",
+    "offset",
+    "on",
+    "only",
+    "or",
+    "order",
+    "out",
+    "outer",
+    "overlaps",
+    "overlay",
+    "placing",
+    "position",
+    "precision",
+    "primary",
+    "real",
+    "references",
+    "returning",
+    "right",
+    "row",
+    "select",
+    "session_user",
+    "setof",
+    "similar",
+    "smallint",
+    "some",
+    "substring",
+    "symmetric",
+    "system_user",
+    "table",
+    "tablesample",
+    "then",
+    "time",
+    "timestamp",
+    "to",
+    "trailing",
+    "treat",
+    "trim",
+    "true",
+    "union",
+    "unique",
+    "user",
+    "using",
+    "values",
+    "varchar",
+    "variadic",
+    "verbose",
+    "when",
+    "where",
+    "window",
+    "with",
+    "xmlattributes",
+    "xmlconcat",
+    "xmlelement",
+    "xmlexists",
+    "xmlforest",
+    "xmlnamespaces",
+    "xmlparse",
+    "xmlpi",
+    "xmlroot",
+    "xmlserialize",
+    "xmltable",
+];
+
+/// PostgreSQL's `quote_ident`: unchanged when it is a lower-case name that is not reserved,
+/// otherwise double-quoted with inner quotes doubled.
+pub(crate) fn quote_identifier(name: &str) -> String {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '$')
+        && !RESERVED_WORDS.contains(&name);
+    if plain {
+        name.to_owned()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
+/// PostgreSQL's `quote_literal`: single-quoted with quotes doubled; a value holding a
+/// backslash becomes an `E'...'` literal with backslashes doubled.
+pub(crate) fn quote_literal(text: &str) -> String {
+    let quoted = text.replace('\'', "''");
+    if text.contains('\\') {
+        format!("E'{}'", quoted.replace('\\', "\\\\"))
+    } else {
+        format!("'{quoted}'")
+    }
+}
+
+/// A value as PostgreSQL's output functions print it, which `format` uses: booleans are `t`
+/// and `f` there (unlike the `true`/`false` of a cast to text).
+fn output_form(value: &Value) -> String {
+    match value {
+        Value::Boolean(b) => (if *b { "t" } else { "f" }).to_owned(),
+        other => text_form(other),
+    }
+}
+
+fn bad_format(message: impl Into<String>) -> TypeError {
+    TypeError::InvalidArgument(message.into())
+}
+
+/// Reads decimal digits at the front of `chars`, if any; absurdly long numbers are 22023.
+fn read_number(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+) -> Result<Option<usize>, TypeError> {
+    let mut number: Option<usize> = None;
+    while let Some(digit) = chars.peek().and_then(|c| c.to_digit(10)) {
+        chars.next();
+        number = Some(
+            number
+                .unwrap_or(0)
+                .checked_mul(10)
+                .and_then(|n| n.checked_add(digit as usize))
+                .ok_or_else(|| bad_format("number is out of range"))?,
+        );
+    }
+    Ok(number)
+}
+
+/// The formatter's position in the argument list (argument 1 is the first after the format
+/// string).
+struct Arguments<'a> {
+    values: &'a [Value],
+    next: usize,
+}
+
+impl<'a> Arguments<'a> {
+    /// Argument `position` (1-based), or the next one; advances past it.
+    fn take(&mut self, position: Option<usize>) -> Result<&'a Value, TypeError> {
+        let index = match position {
+            Some(0) => {
+                return Err(bad_format(
+                    "format specifies argument 0, but arguments are numbered from 1",
+                ));
+            }
+            Some(n) => n,
+            None => self.next,
+        };
+        self.next = index.saturating_add(1);
+        self.values
+            .get(index)
+            .ok_or_else(|| bad_format("too few arguments for format()"))
+    }
+}
+
+/// `format(formatstr, args...)`.
+fn format(args: &[Value]) -> Result<Value, TypeError> {
+    let Some(first) = args.first() else {
+        return Err(TypeError::undefined_function("format", args));
+    };
+    let template = match first {
+        Value::Null => return Ok(Value::Null),
+        Value::Text(s) => s.as_str(),
+        _ => return Err(TypeError::undefined_function("format", args)),
+    };
+    let mut arguments = Arguments {
+        values: args,
+        next: 1,
+    };
+    let mut out = String::with_capacity(template.len());
+    let mut chars = template.chars().peekable();
+    let unterminated = || bad_format("unterminated format() type specifier");
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            chars.next();
+            out.push('%');
+            continue;
+        }
+        // `n$` is a position only when the digits are followed by `$`; otherwise they are
+        // the width.
+        let mut position = None;
+        let mut width = read_number(&mut chars)?;
+        if width.is_some() && chars.peek() == Some(&'$') {
+            chars.next();
+            position = width.take();
+        }
+        let mut left_justify = false;
+        if width.is_none() {
+            if chars.peek() == Some(&'-') {
+                chars.next();
+                left_justify = true;
+            }
+            if chars.peek() == Some(&'*') {
+                chars.next();
+                let width_position = match read_number(&mut chars)? {
+                    Some(n) if chars.peek() == Some(&'$') => {
+                        chars.next();
+                        Some(n)
+                    }
+                    Some(_) => return Err(unterminated()),
+                    None => None,
+                };
+                let value = arguments.take(width_position)?;
+                match value {
+                    Value::Null => {}
+                    Value::Integer(n) => {
+                        left_justify |= *n < 0;
+                        width = Some(usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX));
+                    }
+                    _ => return Err(bad_format("format() width argument must be an integer")),
+                }
+            } else {
+                width = read_number(&mut chars)?;
+            }
+        }
+        let Some(kind) = chars.next() else {
+            return Err(unterminated());
+        };
+        let text = match kind {
+            's' | 'I' | 'L' => {
+                let value = arguments.take(position)?;
+                match (kind, value) {
+                    ('s', Value::Null) => String::new(),
+                    ('s', value) => output_form(value),
+                    ('I', Value::Null) => {
+                        return Err(TypeError::NullValueNotAllowed(
+                            "null values cannot be formatted as an SQL identifier",
+                        ));
+                    }
+                    ('I', value) => quote_identifier(&output_form(value)),
+                    (_, Value::Null) => "NULL".to_owned(),
+                    (_, value) => quote_literal(&output_form(value)),
+                }
+            }
+            other => {
+                return Err(bad_format(format!(
+                    "unrecognized format() type specifier \"{other}\""
+                )));
+            }
+        };
+        let width = width.unwrap_or(0);
+        let length = text.chars().count();
+        if width.saturating_add(out.len()).saturating_add(text.len()) > MAX_RESULT_BYTES {
+            return Err(too_large());
+        }
+        let padding = " ".repeat(width.saturating_sub(length));
+        if left_justify {
+            out.push_str(&text);
+            out.push_str(&padding);
+        } else {
+            out.push_str(&padding);
+            out.push_str(&text);
+        }
+    }
+    Ok(Value::Text(out))
+}
+
+/// `gen_random_uuid()`: a random version-4 UUID as text, e.g.
+/// `'8c0e9d4c-5a3f-4b7e-9a21-3f6d2e1b0c47'`.
+fn gen_random_uuid(args: &[Value]) -> Result<Value, TypeError> {
+    strict_nulls("gen_random_uuid", args, 0, 0)?;
+    let mut bytes = [0u8; 16];
+    rand::thread_rng().fill_bytes(&mut bytes);
+    // RFC 9562: version 4 in the high nibble of byte 6, variant 10 in the top bits of byte 8.
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let mut text = String::with_capacity(36);
+    for (i, byte) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            text.push('-');
+        }
+        text.push_str(&format!("{byte:02x}"));
+    }
+    Ok(Value::Text(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{call, i, t};
+    use super::*;
+
+    fn fmt(args: &[Value]) -> Result<Value, &'static str> {
+        call("format", args)
+    }
+
+    #[test]
+    fn format_specifiers() {
+        assert_eq!(fmt(&[t("Hello %s"), t("World")]), Ok(t("Hello World")));
+        assert_eq!(fmt(&[t("100%%")]), Ok(t("100%")));
+        assert_eq!(
+            fmt(&[t("INSERT INTO %I VALUES(%L)"), t("Foo bar"), t("O'Reilly")]),
+            Ok(t("INSERT INTO \"Foo bar\" VALUES('O''Reilly')"))
+        );
+        assert_eq!(
+            fmt(&[t("%I.%I"), t("people"), t("select")]),
+            Ok(t("people.\"select\""))
+        );
+        assert_eq!(fmt(&[t("%L"), t("C:\\x")]), Ok(t("E'C:\\\\x'")));
+        assert_eq!(
+            fmt(&[t("%L, %s."), Value::Null, Value::Null]),
+            Ok(t("NULL, ."))
+        );
+        assert_eq!(fmt(&[t("%s %s"), i(1), Value::Boolean(true)]), Ok(t("1 t")));
+        assert_eq!(fmt(&[t("|%10s|"), t("foo")]), Ok(t("|       foo|")));
+        assert_eq!(fmt(&[t("|%-10s|"), t("foo")]), Ok(t("|foo       |")));
+        assert_eq!(fmt(&[t("|%*s|"), i(10), t("foo")]), Ok(t("|       foo|")));
+        assert_eq!(fmt(&[t("|%*s|"), i(-10), t("foo")]), Ok(t("|foo       |")));
+        assert_eq!(fmt(&[t("|%-*s|"), i(10), t("foo")]), Ok(t("|foo       |")));
+        assert_eq!(fmt(&[t("|%1$*2$s|"), t("foo"), i(6)]), Ok(t("|   foo|")));
+        assert_eq!(
+            fmt(&[
+                t("Testing %3$s, %2$s, %1$s"),
+                t("one"),
+                t("two"),
+                t("three")
+            ]),
+            Ok(t("Testing three, two, one"))
+        );
+        assert_eq!(
+            fmt(&[t("Testing %3$s, %2$s, %s"), t("one"), t("two"), t("three")]),
+            Ok(t("Testing three, two, three"))
+        );
+        assert_eq!(fmt(&[Value::Null, t("x")]), Ok(Value::Null));
+    }
+
+    #[test]
+    fn format_errors() {
+        assert_eq!(fmt(&[t("%s %s"), t("a")]), Err("22023"));
+        assert_eq!(fmt(&[t("%x"), t("a")]), Err("22023"));
+        assert_eq!(fmt(&[t("abc %")]), Err("22023"));
+        assert_eq!(fmt(&[t("%0$s"), t("a")]), Err("22023"));
+        assert_eq!(fmt(&[t("%I"), Value::Null]), Err("22004"));
+        assert_eq!(fmt(&[t("%2000000000s"), t("a")]), Err("54000"));
+        assert_eq!(fmt(&[t("%99999999999999999999999s"), t("a")]), Err("22023"));
+    }
+
+    #[test]
+    fn uuids_are_version_4() {
+        let Ok(Value::Text(a)) = call("gen_random_uuid", &[]) else {
+            panic!("no uuid");
+        };
+        let Ok(Value::Text(b)) = call("gen_random_uuid", &[]) else {
+            panic!("no uuid");
+        };
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        let bytes = a.as_bytes();
+        assert_eq!(bytes[14], b'4');
+        assert!(matches!(bytes[19], b'8' | b'9' | b'a' | b'b'));
+        assert!(
+            a.chars()
+                .enumerate()
+                .all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) {
+                    c == '-'
+                } else {
+                    c.is_ascii_hexdigit() && !c.is_ascii_uppercase()
+                })
+        );
+    }
+}
