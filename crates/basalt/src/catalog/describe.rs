@@ -1,4 +1,4 @@
-//! The schema as SQL: every table, index, view and trigger with a `CREATE` statement rebuilt
+//! The schema as SQL: every sequence, table, index, view and trigger with a `CREATE` statement rebuilt
 //! from the catalog (a trigger's is its stored text), and the identifier quoting rule those
 //! statements follow.
 //!
@@ -31,6 +31,7 @@ pub enum SchemaKind {
     Index,
     View,
     Trigger,
+    Sequence,
 }
 
 /// One schema object with a statement that recreates it.
@@ -46,11 +47,20 @@ pub struct SchemaObject {
     pub sql: String,
 }
 
-/// Every table, index, view and trigger, in an order that recreates them: tables by name (each
+/// Every sequence, table, index, view and trigger, in an order that recreates them: sequences
+/// first (column defaults call them), then tables by name (each
 /// after the tables its foreign keys reference), then indexes by name, then views, each view
 /// after the views it reads, then triggers by name.
 pub fn describe_catalog(catalog: &Catalog) -> Vec<SchemaObject> {
     let mut objects = Vec::new();
+    for sequence in catalog.sequences.values() {
+        objects.push(SchemaObject {
+            kind: SchemaKind::Sequence,
+            name: sequence.name.clone(),
+            table: sequence.name.clone(),
+            sql: sequence.to_sql(),
+        });
+    }
     for table in tables_in_dependency_order(catalog) {
         objects.push(SchemaObject {
             kind: SchemaKind::Table,

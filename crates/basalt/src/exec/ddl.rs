@@ -46,6 +46,7 @@ fn name_taken(catalog: &Catalog, name: &str) -> bool {
     catalog.tables.contains_key(&lower)
         || catalog.views.contains_key(&lower)
         || catalog.indexes.contains_key(&lower)
+        || catalog.sequences.contains_key(&lower)
 }
 
 fn unknown_table(catalog: &Catalog, name: &str) -> ExecError {

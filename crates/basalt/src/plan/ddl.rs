@@ -122,6 +122,16 @@ pub enum DdlStatement {
         name: String,
         if_exists: bool,
     },
+    /// `CREATE SEQUENCE` (options validated; the root page is allocated when it runs).
+    CreateSequence {
+        sequence: crate::catalog::SequenceDef,
+        if_not_exists: bool,
+    },
+    /// `DROP SEQUENCE [IF EXISTS] name, ...`.
+    DropSequence {
+        names: Vec<String>,
+        if_exists: bool,
+    },
     AlterTable(AlterTable),
     Transaction(TransactionControl),
     /// `PRAGMA name [= value]` / `SET name = value` / `SHOW name`: value as text, if given.

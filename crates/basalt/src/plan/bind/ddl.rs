@@ -43,6 +43,13 @@ impl Binder<'_> {
             ast::Statement::CreateView(create) => self.bind_create_view(create),
             ast::Statement::CreateTrigger(create) => self.bind_create_trigger(create),
             ast::Statement::DropTrigger(drop) => self.bind_drop_trigger(drop),
+            ast::Statement::CreateSequence { .. } => self.bind_create_sequence(statement),
+            ast::Statement::Drop {
+                object_type: ast::ObjectType::Sequence,
+                if_exists,
+                names,
+                ..
+            } => self.bind_drop_sequence(names, *if_exists),
             ast::Statement::Drop {
                 object_type,
                 if_exists,

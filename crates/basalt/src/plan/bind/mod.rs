@@ -35,6 +35,7 @@ mod recursive;
 pub mod rewrite;
 mod scope;
 mod select;
+mod sequence;
 mod system;
 mod table_function;
 #[cfg(test)]
