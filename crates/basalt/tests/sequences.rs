@@ -53,3 +53,23 @@ fn currval_belongs_to_the_connection_that_called_nextval() {
     assert_eq!(number(&first, "SELECT currval('s')"), 1);
     assert_eq!(number(&second, "SELECT currval('s')"), 2);
 }
+
+#[test]
+fn a_serial_table_round_trips_through_its_schema_statement() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute("CREATE TABLE t (id SERIAL PRIMARY KEY, name TEXT)", ())
+        .unwrap();
+    let objects = conn.schema_objects().unwrap();
+    // The owned sequence is part of the table's statement, not listed on its own.
+    assert_eq!(objects.len(), 1, "{objects:?}");
+    assert_eq!(
+        objects[0].sql,
+        "CREATE TABLE t (\n    id SERIAL PRIMARY KEY,\n    name TEXT\n)"
+    );
+    let copy = Database::open_in_memory().unwrap().connect();
+    copy.execute(&objects[0].sql, ()).unwrap();
+    copy.execute("INSERT INTO t (name) VALUES ('a'), ('b')", ())
+        .unwrap();
+    assert_eq!(number(&copy, "SELECT max(id) FROM t"), 2);
+}

@@ -53,7 +53,8 @@ pub struct SchemaObject {
 /// after the views it reads, then triggers by name.
 pub fn describe_catalog(catalog: &Catalog) -> Vec<SchemaObject> {
     let mut objects = Vec::new();
-    for sequence in catalog.sequences.values() {
+    // A SERIAL column's sequence is part of its table's statement.
+    for sequence in catalog.sequences.values().filter(|s| s.owner.is_none()) {
         objects.push(SchemaObject {
             kind: SchemaKind::Sequence,
             name: sequence.name.clone(),
@@ -175,10 +176,17 @@ fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
         let in_primary_key = table.primary_key.contains(&position);
         // PRIMARY KEY implies NOT NULL except on the row id column, where NOT NULL is the
         // user's own choice.
-        if column.not_null && (!in_primary_key || table.row_id_column == Some(position)) {
+        let serial = super::serial_base_type(&column.declared_type).is_some();
+        if column.not_null && !serial && (!in_primary_key || table.row_id_column == Some(position))
+        {
             line.push_str(" NOT NULL");
         }
-        if let Some(default) = &column.default {
+        // A SERIAL column's NOT NULL DEFAULT nextval(...) is implied by its type.
+        if let Some(default) = column
+            .default
+            .as_ref()
+            .filter(|_| super::serial_base_type(&column.declared_type).is_none())
+        {
             line.push_str(" DEFAULT ");
             line.push_str(default);
         }

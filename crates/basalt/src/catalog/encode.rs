@@ -267,6 +267,7 @@ pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
             out.u64(sequence.start as u64);
             out.bool(sequence.cycle);
             out.u32(sequence.root);
+            out.opt_str(sequence.owner.as_deref());
         }
         SchemaObject::Statistics(statistics) => {
             out.str(&statistics.table);
@@ -491,6 +492,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
             let start = input.u64()? as i64;
             let cycle = input.bool()?;
             let root = input.u32()?;
+            let owner = input.opt_str()?;
             if increment == 0 || min_value > max_value || !(min_value..=max_value).contains(&start)
             {
                 return Err(CatalogError(format!(
@@ -505,6 +507,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 start,
                 cycle,
                 root,
+                owner,
             })
         }
         b's' => {
@@ -618,6 +621,7 @@ mod tests {
                 start: -1,
                 cycle: true,
                 root: 12,
+                owner: Some("orders".into()),
             }),
         ];
         for object in objects {

@@ -314,6 +314,9 @@ pub struct SequenceDef {
     pub cycle: bool,
     /// Root page of the tree holding the counter's state.
     pub root: PageNo,
+    /// The table whose SERIAL column created it: the sequence is dropped with that table and
+    /// is part of its `CREATE TABLE` in schema listings, not a statement of its own.
+    pub owner: Option<String>,
 }
 
 impl SequenceDef {
@@ -329,6 +332,17 @@ impl SequenceDef {
             self.start,
             if self.cycle { " CYCLE" } else { " NO CYCLE" }
         )
+    }
+}
+
+/// The integer type behind a SERIAL pseudo-type (`serial`, `bigserial`, `smallserial` and
+/// their `serial4`/`serial8`/`serial2` spellings), compared case-insensitively.
+pub fn serial_base_type(declared: &str) -> Option<&'static str> {
+    match declared.to_ascii_lowercase().as_str() {
+        "serial" | "serial4" => Some("INTEGER"),
+        "bigserial" | "serial8" => Some("BIGINT"),
+        "smallserial" | "serial2" => Some("SMALLINT"),
+        _ => None,
     }
 }
 

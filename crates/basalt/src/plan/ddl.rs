@@ -23,6 +23,8 @@ pub struct CreateTable {
     pub foreign_keys: Vec<ForeignKeyDef>,
     /// `CREATE TABLE ... AS SELECT`: the query's SQL, whose rows are inserted.
     pub as_query: Option<String>,
+    /// The sequences of SERIAL columns, created with the table and owned by it.
+    pub sequences: Vec<crate::catalog::SequenceDef>,
 }
 
 /// `CREATE [UNIQUE] INDEX`.

@@ -30,6 +30,8 @@ struct Constraints {
     unique: Vec<Vec<usize>>,
     checks: Vec<String>,
     foreign_keys: Vec<ForeignKeyDef>,
+    /// Sequences of SERIAL columns.
+    sequences: Vec<crate::catalog::SequenceDef>,
 }
 
 impl Binder<'_> {
@@ -290,7 +292,66 @@ impl Binder<'_> {
             checks: constraints.checks,
             foreign_keys,
             as_query,
+            sequences: constraints.sequences,
         }))
+    }
+
+    /// A SERIAL column, as PostgreSQL defines it: an integer column `NOT NULL DEFAULT
+    /// nextval('<table>_<column>_seq')` whose sequence the table owns. Its other options bind
+    /// as for any column, except a DEFAULT of its own (42601, as PostgreSQL) and NULL.
+    fn bind_serial_column(
+        &mut self,
+        column: &ast::ColumnDef,
+        base: &str,
+        position: usize,
+        constraints: &mut Constraints,
+        table_name: &str,
+    ) -> Result<ColumnDef, BindError> {
+        let name = ident_name(&column.name);
+        for option in &column.options {
+            match option.option {
+                ast::ColumnOption::Default(_) => {
+                    return Err(BindError::new(
+                        "42601",
+                        format!(
+                            "multiple default values specified for column \"{name}\" of table \"{table_name}\""
+                        ),
+                    ));
+                }
+                ast::ColumnOption::Null => {
+                    return Err(BindError::new(
+                        "42601",
+                        format!(
+                            "conflicting NULL/NOT NULL declarations for column \"{name}\" of table \"{table_name}\""
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        let plain = ast::ColumnDef {
+            name: column.name.clone(),
+            data_type: ast::DataType::Custom(
+                ast::ObjectName::from(vec![ast::Ident::new(base)]),
+                Vec::new(),
+            ),
+            options: column.options.clone(),
+        };
+        let mut def = self.bind_column_def(&plain, position, constraints, table_name)?;
+        let sequence_name = format!("{table_name}_{name}_seq");
+        let mut sequence = super::sequence::SequenceOptions::default().definition(sequence_name)?;
+        let maximum = match base {
+            "SMALLINT" => i64::from(i16::MAX),
+            "INTEGER" => i64::from(i32::MAX),
+            _ => i64::MAX,
+        };
+        sequence.max_value = maximum;
+        sequence.owner = Some(table_name.to_string());
+        def.declared_type = column.data_type.to_string().to_uppercase();
+        def.not_null = true;
+        def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
+        constraints.sequences.push(sequence);
+        Ok(def)
     }
 
     /// A column definition; column-level constraints go to `constraints`.
@@ -301,6 +362,10 @@ impl Binder<'_> {
         constraints: &mut Constraints,
         table_name: &str,
     ) -> Result<ColumnDef, BindError> {
+        let declared = column.data_type.to_string();
+        if let Some(base) = crate::catalog::serial_base_type(&declared) {
+            return self.bind_serial_column(column, base, position, constraints, table_name);
+        }
         let (data_type, max_length) = sql_type(&column.data_type)?;
         let mut def = ColumnDef {
             name: ident_name(&column.name),
@@ -603,6 +668,11 @@ impl Binder<'_> {
                 check_column_count(slot + 1)?;
                 let mut constraints = Constraints::default();
                 let column = self.bind_column_def(column_def, slot, &mut constraints, &name)?;
+                if !constraints.sequences.is_empty() {
+                    return Err(BindError::unsupported(
+                        "ALTER TABLE ADD COLUMN of a SERIAL type",
+                    ));
+                }
                 if constraints.primary_key.is_some()
                     || !constraints.unique.is_empty()
                     || !constraints.checks.is_empty()

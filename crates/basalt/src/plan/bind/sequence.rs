@@ -126,6 +126,7 @@ impl SequenceOptions {
             start,
             cycle: self.cycle.unwrap_or(false),
             root: 0,
+            owner: None,
         })
     }
 }
@@ -173,7 +174,16 @@ impl Binder<'_> {
     ) -> Result<DdlStatement, BindError> {
         let names: Vec<String> = names.iter().map(object_name).collect::<Result<_, _>>()?;
         for name in &names {
-            if self.catalog.sequences.contains_key(&name.to_lowercase()) {
+            if let Some(sequence) = self.catalog.sequences.get(&name.to_lowercase()) {
+                if let Some(owner) = &sequence.owner {
+                    return Err(BindError::new(
+                        "2BP01",
+                        format!(
+                            "cannot drop sequence {} because column default of table {owner} requires it",
+                            sequence.name
+                        ),
+                    ));
+                }
                 continue;
             }
             if self.catalog.table(name).is_some()
