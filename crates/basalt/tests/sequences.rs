@@ -73,3 +73,26 @@ fn a_serial_table_round_trips_through_its_schema_statement() {
         .unwrap();
     assert_eq!(number(&copy, "SELECT max(id) FROM t"), 2);
 }
+
+#[test]
+fn an_identity_table_round_trips_through_its_schema_statement() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute(
+        "CREATE TABLE t (id INTEGER GENERATED ALWAYS AS IDENTITY (INCREMENT BY 2 START WITH 7), name TEXT)",
+        (),
+    )
+    .unwrap();
+    let objects = conn.schema_objects().unwrap();
+    assert_eq!(objects.len(), 1, "{objects:?}");
+    let copy = Database::open_in_memory().unwrap().connect();
+    copy.execute(&objects[0].sql, ()).unwrap();
+    assert_eq!(copy.schema_objects().unwrap()[0].sql, objects[0].sql);
+    copy.execute("INSERT INTO t (name) VALUES ('a'), ('b')", ())
+        .unwrap();
+    assert_eq!(number(&copy, "SELECT max(id) FROM t"), 9);
+    let error = copy
+        .execute("INSERT INTO t VALUES (1, 'c')", ())
+        .unwrap_err();
+    assert_eq!(error.code(), "428C9", "{error}");
+}

@@ -176,19 +176,42 @@ fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
         let in_primary_key = table.primary_key.contains(&position);
         // PRIMARY KEY implies NOT NULL except on the row id column, where NOT NULL is the
         // user's own choice.
-        let serial = super::serial_base_type(&column.declared_type).is_some();
+        // An identity column's sequence, which its IDENTITY clause recreates.
+        let identity = catalog.sequences.values().find(|sequence| {
+            sequence
+                .owner
+                .as_ref()
+                .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+                && sequence
+                    .identity
+                    .as_ref()
+                    .is_some_and(|(name, _)| name.eq_ignore_ascii_case(&column.name))
+        });
+        let serial = super::serial_base_type(&column.declared_type).is_some() || identity.is_some();
         if column.not_null && !serial && (!in_primary_key || table.row_id_column == Some(position))
         {
             line.push_str(" NOT NULL");
         }
-        // A SERIAL column's NOT NULL DEFAULT nextval(...) is implied by its type.
-        if let Some(default) = column
-            .default
-            .as_ref()
-            .filter(|_| super::serial_base_type(&column.declared_type).is_none())
-        {
+        // A SERIAL or identity column's NOT NULL DEFAULT nextval(...) is implied by its type
+        // or its IDENTITY clause.
+        if let Some(default) = column.default.as_ref().filter(|_| !serial) {
             line.push_str(" DEFAULT ");
             line.push_str(default);
+        }
+        if let Some(sequence) = identity {
+            let always = sequence
+                .identity
+                .as_ref()
+                .is_some_and(|(_, always)| *always);
+            line.push_str(&format!(
+                " GENERATED {} AS IDENTITY (INCREMENT BY {} MINVALUE {} MAXVALUE {} START WITH {}{})",
+                if always { "ALWAYS" } else { "BY DEFAULT" },
+                sequence.increment,
+                sequence.min_value,
+                sequence.max_value,
+                sequence.start,
+                if sequence.cycle { " CYCLE" } else { " NO CYCLE" }
+            ));
         }
         if inline_primary_key == Some(position) {
             line.push_str(" PRIMARY KEY");

@@ -268,6 +268,18 @@ pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
             out.bool(sequence.cycle);
             out.u32(sequence.root);
             out.opt_str(sequence.owner.as_deref());
+            out.opt_str(
+                sequence
+                    .identity
+                    .as_ref()
+                    .map(|(column, _)| column.as_str()),
+            );
+            out.bool(
+                sequence
+                    .identity
+                    .as_ref()
+                    .is_some_and(|(_, always)| *always),
+            );
         }
         SchemaObject::Statistics(statistics) => {
             out.str(&statistics.table);
@@ -493,6 +505,9 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
             let cycle = input.bool()?;
             let root = input.u32()?;
             let owner = input.opt_str()?;
+            let identity_column = input.opt_str()?;
+            let always = input.bool()?;
+            let identity = identity_column.map(|column| (column, always));
             if increment == 0 || min_value > max_value || !(min_value..=max_value).contains(&start)
             {
                 return Err(CatalogError(format!(
@@ -508,6 +523,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 cycle,
                 root,
                 owner,
+                identity,
             })
         }
         b's' => {
@@ -622,6 +638,7 @@ mod tests {
                 cycle: true,
                 root: 12,
                 owner: Some("orders".into()),
+                identity: Some(("id".into(), true)),
             }),
         ];
         for object in objects {

@@ -317,6 +317,9 @@ pub struct SequenceDef {
     /// The table whose SERIAL column created it: the sequence is dropped with that table and
     /// is part of its `CREATE TABLE` in schema listings, not a statement of its own.
     pub owner: Option<String>,
+    /// For an identity column's sequence: the column, and whether it is `GENERATED ALWAYS`
+    /// (explicit values refused, 428C9) rather than `BY DEFAULT`.
+    pub identity: Option<(String, bool)>,
 }
 
 impl SequenceDef {

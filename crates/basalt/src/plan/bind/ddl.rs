@@ -354,6 +354,65 @@ impl Binder<'_> {
         Ok(def)
     }
 
+    /// `GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [(options)]`: like SERIAL, an owned
+    /// sequence `<table>_<column>_seq` (with the options given) supplies the column's
+    /// default, and the column is NOT NULL; the sequence also records whether explicit
+    /// values are refused (ALWAYS).
+    fn bind_identity(
+        &mut self,
+        def: &mut ColumnDef,
+        always: bool,
+        options: &[ast::SequenceOptions],
+        column: &ast::ColumnDef,
+        constraints: &mut Constraints,
+        table_name: &str,
+    ) -> Result<(), BindError> {
+        let maximum = match column.data_type {
+            ast::DataType::SmallInt(_) | ast::DataType::Int2(_) => i64::from(i16::MAX),
+            ast::DataType::Int(_) | ast::DataType::Integer(_) | ast::DataType::Int4(_) => {
+                i64::from(i32::MAX)
+            }
+            ast::DataType::BigInt(_) | ast::DataType::Int8(_) => i64::MAX,
+            _ => {
+                return Err(BindError::new(
+                    "22023",
+                    format!(
+                        "identity column type must be smallint, integer, or bigint, not {}",
+                        column.data_type
+                    ),
+                ));
+            }
+        };
+        let has_default = column
+            .options
+            .iter()
+            .any(|option| matches!(option.option, ast::ColumnOption::Default(_)));
+        if has_default || def.default.is_some() {
+            return Err(BindError::new(
+                "42601",
+                format!(
+                    "both default and identity specified for column \"{}\" of table \"{table_name}\"",
+                    def.name
+                ),
+            ));
+        }
+        let mut options = super::sequence::SequenceOptions::from_ast(options)?;
+        let ascending = options.increment.unwrap_or(1) > 0;
+        if ascending && options.max_value.flatten().is_none() {
+            options.max_value = Some(Some(maximum));
+        }
+        if !ascending && options.min_value.flatten().is_none() {
+            options.min_value = Some(Some(-maximum - 1));
+        }
+        let mut sequence = options.definition(format!("{table_name}_{}_seq", def.name))?;
+        sequence.owner = Some(table_name.to_string());
+        sequence.identity = Some((def.name.clone(), always));
+        def.not_null = true;
+        def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
+        constraints.sequences.push(sequence);
+        Ok(())
+    }
+
     /// A column definition; column-level constraints go to `constraints`.
     fn bind_column_def(
         &mut self,
@@ -406,6 +465,31 @@ impl Binder<'_> {
                     )?);
                 }
                 ast::ColumnOption::Check(check) => constraints.checks.push(check.expr.to_string()),
+                ast::ColumnOption::Generated {
+                    generated_as,
+                    sequence_options,
+                    generation_expr: None,
+                    ..
+                } => {
+                    let always = match generated_as {
+                        ast::GeneratedAs::Always => true,
+                        ast::GeneratedAs::ByDefault => false,
+                        ast::GeneratedAs::ExpStored => {
+                            return Err(BindError::unsupported("generated columns"));
+                        }
+                    };
+                    self.bind_identity(
+                        &mut def,
+                        always,
+                        sequence_options.as_deref().unwrap_or_default(),
+                        column,
+                        constraints,
+                        table_name,
+                    )?;
+                }
+                ast::ColumnOption::Generated { .. } => {
+                    return Err(BindError::unsupported("generated columns"));
+                }
                 // Collation, comments, SQLite's AUTOINCREMENT and conflict clauses do not
                 // change what is stored.
                 ast::ColumnOption::Collation(_)

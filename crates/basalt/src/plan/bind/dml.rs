@@ -84,6 +84,38 @@ impl Binder<'_> {
         }
     }
 
+    /// 428C9 when an INSERT gives a value for a `GENERATED ALWAYS AS IDENTITY` column
+    /// (sqlparser has no `OVERRIDING SYSTEM VALUE`, so there is no way around it).
+    fn refuse_always_identity(
+        &self,
+        table: &crate::catalog::TableDef,
+        target_columns: &[usize],
+    ) -> Result<(), BindError> {
+        for sequence in self.catalog.sequences.values() {
+            let Some((column, true)) = &sequence.identity else {
+                continue;
+            };
+            if !sequence
+                .owner
+                .as_ref()
+                .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+            {
+                continue;
+            }
+            if let Some((position, _)) = table.column(column)
+                && target_columns.contains(&position)
+            {
+                return Err(BindError::new(
+                    "428C9",
+                    format!(
+                        "cannot insert a non-DEFAULT value into column \"{column}\" (it is an identity column defined as GENERATED ALWAYS)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn bind_insert(&mut self, insert: &ast::Insert) -> Result<PlanNode, BindError> {
         self.aggregates = AggregateContext::Forbidden("INSERT");
         let ast::TableObject::TableName(name) = &insert.table else {
@@ -132,6 +164,7 @@ impl Binder<'_> {
             }
         };
 
+        self.refuse_always_identity(&table, &target_columns)?;
         let table_scope = table_scan(&table, &alias, false).1;
         let mut on_conflict = match insert.or {
             Some(ast::SqliteOnConflict::Ignore) => ConflictAction::IgnoreAnyViolation,

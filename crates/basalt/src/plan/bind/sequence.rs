@@ -127,6 +127,7 @@ impl SequenceOptions {
             cycle: self.cycle.unwrap_or(false),
             root: 0,
             owner: None,
+            identity: None,
         })
     }
 }
