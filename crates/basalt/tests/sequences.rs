@@ -96,3 +96,36 @@ fn an_identity_table_round_trips_through_its_schema_statement() {
         .unwrap_err();
     assert_eq!(error.code(), "428C9", "{error}");
 }
+
+#[test]
+fn an_autoincrement_table_does_not_reuse_ids_after_reopening() {
+    let dir = std::env::temp_dir().join(format!("basalt-autoincrement-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("autoincrement.basalt");
+    {
+        let db = Database::open(&path).unwrap();
+        let conn = db.connect();
+        conn.execute_batch(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT);
+             INSERT INTO t (v) VALUES ('a'), ('b'), ('c');
+             DELETE FROM t WHERE id >= 2;",
+        )
+        .unwrap();
+    }
+    {
+        let db = Database::open(&path).unwrap();
+        let conn = db.connect();
+        conn.execute("INSERT INTO t (v) VALUES ('d')", ()).unwrap();
+        assert_eq!(number(&conn, "SELECT max(id) FROM t"), 4);
+        let objects = conn.schema_objects().unwrap();
+        assert_eq!(objects.len(), 1, "{objects:?}");
+        assert!(
+            objects[0]
+                .sql
+                .contains("id INTEGER PRIMARY KEY AUTOINCREMENT"),
+            "{}",
+            objects[0].sql
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

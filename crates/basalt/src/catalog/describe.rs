@@ -215,6 +215,16 @@ fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
         }
         if inline_primary_key == Some(position) {
             line.push_str(" PRIMARY KEY");
+            let autoincrement = catalog.sequences.values().any(|sequence| {
+                sequence.autoincrement
+                    && sequence
+                        .owner
+                        .as_ref()
+                        .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+            });
+            if autoincrement && table.row_id_column == Some(position) {
+                line.push_str(" AUTOINCREMENT");
+            }
         }
         if let Some(at) = unique_keys.iter().position(|key| *key == [position]) {
             unique_keys.remove(at);

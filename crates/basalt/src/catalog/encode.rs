@@ -280,6 +280,7 @@ pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
                     .as_ref()
                     .is_some_and(|(_, always)| *always),
             );
+            out.bool(sequence.autoincrement);
         }
         SchemaObject::Statistics(statistics) => {
             out.str(&statistics.table);
@@ -507,6 +508,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
             let owner = input.opt_str()?;
             let identity_column = input.opt_str()?;
             let always = input.bool()?;
+            let autoincrement = input.bool()?;
             let identity = identity_column.map(|column| (column, always));
             if increment == 0 || min_value > max_value || !(min_value..=max_value).contains(&start)
             {
@@ -524,6 +526,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 root,
                 owner,
                 identity,
+                autoincrement,
             })
         }
         b's' => {
@@ -639,6 +642,7 @@ mod tests {
                 root: 12,
                 owner: Some("orders".into()),
                 identity: Some(("id".into(), true)),
+                autoincrement: false,
             }),
         ];
         for object in objects {

@@ -320,6 +320,9 @@ pub struct SequenceDef {
     /// For an identity column's sequence: the column, and whether it is `GENERATED ALWAYS`
     /// (explicit values refused, 428C9) rather than `BY DEFAULT`.
     pub identity: Option<(String, bool)>,
+    /// SQLite's AUTOINCREMENT: the sequence is its owner table's high-water mark of row ids
+    /// (SQLite's `sqlite_sequence` row), never lowered, so deleted ids are not reused.
+    pub autoincrement: bool,
 }
 
 impl SequenceDef {

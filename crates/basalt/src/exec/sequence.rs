@@ -262,3 +262,23 @@ pub fn plan_writes_sequences(plan: &crate::plan::PlanNode) -> bool {
     });
     writes
 }
+
+/// SQLite's AUTOINCREMENT: the largest row id `sequence` (the table's high-water mark) has
+/// recorded; 0 before the first row.
+pub fn high_water(sequence: &SequenceDef, txn: &WriteTxn) -> ExecResult<i64> {
+    Ok(read_state(sequence, txn)?.last_value)
+}
+
+/// Raises the high-water mark to `row_id` if it is larger (never lowers it, so a deleted
+/// largest row id is not handed out again).
+pub fn raise_high_water(sequence: &SequenceDef, row_id: i64, txn: &mut WriteTxn) -> ExecResult<()> {
+    let state = read_state(sequence, txn)?;
+    if row_id > state.last_value {
+        let raised = State {
+            last_value: row_id,
+            called: true,
+        };
+        write_state(txn, sequence.root, raised, true)?;
+    }
+    Ok(())
+}

@@ -30,8 +30,10 @@ struct Constraints {
     unique: Vec<Vec<usize>>,
     checks: Vec<String>,
     foreign_keys: Vec<ForeignKeyDef>,
-    /// Sequences of SERIAL columns.
+    /// Sequences of SERIAL and identity columns.
     sequences: Vec<crate::catalog::SequenceDef>,
+    /// The column declared AUTOINCREMENT (SQLite), if any.
+    autoincrement: Option<usize>,
 }
 
 impl Binder<'_> {
@@ -248,6 +250,25 @@ impl Binder<'_> {
             {
                 column.not_null = true;
             }
+        }
+        if let Some(column) = constraints.autoincrement {
+            // SQLite's rule and message; the SQLSTATE is PostgreSQL's for a bad definition.
+            if row_id_column != Some(column) {
+                return Err(BindError::new(
+                    "42P16",
+                    "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY",
+                ));
+            }
+            let column_name = columns.get(column).map_or("", |c| c.name.as_str());
+            let mut sequence = super::sequence::SequenceOptions {
+                min_value: Some(Some(0)),
+                start: Some(0),
+                ..Default::default()
+            }
+            .definition(format!("{name}_{column_name}_seq"))?;
+            sequence.owner = Some(name.clone());
+            sequence.autoincrement = true;
+            constraints.sequences.push(sequence);
         }
         let mut unique_constraints = Vec::new();
         if row_id_column.is_none() && !primary_key.is_empty() {
@@ -492,6 +513,14 @@ impl Binder<'_> {
                 }
                 // Collation, comments, SQLite's AUTOINCREMENT and conflict clauses do not
                 // change what is stored.
+                ast::ColumnOption::DialectSpecific(tokens)
+                    if tokens.iter().any(|token| {
+                        matches!(token, sqlparser::tokenizer::Token::Word(word)
+                            if word.keyword == sqlparser::keywords::Keyword::AUTOINCREMENT)
+                    }) =>
+                {
+                    constraints.autoincrement = Some(position);
+                }
                 ast::ColumnOption::Collation(_)
                 | ast::ColumnOption::Comment(_)
                 | ast::ColumnOption::DialectSpecific(_)
@@ -752,7 +781,7 @@ impl Binder<'_> {
                 check_column_count(slot + 1)?;
                 let mut constraints = Constraints::default();
                 let column = self.bind_column_def(column_def, slot, &mut constraints, &name)?;
-                if !constraints.sequences.is_empty() {
+                if !constraints.sequences.is_empty() || constraints.autoincrement.is_some() {
                     return Err(BindError::unsupported(
                         "ALTER TABLE ADD COLUMN of a SERIAL type",
                     ));

@@ -128,6 +128,7 @@ impl SequenceOptions {
             root: 0,
             owner: None,
             identity: None,
+            autoincrement: false,
         })
     }
 }
