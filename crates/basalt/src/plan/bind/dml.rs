@@ -91,29 +91,34 @@ impl Binder<'_> {
         table: &crate::catalog::TableDef,
         target_columns: &[usize],
     ) -> Result<(), BindError> {
-        for sequence in self.catalog.sequences.values() {
-            let Some((column, true)) = &sequence.identity else {
-                continue;
+        match self.always_identity_among(table, target_columns) {
+            Some(column) => Err(BindError::new(
+                "428C9",
+                format!(
+                    "cannot insert a non-DEFAULT value into column \"{column}\" (it is an identity column defined as GENERATED ALWAYS)"
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The name of a `GENERATED ALWAYS AS IDENTITY` column of `table` among `columns`.
+    fn always_identity_among(
+        &self,
+        table: &crate::catalog::TableDef,
+        columns: &[usize],
+    ) -> Option<String> {
+        self.catalog.sequences.values().find_map(|sequence| {
+            let (column, true) = sequence.identity.as_ref()? else {
+                return None;
             };
-            if !sequence
+            let owned = sequence
                 .owner
                 .as_ref()
-                .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
-            {
-                continue;
-            }
-            if let Some((position, _)) = table.column(column)
-                && target_columns.contains(&position)
-            {
-                return Err(BindError::new(
-                    "428C9",
-                    format!(
-                        "cannot insert a non-DEFAULT value into column \"{column}\" (it is an identity column defined as GENERATED ALWAYS)"
-                    ),
-                ));
-            }
-        }
-        Ok(())
+                .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name));
+            let (position, _) = table.column(column)?;
+            (owned && columns.contains(&position)).then(|| column.clone())
+        })
     }
 
     pub(super) fn bind_insert(&mut self, insert: &ast::Insert) -> Result<PlanNode, BindError> {
@@ -399,6 +404,12 @@ impl Binder<'_> {
             let (column, _) = table
                 .column(&name)
                 .ok_or_else(|| unknown_column(table, &name))?;
+            if let Some(identity) = self.always_identity_among(table, &[column]) {
+                return Err(BindError::new(
+                    "428C9",
+                    format!("column \"{identity}\" can only be updated to DEFAULT"),
+                ));
+            }
             if bound.iter().any(|(c, _)| *c == column) {
                 return Err(BindError::new(
                     "42601",
