@@ -25,13 +25,13 @@ use super::{Binder, ident_name, object_name};
 
 /// Constraints gathered while binding CREATE TABLE.
 #[derive(Default)]
-struct Constraints {
+pub(super) struct Constraints {
     primary_key: Option<(Vec<usize>, bool)>,
     unique: Vec<Vec<usize>>,
     checks: Vec<String>,
     foreign_keys: Vec<ForeignKeyDef>,
     /// Sequences of SERIAL and identity columns.
-    sequences: Vec<crate::catalog::SequenceDef>,
+    pub(super) sequences: Vec<crate::catalog::SequenceDef>,
     /// The column declared AUTOINCREMENT (SQLite), if any.
     autoincrement: Option<usize>,
 }
@@ -317,125 +317,8 @@ impl Binder<'_> {
         }))
     }
 
-    /// A SERIAL column, as PostgreSQL defines it: an integer column `NOT NULL DEFAULT
-    /// nextval('<table>_<column>_seq')` whose sequence the table owns. Its other options bind
-    /// as for any column, except a DEFAULT of its own (42601, as PostgreSQL) and NULL.
-    fn bind_serial_column(
-        &mut self,
-        column: &ast::ColumnDef,
-        base: &str,
-        position: usize,
-        constraints: &mut Constraints,
-        table_name: &str,
-    ) -> Result<ColumnDef, BindError> {
-        let name = ident_name(&column.name);
-        for option in &column.options {
-            match option.option {
-                ast::ColumnOption::Default(_) => {
-                    return Err(BindError::new(
-                        "42601",
-                        format!(
-                            "multiple default values specified for column \"{name}\" of table \"{table_name}\""
-                        ),
-                    ));
-                }
-                ast::ColumnOption::Null => {
-                    return Err(BindError::new(
-                        "42601",
-                        format!(
-                            "conflicting NULL/NOT NULL declarations for column \"{name}\" of table \"{table_name}\""
-                        ),
-                    ));
-                }
-                _ => {}
-            }
-        }
-        let plain = ast::ColumnDef {
-            name: column.name.clone(),
-            data_type: ast::DataType::Custom(
-                ast::ObjectName::from(vec![ast::Ident::new(base)]),
-                Vec::new(),
-            ),
-            options: column.options.clone(),
-        };
-        let mut def = self.bind_column_def(&plain, position, constraints, table_name)?;
-        let sequence_name = format!("{table_name}_{name}_seq");
-        let mut sequence = super::sequence::SequenceOptions::default().definition(sequence_name)?;
-        let maximum = match base {
-            "SMALLINT" => i64::from(i16::MAX),
-            "INTEGER" => i64::from(i32::MAX),
-            _ => i64::MAX,
-        };
-        sequence.max_value = maximum;
-        sequence.owner = Some(table_name.to_string());
-        def.declared_type = column.data_type.to_string().to_uppercase();
-        def.not_null = true;
-        def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
-        constraints.sequences.push(sequence);
-        Ok(def)
-    }
-
-    /// `GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [(options)]`: like SERIAL, an owned
-    /// sequence `<table>_<column>_seq` (with the options given) supplies the column's
-    /// default, and the column is NOT NULL; the sequence also records whether explicit
-    /// values are refused (ALWAYS).
-    fn bind_identity(
-        &mut self,
-        def: &mut ColumnDef,
-        always: bool,
-        options: &[ast::SequenceOptions],
-        column: &ast::ColumnDef,
-        constraints: &mut Constraints,
-        table_name: &str,
-    ) -> Result<(), BindError> {
-        let maximum = match column.data_type {
-            ast::DataType::SmallInt(_) | ast::DataType::Int2(_) => i64::from(i16::MAX),
-            ast::DataType::Int(_) | ast::DataType::Integer(_) | ast::DataType::Int4(_) => {
-                i64::from(i32::MAX)
-            }
-            ast::DataType::BigInt(_) | ast::DataType::Int8(_) => i64::MAX,
-            _ => {
-                return Err(BindError::new(
-                    "22023",
-                    format!(
-                        "identity column type must be smallint, integer, or bigint, not {}",
-                        column.data_type
-                    ),
-                ));
-            }
-        };
-        let has_default = column
-            .options
-            .iter()
-            .any(|option| matches!(option.option, ast::ColumnOption::Default(_)));
-        if has_default || def.default.is_some() {
-            return Err(BindError::new(
-                "42601",
-                format!(
-                    "both default and identity specified for column \"{}\" of table \"{table_name}\"",
-                    def.name
-                ),
-            ));
-        }
-        let mut options = super::sequence::SequenceOptions::from_ast(options)?;
-        let ascending = options.increment.unwrap_or(1) > 0;
-        if ascending && options.max_value.flatten().is_none() {
-            options.max_value = Some(Some(maximum));
-        }
-        if !ascending && options.min_value.flatten().is_none() {
-            options.min_value = Some(Some(-maximum - 1));
-        }
-        let mut sequence = options.definition(format!("{table_name}_{}_seq", def.name))?;
-        sequence.owner = Some(table_name.to_string());
-        sequence.identity = Some((def.name.clone(), always));
-        def.not_null = true;
-        def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
-        constraints.sequences.push(sequence);
-        Ok(())
-    }
-
     /// A column definition; column-level constraints go to `constraints`.
-    fn bind_column_def(
+    pub(super) fn bind_column_def(
         &mut self,
         column: &ast::ColumnDef,
         position: usize,

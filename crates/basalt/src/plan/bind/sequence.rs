@@ -1,5 +1,7 @@
-//! Sequences in the binder: `CREATE SEQUENCE` / `DROP SEQUENCE`, and the calls `nextval`,
-//! `currval` and `setval`.
+//! Sequences in the binder: `CREATE SEQUENCE` / `DROP SEQUENCE`, the calls `nextval`,
+//! `currval` and `setval`, and the columns that own a sequence (SERIAL types and
+//! `GENERATED ... AS IDENTITY`; SQLite's AUTOINCREMENT is bound with the primary key in
+//! `ddl.rs`, where the row id column is known).
 //!
 //! `CREATE SEQUENCE` options are checked here with PostgreSQL's defaults and messages
 //! (22023 for an impossible combination), so the executor only allocates the counter's tree.
@@ -12,15 +14,16 @@ use std::sync::Arc;
 
 use sqlparser::ast;
 
-use crate::catalog::SequenceDef;
+use crate::catalog::{ColumnDef, SequenceDef};
 use crate::plan::ddl::DdlStatement;
 use crate::plan::expr::{Expr, SequenceOperation};
 use crate::types::{DataType, Value};
 
+use super::ddl::Constraints;
 use super::error::BindError;
 use super::expr::coerce;
 use super::types::assignable;
-use super::{Binder, object_name};
+use super::{Binder, ident_name, object_name};
 
 /// The options of `CREATE SEQUENCE` (or of an identity column), each as written.
 #[derive(Clone, Debug, Default)]
@@ -285,5 +288,122 @@ impl Binder<'_> {
             .get(&key.to_lowercase())
             .cloned()
             .ok_or_else(|| BindError::new("42P01", format!("relation \"{name}\" does not exist")))
+    }
+
+    /// A SERIAL column, as PostgreSQL defines it: an integer column `NOT NULL DEFAULT
+    /// nextval('<table>_<column>_seq')` whose sequence the table owns. Its other options bind
+    /// as for any column, except a DEFAULT of its own (42601, as PostgreSQL) and NULL.
+    pub(super) fn bind_serial_column(
+        &mut self,
+        column: &ast::ColumnDef,
+        base: &str,
+        position: usize,
+        constraints: &mut Constraints,
+        table_name: &str,
+    ) -> Result<ColumnDef, BindError> {
+        let name = ident_name(&column.name);
+        for option in &column.options {
+            match option.option {
+                ast::ColumnOption::Default(_) => {
+                    return Err(BindError::new(
+                        "42601",
+                        format!(
+                            "multiple default values specified for column \"{name}\" of table \"{table_name}\""
+                        ),
+                    ));
+                }
+                ast::ColumnOption::Null => {
+                    return Err(BindError::new(
+                        "42601",
+                        format!(
+                            "conflicting NULL/NOT NULL declarations for column \"{name}\" of table \"{table_name}\""
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        let plain = ast::ColumnDef {
+            name: column.name.clone(),
+            data_type: ast::DataType::Custom(
+                ast::ObjectName::from(vec![ast::Ident::new(base)]),
+                Vec::new(),
+            ),
+            options: column.options.clone(),
+        };
+        let mut def = self.bind_column_def(&plain, position, constraints, table_name)?;
+        let sequence_name = format!("{table_name}_{name}_seq");
+        let mut sequence = SequenceOptions::default().definition(sequence_name)?;
+        let maximum = match base {
+            "SMALLINT" => i64::from(i16::MAX),
+            "INTEGER" => i64::from(i32::MAX),
+            _ => i64::MAX,
+        };
+        sequence.max_value = maximum;
+        sequence.owner = Some(table_name.to_string());
+        def.declared_type = column.data_type.to_string().to_uppercase();
+        def.not_null = true;
+        def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
+        constraints.sequences.push(sequence);
+        Ok(def)
+    }
+
+    /// `GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [(options)]`: like SERIAL, an owned
+    /// sequence `<table>_<column>_seq` (with the options given) supplies the column's
+    /// default, and the column is NOT NULL; the sequence also records whether explicit
+    /// values are refused (ALWAYS).
+    pub(super) fn bind_identity(
+        &mut self,
+        def: &mut ColumnDef,
+        always: bool,
+        options: &[ast::SequenceOptions],
+        column: &ast::ColumnDef,
+        constraints: &mut Constraints,
+        table_name: &str,
+    ) -> Result<(), BindError> {
+        let maximum = match column.data_type {
+            ast::DataType::SmallInt(_) | ast::DataType::Int2(_) => i64::from(i16::MAX),
+            ast::DataType::Int(_) | ast::DataType::Integer(_) | ast::DataType::Int4(_) => {
+                i64::from(i32::MAX)
+            }
+            ast::DataType::BigInt(_) | ast::DataType::Int8(_) => i64::MAX,
+            _ => {
+                return Err(BindError::new(
+                    "22023",
+                    format!(
+                        "identity column type must be smallint, integer, or bigint, not {}",
+                        column.data_type
+                    ),
+                ));
+            }
+        };
+        let has_default = column
+            .options
+            .iter()
+            .any(|option| matches!(option.option, ast::ColumnOption::Default(_)));
+        if has_default || def.default.is_some() {
+            return Err(BindError::new(
+                "42601",
+                format!(
+                    "both default and identity specified for column \"{}\" of table \"{table_name}\"",
+                    def.name
+                ),
+            ));
+        }
+        let mut options = SequenceOptions::from_ast(options)?;
+        let ascending = options.increment.unwrap_or(1) > 0;
+        if ascending && options.max_value.flatten().is_none() {
+            options.max_value = Some(Some(maximum));
+        }
+        if !ascending && options.min_value.flatten().is_none() {
+            options.min_value = Some(Some(-maximum - 1));
+        }
+        let mut sequence = options.definition(format!("{table_name}_{}_seq", def.name))?;
+        sequence.owner = Some(table_name.to_string());
+        sequence.identity = Some((def.name.clone(), always));
+        def.not_null = true;
+        def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
+        constraints.sequences.push(sequence);
+        Ok(())
     }
 }
