@@ -230,8 +230,13 @@ impl Session {
         let pattern = optional_pattern(".schema [PATTERN]", args)?;
         let objects = self.conn.schema_objects()?;
         let mut lines = Vec::new();
-        // Each table followed by its indexes, then the views, then the triggers (matched by
-        // the table or view they watch).
+        // The sequences, each table followed by its indexes, then the views, then the
+        // triggers (matched by the table or view they watch).
+        for sequence in objects.iter().filter(|o| o.kind == SchemaKind::Sequence) {
+            if matches(pattern, &sequence.name) {
+                lines.push(format!("{};", sequence.sql));
+            }
+        }
         for table in objects.iter().filter(|o| o.kind == SchemaKind::Table) {
             if !matches(pattern, &table.name) {
                 continue;

@@ -65,6 +65,14 @@ fn write_dump(session: &mut Session, patterns: &[String]) -> Result<(), Failure>
     // .dump does).
     writeln!(out, "PRAGMA foreign_keys = OFF;").map_err(output_failure)?;
     writeln!(out, "BEGIN;").map_err(output_failure)?;
+    // Sequences come first: column defaults call them. A whole-database dump recreates
+    // them with their definitions (their counters restart at START).
+    for sequence in objects
+        .iter()
+        .filter(|o| o.kind == SchemaKind::Sequence && patterns.is_empty())
+    {
+        writeln!(out, "{};", sequence.sql).map_err(output_failure)?;
+    }
     for table in &tables {
         writeln!(out, "{};", table.sql).map_err(output_failure)?;
         let mut statement = session

@@ -86,6 +86,8 @@ struct Session {
     /// `PRAGMA busy_timeout`: how long this connection waits for the writer slot, overriding
     /// the database's `busy_timeout` option.
     busy_timeout: Option<std::time::Duration>,
+    /// `currval` memory: each sequence's last `nextval` on this connection.
+    sequence_values: Arc<Mutex<std::collections::HashMap<String, i64>>>,
 }
 
 /// A connection to a database. `Send`, not `Sync`: use one per thread.
@@ -135,10 +137,13 @@ impl Connection {
         self.interrupt.store(false, Ordering::Relaxed);
         let operator_memory =
             (self.session.borrow().work_mem).unwrap_or(self.db.options.operator_memory);
-        ExecContext::new(source, params, self.interrupt.clone()).with_memory_budget(
-            operator_memory,
-            self.db.options.spill_directory.clone().map(Arc::new),
-        )
+        let sequence_values = self.session.borrow().sequence_values.clone();
+        ExecContext::new(source, params, self.interrupt.clone())
+            .with_memory_budget(
+                operator_memory,
+                self.db.options.spill_directory.clone().map(Arc::new),
+            )
+            .with_sequence_values(sequence_values)
     }
 
     /// Prepares one statement.
@@ -311,6 +316,10 @@ impl Connection {
                 plan,
                 analyze: true,
             } if is_modification(plan) => self.run_write(prepared, params),
+            // A query calling nextval or setval changes its sequences' counters.
+            BoundStatement::Query(plan) if crate::exec::sequence::plan_writes_sequences(plan) => {
+                self.run_write(prepared, params)
+            }
             BoundStatement::Query(_) | BoundStatement::Explain { .. } => {
                 let source = self.read_source()?;
                 self.refresh(prepared, &source)?;
@@ -486,6 +495,20 @@ impl Connection {
                 self.apply_ddl(statement, &prepared.catalog, write, &ctx)?;
                 Ok(Outcome::Changed(0))
             }
+            // A query that advances sequences: its rows are computed now, inside the write
+            // transaction, and served after it commits.
+            BoundStatement::Query(plan) => {
+                let mut operator = crate::exec::operators::build(plan, &ctx)?;
+                let mut batches = VecDeque::new();
+                while let Some(batch) = operator.next(&ctx)? {
+                    batches.push_back(batch);
+                }
+                drop(operator);
+                Ok(Outcome::Rows {
+                    operator: Box::new(Buffered(batches)),
+                    ctx,
+                })
+            }
             BoundStatement::InsteadOf(modification) => {
                 let changes = triggers::execute_view_modification(
                     modification,
@@ -613,6 +636,25 @@ impl Connection {
                 triggers::schema::create_trigger(
                     trigger.clone(),
                     *if_not_exists,
+                    catalog,
+                    &mut write.lock(),
+                )?;
+            }
+            DdlStatement::CreateSequence {
+                sequence,
+                if_not_exists,
+            } => {
+                crate::exec::sequence::create_sequence(
+                    sequence.clone(),
+                    *if_not_exists,
+                    catalog,
+                    &mut write.lock(),
+                )?;
+            }
+            DdlStatement::DropSequence { names, if_exists } => {
+                crate::exec::sequence::drop_sequences(
+                    names,
+                    *if_exists,
                     catalog,
                     &mut write.lock(),
                 )?;

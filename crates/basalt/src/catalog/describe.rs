@@ -1,4 +1,4 @@
-//! The schema as SQL: every table, index, view and trigger with a `CREATE` statement rebuilt
+//! The schema as SQL: every sequence, table, index, view and trigger with a `CREATE` statement rebuilt
 //! from the catalog (a trigger's is its stored text), and the identifier quoting rule those
 //! statements follow.
 //!
@@ -31,6 +31,7 @@ pub enum SchemaKind {
     Index,
     View,
     Trigger,
+    Sequence,
 }
 
 /// One schema object with a statement that recreates it.
@@ -46,11 +47,21 @@ pub struct SchemaObject {
     pub sql: String,
 }
 
-/// Every table, index, view and trigger, in an order that recreates them: tables by name (each
+/// Every sequence, table, index, view and trigger, in an order that recreates them: sequences
+/// first (column defaults call them), then tables by name (each
 /// after the tables its foreign keys reference), then indexes by name, then views, each view
 /// after the views it reads, then triggers by name.
 pub fn describe_catalog(catalog: &Catalog) -> Vec<SchemaObject> {
     let mut objects = Vec::new();
+    // A SERIAL column's sequence is part of its table's statement.
+    for sequence in catalog.sequences.values().filter(|s| s.owner.is_none()) {
+        objects.push(SchemaObject {
+            kind: SchemaKind::Sequence,
+            name: sequence.name.clone(),
+            table: sequence.name.clone(),
+            sql: sequence.to_sql(),
+        });
+    }
     for table in tables_in_dependency_order(catalog) {
         objects.push(SchemaObject {
             kind: SchemaKind::Table,
@@ -165,15 +176,55 @@ fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
         let in_primary_key = table.primary_key.contains(&position);
         // PRIMARY KEY implies NOT NULL except on the row id column, where NOT NULL is the
         // user's own choice.
-        if column.not_null && (!in_primary_key || table.row_id_column == Some(position)) {
+        // An identity column's sequence, which its IDENTITY clause recreates.
+        let identity = catalog.sequences.values().find(|sequence| {
+            sequence
+                .owner
+                .as_ref()
+                .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+                && sequence
+                    .identity
+                    .as_ref()
+                    .is_some_and(|(name, _)| name.eq_ignore_ascii_case(&column.name))
+        });
+        let serial = super::serial_base_type(&column.declared_type).is_some() || identity.is_some();
+        if column.not_null && !serial && (!in_primary_key || table.row_id_column == Some(position))
+        {
             line.push_str(" NOT NULL");
         }
-        if let Some(default) = &column.default {
+        // A SERIAL or identity column's NOT NULL DEFAULT nextval(...) is implied by its type
+        // or its IDENTITY clause.
+        if let Some(default) = column.default.as_ref().filter(|_| !serial) {
             line.push_str(" DEFAULT ");
             line.push_str(default);
         }
+        if let Some(sequence) = identity {
+            let always = sequence
+                .identity
+                .as_ref()
+                .is_some_and(|(_, always)| *always);
+            line.push_str(&format!(
+                " GENERATED {} AS IDENTITY (INCREMENT BY {} MINVALUE {} MAXVALUE {} START WITH {}{})",
+                if always { "ALWAYS" } else { "BY DEFAULT" },
+                sequence.increment,
+                sequence.min_value,
+                sequence.max_value,
+                sequence.start,
+                if sequence.cycle { " CYCLE" } else { " NO CYCLE" }
+            ));
+        }
         if inline_primary_key == Some(position) {
             line.push_str(" PRIMARY KEY");
+            let autoincrement = catalog.sequences.values().any(|sequence| {
+                sequence.autoincrement
+                    && sequence
+                        .owner
+                        .as_ref()
+                        .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+            });
+            if autoincrement && table.row_id_column == Some(position) {
+                line.push_str(" AUTOINCREMENT");
+            }
         }
         if let Some(at) = unique_keys.iter().position(|key| *key == [position]) {
             unique_keys.remove(at);

@@ -1,7 +1,7 @@
 //! The binary form of catalog entries.
 //!
 //! Format version 2, little-endian: a version byte, then the object kind byte (`t`, `i`,
-//! `v`, `s` for statistics, `r` for triggers), then the object's fields in declaration order. Strings are a
+//! `v`, `s` for statistics, `r` for triggers, `q` for sequences), then the object's fields in declaration order. Strings are a
 //! u32 length and UTF-8
 //! bytes; optional strings are a presence byte then the string; lists are a u32 count then
 //! the items; `DataType` is one byte (see [`data_type_byte`]). Decoding checks every length
@@ -16,7 +16,8 @@ use crate::types::DataType;
 
 use super::{
     ColumnDef, ForeignKeyDef, IndexDef, IndexMethod, IndexStatistics, ReferentialAction,
-    SchemaObject, TableDef, TableStatistics, TriggerDef, TriggerEvent, TriggerTiming, ViewDef,
+    SchemaObject, SequenceDef, TableDef, TableStatistics, TriggerDef, TriggerEvent, TriggerTiming,
+    ViewDef,
 };
 
 const FORMAT_VERSION: u8 = 2;
@@ -258,6 +259,29 @@ pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
             out.usize(trigger.body.len());
             trigger.body.iter().for_each(|statement| out.str(statement));
         }
+        SchemaObject::Sequence(sequence) => {
+            out.str(&sequence.name);
+            out.u64(sequence.increment as u64);
+            out.u64(sequence.min_value as u64);
+            out.u64(sequence.max_value as u64);
+            out.u64(sequence.start as u64);
+            out.bool(sequence.cycle);
+            out.u32(sequence.root);
+            out.opt_str(sequence.owner.as_deref());
+            out.opt_str(
+                sequence
+                    .identity
+                    .as_ref()
+                    .map(|(column, _)| column.as_str()),
+            );
+            out.bool(
+                sequence
+                    .identity
+                    .as_ref()
+                    .is_some_and(|(_, always)| *always),
+            );
+            out.bool(sequence.autoincrement);
+        }
         SchemaObject::Statistics(statistics) => {
             out.str(&statistics.table);
             out.u32(statistics.table_root);
@@ -473,6 +497,38 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 body,
             })
         }
+        b'q' => {
+            let name = input.str()?;
+            let increment = input.u64()? as i64;
+            let min_value = input.u64()? as i64;
+            let max_value = input.u64()? as i64;
+            let start = input.u64()? as i64;
+            let cycle = input.bool()?;
+            let root = input.u32()?;
+            let owner = input.opt_str()?;
+            let identity_column = input.opt_str()?;
+            let always = input.bool()?;
+            let autoincrement = input.bool()?;
+            let identity = identity_column.map(|column| (column, always));
+            if increment == 0 || min_value > max_value || !(min_value..=max_value).contains(&start)
+            {
+                return Err(CatalogError(format!(
+                    "sequence {name} has inconsistent bounds"
+                )));
+            }
+            SchemaObject::Sequence(SequenceDef {
+                name,
+                increment,
+                min_value,
+                max_value,
+                start,
+                cycle,
+                root,
+                owner,
+                identity,
+                autoincrement,
+            })
+        }
         b's' => {
             let table = input.str()?;
             let table_root = input.u32()?;
@@ -575,6 +631,18 @@ mod tests {
                 event: TriggerEvent::Update(vec!["email".into()]),
                 condition: Some("new.email <> old.email".into()),
                 body: vec!["INSERT INTO log VALUES (new.id)".into(), "SELECT 1".into()],
+            }),
+            SchemaObject::Sequence(SequenceDef {
+                name: "orders_id_seq".into(),
+                increment: -2,
+                min_value: i64::MIN,
+                max_value: -1,
+                start: -1,
+                cycle: true,
+                root: 12,
+                owner: Some("orders".into()),
+                identity: Some(("id".into(), true)),
+                autoincrement: false,
             }),
         ];
         for object in objects {

@@ -1,4 +1,4 @@
-//! The catalog: tables, columns, indexes, views and triggers, persisted in the database file.
+//! The catalog: tables, columns, indexes, views, triggers and sequences, persisted in the database file.
 //!
 //! Every schema object is one entry of a *system index tree* whose root page is kept in
 //! header meta slot [`CATALOG_ROOT_SLOT`]; a schema version in meta slot
@@ -294,6 +294,64 @@ fn quote_identifier(name: &str) -> String {
     }
 }
 
+/// A sequence (`CREATE SEQUENCE`): a named counter that `nextval` advances.
+///
+/// The definition lives in the catalog; the counter's position (last value, whether it has
+/// been handed out) lives in a one-row table tree of its own (`root`), so advancing it writes
+/// one small page and leaves the schema version — and every prepared plan — alone. Both are
+/// ordinary pages, so a rolled-back transaction also rolls back its `nextval` calls (unlike
+/// PostgreSQL, whose sequences are non-transactional; `docs/sql.md` says so).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SequenceDef {
+    pub name: String,
+    /// Added to the value by each `nextval` (never 0; negative counts down).
+    pub increment: i64,
+    pub min_value: i64,
+    pub max_value: i64,
+    /// The first value `nextval` returns.
+    pub start: i64,
+    /// Whether passing a bound wraps around to the other one instead of failing (2200H).
+    pub cycle: bool,
+    /// Root page of the tree holding the counter's state.
+    pub root: PageNo,
+    /// The table whose SERIAL column created it: the sequence is dropped with that table and
+    /// is part of its `CREATE TABLE` in schema listings, not a statement of its own.
+    pub owner: Option<String>,
+    /// For an identity column's sequence: the column, and whether it is `GENERATED ALWAYS`
+    /// (explicit values refused, 428C9) rather than `BY DEFAULT`.
+    pub identity: Option<(String, bool)>,
+    /// SQLite's AUTOINCREMENT: the sequence is its owner table's high-water mark of row ids
+    /// (SQLite's `sqlite_sequence` row), never lowered, so deleted ids are not reused.
+    pub autoincrement: bool,
+}
+
+impl SequenceDef {
+    /// The sequence as a `CREATE SEQUENCE` statement (for `.schema` and dumps). The current
+    /// position is not part of the schema; a dump carries it as a `setval` call.
+    pub fn to_sql(&self) -> String {
+        format!(
+            "CREATE SEQUENCE {} INCREMENT BY {} MINVALUE {} MAXVALUE {} START WITH {}{}",
+            quote_identifier(&self.name),
+            self.increment,
+            self.min_value,
+            self.max_value,
+            self.start,
+            if self.cycle { " CYCLE" } else { " NO CYCLE" }
+        )
+    }
+}
+
+/// The integer type behind a SERIAL pseudo-type (`serial`, `bigserial`, `smallserial` and
+/// their `serial4`/`serial8`/`serial2` spellings), compared case-insensitively.
+pub fn serial_base_type(declared: &str) -> Option<&'static str> {
+    match declared.to_ascii_lowercase().as_str() {
+        "serial" | "serial4" => Some("INTEGER"),
+        "bigserial" | "serial8" => Some("BIGINT"),
+        "smallserial" | "serial2" => Some("SMALLINT"),
+        _ => None,
+    }
+}
+
 /// What `ANALYZE` measured of one table, for the optimizer's estimates. Statistics name the
 /// root pages they were taken from, so a table or index dropped and re-created under the same
 /// name does not inherit them.
@@ -322,6 +380,7 @@ pub enum SchemaObject {
     View(ViewDef),
     Statistics(TableStatistics),
     Trigger(TriggerDef),
+    Sequence(SequenceDef),
 }
 
 impl SchemaObject {
@@ -333,6 +392,7 @@ impl SchemaObject {
             SchemaObject::View(view) => &view.name,
             SchemaObject::Statistics(statistics) => &statistics.table,
             SchemaObject::Trigger(trigger) => &trigger.name,
+            SchemaObject::Sequence(sequence) => &sequence.name,
         }
     }
 
@@ -344,6 +404,7 @@ impl SchemaObject {
             SchemaObject::View(_) => b'v',
             SchemaObject::Statistics(_) => b's',
             SchemaObject::Trigger(_) => b'r',
+            SchemaObject::Sequence(_) => b'q',
         }
     }
 }
@@ -360,6 +421,8 @@ pub struct Catalog {
     pub statistics: BTreeMap<String, Arc<TableStatistics>>,
     /// Triggers by lower-cased name.
     pub triggers: BTreeMap<String, Arc<TriggerDef>>,
+    /// Sequences by lower-cased name.
+    pub sequences: BTreeMap<String, Arc<SequenceDef>>,
 }
 
 impl Catalog {
@@ -395,6 +458,11 @@ impl Catalog {
                     catalog
                         .triggers
                         .insert(trigger.name.to_lowercase(), Arc::new(trigger));
+                }
+                SchemaObject::Sequence(sequence) => {
+                    catalog
+                        .sequences
+                        .insert(sequence.name.to_lowercase(), Arc::new(sequence));
                 }
             }
         }

@@ -21,6 +21,9 @@ use super::vector::Batch;
 /// session's `work_mem` say otherwise: 64 MiB.
 pub const DEFAULT_OPERATOR_MEMORY: usize = 64 << 20;
 
+/// [`ExecContext`]'s statement time before the clock was read (no real clock gives it).
+const NOT_READ_YET: i64 = i64::MIN;
+
 /// Per-execution state: where pages come from, the parameters, the statement's clock, and
 /// the stack of enclosing rows that correlated subqueries read.
 #[derive(Debug)]
@@ -29,8 +32,10 @@ pub struct ExecContext {
     pub params: Vec<Value>,
     /// `now()` for this statement, in microseconds since the epoch (one value per statement,
     /// as PostgreSQL does): read from the clock at its first use, since most statements
-    /// never ask (see [`ExecContext::statement_time`]).
-    statement_time: Cell<Option<i64>>,
+    /// never ask (see [`ExecContext::statement_time`]). [`NOT_READ_YET`] until then (a
+    /// sentinel rather than an `Option`: the context travels by value with every result set,
+    /// and the enum holding it must stay small).
+    statement_time: Cell<i64>,
     /// Rows of the enclosing queries, innermost last, while a correlated subquery runs.
     pub outer_rows: RefCell<Vec<Vec<Value>>>,
     /// Rows computed for a plan node during this execution, keyed by the node's address and
@@ -55,6 +60,9 @@ pub struct ExecContext {
     /// What every operator of this execution has written to spill files so far (EXPLAIN
     /// ANALYZE reports each operator's share).
     pub spilled: Cell<SpillStats>,
+    /// The connection's `currval` memory: each sequence's last `nextval` in this session
+    /// (`super::sequence`). Shared with the connection, which outlives the execution.
+    pub sequence_values: Arc<parking_lot::Mutex<HashMap<String, i64>>>,
 }
 
 impl ExecContext {
@@ -63,7 +71,7 @@ impl ExecContext {
         ExecContext {
             source,
             params,
-            statement_time: Cell::new(None),
+            statement_time: Cell::new(NOT_READ_YET),
             outer_rows: RefCell::new(Vec::new()),
             subquery_results: RefCell::new(HashMap::new()),
             interrupt,
@@ -71,20 +79,32 @@ impl ExecContext {
             operator_memory: DEFAULT_OPERATOR_MEMORY,
             spill_directory: None,
             spilled: Cell::new(SpillStats::default()),
+            sequence_values: Arc::default(),
         }
+    }
+
+    /// The same context, remembering `nextval` results in the connection's `values`.
+    pub fn with_sequence_values(
+        mut self,
+        values: Arc<parking_lot::Mutex<HashMap<String, i64>>>,
+    ) -> Self {
+        self.sequence_values = values;
+        self
     }
 
     /// `now()` for this statement, in microseconds since the epoch: the clock at the first
     /// call, and the same value for every later call of the same execution.
     pub fn statement_time(&self) -> i64 {
-        if let Some(time) = self.statement_time.get() {
+        let time = self.statement_time.get();
+        if time != NOT_READ_YET {
             return time;
         }
         let time = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|elapsed| elapsed.as_micros() as i64)
-            .unwrap_or(0);
-        self.statement_time.set(Some(time));
+            .unwrap_or(0)
+            .max(NOT_READ_YET + 1);
+        self.statement_time.set(time);
         time
     }
 

@@ -46,6 +46,7 @@ fn name_taken(catalog: &Catalog, name: &str) -> bool {
     catalog.tables.contains_key(&lower)
         || catalog.views.contains_key(&lower)
         || catalog.indexes.contains_key(&lower)
+        || catalog.sequences.contains_key(&lower)
 }
 
 fn unknown_table(catalog: &Catalog, name: &str) -> ExecError {
@@ -80,6 +81,9 @@ pub fn create_table(
         checks: create.checks.clone(),
         foreign_keys: create.foreign_keys.clone(),
     };
+    for sequence in &create.sequences {
+        super::sequence::create_sequence(sequence.clone(), false, catalog, txn)?;
+    }
     catalog::put_object(txn, &SchemaObject::Table(table.clone()))?;
     let mut used_names = Vec::new();
     for (position, key_columns) in create.unique_constraints.iter().enumerate() {
@@ -361,6 +365,15 @@ pub fn drop_objects(
                 }
                 TableTree::open(table.root).destroy(txn)?;
                 super::triggers::schema::drop_triggers_of(&table.name, catalog, txn)?;
+                for sequence in catalog.sequences.values() {
+                    if sequence
+                        .owner
+                        .as_ref()
+                        .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+                    {
+                        super::sequence::drop_sequence(sequence, txn)?;
+                    }
+                }
                 catalog::remove_object(txn, b't', &table.name)?;
                 if catalog.statistics.contains_key(&lower) {
                     catalog::remove_object(txn, b's', &table.name)?;
@@ -620,6 +633,18 @@ pub fn alter_table(
             }
             catalog::remove_object(txn, b't', &table.name)?;
             super::triggers::schema::rename_triggers_of(&table.name, new_name, catalog, txn)?;
+            // Owned sequences follow their table (their names stay, as in PostgreSQL).
+            for sequence in catalog.sequences.values() {
+                if sequence
+                    .owner
+                    .as_ref()
+                    .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+                {
+                    let mut moved = sequence.as_ref().clone();
+                    moved.owner = Some(new_name.clone());
+                    catalog::put_object(txn, &SchemaObject::Sequence(moved))?;
+                }
+            }
             new_table.name = new_name.clone();
             let rename = |key: &mut ForeignKeyDef| key.referenced_table = new_name.clone();
             new_table

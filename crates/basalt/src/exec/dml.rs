@@ -54,6 +54,8 @@ pub struct TableRules {
     /// Root page of the table the rules were bound for (0, which no table has, when they
     /// were not bound: a statement that modifies nothing).
     pub table_root: PageNo,
+    /// SQLite's AUTOINCREMENT: the sequence keeping the table's largest row id ever used.
+    pub autoincrement: Option<Arc<crate::catalog::SequenceDef>>,
 }
 
 impl TableRules {
@@ -86,6 +88,17 @@ impl TableRules {
             indexes: catalog.indexes_of(&table.name).cloned().collect(),
             slot_kinds: table.slot_kinds(),
             table_root: table.root,
+            autoincrement: catalog
+                .sequences
+                .values()
+                .find(|sequence| {
+                    sequence.autoincrement
+                        && sequence
+                            .owner
+                            .as_ref()
+                            .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+                })
+                .cloned(),
         })
     }
 }
@@ -684,8 +697,23 @@ impl<'a> Writer<'a> {
 
     /// Inserts one row, resolving conflicts by `on_conflict`; `only_row` says the statement
     /// inserts no other row. Returns the row id and final values, or `None` if the row was
-    /// skipped (`OR IGNORE`, `DO NOTHING`).
+    /// skipped (`OR IGNORE`, `DO NOTHING`). An AUTOINCREMENT table's high-water mark rises to
+    /// every row id it stores, generated or explicit, as SQLite's `sqlite_sequence` does.
     fn insert(
+        &mut self,
+        values: Vec<Value>,
+        on_conflict: &ConflictAction,
+        only_row: bool,
+        enforcer: &mut Enforcer<'_>,
+    ) -> ExecResult<Option<(i64, Vec<Value>)>> {
+        let inserted = self.insert_row(values, on_conflict, only_row, enforcer)?;
+        if let (Some((row_id, _)), Some(sequence)) = (&inserted, &self.rules.autoincrement) {
+            super::sequence::raise_high_water(sequence, *row_id, &mut self.txn.lock())?;
+        }
+        Ok(inserted)
+    }
+
+    fn insert_row(
         &mut self,
         values: Vec<Value>,
         on_conflict: &ConflictAction,
@@ -714,7 +742,17 @@ impl<'a> Writer<'a> {
             _ => {
                 let next = {
                     let txn = self.txn.lock();
-                    self.tree.max_row_id(&*txn)?.map_or(Ok(1), |max| {
+                    let largest = self.tree.max_row_id(&*txn)?;
+                    // AUTOINCREMENT: above every row id ever used, not only the present ones.
+                    let largest = match &self.rules.autoincrement {
+                        Some(sequence) => Some(
+                            largest
+                                .unwrap_or(0)
+                                .max(super::sequence::high_water(sequence, &txn)?),
+                        ),
+                        None => largest,
+                    };
+                    largest.map_or(Ok(1), |max| {
                         max.checked_add(1)
                             .ok_or_else(|| ExecError::new("22003", "row id space exhausted"))
                     })?

@@ -15,7 +15,7 @@
 
 use std::cmp::Ordering;
 
-use crate::plan::{BinaryOp, Expr, PlanNode, UnaryOp};
+use crate::plan::{BinaryOp, Expr, PlanNode, SequenceOperation, UnaryOp};
 use crate::types::{self, DataType, TypeError, Value};
 
 use super::context::ExecContext;
@@ -327,6 +327,35 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec
                     return Ok(Value::Null);
                 }
                 Ok((definition.call)(&values)?)
+            })
+        }
+        Expr::Sequence {
+            operation,
+            sequence,
+            args,
+        } => {
+            let args = args
+                .iter()
+                .map(|arg| evaluate(arg, batch, ctx))
+                .collect::<ExecResult<Vec<_>>>()?;
+            // One call per row: each row's nextval is a separate step of the counter.
+            row_wise(DataType::Integer, rows, |row| {
+                let value = match operation {
+                    SequenceOperation::Next => super::sequence::next_value(sequence, ctx)?,
+                    SequenceOperation::Current => super::sequence::current_value(sequence, ctx)?,
+                    SequenceOperation::Set => {
+                        let value = args.first().map(|arg| arg.get(row));
+                        let called = args.get(1).map_or(Value::Boolean(true), |arg| arg.get(row));
+                        match (value, called) {
+                            (Some(Value::Integer(value)), Value::Boolean(called)) => {
+                                super::sequence::set_value(sequence, value, called, ctx)?
+                            }
+                            // setval is strict, as in PostgreSQL.
+                            _ => return Ok(Value::Null),
+                        }
+                    }
+                };
+                Ok(Value::Integer(value))
             })
         }
         Expr::ScalarSubquery { plan, data_type } => {

@@ -14,6 +14,7 @@ pub mod foreign_keys;
 pub mod operators;
 pub mod record;
 pub mod row_key;
+pub mod sequence;
 pub mod source;
 pub mod spill;
 pub mod triggers;

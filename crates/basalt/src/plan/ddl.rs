@@ -23,6 +23,8 @@ pub struct CreateTable {
     pub foreign_keys: Vec<ForeignKeyDef>,
     /// `CREATE TABLE ... AS SELECT`: the query's SQL, whose rows are inserted.
     pub as_query: Option<String>,
+    /// The sequences of SERIAL columns, created with the table and owned by it.
+    pub sequences: Vec<crate::catalog::SequenceDef>,
 }
 
 /// `CREATE [UNIQUE] INDEX`.
@@ -120,6 +122,16 @@ pub enum DdlStatement {
     /// `DROP TRIGGER [IF EXISTS] name`.
     DropTrigger {
         name: String,
+        if_exists: bool,
+    },
+    /// `CREATE SEQUENCE` (options validated; the root page is allocated when it runs).
+    CreateSequence {
+        sequence: crate::catalog::SequenceDef,
+        if_not_exists: bool,
+    },
+    /// `DROP SEQUENCE [IF EXISTS] name, ...`.
+    DropSequence {
+        names: Vec<String>,
         if_exists: bool,
     },
     AlterTable(AlterTable),

@@ -178,6 +178,15 @@ pub enum Expr {
     CurrentTimestamp,
     /// `CURRENT_DATE`: the statement's start date.
     CurrentDate,
+    /// `nextval`, `currval` or `setval` on a sequence resolved when the call was bound (as
+    /// PostgreSQL resolves a `regclass` literal). Volatile and side-effecting: evaluated once
+    /// per row, never folded or moved; `nextval`/`setval` make the statement a write.
+    Sequence {
+        operation: SequenceOperation,
+        sequence: std::sync::Arc<crate::catalog::SequenceDef>,
+        /// `setval`'s value and optional `is_called` (already cast to BIGINT / BOOLEAN).
+        args: Vec<Expr>,
+    },
     /// `(SELECT ...)` returning at most one row of one column (NULL when no row).
     ScalarSubquery {
         plan: Box<PlanNode>,
@@ -191,6 +200,17 @@ pub enum Expr {
         plan: Box<PlanNode>,
         negated: bool,
     },
+}
+
+/// What a sequence function does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SequenceOperation {
+    /// `nextval`: advance and return the new value.
+    Next,
+    /// `currval`: this session's last `nextval` result.
+    Current,
+    /// `setval`: move the counter.
+    Set,
 }
 
 impl Expr {
@@ -216,6 +236,7 @@ impl Expr {
             | Expr::InSubquery { .. } => DataType::Boolean,
             Expr::CurrentTimestamp => DataType::Timestamp,
             Expr::CurrentDate => DataType::Date,
+            Expr::Sequence { .. } => DataType::Integer,
         }
     }
 
@@ -292,7 +313,9 @@ impl Expr {
                 }
                 children
             }
-            Expr::Coalesce { args, .. } | Expr::Function { args, .. } => args.iter_mut().collect(),
+            Expr::Coalesce { args, .. }
+            | Expr::Function { args, .. }
+            | Expr::Sequence { args, .. } => args.iter_mut().collect(),
         }
     }
 
@@ -349,9 +372,9 @@ impl Expr {
                     else_result.visit(f);
                 }
             }
-            Expr::Coalesce { args, .. } | Expr::Function { args, .. } => {
-                args.iter().for_each(|arg| arg.visit(f))
-            }
+            Expr::Coalesce { args, .. }
+            | Expr::Function { args, .. }
+            | Expr::Sequence { args, .. } => args.iter().for_each(|arg| arg.visit(f)),
             Expr::InSubquery { operand, .. } => operand.visit(f),
         }
     }

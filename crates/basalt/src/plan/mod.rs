@@ -28,7 +28,9 @@ use std::sync::Arc;
 use crate::catalog::{IndexDef, TableDef};
 use crate::types::DataType;
 
-pub use expr::{AggregateCall, AggregateFunction, BinaryOp, Expr, ScalarFunctionRef, UnaryOp};
+pub use expr::{
+    AggregateCall, AggregateFunction, BinaryOp, Expr, ScalarFunctionRef, SequenceOperation, UnaryOp,
+};
 pub use window::{FrameBound, FrameUnits, WindowCall, WindowFrame, WindowFunction};
 
 /// One column of a node's output.

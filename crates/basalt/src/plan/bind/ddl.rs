@@ -25,11 +25,15 @@ use super::{Binder, ident_name, object_name};
 
 /// Constraints gathered while binding CREATE TABLE.
 #[derive(Default)]
-struct Constraints {
+pub(super) struct Constraints {
     primary_key: Option<(Vec<usize>, bool)>,
     unique: Vec<Vec<usize>>,
     checks: Vec<String>,
     foreign_keys: Vec<ForeignKeyDef>,
+    /// Sequences of SERIAL and identity columns.
+    pub(super) sequences: Vec<crate::catalog::SequenceDef>,
+    /// The column declared AUTOINCREMENT (SQLite), if any.
+    autoincrement: Option<usize>,
 }
 
 impl Binder<'_> {
@@ -43,6 +47,13 @@ impl Binder<'_> {
             ast::Statement::CreateView(create) => self.bind_create_view(create),
             ast::Statement::CreateTrigger(create) => self.bind_create_trigger(create),
             ast::Statement::DropTrigger(drop) => self.bind_drop_trigger(drop),
+            ast::Statement::CreateSequence { .. } => self.bind_create_sequence(statement),
+            ast::Statement::Drop {
+                object_type: ast::ObjectType::Sequence,
+                if_exists,
+                names,
+                ..
+            } => self.bind_drop_sequence(names, *if_exists),
             ast::Statement::Drop {
                 object_type,
                 if_exists,
@@ -240,6 +251,25 @@ impl Binder<'_> {
                 column.not_null = true;
             }
         }
+        if let Some(column) = constraints.autoincrement {
+            // SQLite's rule and message; the SQLSTATE is PostgreSQL's for a bad definition.
+            if row_id_column != Some(column) {
+                return Err(BindError::new(
+                    "42P16",
+                    "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY",
+                ));
+            }
+            let column_name = columns.get(column).map_or("", |c| c.name.as_str());
+            let mut sequence = super::sequence::SequenceOptions {
+                min_value: Some(Some(0)),
+                start: Some(0),
+                ..Default::default()
+            }
+            .definition(format!("{name}_{column_name}_seq"))?;
+            sequence.owner = Some(name.clone());
+            sequence.autoincrement = true;
+            constraints.sequences.push(sequence);
+        }
         let mut unique_constraints = Vec::new();
         if row_id_column.is_none() && !primary_key.is_empty() {
             unique_constraints.push(primary_key.clone());
@@ -283,17 +313,22 @@ impl Binder<'_> {
             checks: constraints.checks,
             foreign_keys,
             as_query,
+            sequences: constraints.sequences,
         }))
     }
 
     /// A column definition; column-level constraints go to `constraints`.
-    fn bind_column_def(
+    pub(super) fn bind_column_def(
         &mut self,
         column: &ast::ColumnDef,
         position: usize,
         constraints: &mut Constraints,
         table_name: &str,
     ) -> Result<ColumnDef, BindError> {
+        let declared = column.data_type.to_string();
+        if let Some(base) = crate::catalog::serial_base_type(&declared) {
+            return self.bind_serial_column(column, base, position, constraints, table_name);
+        }
         let (data_type, max_length) = sql_type(&column.data_type)?;
         let mut def = ColumnDef {
             name: ident_name(&column.name),
@@ -334,6 +369,39 @@ impl Binder<'_> {
                     )?);
                 }
                 ast::ColumnOption::Check(check) => constraints.checks.push(check.expr.to_string()),
+                ast::ColumnOption::Generated {
+                    generated_as,
+                    sequence_options,
+                    generation_expr: None,
+                    ..
+                } => {
+                    let always = match generated_as {
+                        ast::GeneratedAs::Always => true,
+                        ast::GeneratedAs::ByDefault => false,
+                        ast::GeneratedAs::ExpStored => {
+                            return Err(BindError::unsupported("generated columns"));
+                        }
+                    };
+                    self.bind_identity(
+                        &mut def,
+                        always,
+                        sequence_options.as_deref().unwrap_or_default(),
+                        column,
+                        constraints,
+                        table_name,
+                    )?;
+                }
+                ast::ColumnOption::Generated { .. } => {
+                    return Err(BindError::unsupported("generated columns"));
+                }
+                ast::ColumnOption::DialectSpecific(tokens)
+                    if tokens.iter().any(|token| {
+                        matches!(token, sqlparser::tokenizer::Token::Word(word)
+                            if word.keyword == sqlparser::keywords::Keyword::AUTOINCREMENT)
+                    }) =>
+                {
+                    constraints.autoincrement = Some(position);
+                }
                 // The binary collation is what every column has; NOCASE on a column is not
                 // supported (see collate.rs), and unknown names are 42704.
                 ast::ColumnOption::Collation(name) => {
@@ -343,8 +411,8 @@ impl Binder<'_> {
                         )));
                     }
                 }
-                // Comments, SQLite's AUTOINCREMENT and conflict clauses do not change what
-                // is stored.
+                // Comments, other dialect-specific words and conflict clauses do not change
+                // what is stored.
                 ast::ColumnOption::Comment(_)
                 | ast::ColumnOption::DialectSpecific(_)
                 | ast::ColumnOption::OnConflict(_)
@@ -604,6 +672,11 @@ impl Binder<'_> {
                 check_column_count(slot + 1)?;
                 let mut constraints = Constraints::default();
                 let column = self.bind_column_def(column_def, slot, &mut constraints, &name)?;
+                if !constraints.sequences.is_empty() || constraints.autoincrement.is_some() {
+                    return Err(BindError::unsupported(
+                        "ALTER TABLE ADD COLUMN of a SERIAL type",
+                    ));
+                }
                 if constraints.primary_key.is_some()
                     || !constraints.unique.is_empty()
                     || !constraints.checks.is_empty()

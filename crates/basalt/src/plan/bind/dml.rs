@@ -84,6 +84,43 @@ impl Binder<'_> {
         }
     }
 
+    /// 428C9 when an INSERT gives a value for a `GENERATED ALWAYS AS IDENTITY` column
+    /// (sqlparser has no `OVERRIDING SYSTEM VALUE`, so there is no way around it).
+    fn refuse_always_identity(
+        &self,
+        table: &crate::catalog::TableDef,
+        target_columns: &[usize],
+    ) -> Result<(), BindError> {
+        match self.always_identity_among(table, target_columns) {
+            Some(column) => Err(BindError::new(
+                "428C9",
+                format!(
+                    "cannot insert a non-DEFAULT value into column \"{column}\" (it is an identity column defined as GENERATED ALWAYS)"
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The name of a `GENERATED ALWAYS AS IDENTITY` column of `table` among `columns`.
+    fn always_identity_among(
+        &self,
+        table: &crate::catalog::TableDef,
+        columns: &[usize],
+    ) -> Option<String> {
+        self.catalog.sequences.values().find_map(|sequence| {
+            let (column, true) = sequence.identity.as_ref()? else {
+                return None;
+            };
+            let owned = sequence
+                .owner
+                .as_ref()
+                .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name));
+            let (position, _) = table.column(column)?;
+            (owned && columns.contains(&position)).then(|| column.clone())
+        })
+    }
+
     pub(super) fn bind_insert(&mut self, insert: &ast::Insert) -> Result<PlanNode, BindError> {
         self.aggregates = AggregateContext::Forbidden("INSERT");
         let ast::TableObject::TableName(name) = &insert.table else {
@@ -132,6 +169,7 @@ impl Binder<'_> {
             }
         };
 
+        self.refuse_always_identity(&table, &target_columns)?;
         let table_scope = table_scan(&table, &alias, false).1;
         let mut on_conflict = match insert.or {
             Some(ast::SqliteOnConflict::Ignore) => ConflictAction::IgnoreAnyViolation,
@@ -366,6 +404,12 @@ impl Binder<'_> {
             let (column, _) = table
                 .column(&name)
                 .ok_or_else(|| unknown_column(table, &name))?;
+            if let Some(identity) = self.always_identity_among(table, &[column]) {
+                return Err(BindError::new(
+                    "428C9",
+                    format!("column \"{identity}\" can only be updated to DEFAULT"),
+                ));
+            }
             if bound.iter().any(|(c, _)| *c == column) {
                 return Err(BindError::new(
                     "42601",

@@ -115,6 +115,9 @@ impl Binder<'_> {
                 )))
             }
         };
+        if let Some(call) = self.bind_sequence_call(&name, &mut bound) {
+            return call;
+        }
         match name.as_str() {
             "coalesce" | "ifnull" => {
                 arity(if name == "ifnull" {

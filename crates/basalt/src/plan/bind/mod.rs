@@ -36,6 +36,7 @@ mod recursive;
 pub mod rewrite;
 mod scope;
 mod select;
+mod sequence;
 mod system;
 mod table_function;
 #[cfg(test)]

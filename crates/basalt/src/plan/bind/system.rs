@@ -166,6 +166,7 @@ impl Binder<'_> {
                     SchemaKind::Index => "index",
                     SchemaKind::View => "view",
                     SchemaKind::Trigger => "trigger",
+                    SchemaKind::Sequence => "sequence",
                 };
                 vec![
                     text(kind),

@@ -78,6 +78,7 @@ pub fn is_movable(expr: &Expr) -> bool {
             movable = false
         }
         Expr::Function { function, .. } if function.volatile => movable = false,
+        Expr::Sequence { .. } => movable = false,
         _ => {}
     });
     movable

@@ -1,0 +1,409 @@
+//! Sequences in the binder: `CREATE SEQUENCE` / `DROP SEQUENCE`, the calls `nextval`,
+//! `currval` and `setval`, and the columns that own a sequence (SERIAL types and
+//! `GENERATED ... AS IDENTITY`; SQLite's AUTOINCREMENT is bound with the primary key in
+//! `ddl.rs`, where the row id column is known).
+//!
+//! `CREATE SEQUENCE` options are checked here with PostgreSQL's defaults and messages
+//! (22023 for an impossible combination), so the executor only allocates the counter's tree.
+//! A sequence call names its sequence by a text constant, which is resolved against the
+//! catalog at bind time — PostgreSQL does the same when the argument is a `regclass`
+//! literal — so the plan holds the sequence's definition and root page, and a schema change
+//! re-binds it like any other plan. A name computed at run time is not supported (0A000).
+
+use std::sync::Arc;
+
+use sqlparser::ast;
+
+use crate::catalog::{ColumnDef, SequenceDef};
+use crate::plan::ddl::DdlStatement;
+use crate::plan::expr::{Expr, SequenceOperation};
+use crate::types::{DataType, Value};
+
+use super::ddl::Constraints;
+use super::error::BindError;
+use super::expr::coerce;
+use super::types::assignable;
+use super::{Binder, ident_name, object_name};
+
+/// The options of `CREATE SEQUENCE` (or of an identity column), each as written.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SequenceOptions {
+    pub increment: Option<i64>,
+    /// `Some(None)` is `NO MINVALUE`.
+    pub min_value: Option<Option<i64>>,
+    pub max_value: Option<Option<i64>>,
+    pub start: Option<i64>,
+    pub cycle: Option<bool>,
+}
+
+/// A sequence option's value: an integer constant, possibly negative.
+fn option_integer(expr: &ast::Expr, option: &str) -> Result<i64, BindError> {
+    let text: String = expr.to_string().split_whitespace().collect();
+    text.parse::<i64>().map_err(|_| {
+        BindError::new(
+            "22023",
+            format!("{option} must be an integer constant, not {expr}"),
+        )
+    })
+}
+
+impl SequenceOptions {
+    /// Gathers sqlparser's option list; `CACHE` is accepted and ignored (Basalt hands out
+    /// values one at a time, which PostgreSQL's `CACHE 1` default also does).
+    pub(crate) fn from_ast(options: &[ast::SequenceOptions]) -> Result<Self, BindError> {
+        let mut gathered = SequenceOptions::default();
+        for option in options {
+            match option {
+                ast::SequenceOptions::IncrementBy(expr, _) => {
+                    gathered.increment = Some(option_integer(expr, "INCREMENT")?)
+                }
+                ast::SequenceOptions::MinValue(expr) => {
+                    gathered.min_value = Some(
+                        expr.as_ref()
+                            .map(|expr| option_integer(expr, "MINVALUE"))
+                            .transpose()?,
+                    )
+                }
+                ast::SequenceOptions::MaxValue(expr) => {
+                    gathered.max_value = Some(
+                        expr.as_ref()
+                            .map(|expr| option_integer(expr, "MAXVALUE"))
+                            .transpose()?,
+                    )
+                }
+                ast::SequenceOptions::StartWith(expr, _) => {
+                    gathered.start = Some(option_integer(expr, "START")?)
+                }
+                ast::SequenceOptions::Cache(expr) => {
+                    option_integer(expr, "CACHE")?;
+                }
+                ast::SequenceOptions::Cycle(no_cycle) => gathered.cycle = Some(!no_cycle),
+            }
+        }
+        Ok(gathered)
+    }
+
+    /// The sequence these options describe, with PostgreSQL's defaults: ascending sequences
+    /// run from 1 to the largest BIGINT, descending ones from -1 down to the smallest, and
+    /// start at their near end. `root` is filled in when the sequence is created.
+    pub(crate) fn definition(&self, name: String) -> Result<SequenceDef, BindError> {
+        let increment = self.increment.unwrap_or(1);
+        if increment == 0 {
+            return Err(BindError::new("22023", "INCREMENT must not be zero"));
+        }
+        let ascending = increment > 0;
+        let min_value = self
+            .min_value
+            .flatten()
+            .unwrap_or(if ascending { 1 } else { i64::MIN });
+        let max_value = self
+            .max_value
+            .flatten()
+            .unwrap_or(if ascending { i64::MAX } else { -1 });
+        if min_value >= max_value {
+            return Err(BindError::new(
+                "22023",
+                format!("MINVALUE ({min_value}) must be less than MAXVALUE ({max_value})"),
+            ));
+        }
+        let start = self
+            .start
+            .unwrap_or(if ascending { min_value } else { max_value });
+        if start < min_value {
+            return Err(BindError::new(
+                "22023",
+                format!("START value ({start}) cannot be less than MINVALUE ({min_value})"),
+            ));
+        }
+        if start > max_value {
+            return Err(BindError::new(
+                "22023",
+                format!("START value ({start}) cannot be greater than MAXVALUE ({max_value})"),
+            ));
+        }
+        Ok(SequenceDef {
+            name,
+            increment,
+            min_value,
+            max_value,
+            start,
+            cycle: self.cycle.unwrap_or(false),
+            root: 0,
+            owner: None,
+            identity: None,
+            autoincrement: false,
+        })
+    }
+}
+
+impl Binder<'_> {
+    /// `CREATE [TEMPORARY] SEQUENCE [IF NOT EXISTS] name [AS type] options [OWNED BY ...]`.
+    pub(super) fn bind_create_sequence(
+        &self,
+        statement: &ast::Statement,
+    ) -> Result<DdlStatement, BindError> {
+        let ast::Statement::CreateSequence {
+            temporary,
+            if_not_exists,
+            name,
+            data_type,
+            sequence_options,
+            owned_by,
+        } = statement
+        else {
+            return Err(BindError::unsupported(statement.to_string()));
+        };
+        if *temporary {
+            return Err(BindError::unsupported("temporary sequences"));
+        }
+        if data_type.is_some() {
+            return Err(BindError::unsupported("CREATE SEQUENCE ... AS type"));
+        }
+        if owned_by.is_some() {
+            return Err(BindError::unsupported("CREATE SEQUENCE ... OWNED BY"));
+        }
+        let name = object_name(name)?;
+        let sequence = SequenceOptions::from_ast(sequence_options)?.definition(name)?;
+        Ok(DdlStatement::CreateSequence {
+            sequence,
+            if_not_exists: *if_not_exists,
+        })
+    }
+
+    /// `DROP SEQUENCE [IF EXISTS] name, ...`: every name must be a sequence (42P01 when
+    /// missing, 42809 when it is another kind of relation).
+    pub(super) fn bind_drop_sequence(
+        &self,
+        names: &[ast::ObjectName],
+        if_exists: bool,
+    ) -> Result<DdlStatement, BindError> {
+        let names: Vec<String> = names.iter().map(object_name).collect::<Result<_, _>>()?;
+        for name in &names {
+            if let Some(sequence) = self.catalog.sequences.get(&name.to_lowercase()) {
+                if let Some(owner) = &sequence.owner {
+                    return Err(BindError::new(
+                        "2BP01",
+                        format!(
+                            "cannot drop sequence {} because column default of table {owner} requires it",
+                            sequence.name
+                        ),
+                    ));
+                }
+                continue;
+            }
+            if self.catalog.table(name).is_some()
+                || self.catalog.views.contains_key(&name.to_lowercase())
+            {
+                return Err(BindError::new(
+                    "42809",
+                    format!("\"{name}\" is not a sequence"),
+                ));
+            }
+            if !if_exists {
+                return Err(BindError::new(
+                    "42P01",
+                    format!("sequence \"{name}\" does not exist"),
+                ));
+            }
+        }
+        Ok(DdlStatement::DropSequence { names, if_exists })
+    }
+
+    /// `nextval(name)`, `currval(name)`, `setval(name, value [, is_called])`, with the
+    /// arguments already bound. `None` when `name` is not a sequence function.
+    pub(super) fn bind_sequence_call(
+        &self,
+        name: &str,
+        bound: &mut Vec<Expr>,
+    ) -> Option<Result<Expr, BindError>> {
+        let operation = match name {
+            "nextval" => SequenceOperation::Next,
+            "currval" => SequenceOperation::Current,
+            "setval" => SequenceOperation::Set,
+            _ => return None,
+        };
+        Some(self.sequence_call(name, operation, std::mem::take(bound)))
+    }
+
+    fn sequence_call(
+        &self,
+        name: &str,
+        operation: SequenceOperation,
+        bound: Vec<Expr>,
+    ) -> Result<Expr, BindError> {
+        let arity = match operation {
+            SequenceOperation::Next | SequenceOperation::Current => 1..=1,
+            SequenceOperation::Set => 2..=3,
+        };
+        if !arity.contains(&bound.len()) {
+            return Err(BindError::undefined_function(format!(
+                "function {name} does not take {} arguments",
+                bound.len()
+            )));
+        }
+        let mut arguments = bound.into_iter();
+        let sequence_name = match arguments.next() {
+            Some(Expr::Literal {
+                value: Value::Text(text),
+                ..
+            }) => text,
+            _ => {
+                return Err(BindError::unsupported(format!(
+                    "{name} with a sequence name that is not a text constant"
+                )));
+            }
+        };
+        let sequence = self.sequence_named(&sequence_name)?;
+        let mut args = Vec::new();
+        for (position, argument) in arguments.enumerate() {
+            let wanted = if position == 0 {
+                DataType::Integer
+            } else {
+                DataType::Boolean
+            };
+            if !assignable(argument.data_type(), wanted) {
+                return Err(BindError::undefined_function(format!(
+                    "function {name} does not accept {} as argument {}",
+                    argument.data_type(),
+                    position + 2
+                )));
+            }
+            args.push(coerce(argument, wanted));
+        }
+        Ok(Expr::Sequence {
+            operation,
+            sequence,
+            args,
+        })
+    }
+
+    /// The sequence `name` names (unquoted names fold to lower case, as `regclass` does).
+    fn sequence_named(&self, name: &str) -> Result<Arc<SequenceDef>, BindError> {
+        let key = match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
+            Some(quoted) => quoted.replace("\"\"", "\""),
+            None => name.to_lowercase(),
+        };
+        self.catalog
+            .sequences
+            .get(&key.to_lowercase())
+            .cloned()
+            .ok_or_else(|| BindError::new("42P01", format!("relation \"{name}\" does not exist")))
+    }
+
+    /// A SERIAL column, as PostgreSQL defines it: an integer column `NOT NULL DEFAULT
+    /// nextval('<table>_<column>_seq')` whose sequence the table owns. Its other options bind
+    /// as for any column, except a DEFAULT of its own (42601, as PostgreSQL) and NULL.
+    pub(super) fn bind_serial_column(
+        &mut self,
+        column: &ast::ColumnDef,
+        base: &str,
+        position: usize,
+        constraints: &mut Constraints,
+        table_name: &str,
+    ) -> Result<ColumnDef, BindError> {
+        let name = ident_name(&column.name);
+        for option in &column.options {
+            match option.option {
+                ast::ColumnOption::Default(_) => {
+                    return Err(BindError::new(
+                        "42601",
+                        format!(
+                            "multiple default values specified for column \"{name}\" of table \"{table_name}\""
+                        ),
+                    ));
+                }
+                ast::ColumnOption::Null => {
+                    return Err(BindError::new(
+                        "42601",
+                        format!(
+                            "conflicting NULL/NOT NULL declarations for column \"{name}\" of table \"{table_name}\""
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        let plain = ast::ColumnDef {
+            name: column.name.clone(),
+            data_type: ast::DataType::Custom(
+                ast::ObjectName::from(vec![ast::Ident::new(base)]),
+                Vec::new(),
+            ),
+            options: column.options.clone(),
+        };
+        let mut def = self.bind_column_def(&plain, position, constraints, table_name)?;
+        let sequence_name = format!("{table_name}_{name}_seq");
+        let mut sequence = SequenceOptions::default().definition(sequence_name)?;
+        let maximum = match base {
+            "SMALLINT" => i64::from(i16::MAX),
+            "INTEGER" => i64::from(i32::MAX),
+            _ => i64::MAX,
+        };
+        sequence.max_value = maximum;
+        sequence.owner = Some(table_name.to_string());
+        def.declared_type = column.data_type.to_string().to_uppercase();
+        def.not_null = true;
+        def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
+        constraints.sequences.push(sequence);
+        Ok(def)
+    }
+
+    /// `GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [(options)]`: like SERIAL, an owned
+    /// sequence `<table>_<column>_seq` (with the options given) supplies the column's
+    /// default, and the column is NOT NULL; the sequence also records whether explicit
+    /// values are refused (ALWAYS).
+    pub(super) fn bind_identity(
+        &mut self,
+        def: &mut ColumnDef,
+        always: bool,
+        options: &[ast::SequenceOptions],
+        column: &ast::ColumnDef,
+        constraints: &mut Constraints,
+        table_name: &str,
+    ) -> Result<(), BindError> {
+        let maximum = match column.data_type {
+            ast::DataType::SmallInt(_) | ast::DataType::Int2(_) => i64::from(i16::MAX),
+            ast::DataType::Int(_) | ast::DataType::Integer(_) | ast::DataType::Int4(_) => {
+                i64::from(i32::MAX)
+            }
+            ast::DataType::BigInt(_) | ast::DataType::Int8(_) => i64::MAX,
+            _ => {
+                return Err(BindError::new(
+                    "22023",
+                    format!(
+                        "identity column type must be smallint, integer, or bigint, not {}",
+                        column.data_type
+                    ),
+                ));
+            }
+        };
+        let has_default = column
+            .options
+            .iter()
+            .any(|option| matches!(option.option, ast::ColumnOption::Default(_)));
+        if has_default || def.default.is_some() {
+            return Err(BindError::new(
+                "42601",
+                format!(
+                    "both default and identity specified for column \"{}\" of table \"{table_name}\"",
+                    def.name
+                ),
+            ));
+        }
+        let mut options = SequenceOptions::from_ast(options)?;
+        let ascending = options.increment.unwrap_or(1) > 0;
+        if ascending && options.max_value.flatten().is_none() {
+            options.max_value = Some(Some(maximum));
+        }
+        if !ascending && options.min_value.flatten().is_none() {
+            options.min_value = Some(Some(-maximum - 1));
+        }
+        let mut sequence = options.definition(format!("{table_name}_{}_seq", def.name))?;
+        sequence.owner = Some(table_name.to_string());
+        sequence.identity = Some((def.name.clone(), always));
+        def.not_null = true;
+        def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
+        constraints.sequences.push(sequence);
+        Ok(())
+    }
+}
