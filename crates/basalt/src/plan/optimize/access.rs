@@ -5,10 +5,12 @@
 //! index's first column becomes one seek per distinct list value (an index join from the
 //! list to the table).
 //!
-//! The filter stays above the new scan with every conjunct the scan does not enforce
-//! exactly, so the scan only has to return a superset of the rows that pass. A conjunct that
-//! became a bound leaves the filter only when the scan returns exactly the rows it accepts
-//! (see [`exact_key_order`] and `Candidate::enforced`): its type orders keys as SQL compares
+//! The filter stays above the new scan with every conjunct, so the scan only has to return a
+//! superset of the rows that pass — later rules rely on that (an index join replaces the scan
+//! by seeks and keeps the filter). Only at the very end of planning
+//! ([`drop_enforced_conjuncts`]) does a conjunct that became a bound leave the filter, and
+//! only when the scan returns exactly the rows it accepts (see [`exact_key_order`] and
+//! `Candidate::enforced`): its type orders keys as SQL compares
 //! values, a bound that evaluates to NULL makes the scan empty (the executor's rule, as a
 //! comparison with NULL is never true), and NULL keys cannot fall inside the range — row ids
 //! are never NULL, and an index column's NULLs sort outside any range bounded on both sides
@@ -126,7 +128,6 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
             schema,
         };
     }
-    let mut enforced = Vec::new();
     let input = match (candidate, *input) {
         (
             Some(candidate),
@@ -135,7 +136,6 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
                 schema: scan_schema,
             },
         ) => {
-            enforced = candidate.enforced;
             let kind = match candidate.index {
                 None => PlanKind::TableScan {
                     table,
@@ -160,12 +160,42 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
         }
         (_, input) => input,
     };
+    PlanNode {
+        kind: PlanKind::Filter {
+            input: Box::new(input),
+            predicate,
+        },
+        schema,
+    }
+}
+
+/// The last step of planning: a filter directly above a scan loses the conjuncts the scan's
+/// bounds enforce exactly (`Candidate::enforced`). It runs after every other rule because
+/// those may replace a scan — an index join seeks by its key instead and relies on the
+/// filter above the scan still holding every conjunct — so only the scans that remain in
+/// the final plan may take over their conjuncts. The scan's bounds are derived again from
+/// the conjuncts and must come out identical, which ties each dropped conjunct to the bound
+/// that enforces it (also after a rule changed the index, as the ORDER BY rule may).
+pub fn drop_enforced_conjuncts(node: PlanNode, catalog: &Catalog) -> PlanNode {
+    let PlanNode { mut kind, schema } = node;
+    for child in kind.children_mut() {
+        let taken = std::mem::replace(
+            child,
+            PlanNode {
+                kind: PlanKind::SingleRow,
+                schema: Vec::new(),
+            },
+        );
+        *child = drop_enforced_conjuncts(taken, catalog);
+    }
+    let PlanKind::Filter { input, predicate } = kind else {
+        return PlanNode { kind, schema };
+    };
+    let conjuncts = conjuncts(predicate.clone());
+    let enforced = enforced_by_scan(&input, &conjuncts, catalog);
     if enforced.is_empty() {
         return PlanNode {
-            kind: PlanKind::Filter {
-                input: Box::new(input),
-                predicate,
-            },
+            kind: PlanKind::Filter { input, predicate },
             schema,
         };
     }
@@ -175,7 +205,60 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
         .filter(|(position, _)| !enforced.contains(position))
         .map(|(_, conjunct)| conjunct)
         .collect();
-    with_filter(input, remaining)
+    with_filter(*input, remaining)
+}
+
+/// The conjuncts (positions) that `scan`'s bounds enforce exactly: those of the candidate
+/// for the scan's own index (or row id) whose bounds are the scan's bounds.
+fn enforced_by_scan(scan: &PlanNode, conjuncts: &[Expr], catalog: &Catalog) -> Vec<usize> {
+    let (table, index, columns, lower, upper) = match &scan.kind {
+        PlanKind::TableScan {
+            table,
+            columns,
+            lower,
+            upper,
+            ..
+        } => (table, None, columns, lower, upper),
+        PlanKind::IndexScan {
+            table,
+            index,
+            columns,
+            lower,
+            upper,
+            ..
+        } => (table, Some(index), columns, lower, upper),
+        _ => return Vec::new(),
+    };
+    if *lower == RangeBound::Unbounded && *upper == RangeBound::Unbounded {
+        return Vec::new();
+    }
+    let comparisons: Vec<Comparison> = conjuncts
+        .iter()
+        .enumerate()
+        .filter_map(|(position, conjunct)| comparison(position, conjunct))
+        .chain(conjuncts.iter().flat_map(like_prefix_range))
+        .collect();
+    let candidate = match index {
+        None => row_id_candidate(table, columns, &comparisons),
+        Some(index) => {
+            // The catalog's definition, so an index dropped since cannot vouch for anything.
+            let current = catalog
+                .indexes_of(&table.name)
+                .find(|i| i.name == index.name);
+            match current {
+                Some(current) if current.columns == index.columns => {
+                    index_candidate(table, index, columns, &comparisons)
+                }
+                _ => None,
+            }
+        }
+    };
+    match candidate {
+        Some(candidate) if candidate.lower == *lower && candidate.upper == *upper => {
+            candidate.enforced
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn best_candidate(

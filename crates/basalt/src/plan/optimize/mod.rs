@@ -100,7 +100,8 @@ fn optimize_plan(mut plan: PlanNode, estimator: &Estimator<'_>) -> PlanNode {
     optimize_subqueries(&mut plan, estimator);
     let plan = reorder::reorder_joins(plan);
     let plan = pushdown::push_down(plan, Vec::new());
-    physical(plan, estimator)
+    let plan = physical(plan, estimator);
+    access::drop_enforced_conjuncts(plan, estimator.catalog)
 }
 
 /// Bottom-up: join methods, access paths and orders, once the filters are where they belong.
