@@ -22,6 +22,7 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 
 use super::{Catalog, ForeignKeyDef, IndexDef, ReferentialAction, TableDef, ViewDef};
 use crate::sql::BasaltDialect;
+use crate::sql::names::POSTGRESQL_RESERVED;
 use crate::storage::keys::KeyOrder;
 
 /// What kind of object a [`SchemaObject`] is.
@@ -395,125 +396,12 @@ fn query_words(query: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Words that cannot stand unquoted where the reconstructed statements put names:
-/// PostgreSQL's reserved keywords (what its `quote_ident` quotes), plus the words sqlparser
-/// reads as the start of a constraint in a column list or of a special form in an index's
-/// column list.
-const RESERVED: &[&str] = &[
-    "all",
-    "analyse",
-    "analyze",
-    "and",
-    "any",
-    "array",
-    "as",
-    "asc",
-    "asymmetric",
-    "authorization",
-    "binary",
-    "both",
-    "case",
-    "cast",
-    "ceil",
-    "check",
-    "collate",
-    "collation",
-    "column",
-    "concurrently",
-    "constraint",
-    "create",
-    "cross",
-    "current_catalog",
-    "current_date",
-    "current_role",
-    "current_schema",
-    "current_time",
-    "current_timestamp",
-    "current_user",
-    "default",
-    "deferrable",
-    "desc",
-    "distinct",
-    "do",
-    "else",
-    "end",
-    "except",
-    "exists",
-    "extract",
-    "false",
-    "fetch",
-    "floor",
-    "for",
-    "foreign",
-    "freeze",
-    "from",
-    "full",
-    "fulltext",
-    "glob",
-    "grant",
-    "group",
-    "having",
-    "ilike",
-    "in",
-    "index",
-    "initially",
-    "inner",
-    "intersect",
-    "interval",
-    "into",
-    "is",
-    "isnull",
-    "join",
-    "key",
-    "lateral",
-    "leading",
-    "left",
-    "like",
-    "limit",
-    "localtime",
-    "localtimestamp",
-    "natural",
-    "not",
-    "notnull",
-    "null",
-    "offset",
-    "on",
-    "only",
-    "or",
-    "order",
-    "outer",
-    "overlaps",
-    "overlay",
-    "placing",
-    "position",
-    "primary",
-    "references",
-    "returning",
-    "right",
-    "select",
-    "session_user",
-    "similar",
-    "some",
-    "spatial",
-    "substring",
-    "symmetric",
-    "table",
-    "tablesample",
-    "then",
-    "to",
-    "trailing",
-    "trim",
-    "true",
-    "union",
-    "unique",
-    "user",
-    "using",
-    "variadic",
-    "verbose",
-    "when",
-    "where",
-    "window",
-    "with",
+/// Words that cannot stand unquoted where the reconstructed statements put names, besides
+/// PostgreSQL's reserved keywords ([`POSTGRESQL_RESERVED`], what its `quote_ident` quotes at
+/// the least): the words sqlparser reads as the start of a constraint in a column list or of
+/// a special form in an index's column list.
+const PARSER_RESERVED: &[&str] = &[
+    "ceil", "floor", "fulltext", "glob", "index", "key", "spatial",
 ];
 
 /// `name` as an identifier that reads back as exactly `name`: bare when it is lower-case
@@ -537,5 +425,6 @@ pub(crate) fn is_plain_identifier(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && !RESERVED.contains(&name)
+        && !POSTGRESQL_RESERVED.contains(&name)
+        && !PARSER_RESERVED.contains(&name)
 }

@@ -90,6 +90,23 @@ pub enum AggregateFunction {
     BoolOr,
 }
 
+impl AggregateFunction {
+    /// The function's SQL name, which PostgreSQL also gives the output column of a call.
+    pub fn name(self) -> &'static str {
+        match self {
+            AggregateFunction::CountStar | AggregateFunction::Count => "count",
+            AggregateFunction::Sum => "sum",
+            AggregateFunction::Total => "total",
+            AggregateFunction::Avg => "avg",
+            AggregateFunction::Min => "min",
+            AggregateFunction::Max => "max",
+            AggregateFunction::StringAgg => "string_agg",
+            AggregateFunction::BoolAnd => "bool_and",
+            AggregateFunction::BoolOr => "bool_or",
+        }
+    }
+}
+
 /// One aggregate call of an Aggregate node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AggregateCall {

@@ -117,16 +117,6 @@ pub fn window_function_name(function: WindowFunction) -> &'static str {
         WindowFunction::FirstValue => "first_value",
         WindowFunction::LastValue => "last_value",
         WindowFunction::NthValue => "nth_value",
-        WindowFunction::Aggregate(function) => match function {
-            AggregateFunction::CountStar | AggregateFunction::Count => "count",
-            AggregateFunction::Sum => "sum",
-            AggregateFunction::Total => "total",
-            AggregateFunction::Avg => "avg",
-            AggregateFunction::Min => "min",
-            AggregateFunction::Max => "max",
-            AggregateFunction::StringAgg => "string_agg",
-            AggregateFunction::BoolAnd => "bool_and",
-            AggregateFunction::BoolOr => "bool_or",
-        },
+        WindowFunction::Aggregate(function) => function.name(),
     }
 }

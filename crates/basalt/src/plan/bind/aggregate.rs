@@ -214,21 +214,6 @@ impl Binder<'_> {
     }
 }
 
-/// The output column name of an aggregate (PostgreSQL names it after the function).
-pub(super) fn aggregate_name(function: AggregateFunction) -> &'static str {
-    match function {
-        AggregateFunction::CountStar | AggregateFunction::Count => "count",
-        AggregateFunction::Sum => "sum",
-        AggregateFunction::Total => "total",
-        AggregateFunction::Avg => "avg",
-        AggregateFunction::Min => "min",
-        AggregateFunction::Max => "max",
-        AggregateFunction::StringAgg => "string_agg",
-        AggregateFunction::BoolAnd => "bool_and",
-        AggregateFunction::BoolOr => "bool_or",
-    }
-}
-
 /// Whether a bound expression contains an aggregate marker.
 pub(super) fn has_aggregate(expr: &Expr) -> bool {
     let mut found = false;

@@ -55,6 +55,22 @@ pub(super) fn call_arguments(function: &ast::Function) -> Result<CallArguments<'
 }
 
 /// The expression of an argument, 42601 for `*` where an expression is needed.
+/// The argument expressions of a call to `name`, which is not an aggregate: DISTINCT and
+/// FILTER are errors (42809), as is `*`.
+pub(super) fn non_aggregate_arguments<'q>(
+    call: &CallArguments<'q>,
+    has_filter: bool,
+    name: &str,
+) -> Result<Vec<&'q ast::Expr>, BindError> {
+    if call.distinct || has_filter {
+        return Err(BindError::new(
+            "42809",
+            format!("DISTINCT or FILTER specified, but {name} is not an aggregate function"),
+        ));
+    }
+    call.args.iter().map(|arg| arg_expr(arg, name)).collect()
+}
+
 pub(super) fn arg_expr<'q>(
     arg: &'q ast::FunctionArgExpr,
     function: &str,
@@ -90,17 +106,7 @@ impl Binder<'_> {
         if super::aggregate::is_aggregate(&name, call.args.len()) {
             return self.bind_aggregate(&name, &call, function.filter.as_deref(), scope);
         }
-        if call.distinct || function.filter.is_some() {
-            return Err(BindError::new(
-                "42809",
-                format!("DISTINCT or FILTER specified, but {name} is not an aggregate function"),
-            ));
-        }
-        let asts: Vec<&ast::Expr> = call
-            .args
-            .iter()
-            .map(|arg| arg_expr(arg, &name))
-            .collect::<Result<_, _>>()?;
+        let asts = non_aggregate_arguments(&call, function.filter.is_some(), &name)?;
         let mut bound = Vec::with_capacity(asts.len());
         for ast in &asts {
             bound.push(self.bind_expr(ast, scope)?);

@@ -173,7 +173,7 @@ impl Binder<'_> {
                 })
                 .collect();
             schema.extend(aggregates.iter().map(|call| OutputColumn {
-                name: super::aggregate::aggregate_name(call.function).to_string(),
+                name: call.function.name().to_string(),
                 table: None,
                 data_type: call.data_type,
             }));

@@ -21,13 +21,16 @@
 use sqlparser::ast;
 
 use crate::catalog::describe::{SchemaKind, describe_catalog};
-use crate::catalog::{ColumnDef, TableDef};
+use std::sync::Arc;
+
+use crate::catalog::{ColumnDef, TableDef, ViewDef};
 use crate::plan::expr::Expr;
 use crate::plan::{OutputColumn, PlanKind, PlanNode};
 use crate::types::{DataType, Value};
 
+use super::Binder;
 use super::error::BindError;
-use super::{Binder, ident_name};
+use crate::sql::object_name_parts;
 
 /// The catalog name reported in `table_catalog`.
 const CATALOG_NAME: &str = "main";
@@ -40,15 +43,7 @@ impl Binder<'_> {
         &mut self,
         name: &ast::ObjectName,
     ) -> Result<Option<PlanNode>, BindError> {
-        let parts: Vec<String> = name
-            .0
-            .iter()
-            .map(|part| match part {
-                ast::ObjectNamePart::Identifier(ident) => Ok(ident_name(ident)),
-                _ => Err(BindError::syntax(format!("invalid name \"{name}\""))),
-            })
-            .collect::<Result<_, _>>()?;
-        match parts.as_slice() {
+        match object_name_parts(name).as_slice() {
             [schema, relation] if schema == "information_schema" => match relation.as_str() {
                 "tables" => Ok(Some(self.information_schema_tables())),
                 "columns" => self.information_schema_columns().map(Some),
@@ -70,11 +65,23 @@ impl Binder<'_> {
         }
     }
 
+    /// The catalog's tables in name order.
+    fn tables_by_name(&self) -> Vec<Arc<TableDef>> {
+        let mut tables: Vec<_> = self.catalog.tables.values().cloned().collect();
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        tables
+    }
+
+    /// The catalog's views in name order (owned handles: binding a view needs `&mut self`).
+    fn views_by_name(&self) -> Vec<Arc<ViewDef>> {
+        let mut views: Vec<_> = self.catalog.views.values().cloned().collect();
+        views.sort_by(|a, b| a.name.cmp(&b.name));
+        views
+    }
+
     fn information_schema_tables(&self) -> PlanNode {
         let mut rows = Vec::new();
-        let mut tables: Vec<&TableDef> = self.catalog.tables.values().map(|t| t.as_ref()).collect();
-        tables.sort_by(|a, b| a.name.cmp(&b.name));
-        for table in tables {
+        for table in self.tables_by_name() {
             rows.push(vec![
                 text(CATALOG_NAME),
                 text(SCHEMA_NAME),
@@ -82,9 +89,7 @@ impl Binder<'_> {
                 text("BASE TABLE"),
             ]);
         }
-        let mut views: Vec<_> = self.catalog.views.values().collect();
-        views.sort_by(|a, b| a.name.cmp(&b.name));
-        for view in views {
+        for view in self.views_by_name() {
             rows.push(vec![
                 text(CATALOG_NAME),
                 text(SCHEMA_NAME),
@@ -105,9 +110,7 @@ impl Binder<'_> {
 
     fn information_schema_columns(&mut self) -> Result<PlanNode, BindError> {
         let mut rows = Vec::new();
-        let mut tables: Vec<&TableDef> = self.catalog.tables.values().map(|t| t.as_ref()).collect();
-        tables.sort_by(|a, b| a.name.cmp(&b.name));
-        for table in tables {
+        for table in self.tables_by_name() {
             for (position, column) in table.columns.iter().enumerate() {
                 let not_null = column.not_null
                     || table.row_id_column == Some(position)
@@ -123,9 +126,7 @@ impl Binder<'_> {
                 ));
             }
         }
-        let mut views: Vec<_> = self.catalog.views.values().cloned().collect();
-        views.sort_by(|a, b| a.name.cmp(&b.name));
-        for view in views {
+        for view in self.views_by_name() {
             // A view's column types are its query's: bind it as a FROM item would.
             let plan = self.bind_view(&view)?;
             for (position, output) in plan.schema.iter().enumerate() {

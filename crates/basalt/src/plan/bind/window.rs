@@ -29,7 +29,7 @@ use crate::types::{DataType, Value};
 use super::Binder;
 use super::aggregate::AGGREGATE_MARK;
 use super::error::BindError;
-use super::function::{CallArguments, arg_expr};
+use super::function::{CallArguments, non_aggregate_arguments};
 use super::ident_name;
 use super::scope::Scope;
 
@@ -209,17 +209,7 @@ impl Binder<'_> {
                 ),
             ));
         }
-        if call.distinct || filter.is_some() {
-            return Err(BindError::new(
-                "42809",
-                format!("DISTINCT or FILTER specified, but {name} is not an aggregate function"),
-            ));
-        }
-        let asts: Vec<&ast::Expr> = call
-            .args
-            .iter()
-            .map(|arg| arg_expr(arg, name))
-            .collect::<Result<_, _>>()?;
+        let asts = non_aggregate_arguments(call, filter.is_some(), name)?;
         let (function, arity) = match name {
             "row_number" => (WindowFunction::RowNumber, 0..=0),
             "rank" => (WindowFunction::Rank, 0..=0),

@@ -176,23 +176,17 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
 /// the final plan may take over their conjuncts. The scan's bounds are derived again from
 /// the conjuncts and must come out identical, which ties each dropped conjunct to the bound
 /// that enforces it (also after a rule changed the index, as the ORDER BY rule may).
-pub fn drop_enforced_conjuncts(node: PlanNode, catalog: &Catalog) -> PlanNode {
+pub fn drop_enforced_conjuncts(node: PlanNode) -> PlanNode {
     let PlanNode { mut kind, schema } = node;
     for child in kind.children_mut() {
-        let taken = std::mem::replace(
-            child,
-            PlanNode {
-                kind: PlanKind::SingleRow,
-                schema: Vec::new(),
-            },
-        );
-        *child = drop_enforced_conjuncts(taken, catalog);
+        let taken = std::mem::replace(child, super::placeholder());
+        *child = drop_enforced_conjuncts(taken);
     }
     let PlanKind::Filter { input, predicate } = kind else {
         return PlanNode { kind, schema };
     };
     let conjuncts = conjuncts(predicate.clone());
-    let enforced = enforced_by_scan(&input, &conjuncts, catalog);
+    let enforced = enforced_by_scan(&input, &conjuncts);
     if enforced.is_empty() {
         return PlanNode {
             kind: PlanKind::Filter { input, predicate },
@@ -210,7 +204,7 @@ pub fn drop_enforced_conjuncts(node: PlanNode, catalog: &Catalog) -> PlanNode {
 
 /// The conjuncts (positions) that `scan`'s bounds enforce exactly: those of the candidate
 /// for the scan's own index (or row id) whose bounds are the scan's bounds.
-fn enforced_by_scan(scan: &PlanNode, conjuncts: &[Expr], catalog: &Catalog) -> Vec<usize> {
+fn enforced_by_scan(scan: &PlanNode, conjuncts: &[Expr]) -> Vec<usize> {
     let (table, index, columns, lower, upper) = match &scan.kind {
         PlanKind::TableScan {
             table,
@@ -232,26 +226,10 @@ fn enforced_by_scan(scan: &PlanNode, conjuncts: &[Expr], catalog: &Catalog) -> V
     if *lower == RangeBound::Unbounded && *upper == RangeBound::Unbounded {
         return Vec::new();
     }
-    let comparisons: Vec<Comparison> = conjuncts
-        .iter()
-        .enumerate()
-        .filter_map(|(position, conjunct)| comparison(position, conjunct))
-        .chain(conjuncts.iter().flat_map(like_prefix_range))
-        .collect();
+    let comparisons = comparisons(conjuncts);
     let candidate = match index {
         None => row_id_candidate(table, columns, &comparisons),
-        Some(index) => {
-            // The catalog's definition, so an index dropped since cannot vouch for anything.
-            let current = catalog
-                .indexes_of(&table.name)
-                .find(|i| i.name == index.name);
-            match current {
-                Some(current) if current.columns == index.columns => {
-                    index_candidate(table, index, columns, &comparisons)
-                }
-                _ => None,
-            }
-        }
+        Some(index) => index_candidate(table, index, columns, &comparisons),
     };
     match candidate {
         Some(candidate) if candidate.lower == *lower && candidate.upper == *upper => {
@@ -261,18 +239,23 @@ fn enforced_by_scan(scan: &PlanNode, conjuncts: &[Expr], catalog: &Catalog) -> V
     }
 }
 
+/// Every usable comparison among the filter's conjuncts, and the ranges of LIKE prefixes.
+fn comparisons(conjuncts: &[Expr]) -> Vec<Comparison> {
+    conjuncts
+        .iter()
+        .enumerate()
+        .filter_map(|(position, conjunct)| comparison(position, conjunct))
+        .chain(conjuncts.iter().flat_map(like_prefix_range))
+        .collect()
+}
+
 fn best_candidate(
     table: &Arc<TableDef>,
     columns: &[ScanColumn],
     conjuncts: &[Expr],
     catalog: &Catalog,
 ) -> Option<Candidate> {
-    let comparisons: Vec<Comparison> = conjuncts
-        .iter()
-        .enumerate()
-        .filter_map(|(position, conjunct)| comparison(position, conjunct))
-        .chain(conjuncts.iter().flat_map(like_prefix_range))
-        .collect();
+    let comparisons = comparisons(conjuncts);
     if comparisons.is_empty() {
         return None;
     }

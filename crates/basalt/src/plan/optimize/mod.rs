@@ -101,7 +101,7 @@ fn optimize_plan(mut plan: PlanNode, estimator: &Estimator<'_>) -> PlanNode {
     let plan = reorder::reorder_joins(plan);
     let plan = pushdown::push_down(plan, Vec::new());
     let plan = physical(plan, estimator);
-    access::drop_enforced_conjuncts(plan, estimator.catalog)
+    access::drop_enforced_conjuncts(plan)
 }
 
 /// Bottom-up: join methods, access paths and orders, once the filters are where they belong.
@@ -122,7 +122,7 @@ fn physical(mut node: PlanNode, estimator: &Estimator<'_>) -> PlanNode {
 }
 
 /// A node to stand in for a child while it is being rewritten.
-fn placeholder() -> PlanNode {
+pub(super) fn placeholder() -> PlanNode {
     PlanNode {
         kind: PlanKind::SingleRow,
         schema: Vec::new(),

@@ -267,15 +267,9 @@ fn regexp_replace(args: &[Value]) -> Result<Value, TypeError> {
 /// `regexp_match(string, pattern[, flags])`: the first capture group of the first match, or
 /// the whole match when the pattern has no groups; NULL when nothing matches.
 fn regexp_match(args: &[Value]) -> Result<Value, TypeError> {
-    const NAME: &str = "regexp_match";
-    if strict_nulls(NAME, args, 2, 3)? {
+    let Some((string, regex)) = single_match_arguments("regexp_match", args)? else {
         return Ok(Value::Null);
-    }
-    let string = text_arg(NAME, args, 0)?;
-    let pattern = text_arg(NAME, args, 1)?;
-    let flags = flags_arg(NAME, args, 2)?;
-    refuse_global(NAME, &flags)?;
-    let regex = compile(pattern, flags.options)?;
+    };
     let Some(captures) = regex.captures(string) else {
         return Ok(Value::Null);
     };
@@ -287,16 +281,27 @@ fn regexp_match(args: &[Value]) -> Result<Value, TypeError> {
 
 /// `regexp_like(string, pattern[, flags])`: whether the pattern matches anywhere.
 fn regexp_like(args: &[Value]) -> Result<Value, TypeError> {
-    const NAME: &str = "regexp_like";
-    if strict_nulls(NAME, args, 2, 3)? {
+    let Some((string, regex)) = single_match_arguments("regexp_like", args)? else {
         return Ok(Value::Null);
-    }
-    let string = text_arg(NAME, args, 0)?;
-    let pattern = text_arg(NAME, args, 1)?;
-    let flags = flags_arg(NAME, args, 2)?;
-    refuse_global(NAME, &flags)?;
-    let regex = compile(pattern, flags.options)?;
+    };
     Ok(Value::Boolean(regex.is_match(string)))
+}
+
+/// The `(string, pattern[, flags])` arguments of a function that looks at one match: the
+/// string and the compiled pattern, or `None` when an argument is NULL (the result is then
+/// NULL). The `g` flag is refused, as PostgreSQL does for these functions.
+fn single_match_arguments<'a>(
+    name: &str,
+    args: &'a [Value],
+) -> Result<Option<(&'a str, Rc<Regex>)>, TypeError> {
+    if strict_nulls(name, args, 2, 3)? {
+        return Ok(None);
+    }
+    let string = text_arg(name, args, 0)?;
+    let pattern = text_arg(name, args, 1)?;
+    let flags = flags_arg(name, args, 2)?;
+    refuse_global(name, &flags)?;
+    Ok(Some((string, compile(pattern, flags.options)?)))
 }
 
 #[cfg(test)]
