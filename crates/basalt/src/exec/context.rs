@@ -61,8 +61,10 @@ pub struct ExecContext {
     /// ANALYZE reports each operator's share).
     pub spilled: Cell<SpillStats>,
     /// The connection's `currval` memory: each sequence's last `nextval` in this session
-    /// (`super::sequence`). Shared with the connection, which outlives the execution.
-    pub sequence_values: Arc<parking_lot::Mutex<HashMap<String, i64>>>,
+    /// (`super::sequence`). Shared with the connection, which outlives the execution; `None`
+    /// outside a connection, where nothing is remembered. (An `Option` so that making a
+    /// context, once per statement, allocates nothing.)
+    pub sequence_values: Option<Arc<parking_lot::Mutex<HashMap<String, i64>>>>,
 }
 
 impl ExecContext {
@@ -79,7 +81,7 @@ impl ExecContext {
             operator_memory: DEFAULT_OPERATOR_MEMORY,
             spill_directory: None,
             spilled: Cell::new(SpillStats::default()),
-            sequence_values: Arc::default(),
+            sequence_values: None,
         }
     }
 
@@ -88,7 +90,7 @@ impl ExecContext {
         mut self,
         values: Arc<parking_lot::Mutex<HashMap<String, i64>>>,
     ) -> Self {
-        self.sequence_values = values;
+        self.sequence_values = Some(values);
         self
     }
 

@@ -188,18 +188,23 @@ pub fn next_value(sequence: &SequenceDef, ctx: &ExecContext) -> ExecResult<i64> 
         called: true,
     };
     write_state(&mut txn, sequence.root, next, true)?;
-    ctx.sequence_values
-        .lock()
-        .insert(sequence.name.to_lowercase(), value);
+    remember_value(sequence, value, ctx);
     Ok(value)
+}
+
+/// Records `value` as the session's `currval` of `sequence` (when the context belongs to a
+/// connection).
+fn remember_value(sequence: &SequenceDef, value: i64, ctx: &ExecContext) {
+    if let Some(values) = &ctx.sequence_values {
+        values.lock().insert(sequence.name.to_lowercase(), value);
+    }
 }
 
 /// `currval`: this session's last `nextval` of the sequence (55000 before the first).
 pub fn current_value(sequence: &SequenceDef, ctx: &ExecContext) -> ExecResult<i64> {
     ctx.sequence_values
-        .lock()
-        .get(&sequence.name.to_lowercase())
-        .copied()
+        .as_ref()
+        .and_then(|values| values.lock().get(&sequence.name.to_lowercase()).copied())
         .ok_or_else(|| {
             ExecError::new(
                 "55000",
@@ -237,9 +242,7 @@ pub fn set_value(
     write_state(&mut txn, sequence.root, state, true)?;
     if called {
         // PostgreSQL's setval also sets currval when the value counts as handed out.
-        ctx.sequence_values
-            .lock()
-            .insert(sequence.name.to_lowercase(), value);
+        remember_value(sequence, value, ctx);
     }
     Ok(value)
 }
