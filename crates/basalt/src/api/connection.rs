@@ -39,6 +39,8 @@ use super::error::{Error, Result};
 use super::params::Params;
 use super::statement::{CachedStatement, Statement};
 
+mod vacuum;
+
 /// A prepared statement's plan and everything needed to run or re-plan it. Always boxed:
 /// sqlparser's statement alone is kilobytes, and a cached statement moves in and out of the
 /// cache on every use.
@@ -356,6 +358,7 @@ impl Connection {
                 self.control(&control)?;
                 Ok(Outcome::Changed(0))
             }
+            BoundStatement::Ddl(DdlStatement::Vacuum) => self.vacuum(),
             BoundStatement::Ddl(DdlStatement::Setting { name, value, show }) => {
                 let (name, value, show) = (name.clone(), value.clone(), *show);
                 self.setting(&name, value, show, params)
@@ -688,7 +691,7 @@ impl Connection {
             DdlStatement::Reindex { indexes } => {
                 ddl::reindex(indexes, catalog, &mut write.lock())?;
             }
-            DdlStatement::Transaction(_) | DdlStatement::Setting { .. } => {
+            DdlStatement::Transaction(_) | DdlStatement::Setting { .. } | DdlStatement::Vacuum => {
                 return Err(Error::new(
                     "XX000",
                     "session statement reached the DDL executor",

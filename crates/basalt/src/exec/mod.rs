@@ -18,4 +18,5 @@ pub mod sequence;
 pub mod source;
 pub mod spill;
 pub mod triggers;
+pub mod vacuum;
 pub mod vector;

@@ -20,7 +20,7 @@ use super::error::{ExecError, ExecResult};
 use super::source::PageSource;
 
 /// The counter row's cells: `last_value`, `is_called`.
-const STATE_KINDS: [ColumnKind; 2] = [ColumnKind::Fixed8, ColumnKind::Fixed1];
+pub(crate) const STATE_KINDS: [ColumnKind; 2] = [ColumnKind::Fixed8, ColumnKind::Fixed1];
 /// The counter row's row id.
 const STATE_ROW: i64 = 1;
 

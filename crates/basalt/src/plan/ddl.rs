@@ -151,4 +151,7 @@ pub enum DdlStatement {
     Reindex {
         indexes: Vec<String>,
     },
+    /// `VACUUM [FULL] [table]`: rewrite the whole file without free pages (a named table is
+    /// checked to exist; the whole file is rewritten all the same, as there is one file).
+    Vacuum,
 }

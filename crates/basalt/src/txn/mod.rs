@@ -369,6 +369,28 @@ impl WriteTxn {
         }
     }
 
+    /// Starts this transaction's database over as a file of the header page alone: no pages
+    /// after it and an empty free list; the meta slots are kept. For `VACUUM`, which then
+    /// writes every live tree again from a [`ReadTxn`] taken before this call, so the rebuilt
+    /// file has no free pages and, once checkpointed, ends at its last live page.
+    ///
+    /// Only a transaction that has changed nothing and has no savepoint may do this: every
+    /// page it had touched would otherwise be left dangling past the new end.
+    pub fn restart_as_empty_file(&mut self) -> Result<()> {
+        if self.is_dirty() || !self.savepoints.is_empty() {
+            return Err(StorageError::InvalidArgument(
+                "only an unchanged write transaction without savepoints can restart the file"
+                    .into(),
+            ));
+        }
+        self.header.page_count = 1;
+        self.header.freelist_head = 0;
+        self.header.free_count = 0;
+        self.changes += 1;
+        self.generation += 1;
+        Ok(())
+    }
+
     /// How many page changes the transaction has made so far: a statement run without a
     /// savepoint compares it before and after to learn whether its failure left changes behind.
     pub fn change_count(&self) -> u64 {

@@ -56,7 +56,7 @@ pub(crate) mod test_store;
 pub use index::{IndexTree, TreeStats as IndexTreeStats};
 pub use index_cursor::IndexCursor;
 pub use index_page::max_entry_size;
-pub use row::{CellValue, ColumnKind, OwnedValue, Value, ValueRef};
+pub use row::{CellValue, ColumnKind, LoadRow, OwnedValue, Value, ValueRef};
 pub use table::TableTree;
 pub use table_check::TreeStats;
 pub use table_cursor::TableCursor;

@@ -166,6 +166,27 @@ pub enum OwnedValue {
     Bytes(Vec<u8>),
 }
 
+/// A row handed to [`super::TableTree::bulk_load`]: cells borrowed from the caller's
+/// buffers (`Vec<CellValue>`), or values owned by the row itself (`Vec<OwnedValue>`, what a
+/// copy from another tree produces, since a cursor's borrowed values do not outlive its
+/// next step).
+pub trait LoadRow {
+    /// The row's cells.
+    fn cells(&self) -> Cow<'_, [CellValue<'_>]>;
+}
+
+impl LoadRow for Vec<CellValue<'_>> {
+    fn cells(&self) -> Cow<'_, [CellValue<'_>]> {
+        Cow::Borrowed(self.as_slice())
+    }
+}
+
+impl LoadRow for Vec<OwnedValue> {
+    fn cells(&self) -> Cow<'_, [CellValue<'_>]> {
+        Cow::Owned(self.iter().map(OwnedValue::as_cell).collect())
+    }
+}
+
 impl OwnedValue {
     /// The value as a [`CellValue`] borrowing from `self`, for writing it back.
     pub fn as_cell(&self) -> CellValue<'_> {

@@ -33,7 +33,7 @@
 //! tree half-changed; the transaction layer must then roll the transaction back.
 
 use super::overflow::{free_chain, write_chain};
-use super::row::{CellValue, ColumnKind, OwnedValue, ValueRef};
+use super::row::{CellValue, ColumnKind, LoadRow, OwnedValue, ValueRef};
 use super::table_cursor::{LeafHandle, Step, TableCursor, Target, descend};
 use super::table_interior::{InteriorNode, max_keys};
 use super::table_leaf::{
@@ -389,10 +389,11 @@ impl TableTree {
     /// top node at the root page. Returns the number of rows loaded. On an error in the
     /// input (unordered ids, a bad row) the pages written so far are freed and the tree is
     /// left empty.
-    pub fn bulk_load<'v, S, I>(&self, store: &mut S, kinds: &[ColumnKind], rows: I) -> Result<u64>
+    pub fn bulk_load<S, R, I>(&self, store: &mut S, kinds: &[ColumnKind], rows: I) -> Result<u64>
     where
         S: PageWrite + ?Sized,
-        I: IntoIterator<Item = (i64, Vec<CellValue<'v>>)>,
+        R: LoadRow,
+        I: IntoIterator<Item = (i64, R)>,
     {
         let root = descend(&*store, self.root, Target::First, None)?;
         if root.page_no != self.root || root.header.row_count != 0 {
@@ -723,7 +724,7 @@ fn split_point(view: &TableLeaf<'_>, position: usize, new_bytes: usize) -> Resul
 }
 
 /// Appends rows to new leaves, recording (first row id, page) of each leaf in `leaves`.
-fn fill_leaves<'v, S, I>(
+fn fill_leaves<S, R, I>(
     store: &mut S,
     kinds: &[ColumnKind],
     rows: I,
@@ -731,7 +732,8 @@ fn fill_leaves<'v, S, I>(
 ) -> Result<u64>
 where
     S: PageWrite + ?Sized,
-    I: IntoIterator<Item = (i64, Vec<CellValue<'v>>)>,
+    R: LoadRow,
+    I: IntoIterator<Item = (i64, R)>,
 {
     let usable = store.usable_size();
     let mut last_row_id: Option<i64> = None;
@@ -744,6 +746,7 @@ where
             )));
         }
         last_row_id = Some(row_id);
+        let row = row.cells();
         validate_row(kinds, &row)?;
         let plan = plan_overflow(usable, kinds, &row)?;
         let values = store_row(store, &row, &plan)?;

@@ -381,8 +381,12 @@ fn bulk_load_rejects_bad_input() {
     tree.insert(&mut store, 1, &kinds, &[CellValue::Var(b"a")])
         .unwrap();
     assert!(
-        tree.bulk_load(&mut store, &kinds, std::iter::empty())
-            .is_err()
+        tree.bulk_load(
+            &mut store,
+            &kinds,
+            std::iter::empty::<(i64, Vec<CellValue<'static>>)>()
+        )
+        .is_err()
     );
 }
 
