@@ -666,24 +666,48 @@ impl Connection {
                 triggers::schema::drop_trigger(name, *if_exists, catalog, &mut write.lock())?;
             }
             DdlStatement::AlterTable(alter) => {
-                let default = match alter {
-                    crate::plan::ddl::AlterTable::AddColumn { column, table, .. } => {
-                        match (&column.default, catalog.table(table)) {
-                            (Some(sql), Some(table)) => {
-                                let expr = bind::bind_column_default(
-                                    sql,
-                                    column.data_type,
-                                    table,
-                                    catalog,
-                                )?;
-                                Some(eval::evaluate_scalar(&expr, ctx)?)
-                            }
-                            _ => None,
-                        }
+                let mut generated = None;
+                let mut default = Value::Null;
+                if let crate::plan::ddl::AlterTable::AddColumn { column, table, .. } = alter
+                    && let Some(table) = catalog.table(table)
+                {
+                    if let Some(sql) = &column.default {
+                        let expr =
+                            bind::bind_column_default(sql, column.data_type, table, catalog)?;
+                        default = eval::evaluate_scalar(&expr, ctx)?;
                     }
-                    _ => None,
+                    if column.generated.is_some() {
+                        let mut draft = crate::catalog::TableDef::clone(table);
+                        draft.columns.push(column.clone());
+                        let position = draft.columns.len() - 1;
+                        generated = Some((
+                            bind::bind_generated_column(&draft, position, catalog)?,
+                            draft,
+                        ));
+                    }
+                }
+                let compute = |values: &[Value]| {
+                    let Some((expr, draft)) = &generated else {
+                        return Ok(Value::Null);
+                    };
+                    let mut batch = crate::exec::vector::Batch::with_types(
+                        &draft
+                            .columns
+                            .iter()
+                            .map(|c| c.data_type)
+                            .collect::<Vec<_>>(),
+                        1,
+                    );
+                    let mut row = values.to_vec();
+                    row.push(Value::Null);
+                    batch.push_row(&row);
+                    Ok(eval::evaluate(expr, &batch, ctx)?.get(0))
                 };
-                ddl::alter_table(alter, default, catalog, &mut write.lock())?;
+                let added_values = match generated {
+                    Some(_) => ddl::AddedColumnValues::Computed(&compute),
+                    None => ddl::AddedColumnValues::Constant(default),
+                };
+                ddl::alter_table(alter, added_values, catalog, &mut write.lock())?;
             }
             DdlStatement::Analyze { table } => {
                 crate::exec::analyze::analyze(table.as_deref(), catalog, &mut write.lock())?;

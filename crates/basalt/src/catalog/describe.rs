@@ -199,6 +199,9 @@ fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
             line.push_str(" DEFAULT ");
             line.push_str(default);
         }
+        if let Some(expression) = &column.generated {
+            line.push_str(&format!(" GENERATED ALWAYS AS ({expression}) STORED"));
+        }
         if let Some(sequence) = identity {
             let always = sequence
                 .identity

@@ -1,6 +1,6 @@
 //! The binary form of catalog entries.
 //!
-//! Format version 2, little-endian: a version byte, then the object kind byte (`t`, `i`,
+//! Format version 3, little-endian: a version byte, then the object kind byte (`t`, `i`,
 //! `v`, `s` for statistics, `r` for triggers, `q` for sequences), then the object's fields in declaration order. Strings are a
 //! u32 length and UTF-8
 //! bytes; optional strings are a presence byte then the string; lists are a u32 count then
@@ -8,7 +8,8 @@
 //! against the remaining input, so a damaged entry is an error, never a panic.
 //!
 //! Version 2 added foreign key names; version 1 entries still decode, their foreign keys
-//! taking PostgreSQL's default names.
+//! taking PostgreSQL's default names. Version 3 added each column's generation expression
+//! (an optional string after its default); older entries decode with none.
 
 use crate::storage::StorageError;
 use crate::storage::keys::KeyOrder;
@@ -20,7 +21,7 @@ use super::{
     ViewDef,
 };
 
-const FORMAT_VERSION: u8 = 2;
+const FORMAT_VERSION: u8 = 3;
 /// The oldest version [`decode_entry`] reads.
 const OLDEST_FORMAT_VERSION: u8 = 1;
 
@@ -174,8 +175,14 @@ impl Reader<'_> {
 
 /// Serialises a schema object.
 pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
+    encode_entry_as(object, FORMAT_VERSION)
+}
+
+/// Serialises a schema object in format `version` (older versions leave out the fields they
+/// did not have; only tests of old entries ask for them).
+fn encode_entry_as(object: &SchemaObject, version: u8) -> Vec<u8> {
     let mut out = Writer(Vec::new());
-    out.u8(FORMAT_VERSION);
+    out.u8(version);
     out.u8(object.kind_byte());
     match object {
         SchemaObject::Table(table) => {
@@ -191,6 +198,9 @@ pub fn encode_entry(object: &SchemaObject) -> Vec<u8> {
                 out.u32(column.max_length.unwrap_or(0));
                 out.bool(column.not_null);
                 out.opt_str(column.default.as_deref());
+                if version >= 3 {
+                    out.opt_str(column.generated.as_deref());
+                }
                 out.usize(column.slot);
             }
             out.bool(table.row_id_column.is_some());
@@ -330,6 +340,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 let max_length = input.u32()?;
                 let not_null = input.bool()?;
                 let default = input.opt_str()?;
+                let generated = if version >= 3 { input.opt_str()? } else { None };
                 let slot = input.usize()?;
                 if slot >= slot_count {
                     return Err(CatalogError(format!(
@@ -343,6 +354,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                     max_length: has_max.then_some(max_length),
                     not_null,
                     default,
+                    generated,
                     slot,
                 });
             }
@@ -578,6 +590,7 @@ mod tests {
                     max_length: None,
                     not_null: true,
                     default: None,
+                    generated: None,
                     slot: 0,
                 },
                 ColumnDef {
@@ -587,6 +600,7 @@ mod tests {
                     max_length: Some(80),
                     not_null: false,
                     default: Some("'x'".into()),
+                    generated: Some("upper(name)".into()),
                     slot: 2,
                 },
             ],
@@ -653,7 +667,7 @@ mod tests {
     #[test]
     fn version_1_foreign_keys_get_default_names() {
         let table = sample_table();
-        let version_2 = encode_entry(&SchemaObject::Table(table.clone()));
+        let version_2 = encode_entry_as(&SchemaObject::Table(table.clone()), 2);
         let mut name_field = (table.foreign_keys[0].name.len() as u32)
             .to_le_bytes()
             .to_vec();
@@ -670,6 +684,18 @@ mod tests {
         };
         assert_eq!(decoded.foreign_keys[0].name, "Users_email_fkey");
         assert_eq!(decoded.foreign_keys[0].referenced_table, "emails");
+    }
+
+    #[test]
+    fn version_2_columns_have_no_generation_expression() {
+        let table = sample_table();
+        let version_2 = encode_entry_as(&SchemaObject::Table(table.clone()), 2);
+        let SchemaObject::Table(decoded) = decode_entry(&version_2).unwrap() else {
+            panic!("not a table");
+        };
+        assert_eq!(decoded.columns[1].generated, None);
+        assert_eq!(decoded.columns[1].default, table.columns[1].default);
+        assert_eq!(decoded.columns[1].slot, 2);
     }
 
     #[test]

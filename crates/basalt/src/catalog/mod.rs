@@ -47,6 +47,10 @@ pub struct ColumnDef {
     pub not_null: bool,
     /// `DEFAULT` expression as SQL text.
     pub default: Option<String>,
+    /// `GENERATED ALWAYS AS (expr) STORED`: the expression as SQL text over the table's
+    /// other columns. The executor computes the value on every INSERT and UPDATE (after
+    /// BEFORE triggers, before constraints); statements may only write DEFAULT into it.
+    pub generated: Option<String>,
     /// Position of this column's values in the table tree's rows. Stable across ALTER TABLE:
     /// dropped columns keep their slot, new columns get new slots.
     pub slot: usize,

@@ -419,11 +419,29 @@ pub fn drop_objects(
     Ok(())
 }
 
-/// ALTER TABLE. `default_value` is the evaluated DEFAULT of an added column (existing rows
-/// get it, as in PostgreSQL).
+/// What the existing rows hold in a column `ALTER TABLE ADD COLUMN` adds.
+pub enum AddedColumnValues<'a> {
+    /// The same value in every row: NULL, or the column's DEFAULT evaluated once (as in
+    /// PostgreSQL).
+    Constant(Value),
+    /// A generated column: its value computed from each row's values (in table order,
+    /// without the new column).
+    Computed(&'a dyn Fn(&[Value]) -> ExecResult<Value>),
+}
+
+impl std::fmt::Debug for AddedColumnValues<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AddedColumnValues::Constant(value) => f.debug_tuple("Constant").field(value).finish(),
+            AddedColumnValues::Computed(_) => f.write_str("Computed"),
+        }
+    }
+}
+
+/// ALTER TABLE. `added_values` says what existing rows hold in an added column.
 pub fn alter_table(
     alter: &AlterTable,
-    default_value: Option<Value>,
+    added_values: AddedColumnValues<'_>,
     catalog: &Catalog,
     txn: &mut WriteTxn,
 ) -> ExecResult<()> {
@@ -466,36 +484,54 @@ pub fn alter_table(
             column.slot = new_table.slot_count;
             new_table.slot_count += 1;
             new_table.columns.push(column.clone());
-            let fill = default_value.unwrap_or(Value::Null);
-            let rows = read_all_rows(table, txn)?;
-            if fill.is_null() && column.not_null && !rows.is_empty() {
-                return Err(ExecError::new(
-                    "23502",
-                    format!(
-                        "column \"{}\" of relation \"{}\" contains null values",
-                        column.name, table.name
-                    ),
-                ));
+            let mut rows = read_all_rows(table, txn)?;
+            // The rows that get a value: all of them or none for a constant, each computed
+            // one for a generated column.
+            let mut any_filled = false;
+            for (_, values) in &mut rows {
+                let fill = match &added_values {
+                    AddedColumnValues::Constant(value) => value.clone(),
+                    AddedColumnValues::Computed(compute) => compute(values)?,
+                };
+                if fill.is_null() && column.not_null {
+                    return Err(ExecError::new(
+                        "23502",
+                        format!(
+                            "column \"{}\" of relation \"{}\" contains null values",
+                            column.name, table.name
+                        ),
+                    ));
+                }
+                any_filled |= !fill.is_null();
+                values.push(fill);
             }
             new_table.foreign_keys.extend(foreign_keys.iter().cloned());
-            if let (false, Some((_, values))) = (fill.is_null(), rows.first()) {
-                // Every existing row will reference the default: one row stands for all.
-                let mut values = values.clone();
-                values.push(fill.clone());
+            if any_filled && !foreign_keys.is_empty() {
                 let child = Arc::new(new_table.clone());
+                // A constant default is the same key in every row: one row stands for all.
+                let checked = match added_values {
+                    AddedColumnValues::Constant(_) => 1,
+                    AddedColumnValues::Computed(_) => rows.len(),
+                };
                 for key in foreign_keys {
                     let resolved = ResolvedKey::resolve(&child, key, catalog)?;
-                    schema::check_existing_rows(&resolved, [&values], txn)?;
+                    schema::check_existing_rows(
+                        &resolved,
+                        rows.iter().map(|(_, values)| values).take(checked),
+                        txn,
+                    )?;
                 }
             }
-            if !fill.is_null() {
-                // Existing rows take the default: rewrite them with the new slot filled.
+            if any_filled {
+                // Rewrite the rows that hold a value in the new slot.
                 let tree = TableTree::open(table.root);
                 let kinds = new_table.slot_kinds();
-                for (row_id, mut values) in rows {
-                    values.push(fill.clone());
-                    let cells = row_to_cells(&new_table, &values);
-                    tree.update(txn, row_id, &kinds, &cells)?;
+                for (row_id, values) in &rows {
+                    if values.last().is_some_and(Value::is_null) {
+                        continue;
+                    }
+                    let cells = row_to_cells(&new_table, values);
+                    tree.update(txn, *row_id, &kinds, &cells)?;
                 }
             }
         }
@@ -528,6 +564,22 @@ pub fn alter_table(
                         format!(
                             "cannot drop column {column} of table {} because view {} depends on it",
                             table.name, view.name
+                        ),
+                    ));
+                }
+            }
+            // A generated column computed from it would lose its input (PostgreSQL drops it
+            // only with CASCADE).
+            for other in &table.columns {
+                if let Some(expression) = &other.generated
+                    && !other.name.eq_ignore_ascii_case(column)
+                    && rewrite::check_mentions_column(expression, &table.name, column)?
+                {
+                    return Err(ExecError::new(
+                        "2BP01",
+                        format!(
+                            "cannot drop column {column} of table {} because generated column {} depends on it",
+                            table.name, other.name
                         ),
                     ));
                 }
@@ -615,6 +667,18 @@ pub fn alter_table(
             rewrite_each(&mut new_table.checks, |check| {
                 rewrite::rename_column_in_check(check, &table.name, &old_name, new_name)
             })?;
+            for column in &mut new_table.columns {
+                if let Some(expression) = &mut column.generated
+                    && let Some(rewritten) = rewrite::rename_column_in_check(
+                        expression,
+                        &table.name,
+                        &old_name,
+                        new_name,
+                    )?
+                {
+                    *expression = rewritten;
+                }
+            }
             if !catalog.views.is_empty() {
                 let mut after = catalog.clone();
                 after
@@ -659,6 +723,14 @@ pub fn alter_table(
             rewrite_each(&mut new_table.checks, |check| {
                 rewrite::rename_table_in_check(check, &table.name, new_name)
             })?;
+            for column in &mut new_table.columns {
+                if let Some(expression) = &mut column.generated
+                    && let Some(rewritten) =
+                        rewrite::rename_table_in_check(expression, &table.name, new_name)?
+                {
+                    *expression = rewritten;
+                }
+            }
             rewrite_views(catalog, txn, |view| {
                 rewrite::rename_table_in_view(view, &table.name, new_name, catalog)
             })?;

@@ -47,6 +47,8 @@ pub struct TableRules {
     pub defaults: Vec<Option<Expr>>,
     /// CHECK constraints with their SQL text (for messages).
     pub checks: Vec<(String, Expr)>,
+    /// Generated columns (by position) and their expressions over the table's row.
+    pub generated: Vec<(usize, Expr)>,
     /// The table's indexes.
     pub indexes: Vec<Arc<IndexDef>>,
     /// [`TableDef::slot_kinds`].
@@ -82,9 +84,14 @@ impl TableRules {
                 ))
             })
             .collect::<Result<Vec<_>, BindError>>()?;
+        let generated = (0..table.columns.len())
+            .filter(|&column| table.columns[column].generated.is_some())
+            .map(|column| Ok((column, bind::bind_generated_column(table, column, catalog)?)))
+            .collect::<Result<Vec<_>, BindError>>()?;
         Ok(TableRules {
             defaults,
             checks,
+            generated,
             indexes: catalog.indexes_of(&table.name).cloned().collect(),
             slot_kinds: table.slot_kinds(),
             table_root: table.root,
@@ -520,9 +527,13 @@ impl<'a> Writer<'a> {
         Ok(values)
     }
 
-    /// Casts values to their columns' types and checks NOT NULL, lengths and CHECKs.
+    /// Computes generated columns, casts values to their columns' types and checks NOT
+    /// NULL, lengths and CHECKs.
     fn conform(&self, mut out: Vec<Value>) -> ExecResult<Vec<Value>> {
         out.truncate(self.table.columns.len());
+        if !self.rules.generated.is_empty() {
+            self.compute_generated(&mut out)?;
+        }
         for (column, value) in self.table.columns.iter().zip(out.iter_mut()) {
             if !value.is_null() && value.data_type() != column.data_type {
                 *value = types::cast(value, column.data_type)?;
@@ -557,6 +568,27 @@ impl<'a> Writer<'a> {
             }
         }
         Ok(out)
+    }
+
+    /// Replaces each generated column's value by its expression over the row. Runs after
+    /// BEFORE triggers (whatever they set a generated column to is overwritten, as in
+    /// PostgreSQL) and before every constraint, so constraints and indexes see the computed
+    /// values. The expressions read only base columns, cast here to their types first.
+    fn compute_generated(&self, values: &mut [Value]) -> ExecResult<()> {
+        for (column, value) in self.table.columns.iter().zip(values.iter_mut()) {
+            if !value.is_null() && value.data_type() != column.data_type {
+                *value = types::cast(value, column.data_type)?;
+            }
+        }
+        let mut batch = Batch::with_types(&table_types(self.table), 1);
+        batch.push_row(values);
+        for (column, expr) in &self.rules.generated {
+            let computed = eval::evaluate(expr, &batch, self.ctx)?.get(0);
+            if let Some(slot) = values.get_mut(*column) {
+                *slot = computed;
+            }
+        }
+        Ok(())
     }
 
     fn index_key(index: &IndexDef, values: &[Value], row_id: Option<i64>) -> (Vec<u8>, bool) {

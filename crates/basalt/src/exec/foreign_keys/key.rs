@@ -384,6 +384,7 @@ mod tests {
             max_length: None,
             not_null: false,
             default: None,
+            generated: None,
             slot,
         }
     }

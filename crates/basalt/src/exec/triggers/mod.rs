@@ -71,7 +71,7 @@ enum ProgramStatement {
     /// An INSERT, UPDATE or DELETE with what its execution needs.
     Modify {
         plan: PlanNode,
-        rules: TableRules,
+        rules: Box<TableRules>,
         foreign_keys: ForeignKeyRules,
     },
 }
@@ -266,7 +266,7 @@ impl TriggerRuntime {
                     let foreign_keys = ForeignKeyRules::for_modification(&plan, catalog);
                     Ok(ProgramStatement::Modify {
                         plan,
-                        rules,
+                        rules: Box::new(rules),
                         foreign_keys,
                     })
                 }

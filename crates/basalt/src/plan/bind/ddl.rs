@@ -229,6 +229,7 @@ impl Binder<'_> {
                     max_length: None,
                     not_null: false,
                     default: None,
+                    generated: None,
                     slot: columns.len(),
                 });
             }
@@ -269,6 +270,11 @@ impl Binder<'_> {
         for check in &constraints.checks {
             super::bind_table_predicate(check, &draft, self.catalog)?;
         }
+        for (position, column) in columns.iter().enumerate() {
+            if column.generated.is_some() {
+                super::bind_generated_column(&draft, position, self.catalog)?;
+            }
+        }
         let (primary_key, descending) = constraints.primary_key.clone().unwrap_or_default();
         let row_id_column = match primary_key.as_slice() {
             [column]
@@ -281,6 +287,16 @@ impl Binder<'_> {
             }
             _ => None,
         };
+        // The row id is chosen before the row's values are final, so it cannot be computed
+        // from them.
+        if let Some(column) = row_id_column.and_then(|column| columns.get(column))
+            && column.generated.is_some()
+        {
+            return Err(BindError::unsupported(format!(
+                "a generated INTEGER PRIMARY KEY column (\"{}\")",
+                column.name
+            )));
+        }
         // PRIMARY KEY implies NOT NULL, except for the row id column: a NULL there asks for
         // the next row id, as in SQLite.
         for &column in &primary_key {
@@ -379,6 +395,7 @@ impl Binder<'_> {
             max_length,
             not_null: false,
             default: None,
+            generated: None,
             slot: position,
         };
         for option in &column.options {
@@ -408,6 +425,23 @@ impl Binder<'_> {
                     )?);
                 }
                 ast::ColumnOption::Check(check) => constraints.checks.push(check.expr.to_string()),
+                // `GENERATED ALWAYS AS (expr) STORED` (the parser requires STORED, as
+                // PostgreSQL does).
+                ast::ColumnOption::Generated {
+                    generation_expr: Some(expr),
+                    ..
+                } => {
+                    if def.generated.is_some() {
+                        return Err(BindError::new(
+                            "42601",
+                            format!(
+                                "multiple generation clauses specified for column \"{}\" of table \"{table_name}\"",
+                                def.name
+                            ),
+                        ));
+                    }
+                    def.generated = Some(expr.to_string());
+                }
                 ast::ColumnOption::Generated {
                     generated_as,
                     sequence_options,
@@ -417,8 +451,9 @@ impl Binder<'_> {
                     let always = match generated_as {
                         ast::GeneratedAs::Always => true,
                         ast::GeneratedAs::ByDefault => false,
+                        // sqlparser sets this only with an expression (the arm above).
                         ast::GeneratedAs::ExpStored => {
-                            return Err(BindError::unsupported("generated columns"));
+                            return Err(BindError::syntax("STORED without an expression"));
                         }
                     };
                     self.bind_identity(
@@ -429,9 +464,6 @@ impl Binder<'_> {
                         constraints,
                         table_name,
                     )?;
-                }
-                ast::ColumnOption::Generated { .. } => {
-                    return Err(BindError::unsupported("generated columns"));
                 }
                 ast::ColumnOption::DialectSpecific(tokens)
                     if tokens.iter().any(|token| {
@@ -457,6 +489,29 @@ impl Binder<'_> {
                 | ast::ColumnOption::OnConflict(_)
                 | ast::ColumnOption::CharacterSet(_) => {}
                 other => return Err(BindError::unsupported(format!("column option {other}"))),
+            }
+        }
+        if def.generated.is_some() {
+            let conflict = if def.default.is_some() {
+                Some("default")
+            } else if constraints.sequences.iter().any(|sequence| {
+                sequence
+                    .identity
+                    .as_ref()
+                    .is_some_and(|(c, _)| *c == def.name)
+            }) {
+                Some("identity")
+            } else {
+                None
+            };
+            if let Some(conflict) = conflict {
+                return Err(BindError::new(
+                    "42601",
+                    format!(
+                        "both {conflict} and generation expression specified for column \"{}\" of table \"{table_name}\"",
+                        def.name
+                    ),
+                ));
             }
         }
         Ok(def)
@@ -711,6 +766,12 @@ impl Binder<'_> {
                 check_column_count(slot + 1)?;
                 let mut constraints = Constraints::default();
                 let column = self.bind_column_def(column_def, slot, &mut constraints, &name)?;
+                if let (Some(table), Some(_)) = (&table, &column.generated) {
+                    let mut draft = TableDef::clone(table);
+                    draft.columns.push(column.clone());
+                    draft.slot_count += 1;
+                    super::bind_generated_column(&draft, draft.columns.len() - 1, self.catalog)?;
+                }
                 if !constraints.sequences.is_empty() || constraints.autoincrement.is_some() {
                     return Err(BindError::unsupported(
                         "ALTER TABLE ADD COLUMN of a SERIAL type",

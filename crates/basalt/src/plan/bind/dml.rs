@@ -252,6 +252,7 @@ impl Binder<'_> {
         }
         let plan = self.bind_query(query)?;
         check_width(plan.schema.len(), target_columns)?;
+        refuse_generated(table, target_columns)?;
         let mut exprs = Vec::with_capacity(plan.schema.len());
         let mut schema = Vec::with_capacity(plan.schema.len());
         for (index, (column, &target)) in plan.schema.iter().zip(target_columns.iter()).enumerate()
@@ -307,6 +308,7 @@ impl Binder<'_> {
                     bound_row.push(self.column_default(table, column)?);
                     continue;
                 }
+                refuse_generated(table, &[column])?;
                 let bound = self.bind_expr(item, &scope)?;
                 bound_row.push(self.assign(bound, item, table, column)?);
             }
@@ -418,6 +420,11 @@ impl Binder<'_> {
             }
             let value = if is_default_keyword(&assignment.value) {
                 self.column_default(table, column)?
+            } else if table.columns[column].generated.is_some() {
+                return Err(BindError::new(
+                    "428C9",
+                    format!("column \"{name}\" can only be updated to DEFAULT"),
+                ));
             } else {
                 let value = self.bind_expr(&assignment.value, scope)?;
                 self.assign(value, &assignment.value, table, column)?
@@ -541,6 +548,24 @@ fn unknown_column(table: &TableDef, name: &str) -> BindError {
 }
 
 /// Whether a VALUES item or SET value is the `DEFAULT` keyword.
+/// 428C9 when a statement writes a value other than DEFAULT into a generated column.
+fn refuse_generated(table: &TableDef, columns: &[usize]) -> Result<(), BindError> {
+    match columns
+        .iter()
+        .filter_map(|&column| table.columns.get(column))
+        .find(|column| column.generated.is_some())
+    {
+        Some(column) => Err(BindError::new(
+            "428C9",
+            format!(
+                "cannot insert a non-DEFAULT value into column \"{}\" (it is a generated column)",
+                column.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn is_default_keyword(expr: &ast::Expr) -> bool {
     matches!(expr, ast::Expr::Identifier(ident) if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("default"))
 }

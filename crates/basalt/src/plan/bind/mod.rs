@@ -123,6 +123,85 @@ pub fn bind_table_predicate(
     Ok(predicate)
 }
 
+/// Binds the generation expression of column `column` of `table` (SQL text from
+/// [`crate::catalog::ColumnDef::generated`]) over the table's row, converted to the column's
+/// type. Checked as PostgreSQL checks them: no aggregates, window functions or subqueries,
+/// only immutable functions (42P17: not `now()`, `random()`, `nextval`), and no other
+/// generated column (42P17), so every generated value depends on stored base values only
+/// and the order of computing them does not matter.
+pub fn bind_generated_column(
+    table: &TableDef,
+    column: usize,
+    catalog: &Catalog,
+) -> Result<Expr, BindError> {
+    let Some(def) = table.columns.get(column) else {
+        return Err(BindError::syntax(
+            "generation expression of an unknown column",
+        ));
+    };
+    let Some(sql) = def.generated.as_deref() else {
+        return Err(BindError::syntax(format!(
+            "column \"{}\" is not a generated column",
+            def.name
+        )));
+    };
+    let ast = parse_stored_expr(sql)?;
+    let mut binder = Binder::new(catalog);
+    binder.aggregates = aggregate::AggregateContext::Forbidden("column generation expressions");
+    binder.windows = window::WindowContext::Forbidden("column generation expressions");
+    let bound = binder.bind_expr(&ast, &table_scope(table))?;
+    let bound = binder.type_if_untyped(bound, &ast, def.data_type)?;
+    if !types::assignable(bound.data_type(), def.data_type) {
+        return Err(BindError::mismatch(format!(
+            "column \"{}\" is of type {} but generation expression is of type {}",
+            def.name,
+            def.data_type,
+            bound.data_type()
+        )));
+    }
+    if !binder.parameters.is_empty() {
+        return Err(BindError::syntax(
+            "parameters are not allowed in generation expressions",
+        ));
+    }
+    let mut problem = None;
+    bound.visit(&mut |expr| {
+        if problem.is_some() {
+            return;
+        }
+        problem = match expr {
+            Expr::Column { index, .. } => table
+                .columns
+                .get(*index)
+                .filter(|other| other.generated.is_some())
+                .map(|other| {
+                    BindError::new(
+                        "42P17",
+                        format!(
+                            "cannot use generated column \"{}\" in column generation expression",
+                            other.name
+                        ),
+                    )
+                }),
+            Expr::ScalarSubquery { .. } | Expr::Exists { .. } | Expr::InSubquery { .. } => Some(
+                BindError::unsupported("a subquery in a column generation expression"),
+            ),
+            Expr::CurrentTimestamp | Expr::CurrentDate | Expr::Sequence { .. } => Some(
+                BindError::new("42P17", "generation expression is not immutable"),
+            ),
+            Expr::Function { function, .. } if function.volatile => Some(BindError::new(
+                "42P17",
+                "generation expression is not immutable",
+            )),
+            _ => None,
+        };
+    });
+    if let Some(problem) = problem {
+        return Err(problem);
+    }
+    Ok(expr::coerce(bound, def.data_type))
+}
+
 /// The columns of `table`, qualified by its name.
 fn table_scope(table: &TableDef) -> Scope {
     Scope {

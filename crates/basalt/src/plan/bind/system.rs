@@ -115,7 +115,7 @@ impl Binder<'_> {
                 let not_null = column.not_null
                     || table.row_id_column == Some(position)
                     || table.primary_key.contains(&position);
-                rows.push(column_row(
+                let mut row = column_row(
                     &table.name,
                     &column.name,
                     position,
@@ -123,7 +123,9 @@ impl Binder<'_> {
                     !not_null,
                     &declared_type_name(column),
                     column.max_length.map(i64::from),
-                ));
+                );
+                row.extend(generation_facts(column.generated.as_deref()));
+                rows.push(row);
             }
         }
         for view in self.views_by_name() {
@@ -131,7 +133,7 @@ impl Binder<'_> {
             let plan = self.bind_view(&view)?;
             for (position, output) in plan.schema.iter().enumerate() {
                 let name = view.column_names.get(position).unwrap_or(&output.name);
-                rows.push(column_row(
+                let mut row = column_row(
                     &view.name,
                     name,
                     position,
@@ -139,7 +141,9 @@ impl Binder<'_> {
                     true,
                     output.data_type.name(),
                     None,
-                ));
+                );
+                row.extend(generation_facts(None));
+                rows.push(row);
             }
         }
         Ok(values(
@@ -153,6 +157,8 @@ impl Binder<'_> {
                 ("is_nullable", DataType::Text),
                 ("data_type", DataType::Text),
                 ("character_maximum_length", DataType::Integer),
+                ("is_generated", DataType::Text),
+                ("generation_expression", DataType::Text),
             ],
             rows,
         ))
@@ -189,7 +195,20 @@ impl Binder<'_> {
     }
 }
 
-/// One row of `information_schema.columns` (`position` counts from 0 here, from 1 in SQL).
+/// `is_generated` and `generation_expression` of `information_schema.columns`.
+fn generation_facts(expression: Option<&str>) -> [Expr; 2] {
+    [
+        text(if expression.is_some() {
+            "ALWAYS"
+        } else {
+            "NEVER"
+        }),
+        expression.map_or_else(|| literal(Value::Null, DataType::Text), text),
+    ]
+}
+
+/// One row of `information_schema.columns` (`position` counts from 0 here, from 1 in SQL),
+/// up to `character_maximum_length`.
 fn column_row(
     table: &str,
     column: &str,

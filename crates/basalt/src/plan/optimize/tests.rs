@@ -20,6 +20,7 @@ fn column_def(name: &str, data_type: DataType, slot: usize) -> ColumnDef {
         max_length: None,
         not_null: false,
         default: None,
+        generated: None,
         slot,
     }
 }
