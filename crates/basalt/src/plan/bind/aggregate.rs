@@ -247,6 +247,8 @@ pub(super) fn rewrite_over_aggregate(
         // Window calls are computed above the Aggregate node; their own expressions are
         // rewritten separately.
         Expr::Column { index, .. } if *index >= super::window::WINDOW_MARK => Ok(()),
+        // GROUPING(...) calls are replaced once the grouping sets are known.
+        Expr::Column { index, .. } if *index >= super::grouping_sets::GROUPING_MARK => Ok(()),
         Expr::Column { index, .. } => Err(ungrouped(scope, *index)),
         Expr::ScalarSubquery { plan, .. } | Expr::Exists { plan, .. } => {
             rewrite_outer_in_plan(plan, 1, group_by, scope)

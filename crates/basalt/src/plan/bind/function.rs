@@ -103,6 +103,10 @@ impl Binder<'_> {
             ));
         }
         let call = call_arguments(function)?;
+        if name.eq_ignore_ascii_case("grouping") {
+            let asts = non_aggregate_arguments(&call, function.filter.is_some(), &name)?;
+            return self.bind_grouping_call(&asts, scope);
+        }
         if super::aggregate::is_aggregate(&name, call.args.len()) {
             return self.bind_aggregate(&name, &call, function.filter.as_deref(), scope);
         }

@@ -269,6 +269,9 @@ struct Binder<'a> {
     windows: window::WindowContext,
     /// The WINDOW clause of the SELECT being bound.
     named_windows: Vec<ast::NamedWindowDefinition>,
+    /// Arguments of the `GROUPING(...)` calls of the query level being bound (see
+    /// `grouping_sets`).
+    grouping_calls: Vec<Vec<Expr>>,
     view_depth: usize,
     /// Working tables numbered so far (each bound recursive CTE reference takes one).
     working_tables: usize,
@@ -285,6 +288,7 @@ impl<'a> Binder<'a> {
             aggregates: aggregate::AggregateContext::Forbidden("this context"),
             windows: window::WindowContext::Forbidden("this context"),
             named_windows: Vec::new(),
+            grouping_calls: Vec::new(),
             view_depth: 0,
             working_tables: 0,
         }

@@ -10,12 +10,14 @@ use sqlparser::ast;
 
 use crate::plan::expr::Expr;
 use crate::plan::{OutputColumn, PlanKind, PlanNode, SortKey};
-use crate::types::Value;
+use crate::types::{DataType, Value};
 
 use super::aggregate::{AggregateContext, has_aggregate, rewrite_over_aggregate};
 use super::error::BindError;
 use super::expr::{is_untyped, number_literal};
-use super::grouping_sets::{expand_grouping_sets, grouping_sets_plan};
+use super::grouping_sets::{
+    expand_grouping_sets, grouping_sets_plan, replace_grouping_markers, resolve_grouping_calls,
+};
 use super::scope::Scope;
 use super::window::{WindowContext, add_window_nodes, has_window};
 use super::{Binder, ident_name};
@@ -43,10 +45,12 @@ impl Binder<'_> {
         let saved = std::mem::replace(&mut self.aggregates, AggregateContext::Forbidden("FROM"));
         let saved_windows = std::mem::replace(&mut self.windows, WindowContext::Forbidden("FROM"));
         let saved_named = std::mem::replace(&mut self.named_windows, select.named_window.clone());
+        let saved_grouping = std::mem::take(&mut self.grouping_calls);
         let result = self.bind_select_inner(select, order_by);
         self.aggregates = saved;
         self.windows = saved_windows;
         self.named_windows = saved_named;
+        self.grouping_calls = saved_grouping;
         result
     }
 
@@ -139,6 +143,7 @@ impl Binder<'_> {
             || having.is_some()
             || grouping_sets.is_some();
         let mut having = having;
+        let grouping_calls = resolve_grouping_calls(&self.grouping_calls, &group_by)?;
         if grouped {
             for output in &mut outputs {
                 rewrite_over_aggregate(&mut output.expr, &group_by, &scope)?;
@@ -157,6 +162,39 @@ impl Binder<'_> {
             }
             if let Some(having) = &mut having {
                 rewrite_over_aggregate(having, &group_by, &scope)?;
+            }
+            // GROUPING(...) is 0 under a plain GROUP BY; with grouping sets it is a column
+            // after the aggregates that each set's branch fills with its own constant.
+            let grouping_base = group_by.len() + aggregates.len();
+            let sets_given = grouping_sets.is_some();
+            let replace = |call: usize| {
+                if sets_given {
+                    Expr::Column {
+                        index: grouping_base + call,
+                        data_type: DataType::Integer,
+                    }
+                } else {
+                    Expr::Literal {
+                        value: Value::Integer(0),
+                        data_type: DataType::Integer,
+                    }
+                }
+            };
+            let windows_exprs = windows.iter_mut().flat_map(|window| {
+                window
+                    .partition_by
+                    .iter_mut()
+                    .chain(window.order_by.iter_mut().map(|key| &mut key.expr))
+                    .chain(window.call.args.iter_mut())
+                    .chain(window.call.filter.iter_mut())
+            });
+            for expr in outputs
+                .iter_mut()
+                .map(|output| &mut output.expr)
+                .chain(having.iter_mut())
+                .chain(windows_exprs)
+            {
+                replace_grouping_markers(expr, &replace);
             }
             let mut schema: Vec<OutputColumn> = group_by
                 .iter()
@@ -178,7 +216,14 @@ impl Binder<'_> {
                 data_type: call.data_type,
             }));
             plan = match &grouping_sets {
-                Some(sets) => grouping_sets_plan(plan, &group_by, sets, &aggregates, &schema),
+                Some(sets) => {
+                    schema.extend(grouping_calls.iter().map(|_| OutputColumn {
+                        name: "grouping".to_string(),
+                        table: None,
+                        data_type: DataType::Integer,
+                    }));
+                    grouping_sets_plan(plan, &group_by, sets, &aggregates, &grouping_calls, &schema)
+                }
                 None => PlanNode {
                     kind: PlanKind::Aggregate {
                         input: Box::new(plan),
