@@ -49,10 +49,17 @@ pub enum TypeError {
         /// The offending input.
         text: String,
     },
+    /// Interval text with a field too large for an interval, or a time field out of its
+    /// range (22008).
+    #[error("interval field value out of range: \"{text}\"")]
+    IntervalFieldOverflow {
+        /// The offending input.
+        text: String,
+    },
     /// A date or timestamp computation left the representable range (22008).
     #[error("{type_name} out of range")]
     DatetimeOutOfRange {
-        /// `date` or `timestamp`.
+        /// `date`, `timestamp` or `interval`.
         type_name: &'static str,
     },
     /// Text longer than a `VARCHAR(n)` / `CHAR(n)` column allows (22001).
@@ -132,9 +139,9 @@ impl TypeError {
             TypeError::DivisionByZero => "22012",
             TypeError::InvalidTextRepresentation { .. } => "22P02",
             TypeError::InvalidDatetimeFormat { .. } => "22007",
-            TypeError::DatetimeFieldOverflow { .. } | TypeError::DatetimeOutOfRange { .. } => {
-                "22008"
-            }
+            TypeError::DatetimeFieldOverflow { .. }
+            | TypeError::IntervalFieldOverflow { .. }
+            | TypeError::DatetimeOutOfRange { .. } => "22008",
             TypeError::StringTooLong { .. } => "22001",
             TypeError::InvalidArgument(_) => "22023",
             TypeError::NegativeSubstringLength => "22011",
