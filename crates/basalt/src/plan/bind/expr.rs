@@ -277,7 +277,7 @@ impl Binder<'_> {
                 self.call_scalar("strpos", args)
             }
             ast::Expr::Collate { expr, collation } => self.bind_collate(expr, collation, scope),
-            ast::Expr::Interval(_) => Err(BindError::unsupported("INTERVAL")),
+            ast::Expr::Interval(interval) => super::temporal::interval_literal(interval),
             ast::Expr::Tuple(_) => Err(BindError::unsupported("row values")),
             ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => {
                 Err(BindError::syntax("\"*\" is not allowed here"))
@@ -625,6 +625,17 @@ impl Binder<'_> {
                 arithmetic_symbol(op)
             ))
         };
+        // Timestamps, dates and intervals with each other and with numbers (interval × n).
+        let untyped_type = |bound: &Expr, ast| (!is_untyped(ast)).then(|| bound.data_type());
+        if let Some((left_target, right_target, result)) = super::temporal::temporal_signature(
+            op,
+            untyped_type(&left_bound, left),
+            untyped_type(&right_bound, right),
+        ) {
+            let left_bound = self.resolve_untyped(left_bound, left, left_target)?;
+            let right_bound = self.resolve_untyped(right_bound, right, right_target)?;
+            return Ok(binary(op, left_bound, right_bound, result));
+        }
         // Dates: date ± integer → date, date - date → integer.
         if left_type == DataType::Date && matches!(op, BinaryOp::Add | BinaryOp::Subtract) {
             if right_type == DataType::Date && op == BinaryOp::Subtract {
@@ -695,6 +706,13 @@ impl Binder<'_> {
                     && !bound.data_type().is_numeric()
                 {
                     return Ok(bound);
+                }
+                if op == ast::UnaryOperator::Minus && bound.data_type() == DataType::Interval {
+                    return Ok(Expr::Unary {
+                        op: UnaryOp::Negate,
+                        operand: Box::new(bound),
+                        data_type: DataType::Interval,
+                    });
                 }
                 let bound = self.type_if_untyped(bound, operand, DataType::Integer)?;
                 let data_type = match bound.data_type() {
