@@ -92,6 +92,10 @@ pub enum TypeError {
     /// A result larger than Basalt allows for one value (54000).
     #[error("{0}")]
     ProgramLimitExceeded(&'static str),
+    /// A request PostgreSQL defines but does not support either (0A000), e.g. the day of
+    /// the week of an interval.
+    #[error("{0}")]
+    FeatureNotSupported(String),
     /// An expression of the wrong type where a specific type is required (42804).
     #[error("{0}")]
     DatatypeMismatch(String),
@@ -152,6 +156,7 @@ impl TypeError {
             TypeError::NullValueNotAllowed(_) => "22004",
             TypeError::ProgramLimitExceeded(_) => "54000",
             TypeError::DatatypeMismatch(_) => "42804",
+            TypeError::FeatureNotSupported(_) => "0A000",
             TypeError::UndefinedFunction { .. }
             | TypeError::UndefinedOperator { .. }
             | TypeError::Incomparable { .. } => "42883",

@@ -278,6 +278,11 @@ impl Binder<'_> {
             }
             ast::Expr::Collate { expr, collation } => self.bind_collate(expr, collation, scope),
             ast::Expr::Interval(interval) => super::temporal::interval_literal(interval),
+            ast::Expr::Extract {
+                field,
+                expr: source,
+                ..
+            } => self.bind_extract(field, source, scope),
             ast::Expr::Tuple(_) => Err(BindError::unsupported("row values")),
             ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => {
                 Err(BindError::syntax("\"*\" is not allowed here"))
@@ -626,12 +631,9 @@ impl Binder<'_> {
             ))
         };
         // Timestamps, dates and intervals with each other and with numbers (interval × n).
-        let untyped_type = |bound: &Expr, ast| (!is_untyped(ast)).then(|| bound.data_type());
-        if let Some((left_target, right_target, result)) = super::temporal::temporal_signature(
-            op,
-            untyped_type(&left_bound, left),
-            untyped_type(&right_bound, right),
-        ) {
+        if let Some((left_target, right_target, result)) =
+            super::temporal::temporal_operands(op, (&left_bound, left), (&right_bound, right))
+        {
             let left_bound = self.resolve_untyped(left_bound, left, left_target)?;
             let right_bound = self.resolve_untyped(right_bound, right, right_target)?;
             return Ok(binary(op, left_bound, right_bound, result));
@@ -707,17 +709,11 @@ impl Binder<'_> {
                 {
                     return Ok(bound);
                 }
-                if op == ast::UnaryOperator::Minus && bound.data_type() == DataType::Interval {
-                    return Ok(Expr::Unary {
-                        op: UnaryOp::Negate,
-                        operand: Box::new(bound),
-                        data_type: DataType::Interval,
-                    });
-                }
                 let bound = self.type_if_untyped(bound, operand, DataType::Integer)?;
                 let data_type = match bound.data_type() {
                     DataType::Integer | DataType::Null | DataType::Boolean => DataType::Integer,
                     DataType::Real if op != ast::UnaryOperator::BitwiseNot => DataType::Real,
+                    DataType::Interval if op == ast::UnaryOperator::Minus => DataType::Interval,
                     other => {
                         return Err(BindError::undefined_function(format!(
                             "operator does not exist: {op} {other}"

@@ -10,6 +10,8 @@
 //! interval`, `interval * '2'` is `interval * real`). `date ± untyped` is left to the
 //! integer rule (`date + 1`), which Basalt had before intervals.
 //!
+//! `EXTRACT(field FROM x)` is bound here too, as `date_part('field', x)`.
+//!
 //! `INTERVAL 'text' [qualifier]` literals are parsed here at bind time, with the
 //! qualifier's meaning (`INTERVAL '1' DAY` is a day; fields below the qualifier's last are
 //! dropped); see [`crate::types::interval::parse`].
@@ -21,7 +23,41 @@ use crate::types::interval::parse::{Qualifier, QualifierField, parse_qualified};
 use crate::types::{DataType, Value, arith};
 
 use super::error::BindError;
+use super::expr::is_untyped;
+use super::scope::Scope;
 use super::types::type_error;
+use super::{Binder, ident_name};
+
+impl Binder<'_> {
+    /// `EXTRACT(field FROM source)`: `date_part('field', source)`, as in PostgreSQL (whose
+    /// EXTRACT returns numeric; Basalt's real stands in for it). An untyped source is a
+    /// timestamp.
+    pub(super) fn bind_extract(
+        &mut self,
+        field: &ast::DateTimeField,
+        source: &ast::Expr,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let field = match field {
+            ast::DateTimeField::Custom(name) => ident_name(name),
+            other => other.to_string().to_ascii_lowercase(),
+        };
+        let bound = self.bind_expr(source, scope)?;
+        let bound = self.type_if_untyped(bound, source, DataType::Timestamp)?;
+        self.call_scalar("date_part", vec![Expr::literal(Value::Text(field)), bound])
+    }
+}
+
+/// [`temporal_signature`] of bound operands with their syntax (which says whether each is
+/// untyped).
+pub(super) fn temporal_operands(
+    op: BinaryOp,
+    (left, left_ast): (&Expr, &ast::Expr),
+    (right, right_ast): (&Expr, &ast::Expr),
+) -> Option<(DataType, DataType, DataType)> {
+    let typed = |bound: &Expr, ast| (!is_untyped(ast)).then(|| bound.data_type());
+    temporal_signature(op, typed(left, left_ast), typed(right, right_ast))
+}
 
 /// The types a date/time operator call resolves to: the left operand's, the right's, and
 /// the result's. `None` (an untyped operand's type) where the operand is untyped; `None`

@@ -162,15 +162,23 @@ impl Unit {
         })
     }
 
-    /// The bit of the fields this unit sets, for detecting a field given twice.
-    fn mask(self) -> u32 {
-        1 << (self as u32)
+    /// The bits of the fields a number of this unit sets, for detecting a field given
+    /// twice: seconds with a fraction also set the smaller seconds fields.
+    fn mask(self, fraction: f64) -> u32 {
+        if self == Unit::Second && fraction != 0.0 {
+            ALL_SECONDS_MASK
+        } else {
+            1 << (self as u32)
+        }
     }
 }
 
-/// The mask of a `H:MM:SS` time: hours, minutes and seconds.
-const TIME_MASK: u32 =
-    (1 << Unit::Hour as u32) | (1 << Unit::Minute as u32) | (1 << Unit::Second as u32);
+/// Every seconds field: what a fractional second or a time claims, so that
+/// `'5.5 seconds 3 milliseconds'` is an error, as in PostgreSQL.
+const ALL_SECONDS_MASK: u32 =
+    (1 << Unit::Second as u32) | (1 << Unit::Millisecond as u32) | (1 << Unit::Microsecond as u32);
+/// The mask of a `H:MM:SS` time: hours, minutes and every seconds field.
+const TIME_MASK: u32 = (1 << Unit::Hour as u32) | (1 << Unit::Minute as u32) | ALL_SECONDS_MASK;
 /// The mask of a `Y-M` year-month.
 const YEAR_MONTH_MASK: u32 = (1 << Unit::Year as u32) | (1 << Unit::Month as u32);
 
@@ -481,7 +489,7 @@ fn parse_verbose(
                     Some(Token::Time(_)) => Unit::Day,
                     _ => default_unit,
                 };
-                if !fields.claim(unit.mask()) {
+                if !fields.claim(unit.mask(fraction)) {
                     return Err(errors.syntax());
                 }
                 fields
@@ -550,7 +558,7 @@ fn parse_iso(text: &str, fields: &mut Fields, errors: &Errors<'_>) -> Result<(),
             _ => return Err(errors.syntax()),
         };
         cursor.position += 1;
-        if !fields.claim(unit.mask()) {
+        if !fields.claim(unit.mask(fraction)) {
             return Err(errors.syntax());
         }
         fields

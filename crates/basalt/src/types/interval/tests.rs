@@ -73,6 +73,26 @@ fn input_accepts_postgresql_forms() {
         ("-1 day +2 hours", Interval::new(0, -1, 2 * HOUR)),
         ("1 mon 30 days", Interval::new(1, 30, 0)),
         ("10 ms 5 us", Interval::new(0, 0, 10_005)),
+        (
+            "500 seconds 99 milliseconds 51 microseconds",
+            Interval::new(0, 0, 500_099_051),
+        ),
+        (
+            "+1-2 -3 +4:05:06.789",
+            Interval::new(14, -3, 14_706_789_000),
+        ),
+        (
+            "-1-2 +3 -4:05:06.789",
+            Interval::new(-14, 3, -14_706_789_000),
+        ),
+        (
+            "10 years -11 month -12 days +13:14",
+            Interval::new(109, -12, 47_640 * SECOND),
+        ),
+        (
+            "4 millenniums 5 centuries 4 decades 1 year 4 months 4 days 17 minutes 31 seconds",
+            Interval::new(4541 * 12 + 4, 4, 1051 * SECOND),
+        ),
         ("P1Y2M3DT4H5M6S", Interval::new(14, 3, 14_706 * SECOND)),
         ("P1W", Interval::new(0, 7, 0)),
         ("PT1.5H", Interval::new(0, 0, 5_400 * SECOND)),
