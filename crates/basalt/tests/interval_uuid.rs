@@ -36,7 +36,10 @@ fn interval_and_uuid_columns_survive_reopening_the_database() {
             .unwrap_err();
         assert_eq!(error.code(), "22P02", "{error}");
         let error = conn
-            .execute("INSERT INTO spans VALUES (gen_random_uuid(), '1 fortnight')", ())
+            .execute(
+                "INSERT INTO spans VALUES (gen_random_uuid(), '1 fortnight')",
+                (),
+            )
             .unwrap_err();
         assert_eq!(error.code(), "22007", "{error}");
         conn.execute_batch(
@@ -48,7 +51,10 @@ fn interval_and_uuid_columns_survive_reopening_the_database() {
         .unwrap();
         conn.execute(
             "INSERT INTO spans VALUES (?, ?)",
-            ("12345678123456781234567812345678", "-178956970 years -8 mons"),
+            (
+                "12345678123456781234567812345678",
+                "-178956970 years -8 mons",
+            ),
         )
         .unwrap();
     }

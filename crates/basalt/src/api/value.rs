@@ -21,8 +21,8 @@ pub enum ValueRef<'a> {
     Timestamp(i64),
     /// An INTERVAL (months, days, microseconds; see [`Interval`]).
     Interval(Interval),
-    /// A UUID's 16 bytes.
-    Uuid([u8; 16]),
+    /// A UUID's 16 bytes, pointing into the result batch like a blob's.
+    Uuid(&'a [u8; 16]),
 }
 
 impl ValueRef<'_> {
@@ -38,7 +38,7 @@ impl ValueRef<'_> {
             ValueRef::Date(v) => Value::Date(v),
             ValueRef::Timestamp(v) => Value::Timestamp(v),
             ValueRef::Interval(v) => Value::Interval(v),
-            ValueRef::Uuid(v) => Value::Uuid(v),
+            ValueRef::Uuid(v) => Value::Uuid(*v),
         }
     }
 
@@ -77,7 +77,7 @@ pub(crate) fn value_ref(vector: &Vector, row: usize) -> ValueRef<'_> {
         VectorData::Interval(v) => v
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::Interval(v)),
-        VectorData::Uuid(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Uuid(v)),
+        VectorData::Uuid(v) => v.get(row).map_or(ValueRef::Null, ValueRef::Uuid),
     }
 }
 

@@ -11,7 +11,7 @@
 
 use super::{Param, ScalarFunction, check_args, int_arg, real_arg, strict_nulls};
 use crate::types::datetime::MICROS_PER_SECOND;
-use crate::types::interval::{Interval, age as timestamp_age, out_of_range};
+use crate::types::interval::{Interval, age as timestamp_age, f64_to_i64, out_of_range};
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
@@ -105,14 +105,11 @@ fn make_interval(args: &[Value]) -> Result<Value, TypeError> {
     let [years, months, weeks, days, hours, minutes] = parts.map(i64::from);
     let total_months = years * 12 + months;
     let total_days = weeks * 7 + days;
-    let micros = (seconds * MICROS_PER_SECOND as f64).round_ties_even();
-    // i64 covers [-2^63, 2^63); both bounds are exact doubles, and NaN fails both.
-    if !(micros >= -9_223_372_036_854_775_808.0 && micros < 9_223_372_036_854_775_808.0) {
-        return Err(out_of_range());
-    }
+    let micros = f64_to_i64((seconds * MICROS_PER_SECOND as f64).round_ties_even())
+        .ok_or_else(out_of_range)?;
     let time = (hours * 3_600 + minutes * 60)
         .checked_mul(MICROS_PER_SECOND)
-        .and_then(|time| time.checked_add(micros as i64))
+        .and_then(|time| time.checked_add(micros))
         .ok_or_else(out_of_range)?;
     let months = i32::try_from(total_months).map_err(|_| out_of_range())?;
     let days = i32::try_from(total_days).map_err(|_| out_of_range())?;

@@ -184,13 +184,8 @@ impl Interval {
             .ok_or_else(out_of_range)?;
         let micros = (apply(self.micros() as f64) + second_remainder * MICROS_PER_SECOND as f64)
             .round_ties_even();
-        // i64 covers [-2^63, 2^63); both bounds are exact doubles.
-        if micros.is_nan()
-            || !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&micros)
-        {
-            return Err(out_of_range());
-        }
-        Ok(Interval::new(months, days, micros as i64))
+        let micros = f64_to_i64(micros).ok_or_else(out_of_range)?;
+        Ok(Interval::new(months, days, micros))
     }
 
     /// `justify_hours`: whole 24-hour periods of the time moved into days, with days and
@@ -370,6 +365,14 @@ fn f64_to_i32(value: f64) -> Result<i32, TypeError> {
     } else {
         Err(out_of_range())
     }
+}
+
+/// A whole double as `i64`; `None` when it is NaN or outside `i64` (whose bounds, ±2^63,
+/// are exact doubles).
+pub(crate) fn f64_to_i64(value: f64) -> Option<i64> {
+    (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0)
+        .contains(&value)
+        .then_some(value as i64)
 }
 
 /// PostgreSQL's `TSROUND`: rounds to six decimal places.

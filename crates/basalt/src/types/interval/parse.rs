@@ -21,7 +21,7 @@
 //! propagation (a leading `-` negating every field; Basalt, like PostgreSQL's default
 //! `postgres` style, applies a sign to its own number only).
 
-use super::{DAYS_PER_MONTH, Interval, MICROS_PER_HOUR, MICROS_PER_MINUTE};
+use super::{DAYS_PER_MONTH, Interval, MICROS_PER_HOUR, MICROS_PER_MINUTE, f64_to_i64};
 use crate::types::TypeError;
 use crate::types::datetime::{MICROS_PER_DAY, MICROS_PER_SECOND};
 
@@ -280,12 +280,6 @@ impl Fields {
             Ok(interval)
         }
     }
-}
-
-/// A double known to be whole, as `i64`; `None` when it is NaN or out of range.
-fn f64_to_i64(value: f64) -> Option<i64> {
-    (value >= -9_223_372_036_854_775_808.0 && value < 9_223_372_036_854_775_808.0)
-        .then_some(value as i64)
 }
 
 /// A piece of verbose interval text.
