@@ -134,6 +134,11 @@ impl RowRef for BasaltRow<'_, '_> {
             basalt::ValueRef::Blob(v) => Val::Blob(v),
             basalt::ValueRef::Date(v) => Val::Int(i64::from(v)),
             basalt::ValueRef::Timestamp(v) => Val::Int(v),
+            basalt::ValueRef::Uuid(v) => Val::Blob(v),
+            // No workload reads intervals, and `Val` has no owned form to hold one.
+            basalt::ValueRef::Interval(_) => {
+                anyhow::bail!("interval results are not supported by the benchmark drivers")
+            }
         })
     }
 }

@@ -2,11 +2,13 @@
 //! ([`FromSql`]), following rusqlite's conventions.
 
 use crate::exec::vector::{Vector, VectorData};
-use crate::types::{DataType, Value};
+use crate::types::{DataType, Interval, Value};
 
 use super::error::{Error, Result};
 
 /// A borrowed view of one result value: text and blobs point into the result batch.
+/// Its `to_owned().to_string()` is PostgreSQL's text form of the value (what the CLI and the
+/// sqllogictest runner print for dates, timestamps, intervals and UUIDs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ValueRef<'a> {
     Null,
@@ -17,6 +19,10 @@ pub enum ValueRef<'a> {
     Blob(&'a [u8]),
     Date(i32),
     Timestamp(i64),
+    /// An INTERVAL (months, days, microseconds; see [`Interval`]).
+    Interval(Interval),
+    /// A UUID's 16 bytes, pointing into the result batch like a blob's.
+    Uuid(&'a [u8; 16]),
 }
 
 impl ValueRef<'_> {
@@ -31,6 +37,8 @@ impl ValueRef<'_> {
             ValueRef::Blob(v) => Value::Blob(v.to_vec()),
             ValueRef::Date(v) => Value::Date(v),
             ValueRef::Timestamp(v) => Value::Timestamp(v),
+            ValueRef::Interval(v) => Value::Interval(v),
+            ValueRef::Uuid(v) => Value::Uuid(*v),
         }
     }
 
@@ -44,6 +52,8 @@ impl ValueRef<'_> {
             ValueRef::Blob(_) => DataType::Blob.name(),
             ValueRef::Date(_) => DataType::Date.name(),
             ValueRef::Timestamp(_) => DataType::Timestamp.name(),
+            ValueRef::Interval(_) => DataType::Interval.name(),
+            ValueRef::Uuid(_) => DataType::Uuid.name(),
         }
     }
 }
@@ -64,6 +74,10 @@ pub(crate) fn value_ref(vector: &Vector, row: usize) -> ValueRef<'_> {
         VectorData::Timestamp(v) => v
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::Timestamp(v)),
+        VectorData::Interval(v) => v
+            .get(row)
+            .map_or(ValueRef::Null, |&v| ValueRef::Interval(v)),
+        VectorData::Uuid(v) => v.get(row).map_or(ValueRef::Null, ValueRef::Uuid),
     }
 }
 

@@ -46,6 +46,9 @@ fn data_type_byte(data_type: DataType) -> u8 {
         DataType::Blob => 5,
         DataType::Date => 6,
         DataType::Timestamp => 7,
+        // 8 and 9 are reserved for JSON and JSONB.
+        DataType::Interval => 10,
+        DataType::Uuid => 11,
     }
 }
 
@@ -59,6 +62,8 @@ fn data_type_from_byte(byte: u8) -> Result<DataType, CatalogError> {
         5 => DataType::Blob,
         6 => DataType::Date,
         7 => DataType::Timestamp,
+        10 => DataType::Interval,
+        11 => DataType::Uuid,
         other => return Err(CatalogError(format!("unknown type byte {other}"))),
     })
 }

@@ -70,7 +70,10 @@ pub fn storage_kind(data_type: DataType) -> ColumnKind {
         DataType::Integer | DataType::Real | DataType::Date | DataType::Timestamp => {
             ColumnKind::Fixed8
         }
-        DataType::Null | DataType::Text | DataType::Blob => ColumnKind::Var,
+        // Intervals and UUIDs are 16 bytes, wider than a fixed slot: heap bytes like text.
+        DataType::Null | DataType::Text | DataType::Blob | DataType::Interval | DataType::Uuid => {
+            ColumnKind::Var
+        }
     }
 }
 

@@ -3,13 +3,14 @@
 //! A table row is one cell per physical slot (see `catalog::TableDef::slot_count`); each
 //! column's value is stored in its slot as the catalog's storage kind says: INTEGER as the
 //! i64's bits, REAL as the f64's bits, DATE as the i32 sign-extended, TIMESTAMP as the i64,
-//! BOOLEAN as one byte, TEXT as UTF-8 bytes, BLOB as bytes. Slots of dropped columns hold
-//! NULL.
+//! BOOLEAN as one byte, TEXT as UTF-8 bytes, BLOB as bytes, INTERVAL as its 16-byte stored
+//! form (months i32, days i32, microseconds i64, little-endian), UUID as its 16 bytes.
+//! Slots of dropped columns hold NULL.
 
 use crate::catalog::TableDef;
 use crate::storage::btree::{CellValue, Value as StoredValue};
 use crate::storage::{Result, StorageError};
-use crate::types::{DataType, Value};
+use crate::types::{DataType, Interval, Value};
 
 /// The cells of one row: `values` are the table's columns in table order, already of the
 /// columns' types (or NULL).
@@ -34,6 +35,8 @@ pub fn value_to_cell(value: &Value) -> CellValue<'_> {
         Value::Timestamp(v) => CellValue::Fixed(*v as u64),
         Value::Text(v) => CellValue::Var(v.as_bytes()),
         Value::Blob(v) => CellValue::Var(v),
+        Value::Interval(v) => CellValue::Var(v.as_bytes()),
+        Value::Uuid(v) => CellValue::Var(v),
     }
 }
 
@@ -51,6 +54,14 @@ pub fn stored_to_value(stored: StoredValue<'_>, data_type: DataType) -> Result<V
                 .map_err(|_| StorageError::corrupt("stored text is not UTF-8"))?,
         ),
         (StoredValue::Bytes(bytes), DataType::Blob) => Value::Blob(bytes.into_owned()),
+        (StoredValue::Bytes(bytes), DataType::Interval) => Value::Interval(
+            Interval::from_bytes(&bytes)
+                .ok_or_else(|| StorageError::corrupt("stored interval is not 16 bytes"))?,
+        ),
+        (StoredValue::Bytes(bytes), DataType::Uuid) => Value::Uuid(
+            <[u8; 16]>::try_from(bytes.as_ref())
+                .map_err(|_| StorageError::corrupt("stored uuid is not 16 bytes"))?,
+        ),
         (stored, data_type) => {
             return Err(StorageError::corrupt(format!(
                 "stored value {stored:?} does not fit a {data_type} column"

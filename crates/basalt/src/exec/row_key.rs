@@ -34,6 +34,11 @@ pub fn encode_cell(vector: &Vector, row: usize, order: KeyOrder, out: &mut Vec<u
         VectorData::Timestamp(values) => {
             KeyValue::Integer(values.get(row).copied().unwrap_or_default())
         }
+        // Intervals key by their span, so intervals SQL calls equal group and join together.
+        VectorData::Interval(values) => {
+            KeyValue::Integer128(values.get(row).map_or(0, |interval| interval.span()))
+        }
+        VectorData::Uuid(values) => KeyValue::Blob(values.get(row).map_or(&[], |uuid| uuid)),
     };
     keys::encode_value(&value, order, out);
 }

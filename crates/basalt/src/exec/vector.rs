@@ -9,7 +9,7 @@
 //! Operators read vectors with typed accessors in their hot loops and fall back to
 //! [`Vector::get`] (a `Value` per row) on the long tail of rarely used paths.
 
-use crate::types::{DataType, Value};
+use crate::types::{DataType, Interval, Value};
 
 /// Rows per batch produced by scans.
 pub const BATCH_SIZE: usize = 1024;
@@ -90,6 +90,8 @@ pub enum VectorData {
     Blob(BytesVector),
     Date(Vec<i32>),
     Timestamp(Vec<i64>),
+    Interval(Vec<Interval>),
+    Uuid(Vec<[u8; 16]>),
 }
 
 /// One column of a batch: typed values plus a null mask (empty = no NULLs).
@@ -112,6 +114,8 @@ impl Vector {
             DataType::Blob => VectorData::Blob(BytesVector::with_capacity(rows)),
             DataType::Date => VectorData::Date(Vec::with_capacity(rows)),
             DataType::Timestamp => VectorData::Timestamp(Vec::with_capacity(rows)),
+            DataType::Interval => VectorData::Interval(Vec::with_capacity(rows)),
+            DataType::Uuid => VectorData::Uuid(Vec::with_capacity(rows)),
         };
         Vector {
             data,
@@ -139,6 +143,8 @@ impl Vector {
             VectorData::Blob(_) => DataType::Blob,
             VectorData::Date(_) => DataType::Date,
             VectorData::Timestamp(_) => DataType::Timestamp,
+            VectorData::Interval(_) => DataType::Interval,
+            VectorData::Uuid(_) => DataType::Uuid,
         }
     }
 
@@ -152,6 +158,8 @@ impl Vector {
             VectorData::Text(values) | VectorData::Blob(values) => values.len(),
             VectorData::Date(values) => values.len(),
             VectorData::Timestamp(values) => values.len(),
+            VectorData::Interval(values) => values.len(),
+            VectorData::Uuid(values) => values.len(),
         }
     }
 
@@ -198,6 +206,10 @@ impl Vector {
             VectorData::Timestamp(values) => values
                 .get(row)
                 .map_or(Value::Null, |&v| Value::Timestamp(v)),
+            VectorData::Interval(values) => {
+                values.get(row).map_or(Value::Null, |&v| Value::Interval(v))
+            }
+            VectorData::Uuid(values) => values.get(row).map_or(Value::Null, |&v| Value::Uuid(v)),
         }
     }
 
@@ -218,6 +230,8 @@ impl Vector {
             (VectorData::Blob(values), Value::Blob(v)) => values.push(v),
             (VectorData::Date(values), Value::Date(v)) => values.push(*v),
             (VectorData::Timestamp(values), Value::Timestamp(v)) => values.push(*v),
+            (VectorData::Interval(values), Value::Interval(v)) => values.push(*v),
+            (VectorData::Uuid(values), Value::Uuid(v)) => values.push(*v),
             (data, _) => {
                 push_placeholder(data);
                 self.set_null(row, true);
@@ -261,6 +275,12 @@ impl Vector {
                 values.push(bytes)
             }
             (VectorData::Blob(values), Stored::Bytes(bytes)) => values.push(bytes),
+            (VectorData::Interval(values), Stored::Bytes(bytes)) => {
+                values.push(Interval::from_bytes(bytes).ok_or("stored interval is not 16 bytes")?)
+            }
+            (VectorData::Uuid(values), Stored::Bytes(bytes)) => values.push(
+                <[u8; 16]>::try_from(bytes.as_ref()).map_err(|_| "stored uuid is not 16 bytes")?,
+            ),
             _ => return Err("stored value does not match the column type"),
         }
         self.set_null(row, false);
@@ -349,6 +369,12 @@ impl Vector {
             (VectorData::Timestamp(to), VectorData::Timestamp(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
+            (VectorData::Interval(to), VectorData::Interval(from)) => {
+                to.push(from.get(row).copied().unwrap_or(Interval::ZERO))
+            }
+            (VectorData::Uuid(to), VectorData::Uuid(from)) => {
+                to.push(from.get(row).copied().unwrap_or_default())
+            }
             _ => {
                 let value = other.get(row);
                 self.push(&value);
@@ -380,6 +406,8 @@ impl Vector {
             }
             VectorData::Date(values) => values.len() * 4,
             VectorData::Timestamp(values) => values.len() * 8,
+            VectorData::Interval(values) => values.len() * 16,
+            VectorData::Uuid(values) => values.len() * 16,
         };
         values + self.nulls.len()
     }
@@ -394,6 +422,8 @@ impl Vector {
             VectorData::Text(values) | VectorData::Blob(values) => values.clear(),
             VectorData::Date(values) => values.clear(),
             VectorData::Timestamp(values) => values.clear(),
+            VectorData::Interval(values) => values.clear(),
+            VectorData::Uuid(values) => values.clear(),
         }
         self.nulls.clear();
     }
@@ -408,6 +438,8 @@ fn push_placeholder(data: &mut VectorData) {
         VectorData::Text(values) | VectorData::Blob(values) => values.push(&[]),
         VectorData::Date(values) => values.push(0),
         VectorData::Timestamp(values) => values.push(0),
+        VectorData::Interval(values) => values.push(Interval::ZERO),
+        VectorData::Uuid(values) => values.push([0; 16]),
     }
 }
 

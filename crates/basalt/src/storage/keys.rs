@@ -37,12 +37,17 @@
 //! | Boolean                | `0x10` | 1 byte: `0x00` false, `0x01` true                            |
 //! | Integer (`i64`)        | `0x20` | 8 bytes big-endian of `(v as u64) ^ (1 << 63)`               |
 //! | Real (`f64`)           | `0x21` | 8 bytes big-endian, see below                                |
+//! | Integer128 (`i128`)    | `0x22` | 16 bytes big-endian of `(v as u128) ^ (1 << 127)`            |
 //! | Text (UTF-8)           | `0x30` | bytes, `0x00` escaped as `0x00 0xFF`, then `0x00 0x01`       |
 //! | Blob                   | `0x40` | bytes, `0x00` escaped as `0x00 0xFF`, then `0x00 0x01`       |
 //! | NULL, sorting high     | `0xFE` | none                                                         |
 //!
 //! * **Integer**: flipping the sign bit maps `i64::MIN..=i64::MAX` monotonically onto
 //!   `0..=u64::MAX`, and big-endian makes byte order equal numeric order.
+//! * **Integer128** orders like Integer, over 128 bits. The SQL layer stores an INTERVAL
+//!   column's comparison value here (its span in microseconds, a month counted as 30 days),
+//!   so an index orders intervals as PostgreSQL compares them; a UUID column is a 16-byte
+//!   Blob, since UUIDs compare bytewise.
 //! * **Real**: first `-0.0` becomes `0.0` and every NaN becomes the canonical quiet NaN
 //!   `0x7FF8_0000_0000_0000`. Then, on the IEEE-754 bits: if the sign bit is set, invert all
 //!   64 bits; otherwise set the sign bit. Written big-endian. This orders
@@ -53,7 +58,8 @@
 //!   encoding is prefix-free. Text compares by UTF-8 bytes, which is Unicode code point order
 //!   (PostgreSQL's `"C"` collation).
 //!
-//! Type tags order `NULL (low) < Boolean < Integer < Real < Text < Blob < NULL (high)`.
+//! Type tags order `NULL (low) < Boolean < Integer < Real < Integer128 < Text < Blob <
+//! NULL (high)`.
 //! Integers and reals have *different* tags, so an integer and a real never compare
 //! numerically: **an index column holds values of one type**, and the SQL layer coerces
 //! every value of a column to the column's type (for example `3` to `3.0` in a `REAL`
@@ -90,6 +96,7 @@ pub enum KeyValue<'a> {
     Boolean(bool),
     Integer(i64),
     Real(f64),
+    Integer128(i128),
     Text(&'a str),
     Blob(&'a [u8]),
 }
@@ -101,6 +108,7 @@ pub enum OwnedKeyValue {
     Boolean(bool),
     Integer(i64),
     Real(f64),
+    Integer128(i128),
     Text(String),
     Blob(Vec<u8>),
 }
@@ -113,6 +121,7 @@ impl OwnedKeyValue {
             OwnedKeyValue::Boolean(b) => KeyValue::Boolean(*b),
             OwnedKeyValue::Integer(i) => KeyValue::Integer(*i),
             OwnedKeyValue::Real(r) => KeyValue::Real(*r),
+            OwnedKeyValue::Integer128(i) => KeyValue::Integer128(*i),
             OwnedKeyValue::Text(s) => KeyValue::Text(s),
             OwnedKeyValue::Blob(b) => KeyValue::Blob(b),
         }
@@ -126,6 +135,7 @@ impl From<KeyValue<'_>> for OwnedKeyValue {
             KeyValue::Boolean(b) => OwnedKeyValue::Boolean(b),
             KeyValue::Integer(i) => OwnedKeyValue::Integer(i),
             KeyValue::Real(r) => OwnedKeyValue::Real(r),
+            KeyValue::Integer128(i) => OwnedKeyValue::Integer128(i),
             KeyValue::Text(s) => OwnedKeyValue::Text(s.to_owned()),
             KeyValue::Blob(b) => OwnedKeyValue::Blob(b.to_vec()),
         }
@@ -181,6 +191,7 @@ const TAG_NULL_LOW: u8 = 0x01;
 const TAG_BOOLEAN: u8 = 0x10;
 const TAG_INTEGER: u8 = 0x20;
 const TAG_REAL: u8 = 0x21;
+const TAG_INTEGER128: u8 = 0x22;
 const TAG_TEXT: u8 = 0x30;
 const TAG_BLOB: u8 = 0x40;
 const TAG_NULL_HIGH: u8 = 0xFE;
@@ -193,6 +204,7 @@ const TERMINATOR: u8 = 0x01;
 /// The bit pattern every NaN is stored as (the usual quiet NaN, positive sign).
 const CANONICAL_NAN_BITS: u64 = 0x7FF8_0000_0000_0000;
 const SIGN_BIT: u64 = 1 << 63;
+const SIGN_BIT_128: u128 = 1 << 127;
 
 /// Why a key could not be encoded or decoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -282,6 +294,10 @@ pub fn encode_value(value: &KeyValue<'_>, order: KeyOrder, out: &mut Vec<u8>) {
             out.push(TAG_REAL);
             out.extend_from_slice(&encode_f64(r).to_be_bytes());
         }
+        KeyValue::Integer128(i) => {
+            out.push(TAG_INTEGER128);
+            out.extend_from_slice(&((i as u128) ^ SIGN_BIT_128).to_be_bytes());
+        }
         KeyValue::Text(s) => {
             out.push(TAG_TEXT);
             push_escaped(s.as_bytes(), out);
@@ -348,6 +364,7 @@ pub fn decode_value(bytes: &[u8], order: KeyOrder) -> Result<(OwnedKeyValue, usi
         Scanned::Boolean(b) => OwnedKeyValue::Boolean(b),
         Scanned::Integer(i) => OwnedKeyValue::Integer(i),
         Scanned::Real(r) => OwnedKeyValue::Real(r),
+        Scanned::Integer128(i) => OwnedKeyValue::Integer128(i),
         Scanned::Text => OwnedKeyValue::Text(
             String::from_utf8(content).map_err(|_| KeyError::InvalidUtf8 { offset: 0 })?,
         ),
@@ -473,6 +490,7 @@ enum Scanned {
     Boolean(bool),
     Integer(i64),
     Real(f64),
+    Integer128(i128),
     Text,
     Blob,
 }
@@ -519,6 +537,20 @@ fn scan(
                 what: "real",
             })?;
             Ok((Scanned::Real(r), 9))
+        }
+        TAG_INTEGER128 => {
+            let mut payload = bytes
+                .get(1..17)
+                .and_then(|p| <[u8; 16]>::try_from(p).ok())
+                .ok_or(KeyError::Truncated {
+                    offset: 1,
+                    what: "integer128",
+                })?;
+            for b in &mut payload {
+                *b ^= mask;
+            }
+            let value = (u128::from_be_bytes(payload) ^ SIGN_BIT_128) as i128;
+            Ok((Scanned::Integer128(value), 17))
         }
         TAG_TEXT => Ok((Scanned::Text, scan_escaped(bytes, mask, "text", content)?)),
         TAG_BLOB => Ok((Scanned::Blob, scan_escaped(bytes, mask, "blob", content)?)),
@@ -579,6 +611,34 @@ fn scan_escaped(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer128_orders_numerically_and_round_trips() {
+        let values = [i128::MIN, -(1 << 80), -1, 0, 1, 1 << 70, i128::MAX];
+        for order in ALL_ORDERS {
+            let encoded: Vec<Vec<u8>> = values
+                .iter()
+                .map(|&v| {
+                    let mut out = Vec::new();
+                    encode_value(&KeyValue::Integer128(v), order, &mut out);
+                    assert_eq!(
+                        decode_value(&out, order),
+                        Ok((OwnedKeyValue::Integer128(v), 17))
+                    );
+                    out
+                })
+                .collect();
+            for pair in encoded.windows(2) {
+                let expected = if order.descending {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
+                assert_eq!(pair[0].cmp(&pair[1]), expected);
+            }
+        }
+        assert!(decode_value(&[TAG_INTEGER128, 0, 1], KeyOrder::ASC).is_err());
+    }
     use proptest::collection::vec;
     use proptest::prelude::*;
     use proptest::test_runner::{Config, RngSeed};
@@ -623,8 +683,9 @@ mod tests {
             V::Boolean(_) => 0,
             V::Integer(_) => 1,
             V::Real(_) => 2,
-            V::Text(_) => 3,
-            V::Blob(_) => 4,
+            V::Integer128(_) => 3,
+            V::Text(_) => 4,
+            V::Blob(_) => 5,
         }
     }
 
@@ -651,6 +712,7 @@ mod tests {
             (V::Boolean(x), V::Boolean(y)) => x.cmp(y),
             (V::Integer(x), V::Integer(y)) => x.cmp(y),
             (V::Real(x), V::Real(y)) => real_cmp(*x, *y),
+            (V::Integer128(x), V::Integer128(y)) => x.cmp(y),
             (V::Text(x), V::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
             (V::Blob(x), V::Blob(y)) => x.cmp(y),
             _ => type_rank(a).cmp(&type_rank(b)),

@@ -15,11 +15,109 @@
 //!   operators do;
 //! * date + integer and integer + date add days; date − integer subtracts days; date − date
 //!   is the number of days between them;
+//! * timestamp ± interval and date ± interval are timestamps (see
+//!   [`super::interval::add_to_timestamp`]), interval + timestamp or date too; timestamp −
+//!   timestamp (a date standing for its midnight) is an interval of days and time; interval
+//!   ± interval adds field by field; interval × number, number × interval and interval ÷
+//!   number scale it (fractions cascading down); unary minus negates every field. Results
+//!   outside the range are 22008. [`temporal_result_type`] is the table of these operators
+//!   the binder resolves against;
 //! * `||` concatenates text with the text form of any other value, and blob with blob.
 
 use super::cast::text_form;
-use super::datetime::date_from_days;
+use super::datetime::{date_from_days, date_to_timestamp};
+use super::interval::{Interval, add_to_timestamp, subtract_from_timestamp, timestamp_difference};
 use super::{DataType, TypeError, Value};
+
+/// The result type of `left op right` when it is one of the date/time operators on
+/// timestamps, dates and intervals (`op` is `+ - * /`); `None` when it is not one of them
+/// (date ± integer and date − date are the caller's numeric-style rules).
+pub fn temporal_result_type(op: &str, left: DataType, right: DataType) -> Option<DataType> {
+    use DataType::{Date, Integer, Interval, Real, Timestamp};
+    match (op, left, right) {
+        ("+", Timestamp | Date, Interval) | ("+", Interval, Timestamp | Date) => Some(Timestamp),
+        ("-", Timestamp | Date, Interval) => Some(Timestamp),
+        ("-", Timestamp, Timestamp | Date) | ("-", Date, Timestamp) => Some(Interval),
+        ("+" | "-", Interval, Interval) => Some(Interval),
+        ("*", Interval, Integer | Real) | ("*", Integer | Real, Interval) => Some(Interval),
+        ("/", Interval, Integer | Real) => Some(Interval),
+        _ => None,
+    }
+}
+
+/// A timestamp or a date's midnight, for the mixed date/timestamp operators.
+fn instant(value: &Value) -> Option<Result<i64, TypeError>> {
+    match value {
+        Value::Timestamp(micros) => Some(Ok(*micros)),
+        Value::Date(days) => Some(date_to_timestamp(*days)),
+        _ => None,
+    }
+}
+
+/// A number as the factor of an interval product or quotient.
+fn factor(value: &Value) -> Option<f64> {
+    match value {
+        Value::Integer(n) => Some(*n as f64),
+        Value::Real(r) => Some(*r),
+        _ => None,
+    }
+}
+
+/// `a + b` for the date/time operators, `None` when the operands are not theirs.
+fn add_temporal(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
+    let (point, interval) = match (a, b) {
+        (Value::Interval(x), Value::Interval(y)) => {
+            return Some(x.checked_add(*y).map(Value::Interval));
+        }
+        (point, Value::Interval(interval)) | (Value::Interval(interval), point) => {
+            (instant(point)?, *interval)
+        }
+        _ => return None,
+    };
+    Some(point.and_then(|point| add_to_timestamp(point, interval).map(Value::Timestamp)))
+}
+
+/// `a - b` for the date/time operators, `None` when the operands are not theirs.
+fn subtract_temporal(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
+    Some(match (a, b) {
+        (Value::Interval(x), Value::Interval(y)) => x.checked_sub(*y).map(Value::Interval),
+        (point, Value::Interval(interval)) => instant(point)?
+            .and_then(|point| subtract_from_timestamp(point, *interval).map(Value::Timestamp)),
+        // date - date stays the integer rule.
+        (Value::Date(_), Value::Date(_)) => return None,
+        (later, earlier) => {
+            let (later, earlier) = (instant(later)?, instant(earlier)?);
+            later.and_then(|later| {
+                earlier
+                    .and_then(|earlier| timestamp_difference(later, earlier).map(Value::Interval))
+            })
+        }
+    })
+}
+
+/// `interval * number` or `number * interval`.
+fn multiply_interval(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
+    let (interval, factor) = match (a, b) {
+        (Value::Interval(interval), number) | (number, Value::Interval(interval)) => {
+            (*interval, factor(number)?)
+        }
+        _ => return None,
+    };
+    Some(interval.multiply(factor).map(Value::Interval))
+}
+
+/// `interval / number`.
+fn divide_interval(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
+    let (Value::Interval(interval), divisor) = (a, b) else {
+        return None;
+    };
+    Some(interval.divide(factor(divisor)?).map(Value::Interval))
+}
+
+/// `-interval`.
+fn negate_interval(interval: Interval) -> Result<Value, TypeError> {
+    interval.checked_neg().map(Value::Interval)
+}
 
 /// `a + b`.
 pub fn add(a: &Value, b: &Value) -> Result<Value, TypeError> {
@@ -31,7 +129,7 @@ pub fn add(a: &Value, b: &Value) -> Result<Value, TypeError> {
         }
         _ => match reals(a, b) {
             Some((x, y)) => Value::Real(check_real(x + y, x, y)?),
-            None => return Err(undefined("+", a, b)),
+            None => add_temporal(a, b).ok_or_else(|| undefined("+", a, b))??,
         },
     })
 }
@@ -47,7 +145,7 @@ pub fn subtract(a: &Value, b: &Value) -> Result<Value, TypeError> {
         (Value::Date(x), Value::Date(y)) => Value::Integer(i64::from(*x) - i64::from(*y)),
         _ => match reals(a, b) {
             Some((x, y)) => Value::Real(check_real(x - y, x, y)?),
-            None => return Err(undefined("-", a, b)),
+            None => subtract_temporal(a, b).ok_or_else(|| undefined("-", a, b))??,
         },
     })
 }
@@ -65,7 +163,7 @@ pub fn multiply(a: &Value, b: &Value) -> Result<Value, TypeError> {
                 }
                 Value::Real(product)
             }
-            None => return Err(undefined("*", a, b)),
+            None => multiply_interval(a, b).ok_or_else(|| undefined("*", a, b))??,
         },
     })
 }
@@ -91,7 +189,7 @@ pub fn divide(a: &Value, b: &Value) -> Result<Value, TypeError> {
                 }
                 Value::Real(quotient)
             }
-            None => return Err(undefined("/", a, b)),
+            None => divide_interval(a, b).ok_or_else(|| undefined("/", a, b))??,
         },
     })
 }
@@ -124,6 +222,7 @@ pub fn negate(a: &Value) -> Result<Value, TypeError> {
         Value::Null => Value::Null,
         Value::Integer(x) => Value::Integer(checked(x.checked_neg())?),
         Value::Real(x) => Value::Real(-x),
+        Value::Interval(interval) => negate_interval(*interval)?,
         _ => return Err(undefined_prefix("-", a)),
     })
 }
@@ -295,7 +394,7 @@ pub fn binary_result_type(
             (Date, Integer) if matches!(op, "+" | "-") => Ok(Date),
             (Integer, Date) if op == "+" => Ok(Date),
             (Date, Date) if op == "-" => Ok(Integer),
-            _ => Err(undefined()),
+            _ => temporal_result_type(op, l, r).ok_or_else(undefined),
         },
         "||" => match (l, r) {
             (Null, Null) | (Text, _) | (_, Text) => Ok(Text),

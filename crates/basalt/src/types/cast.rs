@@ -14,6 +14,8 @@ use super::datetime::{
     date_to_timestamp, format_date, format_timestamp, parse_date, parse_timestamp,
     timestamp_to_date,
 };
+use super::interval::parse::parse_interval;
+use super::uuid::parse_uuid;
 use super::{DataType, TypeError, Value};
 
 /// Converts `value` to type `to` (an explicit cast).
@@ -22,7 +24,8 @@ use super::{DataType, TypeError, Value};
 /// and errors outside the integer range or for NaN/infinity); integer ↔ boolean (non-zero is
 /// true); anything ↔ text (text is trimmed before parsing numbers, booleans, dates and
 /// timestamps; output is [`Value`]'s `Display` form); text → blob (the UTF-8 bytes); date ↔
-/// timestamp (midnight; the date containing the instant). Anything else is
+/// timestamp (midnight; the date containing the instant); text → interval and uuid in
+/// their input forms ([`super::interval::parse`], [`super::uuid`]). Anything else is
 /// [`TypeError::CannotCoerce`].
 pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
     let cannot = || TypeError::CannotCoerce {
@@ -145,6 +148,8 @@ fn parse_text(text: &str, to: DataType) -> Result<Value, TypeError> {
         DataType::Boolean => Value::Boolean(parse_boolean(text)?),
         DataType::Date => Value::Date(parse_date(text)?),
         DataType::Timestamp => Value::Timestamp(parse_timestamp(text)?),
+        DataType::Interval => Value::Interval(parse_interval(text)?),
+        DataType::Uuid => Value::Uuid(parse_uuid(text)?),
     })
 }
 
@@ -281,6 +286,8 @@ mod tests {
             DataType::Blob,
             DataType::Date,
             DataType::Timestamp,
+            DataType::Interval,
+            DataType::Uuid,
         ] {
             assert_eq!(cast(&Value::Null, to), Ok(Value::Null));
         }

@@ -12,7 +12,9 @@
 //! numeric value (no rounding of large integers to doubles); reals order NaN above every
 //! other number and equal to itself, and −0.0 equals 0.0; text and blobs compare bytewise
 //! (the C collation); false < true; dates and timestamps compare chronologically, a date
-//! standing for its midnight.
+//! standing for its midnight; intervals compare by their span with a month as 30 days and a
+//! day as 24 hours (so `'1 mon' = '30 days'`, see [`super::Interval::span`]); UUIDs compare
+//! bytewise.
 
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
@@ -38,7 +40,7 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, TypeError> {
 /// A total order over all values for sorting and grouping: NULL is the smallest value,
 /// comparable values are ordered as [`compare`] orders them, and values of incomparable
 /// types (which a typed column never mixes) are ordered by type: boolean, numbers, text,
-/// blob, date/time.
+/// blob, date/time, interval, uuid.
 pub fn sort_cmp(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
         (Value::Null, Value::Null) => Ordering::Equal,
@@ -90,6 +92,15 @@ pub fn hash_value<H: Hasher + ?Sized>(value: &Value, state: &mut H) {
         Value::Timestamp(micros) => {
             state.write_u8(7);
             state.write_i128(i128::from(*micros));
+        }
+        // The span, so that intervals equal under comparison hash alike.
+        Value::Interval(interval) => {
+            state.write_u8(8);
+            state.write_i128(interval.span());
+        }
+        Value::Uuid(bytes) => {
+            state.write_u8(9);
+            state.write(bytes);
         }
     }
 }
@@ -147,6 +158,8 @@ fn compare_non_null(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Timestamp(x), Value::Timestamp(y)) => x.cmp(y),
         (Value::Date(d), Value::Timestamp(t)) => date_micros(*d).cmp(&i128::from(*t)),
         (Value::Timestamp(t), Value::Date(d)) => i128::from(*t).cmp(&date_micros(*d)),
+        (Value::Interval(x), Value::Interval(y)) => x.span().cmp(&y.span()),
+        (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
         _ => return None,
     })
 }
@@ -203,6 +216,8 @@ fn type_rank(value: &Value) -> u8 {
         Value::Text(_) => 3,
         Value::Blob(_) => 4,
         Value::Date(_) | Value::Timestamp(_) => 5,
+        Value::Interval(_) => 6,
+        Value::Uuid(_) => 7,
     }
 }
 

@@ -49,10 +49,17 @@ pub enum TypeError {
         /// The offending input.
         text: String,
     },
+    /// Interval text with a field too large for an interval, or a time field out of its
+    /// range (22008).
+    #[error("interval field value out of range: \"{text}\"")]
+    IntervalFieldOverflow {
+        /// The offending input.
+        text: String,
+    },
     /// A date or timestamp computation left the representable range (22008).
     #[error("{type_name} out of range")]
     DatetimeOutOfRange {
-        /// `date` or `timestamp`.
+        /// `date`, `timestamp` or `interval`.
         type_name: &'static str,
     },
     /// Text longer than a `VARCHAR(n)` / `CHAR(n)` column allows (22001).
@@ -85,6 +92,10 @@ pub enum TypeError {
     /// A result larger than Basalt allows for one value (54000).
     #[error("{0}")]
     ProgramLimitExceeded(&'static str),
+    /// A request PostgreSQL defines but does not support either (0A000), e.g. the day of
+    /// the week of an interval.
+    #[error("{0}")]
+    FeatureNotSupported(String),
     /// An expression of the wrong type where a specific type is required (42804).
     #[error("{0}")]
     DatatypeMismatch(String),
@@ -132,9 +143,9 @@ impl TypeError {
             TypeError::DivisionByZero => "22012",
             TypeError::InvalidTextRepresentation { .. } => "22P02",
             TypeError::InvalidDatetimeFormat { .. } => "22007",
-            TypeError::DatetimeFieldOverflow { .. } | TypeError::DatetimeOutOfRange { .. } => {
-                "22008"
-            }
+            TypeError::DatetimeFieldOverflow { .. }
+            | TypeError::IntervalFieldOverflow { .. }
+            | TypeError::DatetimeOutOfRange { .. } => "22008",
             TypeError::StringTooLong { .. } => "22001",
             TypeError::InvalidArgument(_) => "22023",
             TypeError::NegativeSubstringLength => "22011",
@@ -145,6 +156,7 @@ impl TypeError {
             TypeError::NullValueNotAllowed(_) => "22004",
             TypeError::ProgramLimitExceeded(_) => "54000",
             TypeError::DatatypeMismatch(_) => "42804",
+            TypeError::FeatureNotSupported(_) => "0A000",
             TypeError::UndefinedFunction { .. }
             | TypeError::UndefinedOperator { .. }
             | TypeError::Incomparable { .. } => "42883",

@@ -11,12 +11,15 @@
 //!   [`super::cast`](mod@super::cast));
 //! * text as is; blobs in PostgreSQL's `\x` hex form with lower-case digits;
 //! * dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]` (see [`super::datetime`]);
+//! * intervals in PostgreSQL's `postgres` style, `1 year 2 mons 3 days 04:05:06.5` (see
+//!   [`super::interval`]); UUIDs in lower-case `8-4-4-4-12` hex (see [`super::uuid`]);
 //! * NULL as the empty string (callers that must distinguish NULL check for it first).
 
 use std::fmt::{self, Write as _};
 
 use super::Value;
 use super::datetime::{format_date, format_timestamp};
+use super::uuid::format_uuid;
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -35,6 +38,8 @@ impl fmt::Display for Value {
             }
             Value::Date(days) => f.write_str(&format_date(*days)),
             Value::Timestamp(micros) => f.write_str(&format_timestamp(*micros)),
+            Value::Interval(interval) => write!(f, "{interval}"),
+            Value::Uuid(uuid) => f.write_str(&format_uuid(uuid)),
         }
     }
 }

@@ -8,7 +8,8 @@
 //! paths work on typed column vectors instead.
 //!
 //! Physical storage (see `storage::btree::ColumnKind`): INTEGER, REAL, DATE and TIMESTAMP
-//! are 8 fixed bytes, BOOLEAN is 1, TEXT and BLOB are variable-length.
+//! are 8 fixed bytes, BOOLEAN is 1, TEXT and BLOB are variable-length, and INTERVAL and UUID
+//! are variable-length cells of exactly 16 bytes.
 //!
 //! Choices (documented in docs/sql.md):
 //! * All integer types (SMALLINT, INT, INTEGER, BIGINT) are 64-bit; the declared name is kept
@@ -26,6 +27,8 @@
 //! * [`pattern`]: LIKE / ILIKE / GLOB;
 //! * [`functions`]: the scalar function registry;
 //! * [`datetime`]: calendar math, date/time parsing and formatting;
+//! * [`interval`]: INTERVAL values, their arithmetic, text forms and `age`;
+//! * [`uuid`](mod@uuid): UUID text forms and random generation;
 //! * `format`: `Display for Value` in PostgreSQL's text output form.
 //!
 //! None of it panics, whatever the input: failures are [`TypeError`]s carrying PostgreSQL's
@@ -38,7 +41,9 @@ pub mod datetime;
 mod error;
 mod format;
 pub mod functions;
+pub mod interval;
 pub mod pattern;
+pub mod uuid;
 mod value;
 
 pub use cast::{assignment_cast, cast, common_type, implicit_cast, parse_literal_for};
@@ -47,4 +52,5 @@ pub use datetime::current_timestamp_micros;
 pub use error::TypeError;
 pub use format::format_real;
 pub use functions::{ScalarFunction, scalar_function};
+pub use interval::Interval;
 pub use value::{DataType, Value};

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use super::interval::Interval;
+
 /// The type of a column or expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataType {
@@ -21,6 +23,10 @@ pub enum DataType {
     Date,
     /// `TIMESTAMP`: microseconds since 1970-01-01 00:00:00 (no time zone).
     Timestamp,
+    /// `INTERVAL`: months, days and microseconds (see [`crate::types::interval`]).
+    Interval,
+    /// `UUID`: 16 bytes (see [`crate::types::uuid`]).
+    Uuid,
 }
 
 impl DataType {
@@ -35,6 +41,8 @@ impl DataType {
             DataType::Blob => "blob",
             DataType::Date => "date",
             DataType::Timestamp => "timestamp",
+            DataType::Interval => "interval",
+            DataType::Uuid => "uuid",
         }
     }
 
@@ -69,6 +77,10 @@ pub enum Value {
     Date(i32),
     /// Microseconds since 1970-01-01 00:00:00.
     Timestamp(i64),
+    /// A span of months, days and microseconds.
+    Interval(Interval),
+    /// A UUID's 16 bytes.
+    Uuid([u8; 16]),
 }
 
 impl Value {
@@ -83,6 +95,8 @@ impl Value {
             Value::Blob(_) => DataType::Blob,
             Value::Date(_) => DataType::Date,
             Value::Timestamp(_) => DataType::Timestamp,
+            Value::Interval(_) => DataType::Interval,
+            Value::Uuid(_) => DataType::Uuid,
         }
     }
 

@@ -16,7 +16,7 @@ use crate::exec::spill::{MAX_PARTITION_DEPTH, Partitions, SpilledRows};
 use crate::exec::vector::{Batch, Vector, VectorData};
 use crate::plan::{AggregateCall, AggregateFunction, Expr};
 use crate::storage::keys::KeyOrder;
-use crate::types::{DataType, Value};
+use crate::types::{DataType, Interval, Value};
 
 use super::Operator;
 use super::sort::Emitter;
@@ -28,6 +28,13 @@ pub(super) enum Accumulator {
     Count(i64),
     IntegerSum(Option<i64>),
     RealSum(Option<f64>),
+    /// sum(interval): field by field, as PostgreSQL's `interval_pl`.
+    IntervalSum(Option<Interval>),
+    /// avg(interval): the field-wise sum divided by the count (`interval_div`).
+    IntervalAverage {
+        sum: Interval,
+        count: i64,
+    },
     Total(f64),
     Average {
         sum: f64,
@@ -53,7 +60,16 @@ impl Accumulator {
             AggregateFunction::Sum if argument_type == DataType::Integer => {
                 Accumulator::IntegerSum(None)
             }
+            AggregateFunction::Sum if argument_type == DataType::Interval => {
+                Accumulator::IntervalSum(None)
+            }
             AggregateFunction::Sum => Accumulator::RealSum(None),
+            AggregateFunction::Avg if argument_type == DataType::Interval => {
+                Accumulator::IntervalAverage {
+                    sum: Interval::ZERO,
+                    count: 0,
+                }
+            }
             AggregateFunction::Total => Accumulator::Total(0.0),
             AggregateFunction::Avg => Accumulator::Average { sum: 0.0, count: 0 },
             AggregateFunction::Min => Accumulator::Extreme {
@@ -104,6 +120,17 @@ impl Accumulator {
                 );
             }
             Accumulator::RealSum(sum) => *sum = Some(sum.unwrap_or(0.0) + number(first, row)?),
+            Accumulator::IntervalSum(sum) => {
+                let value = interval(first, row)?;
+                *sum = Some(match sum {
+                    None => value,
+                    Some(sum) => sum.checked_add(value)?,
+                });
+            }
+            Accumulator::IntervalAverage { sum, count } => {
+                *sum = sum.checked_add(interval(first, row)?)?;
+                *count += 1;
+            }
             Accumulator::Total(total) => *total += number(first, row)?,
             Accumulator::Average { sum, count } => {
                 *sum += number(first, row)?;
@@ -171,11 +198,20 @@ impl Accumulator {
         Ok(grown)
     }
 
-    pub(super) fn finish(&self) -> Value {
-        match self {
+    /// The aggregate's result; an error only when avg(interval)'s division overflows.
+    pub(super) fn finish(&self) -> ExecResult<Value> {
+        Ok(match self {
             Accumulator::Count(count) => Value::Integer(*count),
             Accumulator::IntegerSum(sum) => sum.map_or(Value::Null, Value::Integer),
             Accumulator::RealSum(sum) => sum.map_or(Value::Null, Value::Real),
+            Accumulator::IntervalSum(sum) => sum.map_or(Value::Null, Value::Interval),
+            Accumulator::IntervalAverage { sum, count } => {
+                if *count == 0 {
+                    Value::Null
+                } else {
+                    Value::Interval(sum.divide(*count as f64)?)
+                }
+            }
             Accumulator::Total(total) => Value::Real(*total),
             Accumulator::Average { sum, count } => {
                 if *count == 0 {
@@ -189,7 +225,7 @@ impl Accumulator {
                 .map_or(Value::Null, |(_, value)| value.clone()),
             Accumulator::StringAgg(text) => text.clone().map_or(Value::Null, Value::Text),
             Accumulator::Bool { value, .. } => value.map_or(Value::Null, Value::Boolean),
-        }
+        })
     }
 }
 
@@ -199,6 +235,15 @@ fn heap_bytes(value: &Value) -> usize {
         Value::Text(text) => text.len(),
         Value::Blob(bytes) => bytes.len(),
         _ => 0,
+    }
+}
+
+fn interval(vector: &Vector, row: usize) -> ExecResult<Interval> {
+    match &vector.data {
+        VectorData::Interval(values) => Ok(values.get(row).copied().unwrap_or(Interval::ZERO)),
+        _ => Err(ExecError::internal(
+            "interval sum over a non-interval column",
+        )),
     }
 }
 
@@ -398,7 +443,9 @@ impl HashAggregate {
         for (group_index, group) in table.groups.iter().enumerate() {
             let mut values = table.keys_batch.row(group_index);
             values.truncate(self.group_by.len());
-            values.extend(group.accumulators.iter().map(Accumulator::finish));
+            for accumulator in &group.accumulators {
+                values.push(accumulator.finish()?);
+            }
             out.push_row(&values);
         }
         let positions = (0..out.rows as u32).collect();

@@ -339,6 +339,8 @@ pub fn key_value(value: &Value) -> KeyValue<'_> {
         Value::Blob(v) => KeyValue::Blob(v),
         Value::Date(v) => KeyValue::Integer(i64::from(*v)),
         Value::Timestamp(v) => KeyValue::Integer(*v),
+        Value::Interval(v) => KeyValue::Integer128(v.span()),
+        Value::Uuid(v) => KeyValue::Blob(v),
     }
 }
 

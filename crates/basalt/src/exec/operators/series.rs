@@ -1,66 +1,95 @@
 //! `generate_series(start, stop[, step])` as a FROM item: for each input row, that row
-//! followed by each integer from `start` towards `stop`, computed batch by batch as they are
-//! read, so a series of ten million rows under a LIMIT or an aggregate never exists in
-//! memory at once.
+//! followed by each integer (or each timestamp, stepping by an interval) from `start`
+//! towards `stop`, computed batch by batch as they are read, so a series of ten million rows
+//! under a LIMIT or an aggregate never exists in memory at once.
 //!
 //! The input is one empty row for a series on its own, or the FROM items to its left for a
 //! LATERAL series whose arguments read them; the arguments are evaluated over each input
 //! batch, once per row. Semantics are PostgreSQL's: a NULL argument gives no rows for that
 //! row (the function is strict); a step of zero fails with 22023; a negative step counts
 //! down; a series ends at the last value not past `stop`, and also where the next value
-//! would overflow a 64-bit integer (instead of failing).
+//! would overflow a 64-bit integer (instead of failing). A timestamp series steps by an
+//! interval whose sign is its span's (`'1 mon -30 days'` is zero); each value is the previous
+//! one plus the step, so month steps from the 31st stay on the 28th/29th once clamped, as in
+//! PostgreSQL, and a step past the timestamp range fails (22008), as PostgreSQL's does.
 
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval::evaluate;
 use crate::exec::vector::{BATCH_SIZE, Batch, Vector, VectorData};
 use crate::plan::Expr;
-use crate::types::Value;
+use crate::types::interval::add_to_timestamp;
+use crate::types::{DataType, Interval, Value};
 
 use super::Operator;
 
-/// One input row's series, as far as it has been produced.
+/// How a series advances: by an integer, or (for timestamps) by an interval.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Integer(i64),
+    Interval(Interval),
+}
+
+/// One input row's series, as far as it has been produced. Timestamps are their
+/// microseconds, so both kinds count in `i64`.
 #[derive(Debug)]
 struct Series {
     /// The next value, or `None` once the series is exhausted.
     next: Option<i64>,
     stop: i64,
-    step: i64,
+    step: Step,
+    /// Whether the step is positive (the series counts up).
+    ascending: bool,
 }
 
 impl Series {
     /// The series of one row's arguments; `None` when one is NULL.
     fn of(start: Value, stop: Value, step: Value) -> ExecResult<Option<Series>> {
+        let zero_step = || ExecError::new("22023", "step size cannot equal zero");
         Ok(match (start, stop, step) {
             // A strict function: with a NULL argument it is not called, so no error either.
-            (Value::Integer(_), Value::Integer(_), Value::Integer(0)) => {
-                return Err(ExecError::new("22023", "step size cannot equal zero"));
-            }
+            (Value::Integer(_), Value::Integer(_), Value::Integer(0)) => return Err(zero_step()),
             (Value::Integer(start), Value::Integer(stop), Value::Integer(step)) => Some(Series {
                 next: Some(start),
                 stop,
-                step,
+                step: Step::Integer(step),
+                ascending: step > 0,
             }),
+            (Value::Timestamp(start), Value::Timestamp(stop), Value::Interval(step)) => {
+                if step.span() == 0 {
+                    return Err(zero_step());
+                }
+                Some(Series {
+                    next: Some(start),
+                    stop,
+                    step: Step::Interval(step),
+                    ascending: step.span() > 0,
+                })
+            }
             (Value::Null, _, _) | (_, Value::Null, _) | (_, _, Value::Null) => None,
             other => {
                 return Err(ExecError::internal(format!(
-                    "generate_series arguments {other:?} are not integers"
+                    "generate_series arguments {other:?} are not integers or timestamps"
                 )));
             }
         })
     }
 
     /// The next value, if any is left.
-    fn take(&mut self) -> Option<i64> {
+    fn take(&mut self) -> ExecResult<Option<i64>> {
         let value = self.next.filter(|&value| {
-            if self.step > 0 {
+            if self.ascending {
                 value <= self.stop
             } else {
                 value >= self.stop
             }
         });
-        self.next = value.and_then(|value| value.checked_add(self.step));
-        value
+        self.next = match (value, self.step) {
+            (None, _) => None,
+            (Some(value), Step::Integer(step)) => value.checked_add(step),
+            (Some(value), Step::Interval(step)) => Some(add_to_timestamp(value, step)?),
+        };
+        Ok(value)
     }
 }
 
@@ -83,17 +112,26 @@ pub struct GenerateSeries {
     start: Expr,
     stop: Expr,
     step: Option<Expr>,
+    /// The type of the values: INTEGER or TIMESTAMP.
+    data_type: DataType,
     current: Option<Expanding>,
 }
 
 impl GenerateSeries {
-    /// The series of `start`, `stop` and `step` (INTEGER expressions over `input`'s rows).
+    /// The series of `start`, `stop` and `step` (expressions over `input`'s rows: INTEGER,
+    /// or TIMESTAMP start and stop with an INTERVAL step).
     pub fn new(input: Box<dyn Operator>, start: Expr, stop: Expr, step: Option<Expr>) -> Self {
+        let data_type = if start.data_type() == DataType::Timestamp {
+            DataType::Timestamp
+        } else {
+            DataType::Integer
+        };
         GenerateSeries {
             input,
             start,
             stop,
             step,
+            data_type,
             current: None,
         }
     }
@@ -137,7 +175,7 @@ impl Operator for GenerateSeries {
                 if !values.is_empty() {
                     // The rows gathered so far belong to the finished batch.
                     if let Some(finished) = finished {
-                        return Ok(Some(output(&finished.batch, &rows, values)));
+                        return Ok(Some(output(&finished.batch, &rows, values, self.data_type)));
                     }
                 }
                 continue;
@@ -161,7 +199,7 @@ impl Operator for GenerateSeries {
             let mut exhausted = false;
             if let Some(series) = &mut current.series {
                 while values.len() < BATCH_SIZE {
-                    match series.take() {
+                    match series.take()? {
                         Some(value) => {
                             rows.push(row);
                             values.push(value);
@@ -178,18 +216,23 @@ impl Operator for GenerateSeries {
                 current.row += 1;
             }
             if values.len() >= BATCH_SIZE {
-                return Ok(Some(output(&current.batch, &rows, values)));
+                return Ok(Some(output(&current.batch, &rows, values, self.data_type)));
             }
         }
         Ok(None)
     }
 }
 
-/// The input rows at `rows`, each followed by its value.
-fn output(input: &Batch, rows: &[u32], values: Vec<i64>) -> Batch {
+/// The input rows at `rows`, each followed by its value (an integer, or a timestamp's
+/// microseconds when `data_type` is TIMESTAMP).
+fn output(input: &Batch, rows: &[u32], values: Vec<i64>, data_type: DataType) -> Batch {
     let mut batch = input.gather(rows);
     batch.columns.push(Vector {
-        data: VectorData::Integer(values),
+        data: if data_type == DataType::Timestamp {
+            VectorData::Timestamp(values)
+        } else {
+            VectorData::Integer(values)
+        },
         nulls: Vec::new(),
     });
     batch.rows = rows.len();
@@ -202,13 +245,11 @@ mod tests {
 
     use super::*;
     use crate::exec::operators::{Replay, collect};
-    use crate::types::DataType;
+    use crate::types::datetime::{format_timestamp, parse_timestamp};
+    use crate::types::interval::parse::parse_interval;
 
     fn literal(value: Value) -> Expr {
-        let data_type = match value {
-            Value::Null => DataType::Null,
-            _ => DataType::Integer,
-        };
+        let data_type = value.data_type();
         Expr::Literal { value, data_type }
     }
 
@@ -324,5 +365,68 @@ mod tests {
         expected.extend((1..=1500).map(|value| (Value::Integer(1500), Value::Integer(value))));
         expected.push((Value::Integer(1), Value::Integer(1)));
         assert_eq!(pairs, expected);
+    }
+
+    /// The timestamps (as text) of the series from `start` to `stop` by `step`.
+    fn timestamps(start: &str, stop: &str, step: &str) -> ExecResult<Vec<String>> {
+        let ctx = ExecContext::for_tests(1 << 20);
+        let timestamp = |text| Value::Timestamp(parse_timestamp(text).unwrap());
+        let mut operator = GenerateSeries::new(
+            one_empty_row(),
+            literal(timestamp(start)),
+            literal(timestamp(stop)),
+            Some(literal(Value::Interval(parse_interval(step).unwrap()))),
+        );
+        let mut values = Vec::new();
+        for batch in collect(&mut operator, &ctx)? {
+            for row in 0..batch.rows {
+                match batch.columns[0].get(row) {
+                    Value::Timestamp(micros) => values.push(format_timestamp(micros)),
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+        }
+        Ok(values)
+    }
+
+    #[test]
+    fn timestamps_step_by_intervals() {
+        assert_eq!(
+            timestamps("2024-01-31", "2024-05-31", "1 mon").unwrap(),
+            [
+                "2024-01-31 00:00:00",
+                "2024-02-29 00:00:00",
+                "2024-03-29 00:00:00",
+                "2024-04-29 00:00:00",
+                "2024-05-29 00:00:00"
+            ]
+        );
+        assert_eq!(
+            timestamps("2024-01-02 12:00", "2024-01-01", "-12 hours").unwrap(),
+            [
+                "2024-01-02 12:00:00",
+                "2024-01-02 00:00:00",
+                "2024-01-01 12:00:00",
+                "2024-01-01 00:00:00"
+            ]
+        );
+        assert!(
+            timestamps("2024-01-02", "2024-01-01", "1 day")
+                .unwrap()
+                .is_empty()
+        );
+        let error = timestamps("2024-01-01", "2024-02-01", "1 mon -30 days").unwrap_err();
+        assert_eq!(error.code, "22023");
+        let ctx = ExecContext::for_tests(1 << 20);
+        let mut past_the_end = GenerateSeries::new(
+            one_empty_row(),
+            literal(Value::Timestamp(i64::MAX - 10)),
+            literal(Value::Timestamp(i64::MAX)),
+            Some(literal(Value::Interval(parse_interval("1 day").unwrap()))),
+        );
+        assert_eq!(
+            collect(&mut past_the_end, &ctx).map_err(|error| error.code),
+            Err("22008")
+        );
     }
 }

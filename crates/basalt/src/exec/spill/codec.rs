@@ -1,8 +1,8 @@
 //! The compact binary form of spilled rows, by column type.
 //!
 //! A row is a null bitmap (one bit per column), then each non-NULL value: booleans in one
-//! byte, dates in four, other fixed-width values in eight (little-endian), text and blobs as
-//! a varint length and their bytes. The types are not stored: writer and reader share a
+//! byte, dates in four, other fixed-width values in eight (little-endian), intervals and
+//! UUIDs in their 16 stored bytes, text and blobs as a varint length and their bytes. The types are not stored: writer and reader share a
 //! [`RowCodec`] built from the operator's column types. Decoding goes through the table
 //! leaves' notion of a cell (`storage::btree::Value`: fixed bits or bytes) and
 //! `Vector::push_stored`, so it pushes straight into column vectors without a `Value` per
@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use crate::exec::error::ExecResult;
 use crate::exec::vector::{Batch, Vector, VectorData};
 use crate::storage::btree::Value as Cell;
-use crate::types::{DataType, Value};
+use crate::types::{DataType, Interval, Value};
 
 use super::corrupt;
 
@@ -148,6 +148,18 @@ fn encode_cell(data_type: DataType, column: &Vector, row: usize, out: &mut Vec<u
             write_varint(bytes.len() as u64, out);
             out.extend_from_slice(bytes);
         }
+        (DataType::Interval, VectorData::Interval(values)) => {
+            out.extend_from_slice(
+                values
+                    .get(row)
+                    .copied()
+                    .unwrap_or(Interval::ZERO)
+                    .as_bytes(),
+            );
+        }
+        (DataType::Uuid, VectorData::Uuid(values)) => {
+            out.extend_from_slice(&values.get(row).copied().unwrap_or_default());
+        }
         // A vector of another type: convert through a value, as `Vector::push` does.
         _ => match (data_type, column.get(row)) {
             (DataType::Boolean, Value::Boolean(v)) => out.push(u8::from(v)),
@@ -165,6 +177,8 @@ fn encode_cell(data_type: DataType, column: &Vector, row: usize, out: &mut Vec<u
                 write_varint(v.len() as u64, out);
                 out.extend_from_slice(&v);
             }
+            (DataType::Interval, Value::Interval(v)) => out.extend_from_slice(v.as_bytes()),
+            (DataType::Uuid, Value::Uuid(v)) => out.extend_from_slice(&v),
             _ => return false,
         },
     }
@@ -190,6 +204,10 @@ fn decode_cell<'a>(
             fixed.copy_from_slice(take(bytes, position, 4)?);
             // Cells hold dates sign-extended to 64 bits.
             Cell::Fixed(i64::from(i32::from_le_bytes(fixed)) as u64)
+        }
+        // Decoded as the 16 bytes a table leaf holds; `Vector::push_stored` reads them.
+        DataType::Interval | DataType::Uuid => {
+            Cell::Bytes(Cow::Borrowed(take(bytes, position, 16)?))
         }
         DataType::Text | DataType::Blob => {
             let (length, used) = read_varint(bytes.get(*position..).unwrap_or(&[]))

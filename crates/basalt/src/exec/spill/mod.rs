@@ -460,6 +460,8 @@ mod tests {
             DataType::Date,
             DataType::Timestamp,
             DataType::Null,
+            DataType::Interval,
+            DataType::Uuid,
         ];
         let mut batch = Batch::with_types(&types, 4);
         let big = vec![0xA5u8; 300 << 10];
@@ -472,6 +474,8 @@ mod tests {
             Value::Date(-719_162),
             Value::Timestamp(i64::MAX),
             Value::Null,
+            Value::Interval(crate::types::Interval::new(-14, 3, i64::MIN)),
+            Value::Uuid([0xAB; 16]),
         ]);
         batch.push_row(&vec![Value::Null; types.len()]);
         batch.push_row(&[
@@ -483,6 +487,8 @@ mod tests {
             Value::Date(20_000),
             Value::Timestamp(-1),
             Value::Null,
+            Value::Interval(crate::types::Interval::ZERO),
+            Value::Uuid([0; 16]),
         ]);
         let mut partitions = Partitions::new(&types, 0, 1 << 20);
         for _ in 0..3 {

@@ -151,10 +151,15 @@ impl Binder<'_> {
                     DataType::Integer | DataType::Null => DataType::Integer,
                     DataType::Boolean => DataType::Integer,
                     DataType::Real => DataType::Real,
+                    // sum and avg of intervals are intervals (total has no interval form).
+                    DataType::Interval if name != "total" => DataType::Interval,
                     _ => return Err(undefined(&[arg])),
                 };
                 let (function, input, result) = match name {
                     "sum" => (AggregateFunction::Sum, input, input),
+                    "avg" if input == DataType::Interval => {
+                        (AggregateFunction::Avg, input, DataType::Interval)
+                    }
                     "avg" => (AggregateFunction::Avg, input, DataType::Real),
                     _ => (AggregateFunction::Total, DataType::Real, DataType::Real),
                 };

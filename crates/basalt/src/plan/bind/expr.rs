@@ -277,7 +277,12 @@ impl Binder<'_> {
                 self.call_scalar("strpos", args)
             }
             ast::Expr::Collate { expr, collation } => self.bind_collate(expr, collation, scope),
-            ast::Expr::Interval(_) => Err(BindError::unsupported("INTERVAL")),
+            ast::Expr::Interval(interval) => super::temporal::interval_literal(interval),
+            ast::Expr::Extract {
+                field,
+                expr: source,
+                ..
+            } => self.bind_extract(field, source, scope),
             ast::Expr::Tuple(_) => Err(BindError::unsupported("row values")),
             ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => {
                 Err(BindError::syntax("\"*\" is not allowed here"))
@@ -625,6 +630,14 @@ impl Binder<'_> {
                 arithmetic_symbol(op)
             ))
         };
+        // Timestamps, dates and intervals with each other and with numbers (interval × n).
+        if let Some((left_target, right_target, result)) =
+            super::temporal::temporal_operands(op, (&left_bound, left), (&right_bound, right))
+        {
+            let left_bound = self.resolve_untyped(left_bound, left, left_target)?;
+            let right_bound = self.resolve_untyped(right_bound, right, right_target)?;
+            return Ok(binary(op, left_bound, right_bound, result));
+        }
         // Dates: date ± integer → date, date - date → integer.
         if left_type == DataType::Date && matches!(op, BinaryOp::Add | BinaryOp::Subtract) {
             if right_type == DataType::Date && op == BinaryOp::Subtract {
@@ -700,6 +713,7 @@ impl Binder<'_> {
                 let data_type = match bound.data_type() {
                     DataType::Integer | DataType::Null | DataType::Boolean => DataType::Integer,
                     DataType::Real if op != ast::UnaryOperator::BitwiseNot => DataType::Real,
+                    DataType::Interval if op == ast::UnaryOperator::Minus => DataType::Interval,
                     other => {
                         return Err(BindError::undefined_function(format!(
                             "operator does not exist: {op} {other}"

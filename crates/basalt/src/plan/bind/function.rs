@@ -198,6 +198,23 @@ impl Binder<'_> {
                 arity(0..=0)?;
                 Ok(Expr::CurrentDate)
             }
+            "age" => {
+                // Untyped arguments are timestamps (PostgreSQL's `age(timestamp, ...)`), and
+                // `age(t)` measures from midnight of the current date: the statement's date,
+                // which only the executor knows, so it is an argument here.
+                arity(1..=2)?;
+                let mut args = Vec::with_capacity(2);
+                if asts.len() == 1 {
+                    args.push(Expr::Cast {
+                        operand: Box::new(Expr::CurrentDate),
+                        to: DataType::Timestamp,
+                    });
+                }
+                for (bound, ast) in bound.into_iter().zip(asts) {
+                    args.push(self.type_if_untyped(bound, ast, DataType::Timestamp)?);
+                }
+                self.call_scalar("age", args)
+            }
             "min" | "max" | "greatest" | "least" => {
                 // SQLite's multi-argument min/max are PostgreSQL's least/greatest.
                 let name = if matches!(name.as_str(), "max" | "greatest") {

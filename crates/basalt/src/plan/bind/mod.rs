@@ -39,6 +39,7 @@ mod select;
 mod sequence;
 mod system;
 mod table_function;
+mod temporal;
 #[cfg(test)]
 mod tests;
 mod trigger;

@@ -1,4 +1,5 @@
-//! Table functions in FROM: `generate_series(start, stop[, step])` over integers.
+//! Table functions in FROM: `generate_series(start, stop[, step])` over integers, and
+//! `generate_series(start, stop, step interval)` over timestamps.
 //!
 //! A table function is a FROM item whose rows a function computes. Its arguments may read
 //! outer queries' columns and parameters, and — LATERAL, implicit for functions as in
@@ -11,7 +12,10 @@
 //! Naming follows PostgreSQL: without an alias the item and its column are both called
 //! `generate_series`; `AS g` names both `g`; `AS g(n)` names the item `g` and the column `n`.
 //! Types: INTEGER arguments (untyped literals and parameters become INTEGER) give an INTEGER
-//! column; other types are 42883, as there is no such function.
+//! column; TIMESTAMP (or DATE, as PostgreSQL resolves it to the timestamp form) start and
+//! stop with an INTERVAL step give a TIMESTAMP column — once any argument is a date, a
+//! timestamp or an interval, untyped starts and stops are timestamps and an untyped step an
+//! interval. Other types are 42883, as there is no such function.
 
 use sqlparser::ast;
 
@@ -20,6 +24,7 @@ use crate::types::DataType;
 
 use super::aggregate::AggregateContext;
 use super::error::BindError;
+use super::expr::{coerce, is_untyped};
 use super::scope::Scope;
 use super::{Binder, ident_name, object_name};
 
@@ -71,11 +76,21 @@ impl Binder<'_> {
         // Arguments that read no input column are as valid over one empty row as over the
         // lateral items' rows (a subquery among them sees one level out either way).
         let empty = Scope::default();
-        let bound = self.bind_series_arguments(&expressions, lateral.unwrap_or(&empty))?;
+        let (bound, column_type, written_types) =
+            self.bind_series_arguments(&expressions, lateral.unwrap_or(&empty))?;
         let reads_lateral = bound.iter().any(|expr| reads_level(expr, 0));
         let types: Vec<DataType> = bound.iter().map(Expr::data_type).collect();
-        if !(2..=3).contains(&bound.len()) || types.iter().any(|t| *t != DataType::Integer) {
-            let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
+        let expected: &[DataType] = match column_type {
+            DataType::Timestamp => &[DataType::Timestamp, DataType::Timestamp, DataType::Interval],
+            _ => &[DataType::Integer; 3],
+        };
+        let arity = if column_type == DataType::Timestamp {
+            3..=3
+        } else {
+            2..=3
+        };
+        if !arity.contains(&bound.len()) || types.iter().zip(expected).any(|(t, e)| t != e) {
+            let names: Vec<&str> = written_types.iter().map(|t| t.name()).collect();
             return Err(BindError::undefined_function(format!(
                 "function generate_series({}) does not exist",
                 names.join(", ")
@@ -117,7 +132,7 @@ impl Binder<'_> {
             schema: vec![OutputColumn {
                 name: column_name,
                 table: Some(item_name),
-                data_type: DataType::Integer,
+                data_type: column_type,
             }],
         };
         let scope = Scope::from_schema(&plan.schema);
@@ -128,18 +143,51 @@ impl Binder<'_> {
         })
     }
 
-    /// The arguments over `scope`, untyped ones made INTEGER.
+    /// The arguments over `scope`, the series' type, and the arguments' types as written
+    /// (for messages; a date's is `date`). The series is TIMESTAMP when an argument is a
+    /// date, timestamp or interval (untyped starts and stops then become TIMESTAMP, an untyped
+    /// step INTERVAL, and dates their midnights), INTEGER otherwise (untyped ones INTEGER).
     fn bind_series_arguments(
         &mut self,
         args: &[&ast::Expr],
         scope: &Scope,
-    ) -> Result<Vec<Expr>, BindError> {
-        args.iter()
-            .map(|&arg| {
-                let bound = self.bind_expr(arg, scope)?;
-                self.type_if_untyped(bound, arg, DataType::Integer)
-            })
-            .collect()
+    ) -> Result<(Vec<Expr>, DataType, Vec<DataType>), BindError> {
+        let mut bound = Vec::with_capacity(args.len());
+        for &arg in args {
+            bound.push(self.bind_expr(arg, scope)?);
+        }
+        let temporal = bound.iter().zip(args).any(|(expr, &arg)| {
+            !is_untyped(arg)
+                && matches!(
+                    expr.data_type(),
+                    DataType::Date | DataType::Timestamp | DataType::Interval
+                )
+        });
+        let mut typed = Vec::with_capacity(bound.len());
+        let mut written_types = Vec::with_capacity(bound.len());
+        for (position, (expr, &arg)) in bound.into_iter().zip(args).enumerate() {
+            let written = expr.data_type();
+            let converted = match (temporal, position) {
+                (false, _) => self.type_if_untyped(expr, arg, DataType::Integer)?,
+                (true, 2) => self.type_if_untyped(expr, arg, DataType::Interval)?,
+                (true, _) if expr.data_type() == DataType::Date && !is_untyped(arg) => {
+                    coerce(expr, DataType::Timestamp)
+                }
+                (true, _) => self.type_if_untyped(expr, arg, DataType::Timestamp)?,
+            };
+            written_types.push(if is_untyped(arg) {
+                converted.data_type()
+            } else {
+                written
+            });
+            typed.push(converted);
+        }
+        let column_type = if temporal {
+            DataType::Timestamp
+        } else {
+            DataType::Integer
+        };
+        Ok((typed, column_type, written_types))
     }
 }
 

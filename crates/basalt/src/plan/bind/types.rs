@@ -161,6 +161,18 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<(DataType, Option<u3
         T::Bool | T::Boolean => (DataType::Boolean, None),
         T::Date => (DataType::Date, None),
         T::Timestamp(_, _) | T::Datetime(_) | T::TimestampNtz(_) => (DataType::Timestamp, None),
+        T::Interval {
+            fields: None,
+            precision: None,
+        } => (DataType::Interval, None),
+        // A column restricted to some fields or a seconds precision would have to enforce
+        // them on every assignment; only the literal syntax (`INTERVAL '1' DAY`) has them.
+        T::Interval { .. } => {
+            return Err(BindError::unsupported(format!(
+                "type {data_type} (INTERVAL with fields or a precision)"
+            )));
+        }
+        T::Uuid => (DataType::Uuid, None),
         T::Custom(name, _) => (affinity_type(&name.to_string())?, None),
         other => return Err(BindError::unsupported(format!("type {other}"))),
     })

@@ -55,6 +55,8 @@ fn exact_key_order(data_type: DataType) -> bool {
             | DataType::Blob
             | DataType::Date
             | DataType::Timestamp
+            | DataType::Interval
+            | DataType::Uuid
     )
 }
 

@@ -4,7 +4,7 @@
 //! Fields are named as in PostgreSQL, case-insensitively, with the common plural and short
 //! forms. `date_part` returns a real (like PostgreSQL's `date_part`; PostgreSQL's `EXTRACT`
 //! returns NUMERIC, which Basalt represents as real anyway). A DATE argument stands for its
-//! midnight. `now()` and friends are not functions here: they are per-statement values the
+//! midnight; an interval source is `interval.rs`'s. `now()` and friends are not functions here: they are per-statement values the
 //! executor provides from [`crate::types::current_timestamp_micros`].
 
 use super::{Param, ScalarFunction, check_args, int_arg, strict_nulls, text_arg};
@@ -22,7 +22,8 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
 ];
 
 fn date_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(name, args, &[Param::Text, Param::Temporal], &[])?;
+    check_args(name, args, &[Param::Text, Param::Temporal], &[])
+        .or_else(|_| check_args(name, args, &[Param::Text, Param::Interval], &[]))?;
     Ok(DataType::Real)
 }
 
@@ -111,6 +112,10 @@ fn pg_year(astronomical: i64) -> i64 {
 fn date_part(args: &[Value]) -> Result<Value, TypeError> {
     if strict_nulls("date_part", args, 2, 2)? {
         return Ok(Value::Null);
+    }
+    if let Some(Value::Interval(interval)) = args.get(1) {
+        let unit = text_arg("date_part", args, 0)?;
+        return super::interval::interval_part(unit, *interval).map(Value::Real);
     }
     let unit = parse_unit(text_arg("date_part", args, 0)?)?;
     let point = point_arg("date_part", args, 1)?;

@@ -18,17 +18,15 @@
 //! Widths are capped so that `format('%2000000000s', 'x')` is 54000, not an allocation of
 //! gigabytes.
 //!
-//! `gen_random_uuid()` returns a version-4 UUID in its canonical 36-character text form (Basalt
-//! has no UUID type): 122 random bits from `rand`'s thread-local generator, which is a
-//! cryptographically secure generator seeded from the operating system.
-
-use rand::RngCore;
+//! `gen_random_uuid()` returns a random version-4 UUID (see [`crate::types::uuid`]); it is
+//! volatile, so every call (and every row) gets its own.
 
 use super::{
     MAX_RESULT_BYTES, Param, ScalarFunction, check_args, check_variadic, strict_nulls, too_large,
 };
 use crate::sql::names::POSTGRESQL_RESERVED;
 use crate::types::cast::text_form;
+use crate::types::uuid::random_uuid;
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
@@ -44,7 +42,7 @@ fn format_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
 
 fn uuid_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Uuid)
 }
 
 /// Words `%I` quotes besides [`POSTGRESQL_RESERVED`]: the keywords PostgreSQL reserves only
@@ -291,23 +289,10 @@ fn format(args: &[Value]) -> Result<Value, TypeError> {
     Ok(Value::Text(out))
 }
 
-/// `gen_random_uuid()`: a random version-4 UUID as text, e.g.
-/// `'8c0e9d4c-5a3f-4b7e-9a21-3f6d2e1b0c47'`.
+/// `gen_random_uuid()`: a random version-4 UUID.
 fn gen_random_uuid(args: &[Value]) -> Result<Value, TypeError> {
     strict_nulls("gen_random_uuid", args, 0, 0)?;
-    let mut bytes = [0u8; 16];
-    rand::thread_rng().fill_bytes(&mut bytes);
-    // RFC 9562: version 4 in the high nibble of byte 6, variant 10 in the top bits of byte 8.
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let mut text = String::with_capacity(36);
-    for (i, byte) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            text.push('-');
-        }
-        text.push_str(&format!("{byte:02x}"));
-    }
-    Ok(Value::Text(text))
+    Ok(Value::Uuid(random_uuid()))
 }
 
 #[cfg(test)]
@@ -371,26 +356,15 @@ mod tests {
     }
 
     #[test]
-    fn uuids_are_version_4() {
-        let Ok(Value::Text(a)) = call("gen_random_uuid", &[]) else {
+    fn uuids_are_version_4_and_fresh_per_call() {
+        let Ok(Value::Uuid(a)) = call("gen_random_uuid", &[]) else {
             panic!("no uuid");
         };
-        let Ok(Value::Text(b)) = call("gen_random_uuid", &[]) else {
+        let Ok(Value::Uuid(b)) = call("gen_random_uuid", &[]) else {
             panic!("no uuid");
         };
         assert_ne!(a, b);
-        assert_eq!(a.len(), 36);
-        let bytes = a.as_bytes();
-        assert_eq!(bytes[14], b'4');
-        assert!(matches!(bytes[19], b'8' | b'9' | b'a' | b'b'));
-        assert!(
-            a.chars()
-                .enumerate()
-                .all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) {
-                    c == '-'
-                } else {
-                    c.is_ascii_hexdigit() && !c.is_ascii_uppercase()
-                })
-        );
+        assert_eq!(a[6] >> 4, 4);
+        assert_eq!(a[8] >> 6, 0b10);
     }
 }

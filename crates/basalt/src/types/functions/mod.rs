@@ -56,6 +56,7 @@ macro_rules! function {
 mod datetime;
 mod datetime_format;
 mod format;
+mod interval;
 mod math;
 mod misc;
 mod regex;
@@ -95,6 +96,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         regex::FUNCTIONS,
         format::FUNCTIONS,
         datetime_format::FUNCTIONS,
+        interval::FUNCTIONS,
     ]
     .into_iter()
     .flatten()
@@ -111,6 +113,8 @@ enum Param {
     Bytes,
     /// Date or timestamp.
     Temporal,
+    /// Interval.
+    Interval,
 }
 
 impl Param {
@@ -124,6 +128,7 @@ impl Param {
                 Param::Text => t == T::Text,
                 Param::Bytes => matches!(t, T::Text | T::Blob),
                 Param::Temporal => matches!(t, T::Date | T::Timestamp),
+                Param::Interval => t == T::Interval,
             }
     }
 }

@@ -334,7 +334,7 @@ fn aggregate(
         held_end = end;
         let value = match &state {
             FrameState::Removable(removable) => removable.finish()?,
-            FrameState::Accumulator(accumulator) => accumulator.finish(),
+            FrameState::Accumulator(accumulator) => accumulator.finish()?,
         };
         out.push(&value);
         last = Some((frame, value));
