@@ -134,6 +134,7 @@ impl RowRef for BasaltRow<'_, '_> {
             basalt::ValueRef::Blob(v) => Val::Blob(v),
             basalt::ValueRef::Date(v) => Val::Int(i64::from(v)),
             basalt::ValueRef::Timestamp(v) => Val::Int(v),
+            basalt::ValueRef::Json(v) | basalt::ValueRef::Jsonb(v) => Val::Text(v),
         })
     }
 }

@@ -17,6 +17,10 @@ pub enum ValueRef<'a> {
     Blob(&'a [u8]),
     Date(i32),
     Timestamp(i64),
+    /// A `json` value: its text, exactly as it was written.
+    Json(&'a str),
+    /// A `jsonb` value: its text in jsonb's normalized form.
+    Jsonb(&'a str),
 }
 
 impl ValueRef<'_> {
@@ -31,6 +35,8 @@ impl ValueRef<'_> {
             ValueRef::Blob(v) => Value::Blob(v.to_vec()),
             ValueRef::Date(v) => Value::Date(v),
             ValueRef::Timestamp(v) => Value::Timestamp(v),
+            ValueRef::Json(v) => Value::Json(v.to_string()),
+            ValueRef::Jsonb(v) => Value::Jsonb(v.to_string()),
         }
     }
 
@@ -44,6 +50,8 @@ impl ValueRef<'_> {
             ValueRef::Blob(_) => DataType::Blob.name(),
             ValueRef::Date(_) => DataType::Date.name(),
             ValueRef::Timestamp(_) => DataType::Timestamp.name(),
+            ValueRef::Json(_) => DataType::Json.name(),
+            ValueRef::Jsonb(_) => DataType::Jsonb.name(),
         }
     }
 }
@@ -64,6 +72,8 @@ pub(crate) fn value_ref(vector: &Vector, row: usize) -> ValueRef<'_> {
         VectorData::Timestamp(v) => v
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::Timestamp(v)),
+        VectorData::Json(v) => ValueRef::Json(v.get_str(row)),
+        VectorData::Jsonb(v) => ValueRef::Jsonb(v.get_str(row)),
     }
 }
 
@@ -126,7 +136,7 @@ impl<'a> FromSql<'a> for bool {
 impl<'a> FromSql<'a> for String {
     fn from_sql(value: ValueRef<'a>) -> Result<Self> {
         match value {
-            ValueRef::Text(v) => Ok(v.to_string()),
+            ValueRef::Text(v) | ValueRef::Json(v) | ValueRef::Jsonb(v) => Ok(v.to_string()),
             ValueRef::Null => Err(mismatch(value, "String")),
             // Dates, timestamps and numbers read as their SQL text form.
             other => Ok(other.to_owned().to_string()),
@@ -137,7 +147,8 @@ impl<'a> FromSql<'a> for String {
 impl<'a> FromSql<'a> for &'a str {
     fn from_sql(value: ValueRef<'a>) -> Result<Self> {
         match value {
-            ValueRef::Text(v) => Ok(v),
+            // JSON reads as its text (PostgreSQL's text output of json and jsonb).
+            ValueRef::Text(v) | ValueRef::Json(v) | ValueRef::Jsonb(v) => Ok(v),
             other => Err(mismatch(other, "&str")),
         }
     }

@@ -45,6 +45,8 @@ fn data_type_byte(data_type: DataType) -> u8 {
         DataType::Blob => 5,
         DataType::Date => 6,
         DataType::Timestamp => 7,
+        DataType::Json => 8,
+        DataType::Jsonb => 9,
     }
 }
 
@@ -58,6 +60,8 @@ fn data_type_from_byte(byte: u8) -> Result<DataType, CatalogError> {
         5 => DataType::Blob,
         6 => DataType::Date,
         7 => DataType::Timestamp,
+        8 => DataType::Json,
+        9 => DataType::Jsonb,
         other => return Err(CatalogError(format!("unknown type byte {other}"))),
     })
 }

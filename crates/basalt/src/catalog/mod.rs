@@ -66,7 +66,9 @@ pub fn storage_kind(data_type: DataType) -> ColumnKind {
         DataType::Integer | DataType::Real | DataType::Date | DataType::Timestamp => {
             ColumnKind::Fixed8
         }
-        DataType::Null | DataType::Text | DataType::Blob => ColumnKind::Var,
+        DataType::Null | DataType::Text | DataType::Blob | DataType::Json | DataType::Jsonb => {
+            ColumnKind::Var
+        }
     }
 }
 

@@ -90,6 +90,10 @@ pub enum VectorData {
     Blob(BytesVector),
     Date(Vec<i32>),
     Timestamp(Vec<i64>),
+    /// JSON text (always valid UTF-8), as `Value::Json`.
+    Json(BytesVector),
+    /// Normalized JSON text, as `Value::Jsonb`.
+    Jsonb(BytesVector),
 }
 
 /// One column of a batch: typed values plus a null mask (empty = no NULLs).
@@ -112,6 +116,8 @@ impl Vector {
             DataType::Blob => VectorData::Blob(BytesVector::with_capacity(rows)),
             DataType::Date => VectorData::Date(Vec::with_capacity(rows)),
             DataType::Timestamp => VectorData::Timestamp(Vec::with_capacity(rows)),
+            DataType::Json => VectorData::Json(BytesVector::with_capacity(rows)),
+            DataType::Jsonb => VectorData::Jsonb(BytesVector::with_capacity(rows)),
         };
         Vector {
             data,
@@ -139,6 +145,8 @@ impl Vector {
             VectorData::Blob(_) => DataType::Blob,
             VectorData::Date(_) => DataType::Date,
             VectorData::Timestamp(_) => DataType::Timestamp,
+            VectorData::Json(_) => DataType::Json,
+            VectorData::Jsonb(_) => DataType::Jsonb,
         }
     }
 
@@ -149,7 +157,10 @@ impl Vector {
             VectorData::Boolean(values) => values.len(),
             VectorData::Integer(values) => values.len(),
             VectorData::Real(values) => values.len(),
-            VectorData::Text(values) | VectorData::Blob(values) => values.len(),
+            VectorData::Text(values)
+            | VectorData::Blob(values)
+            | VectorData::Json(values)
+            | VectorData::Jsonb(values) => values.len(),
             VectorData::Date(values) => values.len(),
             VectorData::Timestamp(values) => values.len(),
         }
@@ -198,6 +209,8 @@ impl Vector {
             VectorData::Timestamp(values) => values
                 .get(row)
                 .map_or(Value::Null, |&v| Value::Timestamp(v)),
+            VectorData::Json(values) => Value::Json(values.get_str(row).to_string()),
+            VectorData::Jsonb(values) => Value::Jsonb(values.get_str(row).to_string()),
         }
     }
 
@@ -218,6 +231,8 @@ impl Vector {
             (VectorData::Blob(values), Value::Blob(v)) => values.push(v),
             (VectorData::Date(values), Value::Date(v)) => values.push(*v),
             (VectorData::Timestamp(values), Value::Timestamp(v)) => values.push(*v),
+            (VectorData::Json(values), Value::Json(v))
+            | (VectorData::Jsonb(values), Value::Jsonb(v)) => values.push(v.as_bytes()),
             (data, _) => {
                 push_placeholder(data);
                 self.set_null(row, true);
@@ -261,6 +276,12 @@ impl Vector {
                 values.push(bytes)
             }
             (VectorData::Blob(values), Stored::Bytes(bytes)) => values.push(bytes),
+            (VectorData::Json(values) | VectorData::Jsonb(values), Stored::Bytes(bytes)) => {
+                if std::str::from_utf8(bytes).is_err() {
+                    return Err("stored JSON is not UTF-8");
+                }
+                values.push(bytes)
+            }
             _ => return Err("stored value does not match the column type"),
         }
         self.set_null(row, false);
@@ -342,7 +363,9 @@ impl Vector {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
             (VectorData::Text(to), VectorData::Text(from))
-            | (VectorData::Blob(to), VectorData::Blob(from)) => to.push(from.get(row)),
+            | (VectorData::Blob(to), VectorData::Blob(from))
+            | (VectorData::Json(to), VectorData::Json(from))
+            | (VectorData::Jsonb(to), VectorData::Jsonb(from)) => to.push(from.get(row)),
             (VectorData::Date(to), VectorData::Date(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
@@ -375,9 +398,10 @@ impl Vector {
             VectorData::Boolean(values) => values.len(),
             VectorData::Integer(values) => values.len() * 8,
             VectorData::Real(values) => values.len() * 8,
-            VectorData::Text(values) | VectorData::Blob(values) => {
-                values.offsets.len() * 4 + values.bytes.len()
-            }
+            VectorData::Text(values)
+            | VectorData::Blob(values)
+            | VectorData::Json(values)
+            | VectorData::Jsonb(values) => values.offsets.len() * 4 + values.bytes.len(),
             VectorData::Date(values) => values.len() * 4,
             VectorData::Timestamp(values) => values.len() * 8,
         };
@@ -391,7 +415,10 @@ impl Vector {
             VectorData::Boolean(values) => values.clear(),
             VectorData::Integer(values) => values.clear(),
             VectorData::Real(values) => values.clear(),
-            VectorData::Text(values) | VectorData::Blob(values) => values.clear(),
+            VectorData::Text(values)
+            | VectorData::Blob(values)
+            | VectorData::Json(values)
+            | VectorData::Jsonb(values) => values.clear(),
             VectorData::Date(values) => values.clear(),
             VectorData::Timestamp(values) => values.clear(),
         }
@@ -405,7 +432,10 @@ fn push_placeholder(data: &mut VectorData) {
         VectorData::Boolean(values) => values.push(false),
         VectorData::Integer(values) => values.push(0),
         VectorData::Real(values) => values.push(0.0),
-        VectorData::Text(values) | VectorData::Blob(values) => values.push(&[]),
+        VectorData::Text(values)
+        | VectorData::Blob(values)
+        | VectorData::Json(values)
+        | VectorData::Jsonb(values) => values.push(&[]),
         VectorData::Date(values) => values.push(0),
         VectorData::Timestamp(values) => values.push(0),
     }

@@ -12,12 +12,14 @@
 //! numeric value (no rounding of large integers to doubles); reals order NaN above every
 //! other number and equal to itself, and −0.0 equals 0.0; text and blobs compare bytewise
 //! (the C collation); false < true; dates and timestamps compare chronologically, a date
-//! standing for its midnight.
+//! standing for its midnight; jsonb values compare as `json::order` defines (semantically:
+//! `1.0` equals `1`); json values do not compare at all.
 
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 
 use super::datetime::MICROS_PER_DAY;
+use super::json;
 use super::{TypeError, Value};
 
 /// SQL comparison: `Ok(None)` when either side is NULL, the ordering otherwise, and
@@ -44,6 +46,9 @@ pub fn sort_cmp(a: &Value, b: &Value) -> Ordering {
         (Value::Null, Value::Null) => Ordering::Equal,
         (Value::Null, _) => Ordering::Less,
         (_, Value::Null) => Ordering::Greater,
+        // json has no SQL order; its text keeps this order total and consistent with
+        // `hash_value` for whatever internal path sorts it.
+        (Value::Json(x), Value::Json(y)) => x.as_bytes().cmp(y.as_bytes()),
         _ => compare_non_null(a, b).unwrap_or_else(|| type_rank(a).cmp(&type_rank(b))),
     }
 }
@@ -90,6 +95,17 @@ pub fn hash_value<H: Hasher + ?Sized>(value: &Value, state: &mut H) {
         Value::Timestamp(micros) => {
             state.write_u8(7);
             state.write_i128(i128::from(*micros));
+        }
+        Value::Json(text) => {
+            state.write_u8(8);
+            hash_bytes(text.as_bytes(), state);
+        }
+        Value::Jsonb(text) => {
+            // Equal jsonb values may be spelled differently (`1.0`, `1`): hash the sort key.
+            let mut key = Vec::new();
+            json::sort_key(text, &mut key);
+            state.write_u8(9);
+            hash_bytes(&key, state);
         }
     }
 }
@@ -147,6 +163,8 @@ fn compare_non_null(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Timestamp(x), Value::Timestamp(y)) => x.cmp(y),
         (Value::Date(d), Value::Timestamp(t)) => date_micros(*d).cmp(&i128::from(*t)),
         (Value::Timestamp(t), Value::Date(d)) => i128::from(*t).cmp(&date_micros(*d)),
+        (Value::Jsonb(x), Value::Jsonb(y)) => json::compare(x, y),
+        // json has no comparison operators (PostgreSQL's json has none either).
         _ => return None,
     })
 }
@@ -203,6 +221,8 @@ fn type_rank(value: &Value) -> u8 {
         Value::Text(_) => 3,
         Value::Blob(_) => 4,
         Value::Date(_) | Value::Timestamp(_) => 5,
+        Value::Json(_) => 6,
+        Value::Jsonb(_) => 7,
     }
 }
 

@@ -11,6 +11,7 @@
 //!   [`super::cast`](mod@super::cast));
 //! * text as is; blobs in PostgreSQL's `\x` hex form with lower-case digits;
 //! * dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]` (see [`super::datetime`]);
+//! * json as its text, jsonb as its normalized text (see [`super::json`]);
 //! * NULL as the empty string (callers that must distinguish NULL check for it first).
 
 use std::fmt::{self, Write as _};
@@ -35,6 +36,7 @@ impl fmt::Display for Value {
             }
             Value::Date(days) => f.write_str(&format_date(*days)),
             Value::Timestamp(micros) => f.write_str(&format_timestamp(*micros)),
+            Value::Json(text) | Value::Jsonb(text) => f.write_str(text),
         }
     }
 }

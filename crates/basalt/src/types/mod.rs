@@ -8,7 +8,7 @@
 //! paths work on typed column vectors instead.
 //!
 //! Physical storage (see `storage::btree::ColumnKind`): INTEGER, REAL, DATE and TIMESTAMP
-//! are 8 fixed bytes, BOOLEAN is 1, TEXT and BLOB are variable-length.
+//! are 8 fixed bytes, BOOLEAN is 1, TEXT, BLOB, JSON and JSONB are variable-length.
 //!
 //! Choices (documented in docs/sql.md):
 //! * All integer types (SMALLINT, INT, INTEGER, BIGINT) are 64-bit; the declared name is kept
@@ -26,6 +26,7 @@
 //! * [`pattern`]: LIKE / ILIKE / GLOB;
 //! * [`functions`]: the scalar function registry;
 //! * [`datetime`]: calendar math, date/time parsing and formatting;
+//! * [`json`]: JSON validation, jsonb normalization, ordering, containment and paths;
 //! * `format`: `Display for Value` in PostgreSQL's text output form.
 //!
 //! None of it panics, whatever the input: failures are [`TypeError`]s carrying PostgreSQL's
@@ -38,6 +39,7 @@ pub mod datetime;
 mod error;
 mod format;
 pub mod functions;
+pub mod json;
 pub mod pattern;
 mod value;
 

@@ -21,6 +21,10 @@ pub enum DataType {
     Date,
     /// `TIMESTAMP`: microseconds since 1970-01-01 00:00:00 (no time zone).
     Timestamp,
+    /// `JSON`: validated JSON text, kept exactly as written.
+    Json,
+    /// `JSONB`: JSON in normalized form (keys sorted and unique, canonical whitespace).
+    Jsonb,
 }
 
 impl DataType {
@@ -35,6 +39,8 @@ impl DataType {
             DataType::Blob => "blob",
             DataType::Date => "date",
             DataType::Timestamp => "timestamp",
+            DataType::Json => "json",
+            DataType::Jsonb => "jsonb",
         }
     }
 
@@ -69,6 +75,10 @@ pub enum Value {
     Date(i32),
     /// Microseconds since 1970-01-01 00:00:00.
     Timestamp(i64),
+    /// JSON text, validated (see `types::json`); kept exactly as the input spelled it.
+    Json(String),
+    /// JSON text in jsonb's normalized form (see `types::json`).
+    Jsonb(String),
 }
 
 impl Value {
@@ -83,6 +93,8 @@ impl Value {
             Value::Blob(_) => DataType::Blob,
             Value::Date(_) => DataType::Date,
             Value::Timestamp(_) => DataType::Timestamp,
+            Value::Json(_) => DataType::Json,
+            Value::Jsonb(_) => DataType::Jsonb,
         }
     }
 

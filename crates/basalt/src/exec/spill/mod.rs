@@ -460,6 +460,8 @@ mod tests {
             DataType::Date,
             DataType::Timestamp,
             DataType::Null,
+            DataType::Json,
+            DataType::Jsonb,
         ];
         let mut batch = Batch::with_types(&types, 4);
         let big = vec![0xA5u8; 300 << 10];
@@ -472,6 +474,8 @@ mod tests {
             Value::Date(-719_162),
             Value::Timestamp(i64::MAX),
             Value::Null,
+            Value::Json(" [1,2] ".into()),
+            Value::Jsonb("{\"a\": 1}".into()),
         ]);
         batch.push_row(&vec![Value::Null; types.len()]);
         batch.push_row(&[
@@ -483,6 +487,8 @@ mod tests {
             Value::Date(20_000),
             Value::Timestamp(-1),
             Value::Null,
+            Value::Json("null".into()),
+            Value::Jsonb("[]".into()),
         ]);
         let mut partitions = Partitions::new(&types, 0, 1 << 20);
         for _ in 0..3 {

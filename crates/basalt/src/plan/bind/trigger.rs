@@ -222,6 +222,8 @@ fn sql_type(data_type: DataType) -> Option<ast::DataType> {
         DataType::Blob => ast::DataType::Bytea,
         DataType::Date => ast::DataType::Date,
         DataType::Timestamp => ast::DataType::Timestamp(None, ast::TimezoneInfo::None),
+        DataType::Json => ast::DataType::JSON,
+        DataType::Jsonb => ast::DataType::JSONB,
     })
 }
 
