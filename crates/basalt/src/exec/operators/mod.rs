@@ -9,6 +9,7 @@ mod basic;
 pub mod external_sort;
 mod hash_join;
 mod join;
+mod json_aggregate;
 mod recursive;
 mod scan;
 mod series;

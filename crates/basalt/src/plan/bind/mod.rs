@@ -29,6 +29,7 @@ mod from;
 mod function;
 mod grouping_sets;
 mod instead_of;
+mod json;
 mod parameters;
 mod predicate;
 mod query;

@@ -56,12 +56,15 @@ macro_rules! function {
 mod datetime;
 mod datetime_format;
 mod format;
+mod json;
 mod math;
 mod misc;
 mod regex;
 mod string;
 
 use super::{DataType, TypeError, Value};
+
+pub use json::untyped_argument_type as json_untyped_argument_type;
 
 /// One scalar function.
 #[derive(Debug)]
@@ -95,6 +98,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         regex::FUNCTIONS,
         format::FUNCTIONS,
         datetime_format::FUNCTIONS,
+        json::FUNCTIONS,
     ]
     .into_iter()
     .flatten()
@@ -111,6 +115,8 @@ enum Param {
     Bytes,
     /// Date or timestamp.
     Temporal,
+    Json,
+    Jsonb,
 }
 
 impl Param {
@@ -124,6 +130,8 @@ impl Param {
                 Param::Text => t == T::Text,
                 Param::Bytes => matches!(t, T::Text | T::Blob),
                 Param::Temporal => matches!(t, T::Date | T::Timestamp),
+                Param::Json => t == T::Json,
+                Param::Jsonb => t == T::Jsonb,
             }
     }
 }
