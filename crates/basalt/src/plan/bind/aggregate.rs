@@ -207,7 +207,7 @@ impl Binder<'_> {
                 // Any type converts to JSON; an untyped literal is text, as in PostgreSQL.
                 let mut converted = Vec::with_capacity(args.len());
                 for (arg, ast) in args.into_iter().zip(&asts) {
-                    converted.push(self.resolve_untyped(arg, ast, DataType::Text)?);
+                    converted.push(self.type_if_untyped(arg, ast, DataType::Text)?);
                 }
                 args = converted;
                 match name {

@@ -222,7 +222,8 @@ impl Binder<'_> {
                         crate::types::functions::json_untyped_argument_type(&name, position),
                         &bound,
                     ) {
-                        (Some(json_type), _) => json_type,
+                        (Some(json_type), _) if super::expr::is_untyped(ast) => json_type,
+                        (Some(_), _) => DataType::Null,
                         (
                             None,
                             Expr::Literal {

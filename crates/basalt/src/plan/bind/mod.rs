@@ -38,6 +38,7 @@ pub mod rewrite;
 mod scope;
 mod select;
 mod sequence;
+mod set_returning;
 mod system;
 mod table_function;
 #[cfg(test)]

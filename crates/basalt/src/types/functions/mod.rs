@@ -60,6 +60,7 @@ mod json;
 mod math;
 mod misc;
 mod regex;
+pub mod set_returning;
 mod string;
 
 use super::{DataType, TypeError, Value};
