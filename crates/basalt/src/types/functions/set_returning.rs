@@ -22,6 +22,9 @@ use crate::types::{DataType, TypeError, Value};
 /// One output column: its name and type.
 pub type OutputColumn = (&'static str, DataType);
 
+/// The rows one call returns.
+pub type Rows = Vec<Vec<Value>>;
+
 /// One set-returning function.
 #[derive(Debug)]
 pub struct SetReturningFunction {
@@ -33,7 +36,7 @@ pub struct SetReturningFunction {
     /// as in PostgreSQL, an alias `AS x` also names its one column.
     pub scalar: bool,
     /// The rows of one call, with no NULL argument.
-    pub call: fn(&[Value]) -> Result<Vec<Vec<Value>>, TypeError>,
+    pub call: fn(&[Value]) -> Result<Rows, TypeError>,
 }
 
 /// Looks a set-returning function up by (lower-case) name.

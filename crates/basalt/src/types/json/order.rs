@@ -1,8 +1,8 @@
 //! jsonb comparison: the total order used by `=`, `<`, ORDER BY, GROUP BY and DISTINCT, and
 //! containment (`@>`, `<@`).
 //!
-//! The order is PostgreSQL's jsonb b-tree order: Object > Array > Boolean > Number > String
-//! > Null; objects with more pairs are greater, then pairs compare in jsonb's storage order
+//! The order is PostgreSQL's jsonb b-tree order: Object > Array > Boolean > Number >
+//! String > Null; objects with more pairs are greater, then pairs compare in jsonb's storage order
 //! (shorter keys first) key, value, key, value...; arrays with more elements are greater,
 //! then element by element; numbers compare numerically (`1.0` = `1`); strings bytewise
 //! (Basalt's C collation); false < true. As in PostgreSQL, an empty top-level array sorts
