@@ -139,6 +139,7 @@ impl RowRef for BasaltRow<'_, '_> {
             basalt::ValueRef::Interval(_) => {
                 anyhow::bail!("interval results are not supported by the benchmark drivers")
             }
+            basalt::ValueRef::Json(v) | basalt::ValueRef::Jsonb(v) => Val::Text(v),
         })
     }
 }

@@ -91,14 +91,17 @@ fn write_json(
     Ok(())
 }
 
-/// A value as JSON: numbers and booleans bare, NULL as `null`, the rest (text, blobs in
-/// `\x..` hex, dates, timestamps, and the non-finite reals JSON cannot spell) as strings.
+/// A value as JSON: numbers, booleans and JSON values bare, NULL as `null`, the rest (text,
+/// blobs in `\x..` hex, dates, timestamps, and the non-finite reals JSON cannot spell) as
+/// strings.
 fn json_value(value: ValueRef<'_>) -> String {
     match value {
         ValueRef::Null => "null".to_string(),
         ValueRef::Boolean(b) => b.to_string(),
         ValueRef::Integer(i) => i.to_string(),
         ValueRef::Real(r) if r.is_finite() => value_text(value, ""),
+        // JSON columns are already JSON: nested as they are, not quoted as strings.
+        ValueRef::Json(text) | ValueRef::Jsonb(text) => text.trim().to_string(),
         other => json_string(&value_text(other, "")),
     }
 }
@@ -159,6 +162,8 @@ mod tests {
         assert_eq!(json_value(ValueRef::Real(f64::NAN)), "\"NaN\"");
         assert_eq!(json_value(ValueRef::Real(1.5)), "1.5");
         assert_eq!(json_value(ValueRef::Null), "null");
+        assert_eq!(json_value(ValueRef::Jsonb("{\"a\": [1]}")), "{\"a\": [1]}");
+        assert_eq!(json_value(ValueRef::Json(" [1, 2] ")), "[1, 2]");
         assert_eq!(json_value(ValueRef::Blob(&[1, 255])), "\"\\\\x01ff\"");
     }
 }

@@ -23,6 +23,10 @@ pub enum ValueRef<'a> {
     Interval(Interval),
     /// A UUID's 16 bytes, pointing into the result batch like a blob's.
     Uuid(&'a [u8; 16]),
+    /// A `json` value: its text, exactly as it was written.
+    Json(&'a str),
+    /// A `jsonb` value: its text in jsonb's normalized form.
+    Jsonb(&'a str),
 }
 
 impl ValueRef<'_> {
@@ -39,6 +43,8 @@ impl ValueRef<'_> {
             ValueRef::Timestamp(v) => Value::Timestamp(v),
             ValueRef::Interval(v) => Value::Interval(v),
             ValueRef::Uuid(v) => Value::Uuid(*v),
+            ValueRef::Json(v) => Value::Json(v.to_string()),
+            ValueRef::Jsonb(v) => Value::Jsonb(v.to_string()),
         }
     }
 
@@ -54,6 +60,8 @@ impl ValueRef<'_> {
             ValueRef::Timestamp(_) => DataType::Timestamp.name(),
             ValueRef::Interval(_) => DataType::Interval.name(),
             ValueRef::Uuid(_) => DataType::Uuid.name(),
+            ValueRef::Json(_) => DataType::Json.name(),
+            ValueRef::Jsonb(_) => DataType::Jsonb.name(),
         }
     }
 }
@@ -78,6 +86,8 @@ pub(crate) fn value_ref(vector: &Vector, row: usize) -> ValueRef<'_> {
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::Interval(v)),
         VectorData::Uuid(v) => v.get(row).map_or(ValueRef::Null, ValueRef::Uuid),
+        VectorData::Json(v) => ValueRef::Json(v.get_str(row)),
+        VectorData::Jsonb(v) => ValueRef::Jsonb(v.get_str(row)),
     }
 }
 
@@ -140,7 +150,7 @@ impl<'a> FromSql<'a> for bool {
 impl<'a> FromSql<'a> for String {
     fn from_sql(value: ValueRef<'a>) -> Result<Self> {
         match value {
-            ValueRef::Text(v) => Ok(v.to_string()),
+            ValueRef::Text(v) | ValueRef::Json(v) | ValueRef::Jsonb(v) => Ok(v.to_string()),
             ValueRef::Null => Err(mismatch(value, "String")),
             // Dates, timestamps and numbers read as their SQL text form.
             other => Ok(other.to_owned().to_string()),
@@ -151,7 +161,8 @@ impl<'a> FromSql<'a> for String {
 impl<'a> FromSql<'a> for &'a str {
     fn from_sql(value: ValueRef<'a>) -> Result<Self> {
         match value {
-            ValueRef::Text(v) => Ok(v),
+            // JSON reads as its text (PostgreSQL's text output of json and jsonb).
+            ValueRef::Text(v) | ValueRef::Json(v) | ValueRef::Jsonb(v) => Ok(v),
             other => Err(mismatch(other, "&str")),
         }
     }

@@ -46,7 +46,8 @@ fn data_type_byte(data_type: DataType) -> u8 {
         DataType::Blob => 5,
         DataType::Date => 6,
         DataType::Timestamp => 7,
-        // 8 and 9 are reserved for JSON and JSONB.
+        DataType::Json => 8,
+        DataType::Jsonb => 9,
         DataType::Interval => 10,
         DataType::Uuid => 11,
     }
@@ -62,6 +63,8 @@ fn data_type_from_byte(byte: u8) -> Result<DataType, CatalogError> {
         5 => DataType::Blob,
         6 => DataType::Date,
         7 => DataType::Timestamp,
+        8 => DataType::Json,
+        9 => DataType::Jsonb,
         10 => DataType::Interval,
         11 => DataType::Uuid,
         other => return Err(CatalogError(format!("unknown type byte {other}"))),

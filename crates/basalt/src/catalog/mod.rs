@@ -71,9 +71,13 @@ pub fn storage_kind(data_type: DataType) -> ColumnKind {
             ColumnKind::Fixed8
         }
         // Intervals and UUIDs are 16 bytes, wider than a fixed slot: heap bytes like text.
-        DataType::Null | DataType::Text | DataType::Blob | DataType::Interval | DataType::Uuid => {
-            ColumnKind::Var
-        }
+        DataType::Null
+        | DataType::Text
+        | DataType::Blob
+        | DataType::Json
+        | DataType::Jsonb
+        | DataType::Interval
+        | DataType::Uuid => ColumnKind::Var,
     }
 }
 

@@ -224,6 +224,7 @@ fn label(kind: &PlanKind) -> String {
             format!("Working Table Scan (working table {working_table})")
         }
         PlanKind::GenerateSeries { .. } => "Function Scan on generate_series".into(),
+        PlanKind::FunctionScan { function, .. } => format!("Function Scan on {function}"),
         PlanKind::Insert { table, .. } => format!("Insert on {}", table.name),
         PlanKind::Update { table, .. } => format!("Update on {}", table.name),
         PlanKind::Delete { table, .. } => format!("Delete on {}", table.name),

@@ -3,7 +3,8 @@
 //! A table row is one cell per physical slot (see `catalog::TableDef::slot_count`); each
 //! column's value is stored in its slot as the catalog's storage kind says: INTEGER as the
 //! i64's bits, REAL as the f64's bits, DATE as the i32 sign-extended, TIMESTAMP as the i64,
-//! BOOLEAN as one byte, TEXT as UTF-8 bytes, BLOB as bytes, INTERVAL as its 16-byte stored
+//! BOOLEAN as one byte, TEXT as UTF-8 bytes, BLOB as bytes, JSON and JSONB as the UTF-8
+//! bytes of their (validated, for JSONB normalized) text, INTERVAL as its 16-byte stored
 //! form (months i32, days i32, microseconds i64, little-endian), UUID as its 16 bytes.
 //! Slots of dropped columns hold NULL.
 
@@ -33,7 +34,7 @@ pub fn value_to_cell(value: &Value) -> CellValue<'_> {
         Value::Real(v) => CellValue::Fixed(v.to_bits()),
         Value::Date(v) => CellValue::Fixed(i64::from(*v) as u64),
         Value::Timestamp(v) => CellValue::Fixed(*v as u64),
-        Value::Text(v) => CellValue::Var(v.as_bytes()),
+        Value::Text(v) | Value::Json(v) | Value::Jsonb(v) => CellValue::Var(v.as_bytes()),
         Value::Blob(v) => CellValue::Var(v),
         Value::Interval(v) => CellValue::Var(v.as_bytes()),
         Value::Uuid(v) => CellValue::Var(v),
@@ -61,6 +62,14 @@ pub fn stored_to_value(stored: StoredValue<'_>, data_type: DataType) -> Result<V
         (StoredValue::Bytes(bytes), DataType::Uuid) => Value::Uuid(
             <[u8; 16]>::try_from(bytes.as_ref())
                 .map_err(|_| StorageError::corrupt("stored uuid is not 16 bytes"))?,
+        ),
+        (StoredValue::Bytes(bytes), DataType::Json) => Value::Json(
+            String::from_utf8(bytes.into_owned())
+                .map_err(|_| StorageError::corrupt("stored JSON is not UTF-8"))?,
+        ),
+        (StoredValue::Bytes(bytes), DataType::Jsonb) => Value::Jsonb(
+            String::from_utf8(bytes.into_owned())
+                .map_err(|_| StorageError::corrupt("stored JSON is not UTF-8"))?,
         ),
         (stored, data_type) => {
             return Err(StorageError::corrupt(format!(

@@ -8,6 +8,7 @@
 //! ascending encodings are equal.
 
 use crate::storage::keys::{self, KeyOrder, KeyValue};
+use crate::types::json;
 
 use super::vector::{Vector, VectorData};
 
@@ -39,6 +40,17 @@ pub fn encode_cell(vector: &Vector, row: usize, order: KeyOrder, out: &mut Vec<u
             KeyValue::Integer128(values.get(row).map_or(0, |interval| interval.span()))
         }
         VectorData::Uuid(values) => KeyValue::Blob(values.get(row).map_or(&[], |uuid| uuid)),
+        // json has no ordering or equality (the binder refuses to sort or group it); its
+        // text is a consistent stand-in should a plan ever compare it.
+        VectorData::Json(values) => KeyValue::Text(values.get_str(row)),
+        VectorData::Jsonb(values) => {
+            // jsonb orders as `types::json` defines: its own memcomparable encoding, carried
+            // as a blob (prefix-free, so later columns still compare correctly).
+            let mut encoded = Vec::new();
+            json::sort_key(values.get_str(row), &mut encoded);
+            keys::encode_value(&KeyValue::Blob(&encoded), order, out);
+            return;
+        }
     };
     keys::encode_value(&value, order, out);
 }

@@ -92,6 +92,10 @@ pub enum VectorData {
     Timestamp(Vec<i64>),
     Interval(Vec<Interval>),
     Uuid(Vec<[u8; 16]>),
+    /// JSON text (always valid UTF-8), as `Value::Json`.
+    Json(BytesVector),
+    /// Normalized JSON text, as `Value::Jsonb`.
+    Jsonb(BytesVector),
 }
 
 /// One column of a batch: typed values plus a null mask (empty = no NULLs).
@@ -116,6 +120,8 @@ impl Vector {
             DataType::Timestamp => VectorData::Timestamp(Vec::with_capacity(rows)),
             DataType::Interval => VectorData::Interval(Vec::with_capacity(rows)),
             DataType::Uuid => VectorData::Uuid(Vec::with_capacity(rows)),
+            DataType::Json => VectorData::Json(BytesVector::with_capacity(rows)),
+            DataType::Jsonb => VectorData::Jsonb(BytesVector::with_capacity(rows)),
         };
         Vector {
             data,
@@ -145,6 +151,8 @@ impl Vector {
             VectorData::Timestamp(_) => DataType::Timestamp,
             VectorData::Interval(_) => DataType::Interval,
             VectorData::Uuid(_) => DataType::Uuid,
+            VectorData::Json(_) => DataType::Json,
+            VectorData::Jsonb(_) => DataType::Jsonb,
         }
     }
 
@@ -155,7 +163,10 @@ impl Vector {
             VectorData::Boolean(values) => values.len(),
             VectorData::Integer(values) => values.len(),
             VectorData::Real(values) => values.len(),
-            VectorData::Text(values) | VectorData::Blob(values) => values.len(),
+            VectorData::Text(values)
+            | VectorData::Blob(values)
+            | VectorData::Json(values)
+            | VectorData::Jsonb(values) => values.len(),
             VectorData::Date(values) => values.len(),
             VectorData::Timestamp(values) => values.len(),
             VectorData::Interval(values) => values.len(),
@@ -210,6 +221,8 @@ impl Vector {
                 values.get(row).map_or(Value::Null, |&v| Value::Interval(v))
             }
             VectorData::Uuid(values) => values.get(row).map_or(Value::Null, |&v| Value::Uuid(v)),
+            VectorData::Json(values) => Value::Json(values.get_str(row).to_string()),
+            VectorData::Jsonb(values) => Value::Jsonb(values.get_str(row).to_string()),
         }
     }
 
@@ -232,6 +245,8 @@ impl Vector {
             (VectorData::Timestamp(values), Value::Timestamp(v)) => values.push(*v),
             (VectorData::Interval(values), Value::Interval(v)) => values.push(*v),
             (VectorData::Uuid(values), Value::Uuid(v)) => values.push(*v),
+            (VectorData::Json(values), Value::Json(v))
+            | (VectorData::Jsonb(values), Value::Jsonb(v)) => values.push(v.as_bytes()),
             (data, _) => {
                 push_placeholder(data);
                 self.set_null(row, true);
@@ -281,6 +296,12 @@ impl Vector {
             (VectorData::Uuid(values), Stored::Bytes(bytes)) => values.push(
                 <[u8; 16]>::try_from(bytes.as_ref()).map_err(|_| "stored uuid is not 16 bytes")?,
             ),
+            (VectorData::Json(values) | VectorData::Jsonb(values), Stored::Bytes(bytes)) => {
+                if std::str::from_utf8(bytes).is_err() {
+                    return Err("stored JSON is not UTF-8");
+                }
+                values.push(bytes)
+            }
             _ => return Err("stored value does not match the column type"),
         }
         self.set_null(row, false);
@@ -362,7 +383,9 @@ impl Vector {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
             (VectorData::Text(to), VectorData::Text(from))
-            | (VectorData::Blob(to), VectorData::Blob(from)) => to.push(from.get(row)),
+            | (VectorData::Blob(to), VectorData::Blob(from))
+            | (VectorData::Json(to), VectorData::Json(from))
+            | (VectorData::Jsonb(to), VectorData::Jsonb(from)) => to.push(from.get(row)),
             (VectorData::Date(to), VectorData::Date(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
@@ -401,9 +424,10 @@ impl Vector {
             VectorData::Boolean(values) => values.len(),
             VectorData::Integer(values) => values.len() * 8,
             VectorData::Real(values) => values.len() * 8,
-            VectorData::Text(values) | VectorData::Blob(values) => {
-                values.offsets.len() * 4 + values.bytes.len()
-            }
+            VectorData::Text(values)
+            | VectorData::Blob(values)
+            | VectorData::Json(values)
+            | VectorData::Jsonb(values) => values.offsets.len() * 4 + values.bytes.len(),
             VectorData::Date(values) => values.len() * 4,
             VectorData::Timestamp(values) => values.len() * 8,
             VectorData::Interval(values) => values.len() * 16,
@@ -419,7 +443,10 @@ impl Vector {
             VectorData::Boolean(values) => values.clear(),
             VectorData::Integer(values) => values.clear(),
             VectorData::Real(values) => values.clear(),
-            VectorData::Text(values) | VectorData::Blob(values) => values.clear(),
+            VectorData::Text(values)
+            | VectorData::Blob(values)
+            | VectorData::Json(values)
+            | VectorData::Jsonb(values) => values.clear(),
             VectorData::Date(values) => values.clear(),
             VectorData::Timestamp(values) => values.clear(),
             VectorData::Interval(values) => values.clear(),
@@ -435,7 +462,10 @@ fn push_placeholder(data: &mut VectorData) {
         VectorData::Boolean(values) => values.push(false),
         VectorData::Integer(values) => values.push(0),
         VectorData::Real(values) => values.push(0.0),
-        VectorData::Text(values) | VectorData::Blob(values) => values.push(&[]),
+        VectorData::Text(values)
+        | VectorData::Blob(values)
+        | VectorData::Json(values)
+        | VectorData::Jsonb(values) => values.push(&[]),
         VectorData::Date(values) => values.push(0),
         VectorData::Timestamp(values) => values.push(0),
         VectorData::Interval(values) => values.push(Interval::ZERO),

@@ -88,6 +88,14 @@ pub enum AggregateFunction {
     StringAgg,
     BoolAnd,
     BoolOr,
+    /// `json_agg(x)`: every input value, NULLs included, as a json array.
+    JsonAgg,
+    /// `jsonb_agg(x)`: the same as jsonb.
+    JsonbAgg,
+    /// `json_object_agg(key, value)`: a json object of the pairs (a NULL key is an error).
+    JsonObjectAgg,
+    /// `jsonb_object_agg(key, value)`: the same as jsonb (the last duplicate key wins).
+    JsonbObjectAgg,
 }
 
 impl AggregateFunction {
@@ -103,6 +111,10 @@ impl AggregateFunction {
             AggregateFunction::StringAgg => "string_agg",
             AggregateFunction::BoolAnd => "bool_and",
             AggregateFunction::BoolOr => "bool_or",
+            AggregateFunction::JsonAgg => "json_agg",
+            AggregateFunction::JsonbAgg => "jsonb_agg",
+            AggregateFunction::JsonObjectAgg => "json_object_agg",
+            AggregateFunction::JsonbObjectAgg => "jsonb_object_agg",
         }
     }
 }

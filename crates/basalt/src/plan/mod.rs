@@ -260,6 +260,16 @@ pub enum PlanKind {
         stop: Expr,
         step: Option<Expr>,
     },
+    /// A set-returning function of the registry (`types::functions::set_returning`, e.g.
+    /// `json_each`) as a FROM item: for each row of `input`, that row followed by each row
+    /// the function computes from `args` (expressions over the input row). `input` is
+    /// `SingleRow` on its own, or the FROM items to its left when the arguments read them
+    /// (LATERAL). Output: the input's columns, then the function's.
+    FunctionScan {
+        input: Box<PlanNode>,
+        function: String,
+        args: Vec<Expr>,
+    },
     /// Inserts the rows of `source` (one column per `target_columns` entry, already cast to
     /// the columns' types). Columns not listed get their defaults. Output: `returning`
     /// evaluated over the inserted row (all table columns, in table order).

@@ -149,6 +149,10 @@ macro_rules! node_parts {
                 exprs.extend(step.$iter());
                 inputs.push(input.$deref());
             }
+            PlanKind::FunctionScan { input, args, .. } => {
+                exprs.extend(args.$iter());
+                inputs.push(input.$deref());
+            }
             PlanKind::Insert {
                 source,
                 on_conflict,

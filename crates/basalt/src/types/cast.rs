@@ -16,7 +16,7 @@ use super::datetime::{
 };
 use super::interval::parse::parse_interval;
 use super::uuid::parse_uuid;
-use super::{DataType, TypeError, Value};
+use super::{DataType, TypeError, Value, json};
 
 /// Converts `value` to type `to` (an explicit cast).
 ///
@@ -27,6 +27,9 @@ use super::{DataType, TypeError, Value};
 /// timestamp (midnight; the date containing the instant); text → interval and uuid in
 /// their input forms ([`super::interval::parse`], [`super::uuid`]). Anything else is
 /// [`TypeError::CannotCoerce`].
+/// timestamp (midnight; the date containing the instant); text → json (validated) and
+/// jsonb (normalized); json ↔ jsonb; jsonb → integer, real, boolean (of a jsonb number or
+/// boolean). Anything else is [`TypeError::CannotCoerce`].
 pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
     let cannot = || TypeError::CannotCoerce {
         from: value.data_type(),
@@ -39,6 +42,13 @@ pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
 
         (Value::Text(s), t) => return parse_text(s, t),
         (v, DataType::Text) => Value::Text(v.to_string()),
+
+        (Value::Json(s), DataType::Jsonb) => Value::Jsonb(json::normalize_jsonb(s)?),
+        // jsonb text is valid json text.
+        (Value::Jsonb(s), DataType::Json) => Value::Json(s.clone()),
+        (Value::Jsonb(s), DataType::Integer | DataType::Real | DataType::Boolean) => {
+            return jsonb_scalar(s, to);
+        }
 
         (Value::Integer(i), DataType::Real) => Value::Real(*i as f64),
         (Value::Real(r), DataType::Integer) => Value::Integer(real_to_integer(*r)?),
@@ -73,13 +83,15 @@ pub fn implicit_cast(from: DataType, to: DataType) -> bool {
 
 /// Whether the binder may convert `from` to `to` when storing into a column of type `to`
 /// (PostgreSQL's assignment casts): the implicit casts, plus real → integer (rounding),
-/// timestamp → date, and anything → text.
+/// timestamp → date, json ↔ jsonb, and anything → text.
 pub fn assignment_cast(from: DataType, to: DataType) -> bool {
     implicit_cast(from, to)
         || matches!(
             (from, to),
             (DataType::Real, DataType::Integer)
                 | (DataType::Timestamp, DataType::Date)
+                | (DataType::Json, DataType::Jsonb)
+                | (DataType::Jsonb, DataType::Json)
                 | (_, DataType::Text)
         )
 }
@@ -150,7 +162,37 @@ fn parse_text(text: &str, to: DataType) -> Result<Value, TypeError> {
         DataType::Timestamp => Value::Timestamp(parse_timestamp(text)?),
         DataType::Interval => Value::Interval(parse_interval(text)?),
         DataType::Uuid => Value::Uuid(parse_uuid(text)?),
+        DataType::Json => {
+            json::validate_json(text)?;
+            Value::Json(text.to_owned())
+        }
+        DataType::Jsonb => Value::Jsonb(json::normalize_jsonb(text)?),
     })
+}
+
+/// jsonb → integer, real or boolean, as PostgreSQL's casts: only a jsonb number (or, for
+/// boolean, a jsonb boolean) converts; anything else is 22023 naming what it was.
+fn jsonb_scalar(text: &str, to: DataType) -> Result<Value, TypeError> {
+    let kind = json::type_name(text);
+    let wanted = if to == DataType::Boolean {
+        "boolean"
+    } else {
+        "number"
+    };
+    if kind != wanted {
+        return Err(TypeError::InvalidArgument(format!(
+            "cannot cast jsonb {kind} to type {to}"
+        )));
+    }
+    match to {
+        DataType::Boolean => Ok(Value::Boolean(text.trim() == "true")),
+        // Whole numbers convert exactly; others round as numeric → bigint does.
+        DataType::Integer => match parse_integer(text) {
+            Ok(integer) => Ok(Value::Integer(integer)),
+            Err(_) => Ok(Value::Integer(real_to_integer(parse_real(text)?)?)),
+        },
+        _ => Ok(Value::Real(parse_real(text)?)),
+    }
 }
 
 /// Decimal integer text with optional sign and surrounding whitespace.

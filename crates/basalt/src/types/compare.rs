@@ -15,11 +15,14 @@
 //! standing for its midnight; intervals compare by their span with a month as 30 days and a
 //! day as 24 hours (so `'1 mon' = '30 days'`, see [`super::Interval::span`]); UUIDs compare
 //! bytewise.
+//! standing for its midnight; jsonb values compare as `json::order` defines (semantically:
+//! `1.0` equals `1`); json values do not compare at all.
 
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 
 use super::datetime::MICROS_PER_DAY;
+use super::json;
 use super::{TypeError, Value};
 
 /// SQL comparison: `Ok(None)` when either side is NULL, the ordering otherwise, and
@@ -46,6 +49,9 @@ pub fn sort_cmp(a: &Value, b: &Value) -> Ordering {
         (Value::Null, Value::Null) => Ordering::Equal,
         (Value::Null, _) => Ordering::Less,
         (_, Value::Null) => Ordering::Greater,
+        // json has no SQL order; its text keeps this order total and consistent with
+        // `hash_value` for whatever internal path sorts it.
+        (Value::Json(x), Value::Json(y)) => x.as_bytes().cmp(y.as_bytes()),
         _ => compare_non_null(a, b).unwrap_or_else(|| type_rank(a).cmp(&type_rank(b))),
     }
 }
@@ -101,6 +107,17 @@ pub fn hash_value<H: Hasher + ?Sized>(value: &Value, state: &mut H) {
         Value::Uuid(bytes) => {
             state.write_u8(9);
             state.write(bytes);
+        }
+        Value::Json(text) => {
+            state.write_u8(10);
+            hash_bytes(text.as_bytes(), state);
+        }
+        Value::Jsonb(text) => {
+            // Equal jsonb values may be spelled differently (`1.0`, `1`): hash the sort key.
+            let mut key = Vec::new();
+            json::sort_key(text, &mut key);
+            state.write_u8(11);
+            hash_bytes(&key, state);
         }
     }
 }
@@ -160,6 +177,8 @@ fn compare_non_null(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Timestamp(t), Value::Date(d)) => i128::from(*t).cmp(&date_micros(*d)),
         (Value::Interval(x), Value::Interval(y)) => x.span().cmp(&y.span()),
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
+        (Value::Jsonb(x), Value::Jsonb(y)) => json::compare(x, y),
+        // json has no comparison operators (PostgreSQL's json has none either).
         _ => return None,
     })
 }
@@ -218,6 +237,8 @@ fn type_rank(value: &Value) -> u8 {
         Value::Date(_) | Value::Timestamp(_) => 5,
         Value::Interval(_) => 6,
         Value::Uuid(_) => 7,
+        Value::Json(_) => 6,
+        Value::Jsonb(_) => 7,
     }
 }
 

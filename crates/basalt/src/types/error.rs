@@ -35,6 +35,15 @@ pub enum TypeError {
         /// The offending input.
         text: String,
     },
+    /// Text that is not one well-formed JSON value (22P02); the message names the position.
+    #[error("invalid input syntax for type json: {0}")]
+    InvalidJson(String),
+    /// A `text[]` literal (a JSON path for `#>`) that is not `{elem,elem,...}` (22P02).
+    #[error("malformed array literal: \"{0}\"")]
+    MalformedArrayLiteral(String),
+    /// A character the target cannot hold, such as `\u0000` in jsonb or text (22P05).
+    #[error("{0}")]
+    UntranslatableCharacter(&'static str),
     /// Text that is not a date or timestamp in any accepted format (22007).
     #[error("invalid input syntax for type {type_name}: \"{text}\"")]
     InvalidDatetimeFormat {
@@ -141,7 +150,10 @@ impl TypeError {
         match self {
             TypeError::NumericOutOfRange { .. } | TypeError::ValueOutOfRange { .. } => "22003",
             TypeError::DivisionByZero => "22012",
-            TypeError::InvalidTextRepresentation { .. } => "22P02",
+            TypeError::InvalidTextRepresentation { .. }
+            | TypeError::InvalidJson(_)
+            | TypeError::MalformedArrayLiteral(_) => "22P02",
+            TypeError::UntranslatableCharacter(_) => "22P05",
             TypeError::InvalidDatetimeFormat { .. } => "22007",
             TypeError::DatetimeFieldOverflow { .. }
             | TypeError::IntervalFieldOverflow { .. }

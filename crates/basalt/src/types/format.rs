@@ -13,6 +13,7 @@
 //! * dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]` (see [`super::datetime`]);
 //! * intervals in PostgreSQL's `postgres` style, `1 year 2 mons 3 days 04:05:06.5` (see
 //!   [`super::interval`]); UUIDs in lower-case `8-4-4-4-12` hex (see [`super::uuid`]);
+//! * json as its text, jsonb as its normalized text (see [`super::json`]);
 //! * NULL as the empty string (callers that must distinguish NULL check for it first).
 
 use std::fmt::{self, Write as _};
@@ -40,6 +41,7 @@ impl fmt::Display for Value {
             Value::Timestamp(micros) => f.write_str(&format_timestamp(*micros)),
             Value::Interval(interval) => write!(f, "{interval}"),
             Value::Uuid(uuid) => f.write_str(&format_uuid(uuid)),
+            Value::Json(text) | Value::Jsonb(text) => f.write_str(text),
         }
     }
 }

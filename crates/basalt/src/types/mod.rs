@@ -10,6 +10,7 @@
 //! Physical storage (see `storage::btree::ColumnKind`): INTEGER, REAL, DATE and TIMESTAMP
 //! are 8 fixed bytes, BOOLEAN is 1, TEXT and BLOB are variable-length, and INTERVAL and UUID
 //! are variable-length cells of exactly 16 bytes.
+//! are 8 fixed bytes, BOOLEAN is 1, TEXT, BLOB, JSON and JSONB are variable-length.
 //!
 //! Choices (documented in docs/sql.md):
 //! * All integer types (SMALLINT, INT, INTEGER, BIGINT) are 64-bit; the declared name is kept
@@ -29,6 +30,7 @@
 //! * [`datetime`]: calendar math, date/time parsing and formatting;
 //! * [`interval`]: INTERVAL values, their arithmetic, text forms and `age`;
 //! * [`uuid`](mod@uuid): UUID text forms and random generation;
+//! * [`json`]: JSON validation, jsonb normalization, ordering, containment and paths;
 //! * `format`: `Display for Value` in PostgreSQL's text output form.
 //!
 //! None of it panics, whatever the input: failures are [`TypeError`]s carrying PostgreSQL's
@@ -42,6 +44,7 @@ mod error;
 mod format;
 pub mod functions;
 pub mod interval;
+pub mod json;
 pub mod pattern;
 pub mod uuid;
 mod value;

@@ -27,6 +27,10 @@ pub enum DataType {
     Interval,
     /// `UUID`: 16 bytes (see [`crate::types::uuid`]).
     Uuid,
+    /// `JSON`: validated JSON text, kept exactly as written.
+    Json,
+    /// `JSONB`: JSON in normalized form (keys sorted and unique, canonical whitespace).
+    Jsonb,
 }
 
 impl DataType {
@@ -43,6 +47,8 @@ impl DataType {
             DataType::Timestamp => "timestamp",
             DataType::Interval => "interval",
             DataType::Uuid => "uuid",
+            DataType::Json => "json",
+            DataType::Jsonb => "jsonb",
         }
     }
 
@@ -81,6 +87,10 @@ pub enum Value {
     Interval(Interval),
     /// A UUID's 16 bytes.
     Uuid([u8; 16]),
+    /// JSON text, validated (see `types::json`); kept exactly as the input spelled it.
+    Json(String),
+    /// JSON text in jsonb's normalized form (see `types::json`).
+    Jsonb(String),
 }
 
 impl Value {
@@ -97,6 +107,8 @@ impl Value {
             Value::Timestamp(_) => DataType::Timestamp,
             Value::Interval(_) => DataType::Interval,
             Value::Uuid(_) => DataType::Uuid,
+            Value::Json(_) => DataType::Json,
+            Value::Jsonb(_) => DataType::Jsonb,
         }
     }
 

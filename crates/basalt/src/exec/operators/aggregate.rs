@@ -19,6 +19,7 @@ use crate::storage::keys::KeyOrder;
 use crate::types::{DataType, Interval, Value};
 
 use super::Operator;
+use super::json_aggregate;
 use super::sort::Emitter;
 
 /// The running state of one aggregate for one group (or, for the window operator, one
@@ -50,6 +51,17 @@ pub(super) enum Accumulator {
         value: Option<bool>,
         and: bool,
     },
+    /// json_agg / jsonb_agg: the elements so far, each already JSON text (for jsonb,
+    /// normalized), so that finishing cannot fail.
+    JsonArray {
+        elements: Option<String>,
+        binary: bool,
+    },
+    /// json_object_agg: the object text so far (PostgreSQL's `{ "k" : v, ... }` spacing).
+    JsonObject(Option<String>),
+    /// jsonb_object_agg: the pairs so far (key, normalized value), deduplicated and sorted
+    /// when finished.
+    JsonbObject(Vec<(String, String)>),
 }
 
 impl Accumulator {
@@ -89,6 +101,12 @@ impl Accumulator {
                 value: None,
                 and: false,
             },
+            AggregateFunction::JsonAgg | AggregateFunction::JsonbAgg => Accumulator::JsonArray {
+                elements: None,
+                binary: call.function == AggregateFunction::JsonbAgg,
+            },
+            AggregateFunction::JsonObjectAgg => Accumulator::JsonObject(None),
+            AggregateFunction::JsonbObjectAgg => Accumulator::JsonbObject(Vec::new()),
         }
     }
 
@@ -102,6 +120,9 @@ impl Accumulator {
             }
             return Ok(0);
         };
+        if let Some(grown) = self.update_json(args, row)? {
+            return Ok(grown);
+        }
         if first.is_null(row) {
             return Ok(0);
         }
@@ -194,6 +215,10 @@ impl Accumulator {
                     Some(current) => *current || item,
                 });
             }
+            // Handled by `update_json` above.
+            Accumulator::JsonArray { .. }
+            | Accumulator::JsonObject(_)
+            | Accumulator::JsonbObject(_) => {}
         }
         Ok(grown)
     }
@@ -225,6 +250,21 @@ impl Accumulator {
                 .map_or(Value::Null, |(_, value)| value.clone()),
             Accumulator::StringAgg(text) => text.clone().map_or(Value::Null, Value::Text),
             Accumulator::Bool { value, .. } => value.map_or(Value::Null, Value::Boolean),
+            Accumulator::JsonArray { elements, binary } => match elements {
+                None => Value::Null,
+                Some(elements) if *binary => Value::Jsonb(format!("[{elements}]")),
+                Some(elements) => Value::Json(format!("[{elements}]")),
+            },
+            Accumulator::JsonObject(text) => text
+                .as_ref()
+                .map_or(Value::Null, |text| Value::Json(format!("{text} }}"))),
+            Accumulator::JsonbObject(pairs) => {
+                if pairs.is_empty() {
+                    Value::Null
+                } else {
+                    Value::Jsonb(json_aggregate::jsonb_object(pairs))
+                }
+            }
         })
     }
 }

@@ -7,8 +7,10 @@
 mod aggregate;
 mod basic;
 pub mod external_sort;
+mod function_scan;
 mod hash_join;
 mod join;
+mod json_aggregate;
 mod recursive;
 mod scan;
 mod series;
@@ -226,6 +228,16 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             stop.clone(),
             step.clone(),
         )),
+        PlanKind::FunctionScan {
+            input,
+            function,
+            args,
+        } => Box::new(function_scan::FunctionScan::new(
+            build(input, ctx)?,
+            function,
+            args.clone(),
+            node.schema.iter().map(|column| column.data_type).collect(),
+        )?),
         PlanKind::Insert { .. } | PlanKind::Update { .. } | PlanKind::Delete { .. } => {
             return Err(ExecError::internal(
                 "a modification cannot be nested inside a query",

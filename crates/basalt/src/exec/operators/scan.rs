@@ -337,6 +337,9 @@ pub fn key_value(value: &Value) -> KeyValue<'_> {
         Value::Real(v) => KeyValue::Real(*v),
         Value::Text(v) => KeyValue::Text(v),
         Value::Blob(v) => KeyValue::Blob(v),
+        // JSON columns cannot be indexed (CREATE INDEX refuses them); their text is the
+        // nearest key should one ever get here.
+        Value::Json(v) | Value::Jsonb(v) => KeyValue::Text(v),
         Value::Date(v) => KeyValue::Integer(i64::from(*v)),
         Value::Timestamp(v) => KeyValue::Integer(*v),
         Value::Interval(v) => KeyValue::Integer128(v.span()),

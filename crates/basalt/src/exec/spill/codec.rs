@@ -2,7 +2,7 @@
 //!
 //! A row is a null bitmap (one bit per column), then each non-NULL value: booleans in one
 //! byte, dates in four, other fixed-width values in eight (little-endian), intervals and
-//! UUIDs in their 16 stored bytes, text and blobs as a varint length and their bytes. The types are not stored: writer and reader share a
+//! UUIDs in their 16 stored bytes, text, blobs and JSON text as a varint length and their bytes. The types are not stored: writer and reader share a
 //! [`RowCodec`] built from the operator's column types. Decoding goes through the table
 //! leaves' notion of a cell (`storage::btree::Value`: fixed bits or bytes) and
 //! `Vector::push_stored`, so it pushes straight into column vectors without a `Value` per
@@ -143,7 +143,10 @@ fn encode_cell(data_type: DataType, column: &Vector, row: usize, out: &mut Vec<u
         (DataType::Date, VectorData::Date(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
         }
-        (DataType::Text, VectorData::Text(values)) | (DataType::Blob, VectorData::Blob(values)) => {
+        (DataType::Text, VectorData::Text(values))
+        | (DataType::Blob, VectorData::Blob(values))
+        | (DataType::Json, VectorData::Json(values))
+        | (DataType::Jsonb, VectorData::Jsonb(values)) => {
             let bytes = values.get(row);
             write_varint(bytes.len() as u64, out);
             out.extend_from_slice(bytes);
@@ -169,7 +172,9 @@ fn encode_cell(data_type: DataType, column: &Vector, row: usize, out: &mut Vec<u
             (DataType::Real, Value::Real(v)) => out.extend_from_slice(&v.to_le_bytes()),
             (DataType::Real, Value::Integer(v)) => out.extend_from_slice(&(v as f64).to_le_bytes()),
             (DataType::Date, Value::Date(v)) => out.extend_from_slice(&v.to_le_bytes()),
-            (DataType::Text, Value::Text(v)) => {
+            (DataType::Text, Value::Text(v))
+            | (DataType::Json, Value::Json(v))
+            | (DataType::Jsonb, Value::Jsonb(v)) => {
                 write_varint(v.len() as u64, out);
                 out.extend_from_slice(v.as_bytes());
             }
@@ -209,7 +214,7 @@ fn decode_cell<'a>(
         DataType::Interval | DataType::Uuid => {
             Cell::Bytes(Cow::Borrowed(take(bytes, position, 16)?))
         }
-        DataType::Text | DataType::Blob => {
+        DataType::Text | DataType::Blob | DataType::Json | DataType::Jsonb => {
             let (length, used) = read_varint(bytes.get(*position..).unwrap_or(&[]))
                 .ok_or_else(|| corrupt("bad value length"))?;
             *position += used;

@@ -462,6 +462,8 @@ mod tests {
             DataType::Null,
             DataType::Interval,
             DataType::Uuid,
+            DataType::Json,
+            DataType::Jsonb,
         ];
         let mut batch = Batch::with_types(&types, 4);
         let big = vec![0xA5u8; 300 << 10];
@@ -476,6 +478,8 @@ mod tests {
             Value::Null,
             Value::Interval(crate::types::Interval::new(-14, 3, i64::MIN)),
             Value::Uuid([0xAB; 16]),
+            Value::Json(" [1,2] ".into()),
+            Value::Jsonb("{\"a\": 1}".into()),
         ]);
         batch.push_row(&vec![Value::Null; types.len()]);
         batch.push_row(&[
@@ -489,6 +493,8 @@ mod tests {
             Value::Null,
             Value::Interval(crate::types::Interval::ZERO),
             Value::Uuid([0; 16]),
+            Value::Json("null".into()),
+            Value::Jsonb("[]".into()),
         ]);
         let mut partitions = Partitions::new(&types, 0, 1 << 20);
         for _ in 0..3 {

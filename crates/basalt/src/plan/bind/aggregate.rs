@@ -41,7 +41,8 @@ pub(super) fn is_aggregate(name: &str, arg_count: usize) -> bool {
     match name {
         "min" | "max" => arg_count <= 1,
         "count" | "sum" | "total" | "avg" | "string_agg" | "group_concat" | "bool_and"
-        | "bool_or" | "every" => true,
+        | "bool_or" | "every" | "json_agg" | "jsonb_agg" | "json_object_agg"
+        | "jsonb_object_agg" => true,
         _ => false,
     }
 }
@@ -206,6 +207,20 @@ impl Binder<'_> {
                     AggregateFunction::BoolAnd
                 };
                 (function, DataType::Boolean)
+            }
+            ("json_agg" | "jsonb_agg", 1) | ("json_object_agg" | "jsonb_object_agg", 2) => {
+                // Any type converts to JSON; an untyped literal is text, as in PostgreSQL.
+                let mut converted = Vec::with_capacity(args.len());
+                for (arg, ast) in args.into_iter().zip(&asts) {
+                    converted.push(self.type_if_untyped(arg, ast, DataType::Text)?);
+                }
+                args = converted;
+                match name {
+                    "json_agg" => (AggregateFunction::JsonAgg, DataType::Json),
+                    "jsonb_agg" => (AggregateFunction::JsonbAgg, DataType::Jsonb),
+                    "json_object_agg" => (AggregateFunction::JsonObjectAgg, DataType::Json),
+                    _ => (AggregateFunction::JsonbObjectAgg, DataType::Jsonb),
+                }
             }
             _ => return Err(wrong_arity()),
         };

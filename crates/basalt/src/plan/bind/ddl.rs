@@ -256,6 +256,18 @@ impl Binder<'_> {
             self.bind_table_constraint(constraint, &columns, &mut constraints)?;
         }
         check_column_count(columns.len())?;
+        let keys = constraints
+            .primary_key
+            .iter()
+            .map(|(key, _)| key)
+            .chain(&constraints.unique);
+        for key in keys {
+            for &position in key {
+                if let Some(column) = columns.get(position) {
+                    refuse_json_key(column.data_type)?;
+                }
+            }
+        }
         // CHECK constraints must make sense over the new table's row now, not at first insert.
         let draft = TableDef {
             name: name.clone(),
@@ -624,9 +636,10 @@ impl Binder<'_> {
                 return Err(BindError::unsupported("expressions in indexes"));
             };
             let column_name = ident_name(ident);
-            let (position, _) = table.column(&column_name).ok_or_else(|| {
+            let (position, column_def) = table.column(&column_name).ok_or_else(|| {
                 BindError::new("42703", format!("column \"{column_name}\" does not exist"))
             })?;
+            refuse_json_key(column_def.data_type)?;
             let descending = match &column.column.options.sort {
                 None | Some(ast::OrderBySort::Asc) => false,
                 Some(ast::OrderBySort::Desc) => true,
@@ -939,6 +952,17 @@ fn check_column_count(slots: usize) -> Result<(), BindError> {
             "54011",
             format!("tables can have at most {MAX_TABLE_COLUMNS} columns"),
         ));
+    }
+    Ok(())
+}
+
+/// Index keys (CREATE INDEX, PRIMARY KEY, UNIQUE) of json or jsonb columns are not
+/// supported: the storage key encoding has no JSON form (0A000).
+fn refuse_json_key(data_type: DataType) -> Result<(), BindError> {
+    if matches!(data_type, DataType::Json | DataType::Jsonb) {
+        return Err(BindError::unsupported(format!(
+            "an index key on a {data_type} column"
+        )));
     }
     Ok(())
 }

@@ -453,7 +453,15 @@ impl Binder<'_> {
         let right_bound = self.bind_expr(right, scope)?;
         let (left_bound, right_bound) =
             self.collate_comparison((left_bound, left), (right_bound, right))?;
-        self.unify_pair(left_bound, left, right_bound, right, operator)
+        let (left_bound, right_bound) =
+            self.unify_pair(left_bound, left, right_bound, right, operator)?;
+        // PostgreSQL's json has no comparison operators at all (jsonb has them).
+        if left_bound.data_type() == DataType::Json {
+            return Err(BindError::undefined_function(format!(
+                "operator does not exist: json {operator} json"
+            )));
+        }
+        Ok((left_bound, right_bound))
     }
 
     /// Converts two bound operands to their common type (untyped ones take the other's).
@@ -527,6 +535,9 @@ impl Binder<'_> {
         scope: &Scope,
     ) -> Result<Expr, BindError> {
         use ast::BinaryOperator as B;
+        if let Some(json_operator) = super::json::JsonOperator::of(op) {
+            return self.bind_json_operator(left, json_operator, right, scope);
+        }
         let op = match op {
             B::Plus => BinaryOp::Add,
             B::Minus => BinaryOp::Subtract,

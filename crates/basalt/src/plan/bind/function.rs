@@ -235,13 +235,23 @@ impl Binder<'_> {
             }
             _ => {
                 let mut args = Vec::with_capacity(bound.len());
-                for (bound, ast) in bound.into_iter().zip(asts) {
-                    // An untyped argument with nothing else to go on is text (NULL stays unknown).
-                    let target = match &bound {
-                        Expr::Literal {
-                            value: Value::Text(_),
-                            ..
-                        } => DataType::Text,
+                for (position, (bound, ast)) in bound.into_iter().zip(asts).enumerate() {
+                    // An untyped argument takes the JSON type of a JSON function's document
+                    // parameter; otherwise, with nothing else to go on, it is text (NULL
+                    // stays unknown).
+                    let target = match (
+                        crate::types::functions::json_untyped_argument_type(&name, position),
+                        &bound,
+                    ) {
+                        (Some(json_type), _) if super::expr::is_untyped(ast) => json_type,
+                        (Some(_), _) => DataType::Null,
+                        (
+                            None,
+                            Expr::Literal {
+                                value: Value::Text(_),
+                                ..
+                            },
+                        ) => DataType::Text,
                         _ => DataType::Null,
                     };
                     args.push(self.resolve_untyped(bound, ast, target)?);

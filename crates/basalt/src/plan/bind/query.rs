@@ -264,6 +264,7 @@ impl Binder<'_> {
                     }
                     expr => self.bind_expr(expr, &scope)?,
                 };
+                super::json::require_ordering(expr.data_type())?;
                 let order = order_key(0, &key.options)?;
                 keys.push(SortKey {
                     expr,

@@ -125,6 +125,19 @@ impl Binder<'_> {
 
         let visible = outputs.len();
         let keys = self.bind_order_keys(order_by, &mut outputs, &scope, distinct)?;
+        for key in &keys {
+            if let Some(output) = outputs.get(key.column) {
+                super::json::require_ordering(output.expr.data_type())?;
+            }
+        }
+        for key in &group_by {
+            super::json::require_equality(key.data_type())?;
+        }
+        if distinct {
+            for output in outputs.iter().take(visible) {
+                super::json::require_equality(output.expr.data_type())?;
+            }
+        }
 
         let aggregates = match std::mem::replace(
             &mut self.aggregates,

@@ -1,5 +1,6 @@
-//! Table functions in FROM: `generate_series(start, stop[, step])` over integers, and
-//! `generate_series(start, stop, step interval)` over timestamps.
+//! Table functions in FROM: `generate_series(start, stop[, step])` over integers and
+//! `generate_series(start, stop, step interval)` over timestamps, and the registry's
+//! set-returning functions (`json_each` ...; bound in `set_returning.rs`).
 //!
 //! A table function is a FROM item whose rows a function computes. Its arguments may read
 //! outer queries' columns and parameters, and — LATERAL, implicit for functions as in
@@ -52,11 +53,6 @@ impl Binder<'_> {
         lateral: Option<&Scope>,
     ) -> Result<TableFunction, BindError> {
         let function = object_name(name)?.to_lowercase();
-        if function != "generate_series" {
-            return Err(BindError::undefined_function(format!(
-                "function {function} does not exist as a table function"
-            )));
-        }
         if with_ordinality {
             return Err(BindError::unsupported("WITH ORDINALITY"));
         }
@@ -72,6 +68,15 @@ impl Binder<'_> {
                     )));
                 }
             }
+        }
+        if function != "generate_series" {
+            return self
+                .bind_set_returning_function(&function, &expressions, alias, lateral)?
+                .ok_or_else(|| {
+                    BindError::undefined_function(format!(
+                        "function {function} does not exist as a table function"
+                    ))
+                });
         }
         // Arguments that read no input column are as valid over one empty row as over the
         // lateral items' rows (a subquery among them sees one level out either way).
@@ -193,7 +198,7 @@ impl Binder<'_> {
 
 /// Whether `expr` reads a column of the row `depth` levels out from where it is evaluated
 /// (0: its input row; inside a subquery's plan, one more).
-fn reads_level(expr: &Expr, depth: usize) -> bool {
+pub(super) fn reads_level(expr: &Expr, depth: usize) -> bool {
     let mut found = false;
     expr.visit(&mut |inner| match inner {
         Expr::Column { .. } if depth == 0 => found = true,
@@ -296,7 +301,9 @@ impl Binder<'_> {
             }
         }
         let mut kind = function.plan.kind;
-        if let PlanKind::GenerateSeries { input, .. } = &mut kind {
+        if let PlanKind::GenerateSeries { input, .. } | PlanKind::FunctionScan { input, .. } =
+            &mut kind
+        {
             **input = left_plan;
         }
         let left_width = left_scope.columns.len();

@@ -227,6 +227,8 @@ fn sql_type(data_type: DataType) -> Option<ast::DataType> {
             precision: None,
         },
         DataType::Uuid => ast::DataType::Uuid,
+        DataType::Json => ast::DataType::JSON,
+        DataType::Jsonb => ast::DataType::JSONB,
     })
 }
 

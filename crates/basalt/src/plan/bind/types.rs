@@ -46,7 +46,12 @@ pub(super) fn castable(from: DataType, to: DataType) -> bool {
         || (from.is_numeric() || from == Boolean) && (to.is_numeric() || to == Boolean)
         || matches!(
             (from, to),
-            (Date, Timestamp) | (Timestamp, Date) | (Text, Blob)
+            (Date, Timestamp)
+                | (Timestamp, Date)
+                | (Text, Blob)
+                | (Json, Jsonb)
+                | (Jsonb, Json)
+                | (Jsonb, Integer | Real | Boolean)
         )
 }
 
@@ -173,6 +178,8 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<(DataType, Option<u3
             )));
         }
         T::Uuid => (DataType::Uuid, None),
+        T::JSON => (DataType::Json, None),
+        T::JSONB => (DataType::Jsonb, None),
         T::Custom(name, _) => (affinity_type(&name.to_string())?, None),
         other => return Err(BindError::unsupported(format!("type {other}"))),
     })

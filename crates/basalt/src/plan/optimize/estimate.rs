@@ -177,6 +177,8 @@ impl Estimator<'_> {
                 stop,
                 step,
             } => self.rows(input) * series_rows(start, stop, step.as_ref()).unwrap_or(1000.0),
+            // A JSON document's members: a guess, as PostgreSQL's default of 100 rows.
+            PlanKind::FunctionScan { input, .. } => self.rows(input) * 100.0,
         };
         rows.max(1.0)
     }

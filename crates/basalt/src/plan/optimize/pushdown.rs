@@ -67,6 +67,30 @@ pub fn push_down(node: PlanNode, predicates: Vec<Expr>) -> PlanNode {
             kind,
             condition,
         } => push_into_join(*left, *right, kind, condition, predicates, schema),
+        // Conjuncts over the input's columns alone (they come first, at the same positions)
+        // filter the rows the function is called for, as PostgreSQL pushes them below a
+        // LATERAL function: fewer calls, and no call on rows the query excludes.
+        PlanKind::FunctionScan {
+            input,
+            function,
+            args,
+        } => {
+            let width = input.schema.len();
+            let (below, above): (Vec<Expr>, Vec<Expr>) =
+                predicates.into_iter().partition(|predicate| {
+                    is_movable(predicate)
+                        && columns_of(predicate).iter().all(|&index| index < width)
+                });
+            let node = PlanNode {
+                kind: PlanKind::FunctionScan {
+                    input: Box::new(push_down(*input, below)),
+                    function,
+                    args,
+                },
+                schema,
+            };
+            with_filter(node, above)
+        }
         other => {
             let node = PlanNode {
                 kind: push_into_children(other),

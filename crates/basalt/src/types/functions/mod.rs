@@ -57,12 +57,16 @@ mod datetime;
 mod datetime_format;
 mod format;
 mod interval;
+mod json;
 mod math;
 mod misc;
 mod regex;
+pub mod set_returning;
 mod string;
 
 use super::{DataType, TypeError, Value};
+
+pub use json::untyped_argument_type as json_untyped_argument_type;
 
 /// One scalar function.
 #[derive(Debug)]
@@ -97,6 +101,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         format::FUNCTIONS,
         datetime_format::FUNCTIONS,
         interval::FUNCTIONS,
+        json::FUNCTIONS,
     ]
     .into_iter()
     .flatten()
@@ -115,6 +120,8 @@ enum Param {
     Temporal,
     /// Interval.
     Interval,
+    Json,
+    Jsonb,
 }
 
 impl Param {
@@ -129,6 +136,8 @@ impl Param {
                 Param::Bytes => matches!(t, T::Text | T::Blob),
                 Param::Temporal => matches!(t, T::Date | T::Timestamp),
                 Param::Interval => t == T::Interval,
+                Param::Json => t == T::Json,
+                Param::Jsonb => t == T::Jsonb,
             }
     }
 }

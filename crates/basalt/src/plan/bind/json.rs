@@ -1,0 +1,177 @@
+//! JSON operators and the type rules around json and jsonb.
+//!
+//! The operators bind to the registry functions PostgreSQL implements them with, chosen by
+//! the left operand's type and, for `->`/`->>`, the right one's:
+//!
+//! | operator            | json / jsonb function                                        |
+//! |---------------------|--------------------------------------------------------------|
+//! | `doc -> 'key'`      | `json_object_field` / `jsonb_object_field`                   |
+//! | `doc -> 2`          | `json_array_element` / `jsonb_array_element`                 |
+//! | `->>`               | the `_text` variants of the two above                        |
+//! | `doc #> '{a,0}'`    | `json_extract_path_op` / `jsonb_extract_path_op`             |
+//! | `#>>`               | `json_extract_path_text_op` / `jsonb_extract_path_text_op`   |
+//! | `a @> b`, `a <@ b`  | `jsonb_contains`, `jsonb_contained` (jsonb only)             |
+//!
+//! The path of `#>` is PostgreSQL's `text[]`; Basalt has no array type, so it is a text
+//! value in array-literal syntax, parsed when the operator runs. As in PostgreSQL, the
+//! document operand must be json or jsonb (anything else, an untyped literal included, is
+//! 42883 or, for a literal, 42725 "operator is not unique"); an untyped key is text; an
+//! untyped operand of `@>` / `<@` is jsonb. PostgreSQL's `?` key-exists operators are not
+//! available because Basalt lexes `?` as a placeholder; `jsonb_exists(doc, key)` is.
+//!
+//! json itself has no equality or ordering in PostgreSQL, so comparing, sorting, grouping
+//! or DISTINCT on json is 42883 ([`require_equality`], [`require_ordering`]); jsonb has
+//! both.
+
+use sqlparser::ast;
+
+use crate::plan::expr::Expr;
+use crate::types::DataType;
+
+use super::Binder;
+use super::error::BindError;
+use super::expr::is_untyped;
+use super::scope::Scope;
+
+/// The JSON operators sqlparser parses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum JsonOperator {
+    /// `->`
+    Get,
+    /// `->>`
+    GetText,
+    /// `#>`
+    GetPath,
+    /// `#>>`
+    GetPathText,
+    /// `@>`
+    Contains,
+    /// `<@`
+    ContainedBy,
+}
+
+impl JsonOperator {
+    /// The JSON operator `op` is, if any.
+    pub(super) fn of(op: &ast::BinaryOperator) -> Option<JsonOperator> {
+        use ast::BinaryOperator as B;
+        Some(match op {
+            B::Arrow => JsonOperator::Get,
+            B::LongArrow => JsonOperator::GetText,
+            B::HashArrow => JsonOperator::GetPath,
+            B::HashLongArrow => JsonOperator::GetPathText,
+            B::AtArrow => JsonOperator::Contains,
+            B::ArrowAt => JsonOperator::ContainedBy,
+            _ => return None,
+        })
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            JsonOperator::Get => "->",
+            JsonOperator::GetText => "->>",
+            JsonOperator::GetPath => "#>",
+            JsonOperator::GetPathText => "#>>",
+            JsonOperator::Contains => "@>",
+            JsonOperator::ContainedBy => "<@",
+        }
+    }
+}
+
+/// The name of an operand's type in an operator error (`unknown` for an untyped literal).
+fn operand_type_name(bound: &Expr, ast: &ast::Expr) -> &'static str {
+    if is_untyped(ast) {
+        "unknown"
+    } else {
+        bound.data_type().name()
+    }
+}
+
+impl Binder<'_> {
+    /// Binds `left op right` for a JSON operator.
+    pub(super) fn bind_json_operator(
+        &mut self,
+        left: &ast::Expr,
+        op: JsonOperator,
+        right: &ast::Expr,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let left_bound = self.bind_expr(left, scope)?;
+        let right_bound = self.bind_expr(right, scope)?;
+        let undefined = |left_bound: &Expr, right_bound: &Expr| {
+            BindError::undefined_function(format!(
+                "operator does not exist: {} {} {}",
+                operand_type_name(left_bound, left),
+                op.symbol(),
+                operand_type_name(right_bound, right)
+            ))
+        };
+        if op == JsonOperator::Contains || op == JsonOperator::ContainedBy {
+            if is_untyped(left) && is_untyped(right) {
+                return Err(not_unique(op));
+            }
+            let mut args = Vec::with_capacity(2);
+            for (bound, ast) in [(left_bound.clone(), left), (right_bound.clone(), right)] {
+                let bound = self.type_if_untyped(bound, ast, DataType::Jsonb)?;
+                if !matches!(bound.data_type(), DataType::Jsonb | DataType::Null) {
+                    return Err(undefined(&left_bound, &right_bound));
+                }
+                args.push(bound);
+            }
+            let name = if op == JsonOperator::Contains {
+                "jsonb_contains"
+            } else {
+                "jsonb_contained"
+            };
+            return self.call_scalar(name, args);
+        }
+        if is_untyped(left) {
+            return Err(not_unique(op));
+        }
+        let family = match left_bound.data_type() {
+            DataType::Json => "json",
+            DataType::Jsonb => "jsonb",
+            _ => return Err(undefined(&left_bound, &right_bound)),
+        };
+        let right_bound = self.type_if_untyped(right_bound, right, DataType::Text)?;
+        let function = match (op, right_bound.data_type()) {
+            (JsonOperator::Get, DataType::Text) => "object_field",
+            (JsonOperator::GetText, DataType::Text) => "object_field_text",
+            (JsonOperator::Get, DataType::Integer) => "array_element",
+            (JsonOperator::GetText, DataType::Integer) => "array_element_text",
+            (JsonOperator::GetPath, DataType::Text) => "extract_path_op",
+            (JsonOperator::GetPathText, DataType::Text) => "extract_path_text_op",
+            _ => return Err(undefined(&left_bound, &right_bound)),
+        };
+        self.call_scalar(
+            &format!("{family}_{function}"),
+            vec![left_bound, right_bound],
+        )
+    }
+}
+
+fn not_unique(op: JsonOperator) -> BindError {
+    BindError::new(
+        "42725",
+        format!("operator is not unique: unknown {} unknown", op.symbol()),
+    )
+}
+
+/// 42883 unless values of `data_type` can be compared for equality (GROUP BY, DISTINCT).
+pub(super) fn require_equality(data_type: DataType) -> Result<(), BindError> {
+    if data_type == DataType::Json {
+        return Err(BindError::undefined_function(
+            "could not identify an equality operator for type json",
+        ));
+    }
+    Ok(())
+}
+
+/// 42883 unless values of `data_type` can be sorted.
+pub(super) fn require_ordering(data_type: DataType) -> Result<(), BindError> {
+    if data_type == DataType::Json {
+        return Err(BindError::undefined_function(
+            "could not identify an ordering operator for type json",
+        ));
+    }
+    Ok(())
+}
