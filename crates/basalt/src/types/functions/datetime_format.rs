@@ -1,4 +1,5 @@
-//! Date/time formatting templates: `to_char(timestamp|date, template)`, and the parsing side,
+//! Date/time formatting templates: `to_char(timestamp|date, template)` (numbers go to
+//! `number_format`), and the parsing side,
 //! `to_timestamp(text, template)`, `to_date(text, template)`; plus `to_timestamp(seconds)`.
 //!
 //! A template is PostgreSQL's: these patterns stand for fields, everything else is copied
@@ -42,8 +43,13 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("to_date", to_date_type, to_date),
 ];
 
+/// `to_char(timestamp|date, text)` here, `to_char(number, text)` in `number_format`.
 fn to_char_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(name, args, &[Param::Temporal, Param::Text], &[])?;
+    if args.first().is_some_and(|t| t.is_numeric()) {
+        check_args(name, args, &[Param::Number, Param::Text], &[])?;
+    } else {
+        check_args(name, args, &[Param::Temporal, Param::Text], &[])?;
+    }
     Ok(DataType::Text)
 }
 
@@ -318,6 +324,9 @@ fn to_char(args: &[Value]) -> Result<Value, TypeError> {
     let point = match args.first() {
         Some(Value::Date(days)) => DayTime::from_date(*days),
         Some(Value::Timestamp(micros)) => DayTime::from_timestamp(*micros),
+        Some(Value::Integer(_) | Value::Real(_)) => {
+            return super::number_format::to_char_number(args);
+        }
         _ => return Err(TypeError::undefined_function("to_char", args)),
     };
     let template = text_arg("to_char", args, 1)?;

@@ -60,6 +60,7 @@ mod interval;
 mod json;
 mod math;
 mod misc;
+mod number_format;
 mod regex;
 pub mod set_returning;
 mod string;
