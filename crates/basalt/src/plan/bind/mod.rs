@@ -20,6 +20,7 @@
 
 mod aggregate;
 mod collate;
+mod column;
 mod ddl;
 mod dml;
 mod error;

@@ -19,7 +19,7 @@ use crate::plan::ddl::DdlStatement;
 use crate::plan::expr::{Expr, SequenceOperation};
 use crate::types::{DataType, Value};
 
-use super::ddl::Constraints;
+use super::column::Constraints;
 use super::error::BindError;
 use super::expr::coerce;
 use super::types::assignable;
