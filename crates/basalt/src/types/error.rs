@@ -101,6 +101,9 @@ pub enum TypeError {
     /// A result larger than Basalt allows for one value (54000).
     #[error("{0}")]
     ProgramLimitExceeded(&'static str),
+    /// `RAISE(ABORT, message)` in a trigger program (P0001, PostgreSQL's raise_exception).
+    #[error("{0}")]
+    RaiseException(String),
     /// A request PostgreSQL defines but does not support either (0A000), e.g. the day of
     /// the week of an interval.
     #[error("{0}")]
@@ -169,6 +172,7 @@ impl TypeError {
             TypeError::ProgramLimitExceeded(_) => "54000",
             TypeError::DatatypeMismatch(_) => "42804",
             TypeError::FeatureNotSupported(_) => "0A000",
+            TypeError::RaiseException(_) => "P0001",
             TypeError::UndefinedFunction { .. }
             | TypeError::UndefinedOperator { .. }
             | TypeError::Incomparable { .. } => "42883",

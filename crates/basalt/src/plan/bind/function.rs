@@ -84,6 +84,45 @@ pub(super) fn arg_expr<'q>(
 }
 
 impl Binder<'_> {
+    /// SQLite's `RAISE(ABORT | FAIL | ROLLBACK, message)` in a trigger program: evaluating it
+    /// fails the statement with SQLSTATE P0001 (PostgreSQL's `raise_exception`) and the
+    /// message, undoing the statement's changes. FAIL and ROLLBACK are treated as ABORT (the
+    /// statement's earlier rows are undone too, and an explicit transaction stays open);
+    /// `RAISE(IGNORE)`, which skips the rest of the row's processing, is not supported.
+    fn bind_raise(&mut self, args: &[&ast::Expr], scope: &Scope) -> Result<Expr, BindError> {
+        if !self.in_trigger {
+            return Err(BindError::syntax(
+                "RAISE() may only be used within a trigger program",
+            ));
+        }
+        let action = match args.first() {
+            Some(ast::Expr::Identifier(word)) => word.value.to_ascii_uppercase(),
+            _ => String::new(),
+        };
+        match (action.as_str(), args.len()) {
+            ("ABORT" | "FAIL" | "ROLLBACK", 2) => {}
+            ("IGNORE", 1) => return Err(BindError::unsupported("RAISE(IGNORE)")),
+            _ => {
+                return Err(BindError::syntax(
+                    "RAISE takes IGNORE, or ABORT, FAIL or ROLLBACK and a message",
+                ));
+            }
+        }
+        let message = self.bind_expr(args[1], scope)?;
+        let message = self.type_if_untyped(message, args[1], DataType::Text)?;
+        let Some(resolved) = super::types::resolve_function("raise", &[message.data_type()])?
+        else {
+            return Err(BindError::undefined_function(
+                "function raise does not exist",
+            ));
+        };
+        Ok(Expr::Function {
+            function: resolved.function,
+            args: vec![message],
+            data_type: resolved.data_type,
+        })
+    }
+
     pub(super) fn bind_function(
         &mut self,
         function: &ast::Function,
@@ -103,6 +142,10 @@ impl Binder<'_> {
             ));
         }
         let call = call_arguments(function)?;
+        if name.eq_ignore_ascii_case("raise") {
+            let asts = non_aggregate_arguments(&call, function.filter.is_some(), &name)?;
+            return self.bind_raise(&asts, scope);
+        }
         if name.eq_ignore_ascii_case("grouping") {
             let asts = non_aggregate_arguments(&call, function.filter.is_some(), &name)?;
             return self.bind_grouping_call(&asts, scope);

@@ -66,7 +66,24 @@ pub use trigger::{
 
 /// Binds one parsed statement against `catalog`.
 pub fn bind(statement: &ast::Statement, catalog: &Catalog) -> Result<Bound, BindError> {
+    bind_with(statement, catalog, false)
+}
+
+/// Binds a statement of a trigger program, where SQLite's `RAISE(...)` is allowed.
+pub(crate) fn bind_trigger_statement(
+    statement: &ast::Statement,
+    catalog: &Catalog,
+) -> Result<Bound, BindError> {
+    bind_with(statement, catalog, true)
+}
+
+fn bind_with(
+    statement: &ast::Statement,
+    catalog: &Catalog,
+    in_trigger: bool,
+) -> Result<Bound, BindError> {
     let mut binder = Binder::new(catalog);
+    binder.in_trigger = in_trigger;
     binder.placeholders = PlaceholderNumbering::of(statement)?;
     let statement = binder.bind_statement(statement)?;
     Ok(Bound {
@@ -276,6 +293,8 @@ struct Binder<'a> {
     /// Arguments of the `GROUPING(...)` calls of the query level being bound (see
     /// `grouping_sets`).
     grouping_calls: Vec<Vec<Expr>>,
+    /// Binding a trigger program's statement: `RAISE(...)` is allowed.
+    in_trigger: bool,
     view_depth: usize,
     /// Working tables numbered so far (each bound recursive CTE reference takes one).
     working_tables: usize,
@@ -293,6 +312,7 @@ impl<'a> Binder<'a> {
             windows: window::WindowContext::Forbidden("this context"),
             named_windows: Vec::new(),
             grouping_calls: Vec::new(),
+            in_trigger: false,
             view_depth: 0,
             working_tables: 0,
         }

@@ -108,7 +108,7 @@ pub fn bind_trigger_program(
             let mut statement = parse_program_statement(sql)?;
             check_program_statement(&statement)?;
             references.substitute(&mut statement)?;
-            super::bind(&statement, catalog)
+            super::bind_trigger_statement(&statement, catalog)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(BoundTriggerProgram {

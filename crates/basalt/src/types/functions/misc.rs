@@ -24,6 +24,8 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("to_hex", to_hex_type, to_hex, strict: true, volatile: false),
     function!("md5", md5_type, md5, strict: true, volatile: false),
     function!("collate_nocase", collate_nocase_type, collate_nocase),
+    // SQLite's RAISE in trigger programs; the binder refuses it anywhere else.
+    function!("raise", raise_type, raise, strict: false, volatile: true),
 ];
 
 // ---- return types ----
@@ -76,6 +78,11 @@ fn md5_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     Ok(DataType::Text)
 }
 
+fn raise_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[])?;
+    Ok(DataType::Text)
+}
+
 fn collate_nocase_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text], &[])?;
     Ok(DataType::Text)
@@ -92,6 +99,15 @@ fn collate_nocase(args: &[Value]) -> Result<Value, TypeError> {
     match args.first() {
         Some(Value::Text(s)) => Ok(Value::Text(s.to_ascii_lowercase())),
         _ => Err(TypeError::undefined_function("collate_nocase", args)),
+    }
+}
+
+/// `RAISE(ABORT, message)`: always an error carrying the message (an empty one for NULL).
+fn raise(args: &[Value]) -> Result<Value, TypeError> {
+    match args {
+        [Value::Text(message)] => Err(TypeError::RaiseException(message.clone())),
+        [Value::Null] => Err(TypeError::RaiseException(String::new())),
+        _ => Err(TypeError::undefined_function("raise", args)),
     }
 }
 
