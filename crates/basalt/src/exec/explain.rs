@@ -225,6 +225,8 @@ fn label(kind: &PlanKind) -> String {
         }
         PlanKind::GenerateSeries { .. } => "Function Scan on generate_series".into(),
         PlanKind::FunctionScan { function, .. } => format!("Function Scan on {function}"),
+        PlanKind::LateralSubquery { outer: false, .. } => "Lateral Subquery".to_string(),
+        PlanKind::LateralSubquery { outer: true, .. } => "Lateral Subquery (left)".to_string(),
         PlanKind::Insert { table, .. } => format!("Insert on {}", table.name),
         PlanKind::Update { table, .. } => format!("Update on {}", table.name),
         PlanKind::Delete { table, .. } => format!("Delete on {}", table.name),

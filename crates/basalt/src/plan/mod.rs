@@ -270,6 +270,19 @@ pub enum PlanKind {
         function: String,
         args: Vec<Expr>,
     },
+    /// A `LATERAL (subquery)` FROM item: for each row of `input` (the FROM items to its
+    /// left), `subquery` runs with that row as its innermost outer row (its references to
+    /// the left items are `OuterColumn { depth: 1 }`), and each of its rows is appended to
+    /// the input row. With `outer` (`LEFT JOIN LATERAL ... ON condition`), the pairs are
+    /// those for which `condition` (over input then subquery columns) is true, and an input
+    /// row with none is kept once with NULLs. Output: the input's columns, then the
+    /// subquery's.
+    LateralSubquery {
+        input: Box<PlanNode>,
+        subquery: Box<PlanNode>,
+        outer: bool,
+        condition: Option<Expr>,
+    },
     /// Inserts the rows of `source` (one column per `target_columns` entry, already cast to
     /// the columns' types). Columns not listed get their defaults. Output: `returning`
     /// evaluated over the inserted row (all table columns, in table order).

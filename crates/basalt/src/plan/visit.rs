@@ -153,6 +153,16 @@ macro_rules! node_parts {
                 exprs.extend(args.$iter());
                 inputs.push(input.$deref());
             }
+            PlanKind::LateralSubquery {
+                input,
+                subquery,
+                condition,
+                ..
+            } => {
+                exprs.extend(condition.$iter());
+                inputs.push(input.$deref());
+                inputs.push(subquery.$deref());
+            }
             PlanKind::Insert {
                 source,
                 on_conflict,

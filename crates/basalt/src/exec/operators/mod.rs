@@ -11,6 +11,7 @@ mod function_scan;
 mod hash_join;
 mod join;
 mod json_aggregate;
+mod lateral;
 mod recursive;
 mod scan;
 mod series;
@@ -238,6 +239,18 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             args.clone(),
             node.schema.iter().map(|column| column.data_type).collect(),
         )?),
+        PlanKind::LateralSubquery {
+            input,
+            subquery,
+            outer,
+            condition,
+        } => Box::new(lateral::LateralSubquery::new(
+            build(input, ctx)?,
+            (**subquery).clone(),
+            *outer,
+            condition.clone(),
+            types.clone(),
+        )),
         PlanKind::Insert { .. } | PlanKind::Update { .. } | PlanKind::Delete { .. } => {
             return Err(ExecError::internal(
                 "a modification cannot be nested inside a query",

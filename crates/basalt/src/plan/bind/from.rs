@@ -162,6 +162,29 @@ impl Binder<'_> {
         }
     }
 
+    /// A subquery's plan as a FROM item named by `alias` (without one, its columns are
+    /// unqualified).
+    pub(super) fn derived_item(
+        &mut self,
+        plan: PlanNode,
+        alias: Option<&ast::TableAlias>,
+    ) -> Result<(PlanNode, Scope), BindError> {
+        let (alias_name, column_names) = alias_parts(alias, "");
+        if alias_name.is_empty() {
+            let scope = Scope::requalified(&plan.schema, "", &column_names);
+            let scope = Scope {
+                columns: scope
+                    .columns
+                    .into_iter()
+                    .map(|c| ScopeColumn { table: None, ..c })
+                    .collect(),
+                star: None,
+            };
+            return Ok((rename(plan, &scope), scope));
+        }
+        derived(plan, &alias_name, &column_names)
+    }
+
     /// A view's stored query, bound as a subquery: it sees neither the caller's CTEs nor its
     /// outer queries, and views nest at most [`MAX_VIEW_DEPTH`] deep.
     pub(super) fn bind_view(&mut self, view: &ViewDef) -> Result<PlanNode, BindError> {
@@ -235,30 +258,13 @@ impl Binder<'_> {
                     with_hint(format!("relation \"{table_name}\" does not exist"), hint),
                 ))
             }
+            // `LATERAL` with nothing to its left is an ordinary subquery (bind_after binds
+            // the lateral ones that have items to their left).
             ast::TableFactor::Derived {
-                lateral,
-                subquery,
-                alias,
-                ..
+                subquery, alias, ..
             } => {
-                if *lateral {
-                    return Err(BindError::unsupported("LATERAL"));
-                }
                 let plan = self.bind_query(subquery)?;
-                let (alias_name, column_names) = alias_parts(alias.as_ref(), "");
-                if alias_name.is_empty() {
-                    let scope = Scope::requalified(&plan.schema, "", &column_names);
-                    let scope = Scope {
-                        columns: scope
-                            .columns
-                            .into_iter()
-                            .map(|c| ScopeColumn { table: None, ..c })
-                            .collect(),
-                        star: None,
-                    };
-                    return Ok((rename(plan, &scope), scope));
-                }
-                derived(plan, &alias_name, &column_names)
+                self.derived_item(plan, alias.as_ref())
             }
             ast::TableFactor::NestedJoin {
                 table_with_joins,

@@ -274,6 +274,15 @@ impl Binder<'_> {
         factor: &ast::TableFactor,
         left: (PlanNode, Scope),
     ) -> Result<Placed, BindError> {
+        if let ast::TableFactor::Derived {
+            lateral: true,
+            subquery,
+            alias,
+            ..
+        } = factor
+        {
+            return self.bind_lateral_subquery(subquery, alias.as_ref(), left);
+        }
         let Some((name, args, alias, with_ordinality)) = function_call(factor) else {
             let right = self.bind_table_factor(factor)?;
             return Ok(Placed::Separate {
@@ -321,17 +330,93 @@ impl Binder<'_> {
         Ok(Placed::Joined((plan, scope)))
     }
 
-    /// The join condition of a LATERAL function joined by `kind` (only inner joins: the
-    /// condition filters the pairs).
+    /// `LATERAL (subquery) [AS alias]` after the items `left`: the subquery is bound with
+    /// `left`'s columns as its innermost outer scope, and runs once per left row
+    /// ([`PlanKind::LateralSubquery`]).
+    fn bind_lateral_subquery(
+        &mut self,
+        subquery: &ast::Query,
+        alias: Option<&ast::TableAlias>,
+        left: (PlanNode, Scope),
+    ) -> Result<Placed, BindError> {
+        let (left_plan, left_scope) = left;
+        self.outer.push(left_scope.clone());
+        let bound = self.bind_query(subquery);
+        self.outer.pop();
+        let (subquery_plan, subquery_scope) = self.derived_item(bound?, alias)?;
+        for column in &subquery_scope.columns {
+            if let Some(table) = &column.table
+                && left_scope.has_table(table)
+            {
+                return Err(BindError::new(
+                    "42712",
+                    format!("table name \"{table}\" specified more than once"),
+                ));
+            }
+        }
+        let left_width = left_scope.columns.len();
+        let mut scope = left_scope;
+        let star = scope.star.take().map(|mut positions| {
+            positions.extend(left_width..left_width + subquery_scope.columns.len());
+            positions
+        });
+        scope.columns.extend(subquery_scope.columns);
+        scope.star = star;
+        let plan = PlanNode {
+            kind: PlanKind::LateralSubquery {
+                input: Box::new(left_plan),
+                subquery: Box::new(subquery_plan),
+                outer: false,
+                condition: None,
+            },
+            schema: super::from::schema_of(&scope),
+        };
+        Ok(Placed::Joined((plan, scope)))
+    }
+
+    /// The join condition of a LATERAL item joined by `kind`: for inner joins the condition
+    /// filters the pairs; a LATERAL subquery may also be LEFT joined, keeping left rows
+    /// without a passing pair once, with NULLs.
     pub(super) fn lateral_condition(
         &mut self,
         (plan, scope): (PlanNode, Scope),
         kind: JoinKind,
         constraint: &ast::JoinConstraint,
     ) -> Result<(PlanNode, Scope), BindError> {
+        if kind == JoinKind::Left
+            && let PlanKind::LateralSubquery {
+                input,
+                subquery,
+                outer: false,
+                condition: None,
+            } = plan.kind
+        {
+            let condition = match constraint {
+                ast::JoinConstraint::On(condition) => {
+                    self.aggregates = AggregateContext::Forbidden("JOIN conditions");
+                    Some(self.bind_boolean(condition, &scope, "JOIN/ON")?)
+                }
+                ast::JoinConstraint::None => None,
+                _ => {
+                    return Err(BindError::unsupported(
+                        "USING or NATURAL with a LATERAL subquery",
+                    ));
+                }
+            };
+            let plan = PlanNode {
+                kind: PlanKind::LateralSubquery {
+                    input,
+                    subquery,
+                    outer: true,
+                    condition,
+                },
+                schema: plan.schema,
+            };
+            return Ok((plan, scope));
+        }
         if kind != JoinKind::Inner {
             return Err(BindError::unsupported(format!(
-                "{kind:?} JOIN of a LATERAL function"
+                "{kind:?} JOIN of a LATERAL item (only inner and LEFT joins)"
             )));
         }
         match constraint {

@@ -179,6 +179,9 @@ impl Estimator<'_> {
             } => self.rows(input) * series_rows(start, stop, step.as_ref()).unwrap_or(1000.0),
             // A JSON document's members: a guess, as PostgreSQL's default of 100 rows.
             PlanKind::FunctionScan { input, .. } => self.rows(input) * 100.0,
+            PlanKind::LateralSubquery {
+                input, subquery, ..
+            } => self.rows(input) * self.rows(subquery),
         };
         rows.max(1.0)
     }

@@ -91,6 +91,32 @@ pub fn push_down(node: PlanNode, predicates: Vec<Expr>) -> PlanNode {
             };
             with_filter(node, above)
         }
+        // The same for a LATERAL subquery: conjuncts over the left items' columns run
+        // before the subquery does. (Above a LEFT JOIN LATERAL they come from WHERE and
+        // read the preserved side, so filtering its rows first is the same.)
+        PlanKind::LateralSubquery {
+            input,
+            subquery,
+            outer,
+            condition,
+        } => {
+            let width = input.schema.len();
+            let (below, above): (Vec<Expr>, Vec<Expr>) =
+                predicates.into_iter().partition(|predicate| {
+                    is_movable(predicate)
+                        && columns_of(predicate).iter().all(|&index| index < width)
+                });
+            let node = PlanNode {
+                kind: PlanKind::LateralSubquery {
+                    input: Box::new(push_down(*input, below)),
+                    subquery: Box::new(push_down(*subquery, Vec::new())),
+                    outer,
+                    condition,
+                },
+                schema,
+            };
+            with_filter(node, above)
+        }
         other => {
             let node = PlanNode {
                 kind: push_into_children(other),
