@@ -75,12 +75,7 @@ pub fn push_down(node: PlanNode, predicates: Vec<Expr>) -> PlanNode {
             function,
             args,
         } => {
-            let width = input.schema.len();
-            let (below, above): (Vec<Expr>, Vec<Expr>) =
-                predicates.into_iter().partition(|predicate| {
-                    is_movable(predicate)
-                        && columns_of(predicate).iter().all(|&index| index < width)
-                });
+            let (below, above) = over_input_only(predicates, input.schema.len());
             let node = PlanNode {
                 kind: PlanKind::FunctionScan {
                     input: Box::new(push_down(*input, below)),
@@ -100,12 +95,7 @@ pub fn push_down(node: PlanNode, predicates: Vec<Expr>) -> PlanNode {
             outer,
             condition,
         } => {
-            let width = input.schema.len();
-            let (below, above): (Vec<Expr>, Vec<Expr>) =
-                predicates.into_iter().partition(|predicate| {
-                    is_movable(predicate)
-                        && columns_of(predicate).iter().all(|&index| index < width)
-                });
+            let (below, above) = over_input_only(predicates, input.schema.len());
             let node = PlanNode {
                 kind: PlanKind::LateralSubquery {
                     input: Box::new(push_down(*input, below)),
@@ -125,6 +115,14 @@ pub fn push_down(node: PlanNode, predicates: Vec<Expr>) -> PlanNode {
             with_filter(node, predicates)
         }
     }
+}
+
+/// Splits conjuncts above a node whose output starts with its input's `width` columns into
+/// those that read only those columns (and may move below it) and the rest.
+fn over_input_only(predicates: Vec<Expr>, width: usize) -> (Vec<Expr>, Vec<Expr>) {
+    predicates.into_iter().partition(|predicate| {
+        is_movable(predicate) && columns_of(predicate).iter().all(|&index| index < width)
+    })
 }
 
 /// The conjunct rewritten over a Project's input, if every column it reads is a movable

@@ -24,6 +24,21 @@
 //! range"), never a panic or a wrapped value.
 
 pub mod parse;
+/// Moves whole `unit`s of `smaller` into `larger`, then gives the two the same sign (one
+/// unit borrowed back when they differ), as PostgreSQL's `justify_*` functions do.
+fn carry(larger: i64, smaller: i64, unit: i64) -> (i64, i64) {
+    let whole = smaller / unit;
+    let (mut larger, mut smaller) = (larger + whole, smaller - whole * unit);
+    if larger > 0 && smaller < 0 {
+        smaller += unit;
+        larger -= 1;
+    } else if larger < 0 && smaller > 0 {
+        smaller -= unit;
+        larger += 1;
+    }
+    (larger, smaller)
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -191,34 +206,18 @@ impl Interval {
     /// `justify_hours`: whole 24-hour periods of the time moved into days, with days and
     /// time given the same sign.
     pub fn justify_hours(self) -> Result<Interval, TypeError> {
-        let mut time = self.micros();
-        let whole_days = time / MICROS_PER_DAY;
-        time -= whole_days * MICROS_PER_DAY;
-        let mut days = i64::from(self.days()) + whole_days;
-        if days > 0 && time < 0 {
-            time += MICROS_PER_DAY;
-            days -= 1;
-        } else if days < 0 && time > 0 {
-            time -= MICROS_PER_DAY;
-            days += 1;
-        }
+        let (days, time) = carry(i64::from(self.days()), self.micros(), MICROS_PER_DAY);
         Interval::from_wide(i64::from(self.months()), days, time)
     }
 
     /// `justify_days`: whole 30-day periods moved into months, with months and days given
     /// the same sign.
     pub fn justify_days(self) -> Result<Interval, TypeError> {
-        let mut days = i64::from(self.days());
-        let whole_months = days / DAYS_PER_MONTH;
-        days -= whole_months * DAYS_PER_MONTH;
-        let mut months = i64::from(self.months()) + whole_months;
-        if months > 0 && days < 0 {
-            days += DAYS_PER_MONTH;
-            months -= 1;
-        } else if months < 0 && days > 0 {
-            days -= DAYS_PER_MONTH;
-            months += 1;
-        }
+        let (months, days) = carry(
+            i64::from(self.months()),
+            i64::from(self.days()),
+            DAYS_PER_MONTH,
+        );
         Interval::from_wide(months, days, self.micros())
     }
 
