@@ -102,3 +102,46 @@ fn index_statistics(index: &IndexDef, rows: u64, txn: &WriteTxn) -> ExecResult<I
             .collect(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::{self, Catalog};
+
+    fn committed_catalog(conn: &crate::Connection) -> Catalog {
+        let read = conn.db.store.begin_read();
+        catalog::load_catalog(&read, |slot| read.meta(slot)).unwrap()
+    }
+
+    /// REINDEX and VACUUM give indexes new root pages; the statistics, which name the roots
+    /// they were taken from, must follow or the planner silently loses them.
+    #[test]
+    fn statistics_follow_rebuilt_indexes() {
+        let db = crate::Database::open_in_memory().unwrap();
+        let conn = db.connect();
+        conn.execute_batch(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, k INTEGER);
+             CREATE INDEX t_k ON t (k);
+             INSERT INTO t SELECT n, n % 4 FROM generate_series(1, 400) AS g(n);
+             ANALYZE",
+        )
+        .unwrap();
+        let rows_per_key = |catalog: &Catalog| {
+            let index = catalog.indexes.get("t_k").unwrap();
+            catalog.analyzed_rows_per_key(index, 1)
+        };
+        let before = committed_catalog(&conn);
+        assert_eq!(rows_per_key(&before), Some(100.0));
+        let root_before = before.indexes.get("t_k").unwrap().root;
+
+        conn.execute_batch("REINDEX t_k").unwrap();
+        let after_reindex = committed_catalog(&conn);
+        assert_ne!(after_reindex.indexes.get("t_k").unwrap().root, root_before);
+        assert_eq!(rows_per_key(&after_reindex), Some(100.0));
+
+        conn.execute_batch("VACUUM").unwrap();
+        let after_vacuum = committed_catalog(&conn);
+        assert_eq!(rows_per_key(&after_vacuum), Some(100.0));
+        let table = after_vacuum.table("t").unwrap();
+        assert_eq!(after_vacuum.analyzed_rows(table), Some(400));
+    }
+}

@@ -184,6 +184,10 @@ pub fn create_index(
 /// points the catalog at the new one (`REINDEX`). The result holds the same entries, packed
 /// as a bulk load packs them; a damaged index is replaced by a correct one.
 pub fn reindex(names: &[String], catalog: &Catalog, txn: &mut WriteTxn) -> ExecResult<()> {
+    // ANALYZE statistics name the index roots they were taken from; the rebuilt index holds
+    // the same entries, so its statistics move to the new root (per table, once at the end).
+    let mut statistics: std::collections::BTreeMap<String, catalog::TableStatistics> =
+        std::collections::BTreeMap::new();
     for name in names {
         let Some(old) = catalog.indexes.get(&name.to_lowercase()) else {
             return Err(ExecError::new(
@@ -204,7 +208,20 @@ pub fn reindex(names: &[String], catalog: &Catalog, txn: &mut WriteTxn) -> ExecR
         };
         fill_index(&index, table, tree, txn)?;
         IndexTree::open(old.root).destroy(txn)?;
+        if let Some(table_statistics) = catalog.statistics.get(&table.name.to_lowercase()) {
+            let entry = statistics
+                .entry(table.name.to_lowercase())
+                .or_insert_with(|| (**table_statistics).clone());
+            for index_statistics in &mut entry.indexes {
+                if index_statistics.index_root == old.root {
+                    index_statistics.index_root = index.root;
+                }
+            }
+        }
         catalog::put_object(txn, &SchemaObject::Index(index))?;
+    }
+    for table_statistics in statistics.into_values() {
+        catalog::put_object(txn, &SchemaObject::Statistics(table_statistics))?;
     }
     Ok(())
 }
