@@ -680,24 +680,20 @@ impl Connection {
                         let mut draft = crate::catalog::TableDef::clone(table);
                         draft.columns.push(column.clone());
                         let position = draft.columns.len() - 1;
+                        // The row's column types, computed once for every row's batch.
+                        let types: Vec<DataType> =
+                            draft.columns.iter().map(|c| c.data_type).collect();
                         generated = Some((
                             bind::bind_generated_column(&draft, position, catalog)?,
-                            draft,
+                            types,
                         ));
                     }
                 }
                 let compute = |values: &[Value]| {
-                    let Some((expr, draft)) = &generated else {
+                    let Some((expr, types)) = &generated else {
                         return Ok(Value::Null);
                     };
-                    let mut batch = crate::exec::vector::Batch::with_types(
-                        &draft
-                            .columns
-                            .iter()
-                            .map(|c| c.data_type)
-                            .collect::<Vec<_>>(),
-                        1,
-                    );
+                    let mut batch = crate::exec::vector::Batch::with_types(types, 1);
                     let mut row = values.to_vec();
                     row.push(Value::Null);
                     batch.push_row(&row);

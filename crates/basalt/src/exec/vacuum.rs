@@ -28,25 +28,15 @@
 use std::collections::HashMap;
 
 use crate::catalog::{self, Catalog, SchemaObject};
-use crate::storage::PageNo;
 use crate::storage::btree::{ColumnKind, IndexTree, OwnedValue, TableTree};
+use crate::storage::{PageNo, StorageError};
 use crate::txn::{ReadTxn, WriteTxn};
 
 use super::error::ExecResult;
 
-/// What a rebuild wrote.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct VacuumReport {
-    /// Pages in the file before, page 0 included.
-    pub pages_before: u64,
-    /// Pages in the rebuilt file.
-    pub pages_after: u64,
-}
-
 /// Rebuilds the database `source` sees into `target`, which must be a write transaction
 /// on the same commit that has changed nothing yet.
-pub fn rebuild(source: &ReadTxn, target: &mut WriteTxn) -> ExecResult<VacuumReport> {
-    let pages_before = u64::from(source.header().page_count);
+pub fn rebuild(source: &ReadTxn, target: &mut WriteTxn) -> ExecResult<()> {
     let old_catalog = catalog::load_catalog(source, |slot| source.meta(slot))?;
     target.restart_as_empty_file()?;
     target.set_meta(catalog::CATALOG_ROOT_SLOT, 0)?;
@@ -93,10 +83,7 @@ pub fn rebuild(source: &ReadTxn, target: &mut WriteTxn) -> ExecResult<VacuumRepo
     }
     // put_object bumped the version once per object from the old value; one more than the
     // old version is all that matters, and any bump does that.
-    Ok(VacuumReport {
-        pages_before,
-        pages_after: u64::from(target.header().page_count),
-    })
+    Ok(())
 }
 
 /// Statistics whose table (and indexes) survive, re-pointed at the new roots. Statistics
@@ -134,25 +121,14 @@ fn copy_table_tree(
     let tree = TableTree::create(target)?;
     let mut cursor = TableTree::open(root).cursor(source);
     let mut valid = cursor.first()?;
-    // The rows are pulled one at a time inside the loader; a read error is kept here and
-    // ends the input, then reported.
     let mut failure = None;
-    let rows = std::iter::from_fn(|| {
-        if !valid || failure.is_some() {
-            return None;
+    let rows = until_error(&mut failure, || {
+        if !valid {
+            return Ok(None);
         }
-        let row = match owned_row(&cursor, kinds.len()) {
-            Ok(row) => row,
-            Err(error) => {
-                failure = Some(error);
-                return None;
-            }
-        };
-        match cursor.next() {
-            Ok(more) => valid = more,
-            Err(error) => failure = Some(error),
-        }
-        Some(row)
+        let row = owned_row(&cursor, kinds.len())?;
+        valid = cursor.next()?;
+        Ok(Some(row))
     });
     tree.bulk_load(target, kinds, rows)?;
     if let Some(error) = failure {
@@ -169,7 +145,7 @@ fn owned_row(
 ) -> crate::storage::Result<(i64, Vec<OwnedValue>)> {
     let row_id = cursor
         .row_id()
-        .ok_or_else(|| crate::storage::StorageError::corrupt("table cursor lost its row"))?;
+        .ok_or_else(|| StorageError::corrupt("table cursor lost its row"))?;
     let present = cursor.column_count();
     let mut values = Vec::with_capacity(slots);
     for slot in 0..slots {
@@ -189,20 +165,38 @@ fn copy_index_tree(source: &ReadTxn, root: PageNo, target: &mut WriteTxn) -> Exe
     let mut cursor = IndexTree::open(root).cursor(source);
     let mut valid = cursor.first()?;
     let mut failure = None;
-    let entries = std::iter::from_fn(|| {
-        if !valid || failure.is_some() {
-            return None;
+    let entries = until_error(&mut failure, || {
+        if !valid {
+            return Ok(None);
         }
         let entry = (cursor.key().to_vec(), cursor.value().to_vec());
-        match cursor.next() {
-            Ok(more) => valid = more,
-            Err(error) => failure = Some(error),
-        }
-        Some(entry)
+        valid = cursor.next()?;
+        Ok(Some(entry))
     });
     tree.bulk_load(target, entries)?;
     if let Some(error) = failure {
         return Err(error.into());
     }
     Ok(tree.root())
+}
+
+/// The items `next` yields until it returns `None` or an error. The loaders pull their
+/// input one item at a time and cannot take a fallible iterator, so the first read error
+/// ends the input and is kept in `failure` for the caller to report after the load.
+fn until_error<'a, T>(
+    failure: &'a mut Option<StorageError>,
+    mut next: impl FnMut() -> crate::storage::Result<Option<T>> + 'a,
+) -> impl Iterator<Item = T> + 'a {
+    std::iter::from_fn(move || {
+        if failure.is_some() {
+            return None;
+        }
+        match next() {
+            Ok(item) => item,
+            Err(error) => {
+                *failure = Some(error);
+                None
+            }
+        }
+    })
 }

@@ -95,27 +95,21 @@ impl Binder<'_> {
             ast::Statement::Analyze(analyze) => Ok(DdlStatement::Analyze {
                 table: analyze.table_name.as_ref().map(object_name).transpose()?,
             }),
-            // The dialect parses `REINDEX [name]` into this form (see `sql::dialect`).
+            // `VACUUM [FULL] [name]`, and `REINDEX [name]`, which the dialect parses into
+            // this form with only `reindex` set (see `sql::dialect`).
             ast::Statement::Vacuum(ast::VacuumStatement {
-                reindex: true,
-                full: false,
+                reindex,
+                full,
                 sort_only: false,
                 delete_only: false,
                 recluster: false,
                 table_name,
                 threshold: None,
                 boost: false,
-            }) => self.bind_reindex(table_name.as_ref()),
-            ast::Statement::Vacuum(ast::VacuumStatement {
-                reindex: false,
-                sort_only: false,
-                delete_only: false,
-                recluster: false,
-                table_name,
-                threshold: None,
-                boost: false,
-                full: _,
-            }) => self.bind_vacuum(table_name.as_ref()),
+            }) if !(*reindex && *full) => match reindex {
+                true => self.bind_reindex(table_name.as_ref()),
+                false => self.bind_vacuum(table_name.as_ref()),
+            },
             other => Err(BindError::unsupported(statement_name(other))),
         }
     }

@@ -255,6 +255,8 @@ fn format(template: &Template, value: Number) -> String {
     let mut out = String::new();
     // Where the number's characters begin, for the implicit sign.
     let mut number_start: Option<usize> = None;
+    // An `S` written before the number: where it stood, and the sign.
+    let mut leading_sign: Option<(usize, char)> = None;
     let mut integer_index = 0;
     let mut fraction_index = 0;
     let mut printed_digit = false;
@@ -308,8 +310,7 @@ fn format(template: &Template, value: Number) -> String {
                 } else {
                     // Before the number: placed next to its first printed character.
                     number_start = Some(out.len());
-                    out.push(sign);
-                    out.push('\u{0}');
+                    leading_sign = Some((out.len(), sign));
                 }
             }
             Token::Minus => {
@@ -343,6 +344,11 @@ fn format(template: &Template, value: Number) -> String {
             Token::Multiply | Token::Scientific | Token::Roman { .. } => {}
         }
     }
+    if let Some((at, sign)) = leading_sign {
+        let first = first_printed(&out, at);
+        out.insert(first, sign);
+        return out;
+    }
     place_sign(
         out,
         number_start,
@@ -353,9 +359,8 @@ fn format(template: &Template, value: Number) -> String {
     )
 }
 
-/// Moves an anchored `S` (marked by a NUL after it) next to the first printed character,
-/// and writes the implicit sign position when the template has no sign pattern; `PR`'s
-/// opening bracket goes in the same place.
+/// Writes the implicit sign position when the template has no sign pattern, next to the
+/// number's first printed character; `PR`'s opening bracket goes in the same place.
 fn place_sign(
     mut out: String,
     number_start: Option<usize>,
@@ -365,14 +370,6 @@ fn place_sign(
     fill_mode: bool,
 ) -> String {
     let start = number_start.unwrap_or(out.len());
-    if let Some(marker) = out.find('\u{0}') {
-        // `S` before the number: take it out and put it before the first non-blank.
-        let sign = out.remove(marker - 1);
-        out.remove(marker - 1);
-        let first = first_printed(&out, marker - 1);
-        out.insert(first, sign);
-        return out;
-    }
     let brackets = tokens.contains(&Token::Brackets);
     if brackets {
         let first = first_printed(&out, start);
