@@ -209,11 +209,20 @@ impl TableScan {
             let mut end = leaf.row_count().min(first + (BATCH_SIZE - batch.rows));
             let mut reached_stop = false;
             if let Some((stop, inclusive)) = self.stop {
+                // The stop is reached inside this leaf only when the leaf holds the stop row
+                // itself or a row beyond it. A stop past the leaf's last row
+                // (`Err(row_count)`) says nothing about the leaves to its right: the scan
+                // must go on into them (issue 15: treating it as reached ended every
+                // row-id range at the first leaf's end).
                 let stop_at = match leaf.search(stop) {
-                    Ok(position) if inclusive => position + 1,
-                    Ok(position) | Err(position) => position,
+                    Ok(position) if inclusive => Some(position + 1),
+                    Ok(position) => Some(position),
+                    Err(position) if position < leaf.row_count() => Some(position),
+                    Err(_) => None,
                 };
-                if stop_at <= end {
+                if let Some(stop_at) = stop_at
+                    && stop_at <= end
+                {
                     end = stop_at.max(first);
                     reached_stop = true;
                 }
