@@ -14,12 +14,14 @@ fn run_fixed(seed: u64, cases: u64, work_mem: Option<&str>) -> RunSummary {
         cases,
         statements_per_case: 50,
         max_rows: 20,
+        large_rows: 0,
         verbose: false,
         save_directory: None,
         avoid: Avoidances::all_known(),
         reduce: true,
         settings: EngineSettings {
             work_mem: work_mem.map(str::to_owned),
+            check_tables: false,
         },
     };
     let mut output = Vec::new();
