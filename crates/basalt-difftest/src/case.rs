@@ -77,6 +77,8 @@ pub struct Statistics {
     pub table_checks: u64,
     /// `PRAGMA integrity_check` runs on Basalt.
     pub integrity_checks: u64,
+    /// The most rows a table held when compared whole with SQLite's.
+    pub most_table_rows: usize,
     /// Queries rejected by both engines: the generator should make few of these.
     pub queries_both_failed: Vec<String>,
     /// Statements interrupted at the time limit (each ends its case).
@@ -94,6 +96,7 @@ impl Statistics {
         self.index_free_checks += other.index_free_checks;
         self.table_checks += other.table_checks;
         self.integrity_checks += other.integrity_checks;
+        self.most_table_rows = self.most_table_rows.max(other.most_table_rows);
         self.queries_both_failed
             .extend(other.queries_both_failed.iter().cloned());
         self.timed_out.extend(other.timed_out.iter().cloned());
@@ -450,6 +453,7 @@ fn check_tables(
         let Outcome::Rows(expected) = &sqlite else {
             continue;
         };
+        statistics.most_table_rows = statistics.most_table_rows.max(expected.len());
         let agrees = match &basalt {
             Outcome::Rows(actual) => {
                 digest(expected) == digest(actual) || results_match(expected, actual, false)

@@ -117,7 +117,8 @@ fn main() -> ExitCode {
     let statistics = &summary.statistics;
     println!(
         "seed {}: {} cases, {} statements ({} queries, {} modifications; {} rejected by both), \
-         {} partition checks, {} index-free checks, {} table checks, {} integrity checks, \
+         {} partition checks, {} index-free checks, {} table checks (largest {} rows), \
+         {} integrity checks, \
          {} timed out, {} mismatches, {:.1?}",
         arguments.seed,
         summary.cases,
@@ -128,6 +129,7 @@ fn main() -> ExitCode {
         statistics.partition_checks,
         statistics.index_free_checks,
         statistics.table_checks,
+        statistics.most_table_rows,
         statistics.integrity_checks,
         statistics.timed_out.len(),
         summary.findings.len(),

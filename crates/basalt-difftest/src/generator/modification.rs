@@ -12,7 +12,7 @@ use rand::seq::SliceRandom;
 
 use super::{ExpressionType, Generator, Scope, ScopeColumn};
 use crate::ast::{Expr, Literal, OrderKey, OrderTarget};
-use crate::large_schema::random_large_value;
+use crate::large_schema::{random_large_value, wide_constant};
 use crate::schema::{Domain, SqlType, Table};
 use crate::statement::{Conflict, InsertSource, Statement};
 use crate::values::{random_column_value, random_value};
@@ -39,6 +39,12 @@ impl Generator {
     /// A value for column `position` of `table` in an INSERT.
     fn insert_value(&mut self, table: &Table, position: usize) -> Expr {
         let column = &table.columns[position];
+        if let (Some(true), Domain::Wide { low, high }) = (
+            table.row_id().map(|row_id| row_id == position),
+            column.domain,
+        ) {
+            return Expr::Literal(Literal::Integer(wide_constant(&mut self.random, low, high)));
+        }
         if column.domain != Domain::Small {
             return Expr::Literal(random_large_value(&mut self.random, column));
         }
