@@ -126,7 +126,7 @@ pub fn run_case(
     let engines = Engines::open(settings)?;
     let mut statistics = Statistics::default();
     let mut tables = TableChecks {
-        enabled: settings.check_tables && std::env::var_os("DIFFTEST_NOCHECK").is_none(),
+        enabled: settings.check_tables,
         tables: Vec::new(),
         integrity_check: true,
     };
@@ -137,17 +137,7 @@ pub fn run_case(
         {
             tables.tables.push(name.to_owned());
         }
-        let started = std::time::Instant::now();
-        let result = check_statement(&engines, statement, &mut statistics, &mut tables);
-        if std::env::var_os("DIFFTEST_PROFILE").is_some() {
-            let text = statement.to_string();
-            eprintln!(
-                "PROFILE {:>8.1} {}",
-                started.elapsed().as_secs_f64() * 1000.0,
-                &text[..text.len().min(150)]
-            );
-        }
-        let Ok(found) = result else {
+        let Ok(found) = check_statement(&engines, statement, &mut statistics, &mut tables) else {
             statistics.timed_out.push(statement.to_string());
             return Ok((statistics, None));
         };
