@@ -17,9 +17,9 @@ use crate::schema::{Domain, SqlType, Table};
 use crate::statement::{Conflict, InsertSource, Statement};
 use crate::values::{random_column_value, random_value};
 
-/// `substr(value, 1, 100)`: a short text of a large table stays short however many long
-/// texts the expression concatenates, so that an index entry over it and a long text stays
-/// within Basalt's 1019 bytes (SQLite has no limit; see `crate::large_schema`).
+/// `substr(value, 1, 100)`: a short text written in a large case stays short however many
+/// long texts the expression concatenates, so that an index entry over it (and a long
+/// text) stays within Basalt's 1019 bytes (54000; SQLite has no limit).
 pub(super) fn bounded_text(value: Expr) -> Expr {
     Expr::function(
         "substr",
@@ -234,6 +234,19 @@ impl Generator {
                 .map(|&position| ExpressionType::Scalar(table.columns[position].sql_type))
                 .collect();
             let mut query = self.query(&types, &[], 1, false);
+            if self.options.large() {
+                // Concatenated long texts of a large table would overflow an index entry.
+                for (position, column) in types.iter().enumerate() {
+                    if *column == ExpressionType::Scalar(SqlType::Text) {
+                        let selects = std::iter::once(&mut query.body)
+                            .chain(query.compounds.iter_mut().map(|(_, select)| select));
+                        for select in selects {
+                            let item = select.items[position].clone();
+                            select.items[position] = bounded_text(item);
+                        }
+                    }
+                }
+            }
             if conflict != Conflict::Abort && !query.is_ordered() {
                 // Which of two conflicting rows wins depends on the order they come in.
                 query.order_by = (1..=types.len())
@@ -312,7 +325,7 @@ impl Generator {
                         }
                     } else if self.random.gen_bool(0.1) {
                         Expr::Literal(Literal::Null)
-                    } else if table.large && column.sql_type == SqlType::Text {
+                    } else if self.options.large() && column.sql_type == SqlType::Text {
                         let value = self.scalar(column.sql_type, &scope, 2);
                         bounded_text(value)
                     } else {
