@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 use crate::catalog::Catalog;
 use crate::exec::context::ExecContext;
 use crate::exec::dml::{self, ModifyResult, TableRules};
-use crate::exec::explain::{OperatorStats, explain_lines, node_key};
+use crate::exec::explain::{ExplainOptions, OperatorStats, explain_with, node_key};
 use crate::exec::foreign_keys::ForeignKeyRules;
 use crate::exec::source::PageSource;
 use crate::exec::triggers::{self, TriggerRuntime};
@@ -317,6 +317,7 @@ impl Connection {
             BoundStatement::Explain {
                 plan,
                 analyze: true,
+                ..
             } if is_modification(plan) => self.run_write(prepared, params),
             // A query calling nextval or setval changes its sequences' counters.
             BoundStatement::Query(plan) if crate::exec::sequence::plan_writes_sequences(plan) => {
@@ -334,17 +335,29 @@ impl Connection {
                     BoundStatement::Explain {
                         plan,
                         analyze: false,
-                    } => Ok(text_rows(explain_lines(plan, None), ctx)),
+                        verbose,
+                    } => {
+                        let lines =
+                            plan_lines(plan, *verbose, &prepared.catalog, &ctx.source, None);
+                        Ok(text_rows(lines, ctx))
+                    }
                     BoundStatement::Explain {
                         plan,
                         analyze: true,
+                        verbose,
                     } => {
                         let ctx = ctx.with_profiling();
                         let started = Instant::now();
                         let mut operator = crate::exec::operators::build(plan, &ctx)?;
                         while operator.next(&ctx)?.is_some() {}
                         drop(operator);
-                        let lines = analyzed_lines(plan, &ctx, started.elapsed());
+                        let lines = analyzed_lines(
+                            plan,
+                            *verbose,
+                            &prepared.catalog,
+                            &ctx,
+                            started.elapsed(),
+                        );
                         Ok(text_rows(lines, ctx))
                     }
                     _ => Err(Error::new(
@@ -525,6 +538,7 @@ impl Connection {
             BoundStatement::Explain {
                 plan,
                 analyze: true,
+                verbose,
             } => {
                 let ctx = ctx.with_profiling();
                 let started = Instant::now();
@@ -550,7 +564,7 @@ impl Connection {
                         },
                     );
                 }
-                let lines = analyzed_lines(plan, &ctx, elapsed);
+                let lines = analyzed_lines(plan, *verbose, &prepared.catalog, &ctx, elapsed);
                 Ok(text_rows(lines, ctx))
             }
             _ => Err(Error::new("XX000", "not a write statement")),
@@ -1102,10 +1116,41 @@ fn is_modification(plan: &PlanNode) -> bool {
     )
 }
 
+/// EXPLAIN output: the plan, with VERBOSE each operator's estimated rows (from the same
+/// statistics the optimizer used) and details, with a profile each operator's measurements.
+fn plan_lines(
+    plan: &PlanNode,
+    verbose: bool,
+    catalog: &Catalog,
+    source: &PageSource,
+    profile: Option<&crate::exec::explain::Profile>,
+) -> Vec<String> {
+    let statistics = TreeShapeStatistics { catalog, source };
+    let estimator = optimize::estimate::Estimator {
+        catalog,
+        statistics: &statistics,
+    };
+    let estimate = |node: &PlanNode| estimator.rows(node);
+    explain_with(
+        plan,
+        &ExplainOptions {
+            profile,
+            verbose,
+            estimate: Some(&estimate),
+        },
+    )
+}
+
 /// EXPLAIN ANALYZE output: the plan with each operator's measurements, then the total.
-fn analyzed_lines(plan: &PlanNode, ctx: &ExecContext, elapsed: std::time::Duration) -> Vec<String> {
+fn analyzed_lines(
+    plan: &PlanNode,
+    verbose: bool,
+    catalog: &Catalog,
+    ctx: &ExecContext,
+    elapsed: std::time::Duration,
+) -> Vec<String> {
     let profile = ctx.profile.as_ref().map(|profile| profile.borrow().clone());
-    let mut lines = explain_lines(plan, profile.as_ref());
+    let mut lines = plan_lines(plan, verbose, catalog, &ctx.source, profile.as_ref());
     lines.push(format!(
         "Execution Time: {:.3} ms",
         elapsed.as_secs_f64() * 1000.0

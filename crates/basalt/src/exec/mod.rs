@@ -10,6 +10,7 @@ pub mod dml;
 pub mod error;
 pub mod eval;
 pub mod explain;
+pub mod explain_verbose;
 pub mod foreign_keys;
 pub mod integrity;
 pub mod operators;
