@@ -673,4 +673,3 @@ fn triggers_on_range_writes_write_another_table() {
         pair.check_wide();
     }
 }
-
