@@ -64,6 +64,7 @@ fn row_id_ranges_read_across_every_leaf_boundary() {
     let up_from = "SELECT id, g FROM t WHERE id >= ?1 AND id < ?1 + 40 ORDER BY id";
     let top_down = "SELECT id, g FROM t WHERE id <= ?1 ORDER BY id DESC LIMIT 3";
     let top = "SELECT id, g FROM t WHERE id > ?1 ORDER BY id LIMIT 3";
+    let top_offset = "SELECT id FROM t WHERE id <= ?1 ORDER BY id DESC LIMIT 2 OFFSET 13";
     let whole_rows = "SELECT * FROM t WHERE id BETWEEN ?1 AND ?2";
     for i in 0..ROWS {
         // Every row id and the ids just below and above it start a range, so each leaf's
@@ -81,6 +82,7 @@ fn row_id_ranges_read_across_every_leaf_boundary() {
         if i % 16 == 0 {
             pair.ok(top_down, &[P::I(low)]);
             pair.ok(top, &[P::I(low)]);
+            pair.ok(top_offset, &[P::I(low)]);
         }
         if i % 50 == 0 {
             pair.ok(whole_rows, &[P::I(low), P::I(low + 600)]);
@@ -146,6 +148,20 @@ fn seeks_from_in_lists_span_leaves() {
         }
         pair.ok(&by_k, &[]);
         pair.ok(&by_u, &[]);
+        // The DESC index's and the text index's first column.
+        let ds = in_list(&mut rng, count, |i| i.rem_euclid(3) * 7 + i * 8);
+        pair.ok(&format!("SELECT id, d FROM t WHERE d IN ({ds}) ORDER BY id"), &[]);
+        let names: Vec<String> = (0..count)
+            .map(|_| format!("'n{:04}'", rng.below(3100)))
+            .collect();
+        let by_name = format!(
+            "SELECT id, name FROM t WHERE name IN ({}) ORDER BY id",
+            names.join(", ")
+        );
+        if round == 2 {
+            pair.assert_plan(&by_name, "Join on t using t_name");
+        }
+        pair.ok(&by_name, &[]);
         pair.ok(
             &format!("SELECT count(*), sum(d) FROM t WHERE id IN ({ids}) AND k IN ({ks})"),
             &[],
@@ -302,6 +318,56 @@ fn like_prefixes_read_index_ranges() {
             &format!("SELECT count(*), min(id), max(id) FROM t WHERE name LIKE 'n{prefix:03}%'"),
             &[],
         );
+    }
+}
+
+/// Prefix ranges read from a DESC text index and from the second column of a two-column
+/// index, with prefixes whose successor skips the surrogate gap (U+D7FF to U+E000) or
+/// drops trailing U+10FFFF.
+#[test]
+fn like_prefixes_on_desc_and_two_column_indexes() {
+    let pair = Pair::new();
+    pair.batch(
+        "CREATE TABLE w (id INTEGER PRIMARY KEY, g INTEGER NOT NULL, s TEXT NOT NULL);
+         CREATE INDEX w_s ON w (s DESC);
+         CREATE INDEX w_gs ON w (g, s);",
+    );
+    let stems = [
+        "\u{d7ff}", "\u{d7ff}\u{10ffff}", "\u{e000}", "a\u{10ffff}", "a", "b", "\u{7f}",
+        "\u{80}", "\u{ff}", "x_", "x%", "",
+    ];
+    let mut rng = Rng::new(10);
+    pair.batch("BEGIN");
+    for id in 0..8000 {
+        let stem = stems[rng.below(stems.len() as u64) as usize];
+        let s = format!("{stem}{}", rng.below(400));
+        pair.ok(
+            "INSERT INTO w VALUES (?1, ?2, ?3)",
+            &[P::I(id), P::I(rng.below(4) as i64), P::T(s)],
+        );
+    }
+    pair.batch("COMMIT");
+    pair.assert_plan("SELECT id FROM w WHERE s LIKE 'a%'", "Index Scan using w_s");
+    pair.assert_plan(
+        "SELECT id FROM w WHERE g = 1 AND s LIKE 'a%'",
+        "Index Scan using w_gs",
+    );
+    for stem in stems {
+        pair.ok(&format!("SELECT id FROM w WHERE s GLOB '{stem}*' ORDER BY id"), &[]);
+        for tail in ["%", "1%", "_%", "12"] {
+            // The stems' own wildcards are escaped into the literal prefix.
+            let literal = stem.replace('_', "\\_").replace('%', "\\%");
+            let pattern = format!("{literal}{tail}");
+            for query in [
+                format!("SELECT id, s FROM w WHERE s LIKE '{pattern}' ESCAPE '\\' ORDER BY s, id"),
+                format!(
+                    "SELECT id, s FROM w WHERE g = 2 AND s LIKE '{pattern}' ESCAPE '\\' \
+                     ORDER BY s DESC, id"
+                ),
+            ] {
+                pair.ok(&query, &[]);
+            }
+        }
     }
 }
 

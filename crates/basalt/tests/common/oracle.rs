@@ -218,6 +218,22 @@ impl Pair {
         outcome
     }
 
+    /// Runs `sql` on both: both must succeed, or both fail; the change counts may differ
+    /// (for statements whose count depends on the order rows are reached in: SQLite runs
+    /// foreign key actions at once, Basalt at the statement's end as PostgreSQL does).
+    /// The caller compares the tables afterwards.
+    pub fn same_state(&self, sql: &str, params: &[P]) {
+        let basalt = self.run_basalt(sql, params);
+        let sqlite = self.run_sqlite(sql, params);
+        assert_eq!(
+            basalt.is_ok(),
+            sqlite.is_ok(),
+            "{sql} {params:?}\nBasalt: {}\nSQLite: {}",
+            describe(&basalt),
+            describe(&sqlite)
+        );
+    }
+
     /// Runs several statements (no parameters) on both; each must succeed.
     pub fn batch(&self, sql: &str) {
         self.basalt
