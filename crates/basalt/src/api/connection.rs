@@ -850,6 +850,10 @@ impl Connection {
     ) -> Result<Outcome> {
         let name = name.to_lowercase();
         let ctx = self.exec_context(self.read_source()?, params);
+        if is_integrity_check(&name) {
+            let problems = integrity_check(&ctx.source, value.as_deref())?;
+            return Ok(text_rows(problems, ctx));
+        }
         let pager = self.db.store.pager();
         if let Some(value) = value.filter(|_| !show) {
             let value = value.trim_matches('\'').to_string();
@@ -936,6 +940,33 @@ impl Connection {
         };
         Ok(text_rows(vec![value], ctx))
     }
+}
+
+/// Whether a PRAGMA names the integrity check (`quick_check` is SQLite's lighter variant;
+/// Basalt runs the full check for both).
+fn is_integrity_check(name: &str) -> bool {
+    name.eq_ignore_ascii_case("integrity_check") || name.eq_ignore_ascii_case("quick_check")
+}
+
+/// `PRAGMA integrity_check[(N | table)]`, as SQLite reads its argument: a number caps the
+/// problems reported, a name limits the row-against-index comparison to that table. Returns
+/// the problems, or the single line `ok`.
+fn integrity_check(source: &PageSource, argument: Option<&str>) -> Result<Vec<String>> {
+    let argument = argument.map(|text| text.trim().trim_matches(['\'', '"']));
+    let (max, table) = match argument {
+        None => (crate::exec::integrity::DEFAULT_MAX_PROBLEMS, None),
+        Some(text) => match text.parse::<i64>() {
+            Ok(max) if max > 0 => (usize::try_from(max).unwrap_or(usize::MAX), None),
+            Ok(_) => (crate::exec::integrity::DEFAULT_MAX_PROBLEMS, None),
+            Err(_) => (crate::exec::integrity::DEFAULT_MAX_PROBLEMS, Some(text)),
+        },
+    };
+    let problems = crate::exec::integrity::check(source, max, table)?;
+    Ok(if problems.is_empty() {
+        vec!["ok".to_string()]
+    } else {
+        problems
+    })
 }
 
 /// A boolean setting's value: on/off, true/false, yes/no, 1/0.
@@ -1117,6 +1148,9 @@ pub(crate) fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
     match &bound.statement {
         BoundStatement::Query(plan) | BoundStatement::Modify(plan) => plan.schema.clone(),
         BoundStatement::Explain { .. } => vec![text("QUERY PLAN")],
+        BoundStatement::Ddl(DdlStatement::Setting { name, .. }) if is_integrity_check(name) => {
+            vec![text(&name.to_lowercase())]
+        }
         BoundStatement::Ddl(DdlStatement::Setting {
             name, show: true, ..
         }) => vec![text(name)],

@@ -11,6 +11,7 @@ pub mod error;
 pub mod eval;
 pub mod explain;
 pub mod foreign_keys;
+pub mod integrity;
 pub mod operators;
 pub mod record;
 pub mod row_key;
