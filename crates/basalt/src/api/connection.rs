@@ -707,7 +707,7 @@ impl Connection {
                     let Some((expr, types)) = &generated else {
                         return Ok(Value::Null);
                     };
-                    let mut batch = crate::exec::vector::Batch::with_types(types, 1);
+                    let mut batch = crate::exec::batch::Batch::with_types(types, 1);
                     let mut row = values.to_vec();
                     row.push(Value::Null);
                     batch.push_row(&row);
@@ -1160,7 +1160,7 @@ fn analyzed_lines(
 
 /// Rows of one text column.
 fn text_rows(lines: Vec<String>, ctx: ExecContext) -> Outcome {
-    let mut batch = crate::exec::vector::Batch::with_types(&[DataType::Text], lines.len());
+    let mut batch = crate::exec::batch::Batch::with_types(&[DataType::Text], lines.len());
     for line in lines {
         batch.push_row(&[Value::Text(line)]);
     }
@@ -1172,13 +1172,13 @@ fn text_rows(lines: Vec<String>, ctx: ExecContext) -> Outcome {
 
 /// Batches computed up front, served as an operator.
 #[derive(Debug)]
-pub(crate) struct Buffered(pub(crate) VecDeque<crate::exec::vector::Batch>);
+pub(crate) struct Buffered(pub(crate) VecDeque<crate::exec::batch::Batch>);
 
 impl crate::exec::operators::Operator for Buffered {
     fn next(
         &mut self,
         _ctx: &ExecContext,
-    ) -> crate::exec::error::ExecResult<Option<crate::exec::vector::Batch>> {
+    ) -> crate::exec::error::ExecResult<Option<crate::exec::batch::Batch>> {
         Ok(self.0.pop_front())
     }
 }

@@ -29,6 +29,7 @@ use crate::storage::page::{PageNo, PageRead};
 use crate::txn::WriteTxn;
 use crate::types::{self, DataType, Value};
 
+use super::batch::Batch;
 use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
 use super::eval;
@@ -36,7 +37,6 @@ use super::foreign_keys::{Enforcer, ForeignKeyRules};
 use super::operators::{self, sort::concatenate};
 use super::record::{read_row_values, row_to_cells};
 use super::triggers::{RowEvent, RowTriggers, TriggerRuntime};
-use super::vector::Batch;
 
 /// What a modification of one table needs beyond its plan, resolved once per prepared
 /// statement: column defaults and CHECK constraints, bound over the table's row (column `i`

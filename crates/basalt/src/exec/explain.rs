@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 
 use crate::plan::{PlanKind, PlanNode, RangeBound};
 
+use super::batch::Batch;
 use super::context::ExecContext;
 use super::error::ExecResult;
 use super::explain_verbose::{Scope, node_details};
 use super::operators::Operator;
 use super::spill::SpillStats;
-use super::vector::Batch;
 
 /// What an instrumented run measured for one plan node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

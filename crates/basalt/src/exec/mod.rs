@@ -1,9 +1,10 @@
 //! Execution: operators that pull batches of column vectors.
 //!
-//! Operators exchange [`vector::Batch`]es — a few hundred to a few thousand rows stored
+//! Operators exchange [`batch::Batch`]es — a few hundred to a few thousand rows stored
 //! column by column — so expressions, aggregates, joins and sorts work on whole arrays.
 
 pub mod analyze;
+pub mod batch;
 pub mod context;
 pub mod ddl;
 pub mod dml;
@@ -21,4 +22,3 @@ pub mod source;
 pub mod spill;
 pub mod triggers;
 pub mod vacuum;
-pub mod vector;

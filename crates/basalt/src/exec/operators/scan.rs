@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use crate::catalog::{IndexDef, TableDef};
+use crate::exec::batch::{BATCH_SIZE, Batch};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::source::PageSource;
-use crate::exec::vector::{BATCH_SIZE, Batch};
 use crate::plan::{RangeBound, ScanColumn};
 use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableLeaf, TableTree};
 use crate::storage::keys::{self, KeyValue};
