@@ -7,7 +7,9 @@ use std::fmt::{self, Display, Formatter};
 use basalt_slt::engine::Cell;
 
 use crate::ast::AggregateFunction;
-use crate::compare::{compare_cells, describe_rows, results_match, sets_match};
+use crate::compare::{
+    canonical, compare_cells, compare_rows, describe_rows, results_match, sets_match,
+};
 use crate::engines::{EngineSettings, Engines, Outcome, Target};
 use crate::statement::{PartitionShape, Statement, partition_queries, partition_shape};
 
@@ -28,6 +30,10 @@ pub enum MismatchKind {
     Partition,
     /// Basalt without indexes and keys disagrees with Basalt with them.
     IndexFree,
+    /// After the statement, a table Basalt holds differs from SQLite's.
+    Contents,
+    /// After the statement, Basalt's `PRAGMA integrity_check` finds a problem.
+    Integrity,
 }
 
 impl Display for MismatchKind {
@@ -41,6 +47,8 @@ impl Display for MismatchKind {
             MismatchKind::Panic => write!(formatter, "Basalt panics"),
             MismatchKind::Partition => write!(formatter, "ternary logic partitioning fails"),
             MismatchKind::IndexFree => write!(formatter, "index-free Basalt disagrees"),
+            MismatchKind::Contents => write!(formatter, "a table differs from SQLite's after it"),
+            MismatchKind::Integrity => write!(formatter, "Basalt's integrity check fails after it"),
         }
     }
 }
@@ -65,6 +73,12 @@ pub struct Statistics {
     pub both_failed: u64,
     pub partition_checks: u64,
     pub index_free_checks: u64,
+    /// Whole tables compared with SQLite's after a statement changed them.
+    pub table_checks: u64,
+    /// `PRAGMA integrity_check` runs on Basalt.
+    pub integrity_checks: u64,
+    /// The most rows a table held when compared whole with SQLite's.
+    pub most_table_rows: usize,
     /// Queries rejected by both engines: the generator should make few of these.
     pub queries_both_failed: Vec<String>,
     /// Statements interrupted at the time limit (each ends its case).
@@ -80,6 +94,9 @@ impl Statistics {
         self.both_failed += other.both_failed;
         self.partition_checks += other.partition_checks;
         self.index_free_checks += other.index_free_checks;
+        self.table_checks += other.table_checks;
+        self.integrity_checks += other.integrity_checks;
+        self.most_table_rows = self.most_table_rows.max(other.most_table_rows);
         self.queries_both_failed
             .extend(other.queries_both_failed.iter().cloned());
         self.timed_out.extend(other.timed_out.iter().cloned());
@@ -108,9 +125,19 @@ pub fn run_case(
 ) -> Result<(Statistics, Option<Mismatch>), String> {
     let engines = Engines::open(settings)?;
     let mut statistics = Statistics::default();
+    let mut tables = TableChecks {
+        enabled: settings.check_tables,
+        tables: Vec::new(),
+        integrity_check: true,
+    };
     for (position, statement) in statements.iter().enumerate() {
         statistics.statements += 1;
-        let Ok(found) = check_statement(&engines, statement, &mut statistics) else {
+        if let Statement::CreateTable { sql, .. } = statement
+            && let Some(name) = sql.split_whitespace().nth(2)
+        {
+            tables.tables.push(name.to_owned());
+        }
+        let Ok(found) = check_statement(&engines, statement, &mut statistics, &mut tables) else {
             statistics.timed_out.push(statement.to_string());
             return Ok((statistics, None));
         };
@@ -139,7 +166,22 @@ fn finished(outcome: Outcome) -> Result<Outcome, TimedOut> {
     }
 }
 
-fn check_statement(engines: &Engines, statement: &Statement, statistics: &mut Statistics) -> Found {
+/// What the whole-table checks need to know of a case.
+struct TableChecks {
+    /// Whether to run them ([`EngineSettings::check_tables`]).
+    enabled: bool,
+    /// The tables created so far.
+    tables: Vec<String>,
+    /// Whether Basalt has `PRAGMA integrity_check` (turned off at its first error).
+    integrity_check: bool,
+}
+
+fn check_statement(
+    engines: &Engines,
+    statement: &Statement,
+    statistics: &mut Statistics,
+    tables: &mut TableChecks,
+) -> Found {
     let sql = statement.to_string();
     let sqlite = finished(engines.run(Target::Sqlite, &sql))?;
     let basalt = finished(engines.run(Target::Basalt, &sql))?;
@@ -174,7 +216,11 @@ fn check_statement(engines: &Engines, statement: &Statement, statistics: &mut St
             return Ok(found);
         }
     }
-    check_index_free(engines, statement, &sql, &basalt, statistics)
+    let found = check_index_free(engines, statement, &sql, &basalt, statistics)?;
+    if found.is_some() || !tables.enabled {
+        return Ok(found);
+    }
+    check_tables(engines, statement, &basalt, statistics, tables)
 }
 
 fn compare_outcomes(
@@ -372,26 +418,174 @@ fn check_index_free(
     )))
 }
 
+/// After a statement that changed rows of a table (or rolled back a transaction or
+/// savepoint, which may restore any), compares the table (or every table) whole with
+/// SQLite's, and runs Basalt's `PRAGMA integrity_check` (every index agrees with its
+/// table, every tree is well formed). Tables are compared by an order-independent digest
+/// of their rows, and only when the digests differ row by row (reals with the tolerance).
+fn check_tables(
+    engines: &Engines,
+    statement: &Statement,
+    basalt: &Outcome,
+    statistics: &mut Statistics,
+    tables: &mut TableChecks,
+) -> Found {
+    let changed: Vec<String> = match (statement, statement.written_table(), basalt) {
+        (Statement::Control { sql }, _, _) if sql.starts_with("ROLLBACK") => tables.tables.clone(),
+        (_, Some(table), Outcome::Changed(count)) if *count > 0 => vec![table.to_owned()],
+        _ => return Ok(None),
+    };
+    for table in &changed {
+        let sql = format!("SELECT * FROM {table}");
+        let sqlite = finished(engines.run(Target::Sqlite, &sql))?;
+        let basalt = finished(engines.run(Target::Basalt, &sql))?;
+        statistics.table_checks += 1;
+        let Outcome::Rows(expected) = &sqlite else {
+            continue;
+        };
+        statistics.most_table_rows = statistics.most_table_rows.max(expected.len());
+        let agrees = match &basalt {
+            Outcome::Rows(actual) => {
+                digest(expected) == digest(actual) || results_match(expected, actual, false)
+            }
+            _ => false,
+        };
+        if !agrees {
+            let detail = match &basalt {
+                Outcome::Rows(actual) => describe_difference(expected, actual),
+                other => describe(other),
+            };
+            return Ok(Some((
+                MismatchKind::Contents,
+                format!("{sql} after the statement:\n{detail}"),
+            )));
+        }
+    }
+    if tables.integrity_check {
+        match finished(engines.run(Target::Basalt, "PRAGMA integrity_check"))? {
+            Outcome::Rows(rows) if rows == [vec![Cell::Text("ok".to_owned())]] => {
+                statistics.integrity_checks += 1;
+            }
+            Outcome::Rows(rows) => {
+                return Ok(Some((MismatchKind::Integrity, describe_rows(&rows, 20))));
+            }
+            outcome @ Outcome::Panic(_) => {
+                let detail = format!("PRAGMA integrity_check:\n{}", describe(&outcome));
+                return Ok(Some((MismatchKind::Panic, detail)));
+            }
+            // Not supported by this build of Basalt: do without.
+            _ => tables.integrity_check = false,
+        }
+    }
+    Ok(None)
+}
+
+/// An order-independent digest of a multiset of rows (-0.0 counted as 0.0).
+fn digest(rows: &[Vec<Cell>]) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    rows.iter().fold(0u64, |total, row| {
+        let mut hasher = DefaultHasher::new();
+        for cell in row {
+            match cell {
+                Cell::Null => 0u8.hash(&mut hasher),
+                Cell::Integer(value) => (1u8, value).hash(&mut hasher),
+                Cell::Real(value) => (2u8, (value + 0.0).to_bits()).hash(&mut hasher),
+                Cell::Text(text) => (3u8, text).hash(&mut hasher),
+                Cell::Blob(bytes) => (4u8, bytes).hash(&mut hasher),
+            }
+        }
+        total.wrapping_add(hasher.finish())
+    })
+}
+
+/// The rows only one side has (a few of each), and the row counts.
+fn describe_difference(expected: &[Vec<Cell>], actual: &[Vec<Cell>]) -> String {
+    let expected_rows = canonical(expected);
+    let actual_rows = canonical(actual);
+    let (mut only_expected, mut only_actual) = (Vec::new(), Vec::new());
+    let (mut left, mut right) = (0, 0);
+    while left < expected_rows.len() || right < actual_rows.len() {
+        let order = match (expected_rows.get(left), actual_rows.get(right)) {
+            (Some(one), Some(other)) => compare_rows(one, other),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                only_expected.push(expected_rows[left].clone());
+                left += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                only_actual.push(actual_rows[right].clone());
+                right += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                left += 1;
+                right += 1;
+            }
+        }
+    }
+    format!(
+        "SQLite has {} rows, Basalt {}.\nOnly in SQLite's:\n{}\nOnly in Basalt's:\n{}",
+        expected.len(),
+        actual.len(),
+        describe_rows(&only_expected, 10),
+        describe_rows(&only_actual, 10)
+    )
+}
+
 /// Makes the twin's copy of `table` equal to Basalt's (after an INSERT whose conflict
-/// clause the twin, without constraints, would apply differently).
+/// clause the twin, without constraints, would apply differently). Only the rows whose
+/// number differs are deleted and inserted again: a large table is not copied whole for
+/// the few rows an INSERT changes. (Generated tables name their columns c0, c1, …)
 fn copy_table_to_twin(engines: &Engines, table: &str) -> Found {
-    let rows = match finished(engines.run(Target::Basalt, &format!("SELECT * FROM {table}")))? {
-        Outcome::Rows(rows) => rows,
-        other => {
-            let detail = format!("reading {table} to copy it failed:\n{}", describe(&other));
-            return Ok(Some((MismatchKind::IndexFree, detail)));
+    let read = |target: Target| -> Result<Result<Vec<Vec<Cell>>, String>, TimedOut> {
+        match finished(engines.run(target, &format!("SELECT * FROM {table}")))? {
+            Outcome::Rows(rows) => Ok(Ok(rows)),
+            other => Ok(Err(format!(
+                "reading {table} to copy it failed:\n{}",
+                describe(&other)
+            ))),
         }
     };
-    let mut statements = vec![format!("DELETE FROM {table}")];
-    if !rows.is_empty() {
-        let values: Vec<String> = rows
-            .iter()
-            .map(|row| {
-                let cells: Vec<String> = row.iter().map(cell_literal).collect();
-                format!("({})", cells.join(", "))
-            })
-            .collect();
-        statements.push(format!("INSERT INTO {table} VALUES {}", values.join(", ")));
+    let wanted = match read(Target::Basalt)? {
+        Ok(rows) => rows,
+        Err(detail) => return Ok(Some((MismatchKind::IndexFree, detail))),
+    };
+    let present = match read(Target::IndexFree)? {
+        Ok(rows) => rows,
+        Err(detail) => return Ok(Some((MismatchKind::IndexFree, detail))),
+    };
+    let mut statements = Vec::new();
+    let changes = count_differences(&wanted, &present);
+    // Rows the twin has (too many or too few of) are deleted and inserted again; rows it
+    // lacks are inserted.
+    let replaced = changes
+        .iter()
+        .filter(|(_, _, present)| *present > 0)
+        .count();
+    if replaced > 20 {
+        statements.push(format!("DELETE FROM {table}"));
+        statements.extend(insert_rows(table, &wanted));
+    } else {
+        let mut inserted = Vec::new();
+        for (row, count, present) in changes {
+            if present > 0 {
+                let conditions: Vec<String> = row
+                    .iter()
+                    .enumerate()
+                    .map(|(position, cell)| {
+                        format!("(c{position} IS NOT DISTINCT FROM {})", cell_literal(cell))
+                    })
+                    .collect();
+                statements.push(format!(
+                    "DELETE FROM {table} WHERE {}",
+                    conditions.join(" AND ")
+                ));
+            }
+            inserted.extend(std::iter::repeat_n(row, count));
+        }
+        statements.extend(insert_rows(table, &inserted));
     }
     for sql in statements {
         let outcome = finished(engines.run(Target::IndexFree, &sql))?;
@@ -404,6 +598,67 @@ fn copy_table_to_twin(engines: &Engines, table: &str) -> Found {
         }
     }
     Ok(None)
+}
+
+/// The rows whose number differs between `wanted` and `present`, each with its numbers in
+/// `wanted` and in `present`.
+fn count_differences(
+    wanted: &[Vec<Cell>],
+    present: &[Vec<Cell>],
+) -> Vec<(Vec<Cell>, usize, usize)> {
+    let group = |rows: &[Vec<Cell>]| {
+        let mut groups: Vec<(Vec<Cell>, usize)> = Vec::new();
+        for row in canonical(rows) {
+            match groups.last_mut() {
+                Some((last, count)) if compare_rows(last, &row).is_eq() => *count += 1,
+                _ => groups.push((row, 1)),
+            }
+        }
+        groups
+    };
+    let (wanted, present) = (group(wanted), group(present));
+    let mut differences = Vec::new();
+    let (mut left, mut right) = (0, 0);
+    while left < wanted.len() || right < present.len() {
+        let order = match (wanted.get(left), present.get(right)) {
+            (Some((one, _)), Some((other, _))) => compare_rows(one, other),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                differences.push((wanted[left].0.clone(), wanted[left].1, 0));
+                left += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                differences.push((present[right].0.clone(), 0, present[right].1));
+                right += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                if wanted[left].1 != present[right].1 {
+                    differences.push((wanted[left].0.clone(), wanted[left].1, present[right].1));
+                }
+                left += 1;
+                right += 1;
+            }
+        }
+    }
+    differences
+}
+
+/// `INSERT INTO table VALUES …` of `rows` (none for no rows).
+fn insert_rows(table: &str, rows: &[Vec<Cell>]) -> Option<String> {
+    if rows.is_empty() {
+        return None;
+    }
+    let values: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            let cells: Vec<String> = row.iter().map(cell_literal).collect();
+            format!("({})", cells.join(", "))
+        })
+        .collect();
+    Some(format!("INSERT INTO {table} VALUES {}", values.join(", ")))
 }
 
 /// A cell as a SQL literal of its own type.

@@ -23,6 +23,8 @@ pub struct RunConfiguration {
     pub statements_per_case: usize,
     /// See [`GeneratorOptions::max_rows`].
     pub max_rows: usize,
+    /// See [`GeneratorOptions::large_rows`] (0: no large tables).
+    pub large_rows: usize,
     pub verbose: bool,
     /// Where to write each reproduction (`seed<S>-case<C>.slt`).
     pub save_directory: Option<PathBuf>,
@@ -58,6 +60,7 @@ pub fn run(configuration: &RunConfiguration, output: &mut dyn Write) -> RunSumma
     let options = GeneratorOptions {
         statements_per_case: configuration.statements_per_case,
         max_rows: configuration.max_rows,
+        large_rows: configuration.large_rows,
         avoid: configuration.avoid,
     };
     let mut summary = RunSummary::default();

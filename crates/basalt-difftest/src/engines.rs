@@ -205,13 +205,17 @@ pub struct Engines {
     watchdog: Watchdog,
 }
 
-/// How the Basalt databases are configured.
+/// How the Basalt databases are configured, and which checks run after statements.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EngineSettings {
     /// `SET work_mem = '...'` on both Basalt connections: a small budget (the minimum is
     /// 64kB) makes sorts, grouping, DISTINCT, set operations and hash joins spill to
     /// temporary files, so the spilling code paths are compared too.
     pub work_mem: Option<String>,
+    /// After every statement that changes rows (and every rollback), compare the changed
+    /// tables whole with SQLite's and run Basalt's `PRAGMA integrity_check` (on with
+    /// `--large`, whose bulk modifications change thousands of rows a statement).
+    pub check_tables: bool,
 }
 
 /// Which database of [`Engines`] to run on.

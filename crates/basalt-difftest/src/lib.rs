@@ -94,6 +94,7 @@ pub mod compare;
 pub mod driver;
 pub mod engines;
 pub mod generator;
+pub mod large_schema;
 pub mod reducer;
 pub mod reproduction;
 pub mod schema;

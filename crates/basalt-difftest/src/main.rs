@@ -23,9 +23,10 @@ struct Arguments {
     /// The number of the first case (to rerun one case: --first-case C --cases 1).
     #[arg(long, default_value_t = 0)]
     first_case: u64,
-    /// Random statements per case, after the schema and initial data.
-    #[arg(long, default_value_t = 50)]
-    statements_per_case: usize,
+    /// Random statements per case, after the schema and initial data (default 50, or 200
+    /// with --large, whose loads take a while).
+    #[arg(long)]
+    statements_per_case: Option<usize>,
     /// Also print the queries both engines rejected (a sign of generator waste).
     #[arg(long)]
     verbose: bool,
@@ -39,6 +40,19 @@ struct Arguments {
     /// and queries join at most two tables).
     #[arg(long, default_value_t = 20)]
     max_rows: usize,
+    /// Large cases: one or two tables of thousands to tens of thousands of wide rows
+    /// (each a twelfth of --large-rows to --large-rows), range queries over every kind of
+    /// key, bulk modifications, and whole tables compared with SQLite's (and Basalt's
+    /// integrity check) after every statement that changes rows.
+    #[arg(long)]
+    large: bool,
+    /// With --large: the most rows of a large table (at most 90,000).
+    #[arg(long, default_value_t = 12_000)]
+    large_rows: usize,
+    /// Compare changed tables whole with SQLite's after every modification (on with
+    /// --large).
+    #[arg(long)]
+    check_tables: bool,
     /// Run Basalt with this work_mem (for example 64kB, the minimum) so that sorts,
     /// grouping, set operations and hash joins spill to temporary files.
     #[arg(long)]
@@ -59,8 +73,17 @@ fn main() -> ExitCode {
         seed: arguments.seed,
         first_case: arguments.first_case,
         cases: arguments.cases,
-        statements_per_case: arguments.statements_per_case,
+        statements_per_case: arguments.statements_per_case.unwrap_or(if arguments.large {
+            200
+        } else {
+            50
+        }),
         max_rows: arguments.max_rows,
+        large_rows: if arguments.large {
+            arguments.large_rows
+        } else {
+            0
+        },
         verbose: arguments.verbose,
         save_directory: arguments.save_dir,
         avoid: if arguments.avoid_known_bugs {
@@ -71,12 +94,14 @@ fn main() -> ExitCode {
         reduce: !arguments.no_reduce,
         settings: EngineSettings {
             work_mem: arguments.work_mem,
+            check_tables: arguments.check_tables || arguments.large,
         },
     };
     if arguments.dump {
         let options = GeneratorOptions {
             statements_per_case: configuration.statements_per_case,
             max_rows: configuration.max_rows,
+            large_rows: configuration.large_rows,
             avoid: configuration.avoid,
         };
         for case in configuration.first_case..configuration.first_case + configuration.cases {
@@ -92,7 +117,9 @@ fn main() -> ExitCode {
     let statistics = &summary.statistics;
     println!(
         "seed {}: {} cases, {} statements ({} queries, {} modifications; {} rejected by both), \
-         {} partition checks, {} index-free checks, {} timed out, {} mismatches, {:.1?}",
+         {} partition checks, {} index-free checks, {} table checks (largest {} rows), \
+         {} integrity checks, \
+         {} timed out, {} mismatches, {:.1?}",
         arguments.seed,
         summary.cases,
         statistics.statements,
@@ -101,6 +128,9 @@ fn main() -> ExitCode {
         statistics.both_failed,
         statistics.partition_checks,
         statistics.index_free_checks,
+        statistics.table_checks,
+        statistics.most_table_rows,
+        statistics.integrity_checks,
         statistics.timed_out.len(),
         summary.findings.len(),
         summary.elapsed

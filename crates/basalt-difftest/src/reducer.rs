@@ -9,8 +9,9 @@
 //!    the initial data since each is its own INSERT;
 //! 2. simplifying each remaining statement, the failing one first: dropping WHERE,
 //!    HAVING, GROUP BY, ORDER BY, LIMIT, DISTINCT, select items, joins, set-operation
-//!    members and VALUES rows, and replacing subexpressions by same-typed children or
-//!    literals. Candidates that leave the SQL both dialects share are skipped.
+//!    members and VALUES rows, halving the rows a large table's load generates, and
+//!    replacing subexpressions by same-typed children or literals. Candidates that leave
+//!    the SQL both dialects share are skipped.
 
 use crate::ast::{Expr, JoinKind, Literal, OrderTarget, Query};
 use crate::case::{MismatchKind, run_case};
@@ -240,6 +241,14 @@ fn simplifications(statement: &Statement, schema: &Schema) -> Vec<Statement> {
             table: table.clone(),
             where_clause: None,
         }),
+        // Fewer generated rows: the first half, then the first seven eighths.
+        Statement::Load(load) if load.rows > 1 => {
+            for rows in [load.rows / 2, load.rows - load.rows / 8] {
+                let mut fewer = load.clone();
+                fewer.rows = rows;
+                candidates.push(Statement::Load(fewer));
+            }
+        }
         _ => {}
     }
     candidates.extend(query_simplifications(statement));

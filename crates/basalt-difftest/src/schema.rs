@@ -44,6 +44,31 @@ impl SqlType {
     }
 }
 
+/// Where a column's values come from: the small default domains of `values.rs`, or one
+/// of the two kinds of large-table columns (`--large`, see [`crate::large_schema`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Domain {
+    /// The small, NULL-heavy domains of `values.rs` (integers within ±100 at most).
+    Small,
+    /// Integers anywhere in `low..=high`, which may lie far beyond ±100: row ids and unique
+    /// keys of large tables. Such a column is never an operand of arithmetic or of an
+    /// aggregate other than count / min / max (products of a few would overflow, which is
+    /// an error in Basalt and a switch to REAL in SQLite); it is compared with constants
+    /// of its range, joined on, and output as it is. The range is a bound, not exact:
+    /// the generator widens it as statements move or add keys.
+    Wide { low: i64, high: i64 },
+    /// Text of about 50–500 bytes: a prefix of `values.rs`' short texts, five digits and a
+    /// filler, so a leaf holds few rows and an index on it few keys.
+    LongText,
+}
+
+impl Domain {
+    /// Whether the column may be an operand of arithmetic and aggregates.
+    pub fn arithmetic(self) -> bool {
+        !matches!(self, Domain::Wide { .. })
+    }
+}
+
 /// One column of a generated table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Column {
@@ -58,6 +83,8 @@ pub struct Column {
     pub default: Option<Literal>,
     /// `CHECK (column <operator> value)`; some generated values violate it.
     pub check: Option<(BinaryOperator, Literal)>,
+    /// Where its values come from.
+    pub domain: Domain,
 }
 
 impl Column {
@@ -101,6 +128,9 @@ pub struct Table {
     pub primary_key: PrimaryKey,
     /// Table-level `UNIQUE (...)` constraints, as column positions.
     pub unique_constraints: Vec<Vec<usize>>,
+    /// Thousands of rows or more (`--large`): queries read it in at most one FROM item
+    /// (other joined items are small tables), and subqueries never read it.
+    pub large: bool,
 }
 
 /// A secondary index created with CREATE [UNIQUE] INDEX.
@@ -289,7 +319,7 @@ pub fn random_schema(random: &mut StdRng) -> Schema {
     Schema { tables, indexes }
 }
 
-fn random_table(random: &mut StdRng, table_number: usize) -> Table {
+pub fn random_table(random: &mut StdRng, table_number: usize) -> Table {
     let column_count = random.gen_range(2..=5);
     let mut columns: Vec<Column> = (0..column_count)
         .map(|position| {
@@ -311,6 +341,7 @@ fn random_table(random: &mut StdRng, table_number: usize) -> Table {
                 wide_domain: false,
                 default: None,
                 check: None,
+                domain: Domain::Small,
             }
         })
         .collect();
@@ -385,6 +416,7 @@ fn random_table(random: &mut StdRng, table_number: usize) -> Table {
         columns,
         primary_key,
         unique_constraints,
+        large: false,
     }
 }
 
@@ -394,6 +426,16 @@ pub fn random_index(random: &mut StdRng, table: &mut Table, name: &str) -> Index
     let mut positions: Vec<usize> = (0..table.columns.len()).collect();
     positions.shuffle(random);
     positions.truncate(width);
+    // Basalt limits an index entry to 1019 bytes: at most one long text per index.
+    if let Some(first) = positions
+        .iter()
+        .position(|&position| table.columns[position].domain == Domain::LongText)
+    {
+        let first = positions[first];
+        positions.retain(|&position| {
+            position == first || table.columns[position].domain != Domain::LongText
+        });
+    }
     let columns: Vec<(usize, bool)> = positions
         .into_iter()
         .map(|position| (position, random.gen_bool(0.3)))

@@ -31,6 +31,37 @@ pub enum Conflict {
     },
 }
 
+/// Rows made in SQL, the initial data of a large table (`--large`): `INSERT INTO table
+/// (columns) WITH RECURSIVE s(g) AS (SELECT 0 UNION ALL SELECT g + 1 FROM s WHERE g <
+/// rows - 1) SELECT expressions FROM s` (Basalt takes WITH only there, not before INSERT). Both engines evaluate the expressions the same
+/// way (integer `*`, `%`, `+`, `-`, CASE, `||`, substr, CAST of integers to TEXT, division
+/// by 4.0), so thousands of rows take one short statement and the reproduction of a
+/// finding stays small. The expressions number rows from a capacity fixed in their text
+/// (their permutations are modulo it), so `rows` can shrink without changing the others'
+/// values: the reducer halves it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Load {
+    pub table: String,
+    pub columns: Vec<String>,
+    /// Each column's value, an SQL expression of the row number `g` (0 ≤ g < rows).
+    pub expressions: Vec<String>,
+    pub rows: u64,
+}
+
+impl Display for Load {
+    fn fmt(&self, formatter: &mut Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "INSERT INTO {} ({}) WITH RECURSIVE s(g) AS \
+             (SELECT 0 UNION ALL SELECT g + 1 FROM s WHERE g < {}) SELECT {} FROM s",
+            self.table,
+            self.columns.join(", "),
+            self.rows.saturating_sub(1),
+            self.expressions.join(", ")
+        )
+    }
+}
+
 /// One statement of a case.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Statement {
@@ -63,6 +94,8 @@ pub enum Statement {
     /// Transaction control (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK TO) or
     /// ANALYZE: compared by success only.
     Control { sql: String },
+    /// The generated rows of a large table.
+    Load(Box<Load>),
 }
 
 impl Display for Statement {
@@ -145,6 +178,7 @@ impl Display for Statement {
                 Ok(())
             }
             Statement::Query { query, .. } => write!(formatter, "{query}"),
+            Statement::Load(load) => write!(formatter, "{load}"),
         }
     }
 }
@@ -176,6 +210,7 @@ impl Statement {
             Statement::Insert { table, .. }
             | Statement::Update { table, .. }
             | Statement::Delete { table, .. } => Some(table),
+            Statement::Load(load) => Some(&load.table),
             _ => None,
         }
     }

@@ -13,13 +13,13 @@ use crate::ast::Literal;
 use crate::schema::{Column, SqlType};
 
 /// Text values the data and literals are drawn from.
-const TEXTS: &[&str] = &[
+pub const TEXTS: &[&str] = &[
     "", "a", "b", "c", "ab", "abc", "ba", "bca", "A", "B", "Ab", "aB", "a_b", "x%", " a", "0",
     "10", "9",
 ];
 
 /// Longer text values for columns with a wide domain (keys), so inserts mostly succeed.
-const WIDE_TEXTS: &[&str] = &[
+pub const WIDE_TEXTS: &[&str] = &[
     "", "a", "b", "c", "d", "e", "ab", "ac", "ad", "ba", "bb", "bc", "ca", "cb", "abc", "acb",
     "bac", "A", "B", "C", "AB", "Ab", "aB", "a_b", "x%", " a", "0", "1", "10", "9", "99", "z",
 ];

@@ -10,7 +10,8 @@ pub fn visit_statement_expressions(statement: &mut Statement, visit: &mut dyn Fn
     match statement {
         Statement::CreateTable { .. }
         | Statement::CreateIndex { .. }
-        | Statement::Control { .. } => {}
+        | Statement::Control { .. }
+        | Statement::Load(_) => {}
         Statement::Insert {
             source, conflict, ..
         } => {

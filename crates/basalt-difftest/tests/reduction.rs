@@ -10,7 +10,7 @@ use basalt_difftest::case::{MismatchKind, run_case};
 use basalt_difftest::engines::EngineSettings;
 use basalt_difftest::reducer::reduce;
 use basalt_difftest::reproduction::{ReproductionOptions, failing_records, reproduction_text};
-use basalt_difftest::schema::{Column, PrimaryKey, Schema, SqlType, Table};
+use basalt_difftest::schema::{Column, Domain, PrimaryKey, Schema, SqlType, Table};
 use basalt_difftest::statement::{Conflict, InsertSource, Statement};
 
 fn table() -> Table {
@@ -22,12 +22,14 @@ fn table() -> Table {
         wide_domain: false,
         default: None,
         check: None,
+        domain: Domain::Small,
     };
     Table {
         name: "t".to_owned(),
         columns: vec![column("a"), column("b")],
         primary_key: PrimaryKey::None,
         unique_constraints: Vec::new(),
+        large: false,
     }
 }
 

@@ -44,9 +44,11 @@ impl Generator {
 
     /// A column of `sql_type` usable here, if there is one.
     fn column_of(&mut self, sql_type: SqlType, scope: &Scope<'_>) -> Option<Expr> {
+        // Wide integers (row ids of large tables) never go into arithmetic: they would
+        // overflow, an error in Basalt and a switch to REAL in SQLite.
         let candidates: Vec<&ScopeColumn> = scope
             .referable()
-            .filter(|column| column.sql_type == sql_type)
+            .filter(|column| column.sql_type == sql_type && column.domain.arithmetic())
             .collect();
         candidates
             .choose(&mut self.random)
@@ -352,7 +354,11 @@ impl Generator {
         let outer = scope.visible();
         let budget = scope.subquery_budget - 1;
         let max_tables = if self.options.bulk() { 1 } else { 2 };
+        // In a large case, subqueries read small tables only (see `subquery`).
+        let small_only = self.small_tables_only;
+        self.small_tables_only |= self.options.large();
         let (from, local) = self.random_from_clause(&outer, budget, max_tables);
+        self.small_tables_only = small_only;
         let inner = Scope {
             local: &local,
             outer: &outer,

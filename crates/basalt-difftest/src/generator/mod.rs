@@ -7,11 +7,15 @@
 //!
 //! - [`expression`]: typed scalar expressions and predicates;
 //! - [`query`]: SELECTs with joins, grouping, subqueries, set operations and ordering;
-//! - [`modification`]: INSERT / UPDATE / DELETE, including ones that violate constraints.
+//! - [`modification`]: INSERT / UPDATE / DELETE, including ones that violate constraints;
+//! - [`ranges`] and [`large`]: with `--large`, range predicates over every kind of key,
+//!   range queries and bulk modifications of tables of thousands of rows.
 
 mod expression;
+mod large;
 mod modification;
 mod query;
+mod ranges;
 mod sargable;
 
 use rand::rngs::StdRng;
@@ -19,7 +23,8 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use crate::ast::Expr;
-use crate::schema::{self, Schema, SqlType, Table, random_schema};
+use crate::large_schema::random_large_schema;
+use crate::schema::{self, Domain, Schema, SqlType, Table, random_schema};
 use crate::statement::Statement;
 
 /// Named switches that keep the generator away from known, unfixed Basalt bugs, so a CI
@@ -47,13 +52,24 @@ pub struct GeneratorOptions {
     /// IGNORE (duplicate keys are skipped), values spread wider, and queries join at most
     /// two tables — enough rows for multi-page B+trees and several batches per scan.
     pub max_rows: usize,
+    /// With `--large`: the most rows of a large table (0: no large tables). A large case
+    /// has one or two tables of a tenth of this to this many rows, loaded by one SQL
+    /// statement each ([`crate::large_schema`]), and one or two small tables; its stream
+    /// adds range queries over every kind of key and bulk modifications ([`large`]).
+    pub large_rows: usize,
     pub avoid: Avoidances,
 }
 
 impl GeneratorOptions {
-    /// Whether the initial data is large (see [`GeneratorOptions::max_rows`]).
+    /// Whether tables may be big (`--max-rows` above 20, or `--large`): queries then join
+    /// at most two tables and nest one level of subqueries.
     pub fn bulk(&self) -> bool {
-        self.max_rows > 20
+        self.max_rows > 20 || self.large()
+    }
+
+    /// Whether cases have large tables (`--large`).
+    pub fn large(&self) -> bool {
+        self.large_rows > 0
     }
 }
 
@@ -62,6 +78,7 @@ impl Default for GeneratorOptions {
         GeneratorOptions {
             statements_per_case: 50,
             max_rows: 20,
+            large_rows: 0,
             avoid: Avoidances::default(),
         }
     }
@@ -84,6 +101,9 @@ pub struct ScopeColumn {
     pub flag: bool,
     /// A base table's column that an index (or the row id) can seek on.
     pub seekable: bool,
+    /// Where its values come from (a column of a large table may hold wide integers or
+    /// long texts; wide integers are never operands of arithmetic).
+    pub domain: Domain,
 }
 
 impl ScopeColumn {
@@ -152,6 +172,11 @@ pub struct Generator {
     /// Open savepoints, innermost last, while a transaction is open.
     savepoints: Option<Vec<String>>,
     next_savepoint: usize,
+    /// While a subquery is generated in a large case: read only small tables (a
+    /// correlated subquery runs once per outer row).
+    small_tables_only: bool,
+    /// Numbers the fresh prefixes bulk modifications give unique long texts.
+    next_fresh: usize,
 }
 
 /// The random number generator of case `case` under `seed`.
@@ -169,7 +194,11 @@ pub fn case_random(seed: u64, case: u64) -> StdRng {
 /// data, then the random stream.
 pub fn generate_case(seed: u64, case: u64, options: GeneratorOptions) -> (Schema, Vec<Statement>) {
     let mut random = case_random(seed, case);
-    let schema = random_schema(&mut random);
+    let (schema, loads) = if options.large() {
+        random_large_schema(&mut random, options.large_rows)
+    } else {
+        (random_schema(&mut random), Vec::new())
+    };
     let mut generator = Generator {
         random,
         schema,
@@ -182,13 +211,15 @@ pub fn generate_case(seed: u64, case: u64, options: GeneratorOptions) -> (Schema
         next_index: 0,
         savepoints: None,
         next_savepoint: 0,
+        small_tables_only: false,
+        next_fresh: 0,
     };
-    let statements = generator.statements();
+    let statements = generator.statements(loads);
     (generator.schema, statements)
 }
 
 impl Generator {
-    fn statements(&mut self) -> Vec<Statement> {
+    fn statements(&mut self, loads: Vec<crate::statement::Load>) -> Vec<Statement> {
         let mut statements = Vec::new();
         for table in &self.schema.tables {
             statements.push(Statement::CreateTable {
@@ -211,9 +242,15 @@ impl Generator {
         if indexes_first {
             statements.extend(index_statements.iter().cloned());
         }
+        for load in loads {
+            statements.push(Statement::Load(Box::new(load)));
+        }
         for table_position in 0..self.schema.tables.len() {
+            if self.schema.tables[table_position].large {
+                continue;
+            }
             let rows = self.random.gen_range(0..=self.options.max_rows);
-            if self.options.bulk() {
+            if self.options.max_rows > 20 {
                 for chunk_start in (0..rows).step_by(50) {
                     let chunk = (rows - chunk_start).min(50);
                     statements.push(self.bulk_insert(table_position, chunk));
@@ -229,6 +266,11 @@ impl Generator {
         }
         for _ in 0..self.options.statements_per_case {
             self.next_alias = 0;
+            if self.options.large() {
+                let statement = self.large_case_statement();
+                statements.push(statement);
+                continue;
+            }
             let statement = match self.random.gen_range(0..100) {
                 0..=54 => self.query_statement(),
                 55..=72 => self.insert_statement(),
@@ -350,6 +392,7 @@ impl Generator {
                 sql_type: column.sql_type,
                 flag: column.flag,
                 seekable: seekable.contains(&position),
+                domain: column.domain,
             })
             .collect()
     }

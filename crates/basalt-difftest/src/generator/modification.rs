@@ -12,9 +12,24 @@ use rand::seq::SliceRandom;
 
 use super::{ExpressionType, Generator, Scope, ScopeColumn};
 use crate::ast::{Expr, Literal, OrderKey, OrderTarget};
-use crate::schema::{SqlType, Table};
+use crate::large_schema::{random_large_value, wide_constant};
+use crate::schema::{Domain, SqlType, Table};
 use crate::statement::{Conflict, InsertSource, Statement};
 use crate::values::{random_column_value, random_value};
+
+/// `substr(value, 1, 100)`: a short text of a large table stays short however many long
+/// texts the expression concatenates, so that an index entry over it and a long text stays
+/// within Basalt's 1019 bytes (SQLite has no limit; see `crate::large_schema`).
+pub(super) fn bounded_text(value: Expr) -> Expr {
+    Expr::function(
+        "substr",
+        vec![
+            value,
+            Expr::Literal(Literal::Integer(1)),
+            Expr::Literal(Literal::Integer(100)),
+        ],
+    )
+}
 
 impl Generator {
     fn table_scope(&self, table: &Table) -> Vec<ScopeColumn> {
@@ -24,6 +39,15 @@ impl Generator {
     /// A value for column `position` of `table` in an INSERT.
     fn insert_value(&mut self, table: &Table, position: usize) -> Expr {
         let column = &table.columns[position];
+        if let (Some(true), Domain::Wide { low, high }) = (
+            table.row_id().map(|row_id| row_id == position),
+            column.domain,
+        ) {
+            return Expr::Literal(Literal::Integer(wide_constant(&mut self.random, low, high)));
+        }
+        if column.domain != Domain::Small {
+            return Expr::Literal(random_large_value(&mut self.random, column));
+        }
         if table.row_id() == Some(position) {
             return Expr::Literal(random_value(&mut self.random, column.sql_type, true));
         }
@@ -153,8 +177,15 @@ impl Generator {
                         let column = &table.columns[position];
                         let value = match self.random.gen_range(0..10) {
                             0..=3 => Expr::column("excluded", &column.name),
-                            4..=6 => Expr::Literal(random_column_value(&mut self.random, column)),
-                            _ if column.flag => Expr::column("excluded", &column.name),
+                            4..=6 => Expr::Literal(random_large_value(&mut self.random, column)),
+                            // A large table's wide key keeps values near its domain (shifts
+                            // of it rely on that).
+                            _ if column.flag
+                                || column.domain != Domain::Small
+                                || (table.large && column.sql_type == SqlType::Text) =>
+                            {
+                                Expr::column("excluded", &column.name)
+                            }
                             _ => self.scalar(column.sql_type, &scope, 1),
                         };
                         (column.name.clone(), value)
@@ -191,7 +222,13 @@ impl Generator {
             .map(|&position| table.columns[position].name.clone())
             .collect();
         let values_only = matches!(conflict, Conflict::DoNothing | Conflict::DoUpdate { .. });
-        let source = if !values_only && table.row_id().is_none() && self.random.gen_bool(0.15) {
+        // Not into a large table: a query would give its wide keys any values (see
+        // `generator::large` on why they must stay near their domains).
+        let source = if !values_only
+            && table.row_id().is_none()
+            && !table.large
+            && self.random.gen_bool(0.15)
+        {
             let types: Vec<ExpressionType> = positions
                 .iter()
                 .map(|&position| ExpressionType::Scalar(table.columns[position].sql_type))
@@ -246,23 +283,41 @@ impl Generator {
             subquery_budget: 1,
         };
         let mut positions: Vec<usize> = (0..table.columns.len()).collect();
+        // A large table's wide integers and long texts that are not keys change only in
+        // bulk updates, which keep them nearly distinct (a constant over a range would give
+        // thousands of rows one value, and joins on it thousands squared rows).
+        if table.large {
+            positions.retain(|&position| {
+                table.columns[position].domain == Domain::Small || keys.contains(&position)
+            });
+            if positions.is_empty() {
+                self.excluded_table = None;
+                return self.bulk_update_statement();
+            }
+        }
         positions.shuffle(&mut self.random);
         positions.truncate(self.random.gen_range(1..=2));
         let assignments = positions
             .into_iter()
             .map(|position| {
                 let column = &table.columns[position];
-                let value = if keys.contains(&position) || column.flag {
-                    if table.row_id() == Some(position) && self.random.gen_bool(0.95) {
-                        Expr::Literal(random_value(&mut self.random, column.sql_type, true))
+                let value =
+                    if keys.contains(&position) || column.flag || column.domain != Domain::Small {
+                        if column.domain != Domain::Small {
+                            Expr::Literal(random_large_value(&mut self.random, column))
+                        } else if table.row_id() == Some(position) && self.random.gen_bool(0.95) {
+                            Expr::Literal(random_value(&mut self.random, column.sql_type, true))
+                        } else {
+                            Expr::Literal(random_column_value(&mut self.random, column))
+                        }
+                    } else if self.random.gen_bool(0.1) {
+                        Expr::Literal(Literal::Null)
+                    } else if table.large && column.sql_type == SqlType::Text {
+                        let value = self.scalar(column.sql_type, &scope, 2);
+                        bounded_text(value)
                     } else {
-                        Expr::Literal(random_column_value(&mut self.random, column))
-                    }
-                } else if self.random.gen_bool(0.1) {
-                    Expr::Literal(Literal::Null)
-                } else {
-                    self.scalar(column.sql_type, &scope, 2)
-                };
+                        self.scalar(column.sql_type, &scope, 2)
+                    };
                 (column.name.clone(), value)
             })
             .collect();

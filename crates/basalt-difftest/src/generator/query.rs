@@ -14,7 +14,7 @@ use crate::ast::{
     AggregateFunction, BinaryOperator, CommonTable, Expr, From, Join, JoinKind, OrderKey,
     OrderTarget, Query, Select, SetOperator, TableReference,
 };
-use crate::schema::SqlType;
+use crate::schema::{Domain, SqlType};
 use crate::statement::Statement;
 
 /// What a generated SELECT looks like, for the choices made after it.
@@ -39,9 +39,22 @@ impl Generator {
         }
         .min(max_tables);
         let (first, mut local) = self.table_reference(budget);
+        let mut large_read = self.is_large_reference(&first);
         let mut joins = Vec::new();
         for _ in 1..table_count {
+            // In a large case, at most one FROM item is large (or a view or derived table,
+            // which may be): joining two could take minutes.
+            let small_only = self.small_tables_only;
+            self.small_tables_only |= large_read;
             let (table, columns) = self.table_reference(budget);
+            self.small_tables_only = small_only;
+            let joins_large = large_read || self.is_large_reference(&table);
+            large_read |= joins_large;
+            if joins_large && let Some(join) = self.large_join(&local, &columns, table.clone()) {
+                local.extend(columns);
+                joins.push(join);
+                continue;
+            }
             let kind = match self.random.gen_range(0..100) {
                 0..=39 => JoinKind::Inner,
                 40..=69 => JoinKind::Left,
@@ -57,7 +70,60 @@ impl Generator {
         (From { first, joins }, local)
     }
 
+    /// A join of `table` (whose columns are `added`) to a FROM clause with a large item
+    /// (or of a large one): never CROSS, always on an equality, so it costs about as much
+    /// as its larger input; None if no columns compare.
+    fn large_join(
+        &mut self,
+        earlier: &[ScopeColumn],
+        added: &[ScopeColumn],
+        table: TableReference,
+    ) -> Option<Join> {
+        let pairs: Vec<(&ScopeColumn, &ScopeColumn)> = added
+            .iter()
+            .flat_map(|new| {
+                earlier
+                    .iter()
+                    .filter(|old| old.sql_type.comparable_with(new.sql_type))
+                    .map(move |old| (new, old))
+            })
+            .collect();
+        let (new, old) = pairs.choose(&mut self.random)?;
+        let on = Expr::binary(BinaryOperator::Equal, old.expression(), new.expression());
+        let kind = *[
+            JoinKind::Inner,
+            JoinKind::Inner,
+            JoinKind::Left,
+            JoinKind::Right,
+            JoinKind::Full,
+        ]
+        .choose(&mut self.random)
+        .unwrap_or(&JoinKind::Inner);
+        Some(Join {
+            kind,
+            table,
+            on: Some(on),
+        })
+    }
+
+    /// Whether `reference` may be large (in a large case: a large table, or a view, common
+    /// table or derived table, which may read one).
+    fn is_large_reference(&self, reference: &TableReference) -> bool {
+        if !self.options.large() {
+            return false;
+        }
+        match reference {
+            TableReference::Table { name, .. } => {
+                self.schema.table(name).is_none_or(|table| table.large)
+            }
+            TableReference::Derived { .. } => true,
+        }
+    }
+
     fn table_reference(&mut self, budget: usize) -> (TableReference, Vec<ScopeColumn>) {
+        if self.small_tables_only {
+            return self.small_table_reference();
+        }
         let named_queries = if !self.common_tables.is_empty() && self.random.gen_bool(0.3) {
             Some(&self.common_tables)
         } else if !self.views.is_empty() && self.random.gen_bool(0.15) {
@@ -78,6 +144,7 @@ impl Generator {
                     sql_type,
                     flag: false,
                     seekable: false,
+                    domain: Domain::Small,
                 })
                 .collect();
             return (TableReference::Table { name, alias }, columns);
@@ -101,6 +168,7 @@ impl Generator {
                     sql_type,
                     flag: false,
                     seekable: false,
+                    domain: Domain::Small,
                 })
                 .collect();
             let reference = TableReference::Derived {
@@ -109,12 +177,28 @@ impl Generator {
             };
             return (reference, columns);
         }
-        let candidates: Vec<usize> = (0..self.schema.tables.len())
-            .filter(|&position| {
-                Some(&self.schema.tables[position].name) != self.excluded_table.as_ref()
-            })
-            .collect();
-        let position = candidates
+        self.base_table_reference(false)
+    }
+
+    /// A small base table (any, if there is none but the one being modified).
+    pub(super) fn small_table_reference(&mut self) -> (TableReference, Vec<ScopeColumn>) {
+        self.base_table_reference(true)
+    }
+
+    fn base_table_reference(&mut self, small: bool) -> (TableReference, Vec<ScopeColumn>) {
+        let candidates = |small: bool| -> Vec<usize> {
+            (0..self.schema.tables.len())
+                .filter(|&position| {
+                    let table = &self.schema.tables[position];
+                    Some(&table.name) != self.excluded_table.as_ref() && !(small && table.large)
+                })
+                .collect()
+        };
+        let mut eligible = candidates(small);
+        if eligible.is_empty() {
+            eligible = candidates(false);
+        }
+        let position = eligible
             .choose(&mut self.random)
             .copied()
             .unwrap_or_default();
@@ -329,7 +413,11 @@ impl Generator {
         let outer = scope.visible();
         let item_types: Vec<ExpressionType> =
             types.iter().map(|&t| ExpressionType::Scalar(t)).collect();
-        self.query(&item_types, &outer, scope.subquery_budget - 1, false)
+        let small_only = self.small_tables_only;
+        self.small_tables_only |= self.options.large();
+        let query = self.query(&item_types, &outer, scope.subquery_budget - 1, false);
+        self.small_tables_only = small_only;
+        query
     }
 
     /// A query statement, with a partitioning predicate for the ternary logic check when
@@ -378,7 +466,14 @@ impl Generator {
         }
         // Basalt runs a correlated subquery once per outer row, building its operators
         // each time: with bulk data, one level of subqueries is as much as stays fast.
-        let budget = if self.options.bulk() { 1 } else { 2 };
+        let budget = if self.options.large() {
+            // A correlated subquery runs once per row of a large table.
+            usize::from(self.random.gen_bool(0.3))
+        } else if self.options.bulk() {
+            1
+        } else {
+            2
+        };
         let mut query = self.query(&types, &[], budget, true);
         query.with = with;
         self.common_tables.clear();
@@ -437,7 +532,8 @@ impl Generator {
     /// `SELECT count(*), sum(x), min(y), ... FROM ... [WHERE ...]`: aggregates whose values
     /// over a partition of the rows combine into the value over all of them.
     fn mergeable_aggregate_statement(&mut self) -> Statement {
-        let (from, local) = self.random_from_clause(&[], 1, 3);
+        let max_tables = if self.options.large() { 2 } else { 3 };
+        let (from, local) = self.random_from_clause(&[], 1, max_tables);
         let plain = Scope {
             local: &local,
             outer: &[],

@@ -9,12 +9,15 @@ use rand::seq::SliceRandom;
 
 use super::{Generator, ScopeColumn};
 use crate::ast::{BinaryOperator, Expr, Literal};
-use crate::schema::SqlType;
+use crate::schema::{Domain, SqlType};
 use crate::values::random_value;
 
 impl Generator {
     /// A constant comparable with `column`, near its values.
     fn seek_constant(&mut self, column: &ScopeColumn) -> Expr {
+        if column.domain != Domain::Small {
+            return self.range_constant(column.sql_type, column.domain, column.flag);
+        }
         let sql_type = match column.sql_type {
             SqlType::Integer if self.random.gen_bool(0.2) => SqlType::Real,
             SqlType::Real if self.random.gen_bool(0.2) => SqlType::Integer,
