@@ -233,7 +233,7 @@ fn permutation(random: &mut StdRng, n: u64) -> String {
     let prime = PRIMES
         .iter()
         .copied()
-        .filter(|prime| n % prime != 0)
+        .filter(|prime| !n.is_multiple_of(*prime))
         .collect::<Vec<_>>()
         .choose(random)
         .copied()
