@@ -150,7 +150,10 @@ fn seeks_from_in_lists_span_leaves() {
         pair.ok(&by_u, &[]);
         // The DESC index's and the text index's first column.
         let ds = in_list(&mut rng, count, |i| i.rem_euclid(3) * 7 + i * 8);
-        pair.ok(&format!("SELECT id, d FROM t WHERE d IN ({ds}) ORDER BY id"), &[]);
+        pair.ok(
+            &format!("SELECT id, d FROM t WHERE d IN ({ds}) ORDER BY id"),
+            &[],
+        );
         let names: Vec<String> = (0..count)
             .map(|_| format!("'n{:04}'", rng.below(3100)))
             .collect();
@@ -333,8 +336,18 @@ fn like_prefixes_on_desc_and_two_column_indexes() {
          CREATE INDEX w_gs ON w (g, s);",
     );
     let stems = [
-        "\u{d7ff}", "\u{d7ff}\u{10ffff}", "\u{e000}", "a\u{10ffff}", "a", "b", "\u{7f}",
-        "\u{80}", "\u{ff}", "x_", "x%", "",
+        "\u{d7ff}",
+        "\u{d7ff}\u{10ffff}",
+        "\u{e000}",
+        "a\u{10ffff}",
+        "a",
+        "b",
+        "\u{7f}",
+        "\u{80}",
+        "\u{ff}",
+        "x_",
+        "x%",
+        "",
     ];
     let mut rng = Rng::new(10);
     pair.batch("BEGIN");
@@ -353,7 +366,10 @@ fn like_prefixes_on_desc_and_two_column_indexes() {
         "Index Scan using w_gs",
     );
     for stem in stems {
-        pair.ok(&format!("SELECT id FROM w WHERE s GLOB '{stem}*' ORDER BY id"), &[]);
+        pair.ok(
+            &format!("SELECT id FROM w WHERE s GLOB '{stem}*' ORDER BY id"),
+            &[],
+        );
         for tail in ["%", "1%", "_%", "12"] {
             // The stems' own wildcards are escaped into the literal prefix.
             let literal = stem.replace('_', "\\_").replace('%', "\\%");

@@ -313,15 +313,20 @@ fn self_referencing_cascades_over_ranges() {
         } else {
             // Parents lie anywhere before the row: subtrees spread over the whole table.
             let parent = P::I(rng.below(id as u64) as i64);
-            pair.ok("INSERT INTO tree VALUES (?1, ?2, ?3)", &[P::I(id), parent, label]);
+            pair.ok(
+                "INSERT INTO tree VALUES (?1, ?2, ?3)",
+                &[P::I(id), parent, label],
+            );
         }
     }
     pair.batch("COMMIT");
     let check = |pair: &Pair| {
         pair.check(
             "tree",
-            &["SELECT id, parent FROM tree WHERE parent BETWEEN -1000000 AND 1000000000 \
-               ORDER BY parent, id"],
+            &[
+                "SELECT id, parent FROM tree WHERE parent BETWEEN -1000000 AND 1000000000 \
+               ORDER BY parent, id",
+            ],
         );
     };
     for write in [
