@@ -7,13 +7,17 @@
 //! table with itself many times) are interrupted after a second through the engine's own
 //! cancellation (57014), and the input stops there; statements are limited to 64 and the
 //! input to 16 KiB, so the inserts of one input cannot grow a table without bound.
+//! Afterwards `PRAGMA integrity_check` must report `ok`: no sequence of statements, failed
+//! ones included, may leave a tree, an index or the free list inconsistent.
 
 #![no_main]
 
 use std::time::Duration;
 
 use basalt::{Database, Options};
-use basalt_fuzz::{SEED_DATA, SEED_SCHEMA, Watchdog, run_statement, scratch_directory};
+use basalt_fuzz::{
+    SEED_DATA, SEED_SCHEMA, Watchdog, integrity_problems, run_statement, scratch_directory,
+};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_INPUT_BYTES: usize = 16 * 1024;
@@ -48,4 +52,8 @@ fuzz_target!(|data: &[u8]| {
         }
         let _ = run_statement(&connection, statement);
     }
+    drop(watchdog);
+    // The watchdog is stopped, so the check runs to its end.
+    let problems = integrity_problems(&connection).expect("the integrity check runs");
+    assert_eq!(problems, ["ok"], "the statements left the database damaged");
 });

@@ -46,6 +46,8 @@ ANALYZE;
 
 /// Queries that read the seed tables through their indexes, joins and the view.
 const READ_QUERIES: &[&str] = &[
+    // On a damaged file the integrity check must report, never panic.
+    "PRAGMA integrity_check",
     "SELECT id, name FROM items WHERE name >= 'a' ORDER BY name",
     "SELECT name FROM items WHERE name = 'fig'",
     "SELECT price, qty FROM items WHERE price > 0 ORDER BY price DESC, qty",
@@ -120,6 +122,18 @@ pub fn exercise_database(database: &Database) {
     }
     let _ = database.checkpoint();
     let _ = run_statement(&connection, "SELECT count(*) FROM items");
+    let _ = run_statement(&connection, "PRAGMA integrity_check");
+}
+
+/// The integrity check's rows (`["ok"]` for a sound database).
+pub fn integrity_problems(connection: &Connection) -> basalt::Result<Vec<String>> {
+    let mut statement = connection.prepare("PRAGMA integrity_check")?;
+    let mut rows = statement.query(())?;
+    let mut problems = Vec::new();
+    while let Some(row) = rows.next()? {
+        problems.push(row.get::<String>(0)?);
+    }
+    Ok(problems)
 }
 
 /// Whether `size` is a page size the engine accepts.

@@ -25,6 +25,10 @@ fn count() {
 
 // SAFETY: every method forwards to `System` with the caller's arguments unchanged; counting
 // touches only atomics and never allocates.
+#[allow(
+    unsafe_code,
+    reason = "a global allocator is an unsafe trait; this one only forwards to System"
+)]
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         count();

@@ -63,6 +63,7 @@ Examples:
   basalt demo.basalt \"SELECT count(*) FROM orders\"
   basalt --csv demo.basalt \"SELECT * FROM regions\" > regions.csv
   basalt new.basalt < dump.sql                run a script (stops at the first error)
+  basalt check demo.basalt                    verify every tree, index and the free list
 
 Inside the shell, enter .help for the dot commands.";
 

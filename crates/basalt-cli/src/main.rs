@@ -5,9 +5,11 @@
 //! turns lines of input into statements and dot commands, whoever typed them; `repl` is the
 //! prompt (rustyline) in front of it; `input` decides where statements end, with the engine's
 //! tokenizer; `render` writes results in the chosen mode; `dot_commands`, `import` and `dump`
-//! are the commands that are not SQL; `interrupt` routes Ctrl-C to the running statement.
+//! are the commands that are not SQL; `interrupt` routes Ctrl-C to the running statement;
+//! `check` is the `basalt check FILE` command (the integrity check).
 
 mod args;
+mod check;
 mod dot_commands;
 mod dump;
 mod import;
@@ -28,6 +30,10 @@ use crate::render::Mode;
 use crate::session::{Flow, Session, Settings, closed_pipe, describe, open_database};
 
 fn main() -> ExitCode {
+    let arguments: Vec<String> = std::env::args().collect();
+    if check::requested(&arguments) {
+        return check::run(&arguments);
+    }
     let args = Args::parse();
     let interactive = args.commands.is_empty() && (args.interactive || io::stdin().is_terminal());
     let settings = Settings {

@@ -11,12 +11,14 @@
 //! - [`format`] turns a cell into the reference runner's text.
 //! - [`runner`] executes a script on an [`engine::Engine`] and judges each record.
 //! - [`skiplist`] parses the list of records deliberately skipped.
+//! - [`rewrite`] writes actual results into a golden file (`--rewrite`).
 //!
 //! The `basalt-slt` binary adds file discovery, parallelism and reporting on top.
 
 pub mod basalt_engine;
 pub mod engine;
 pub mod format;
+pub mod rewrite;
 pub mod runner;
 pub mod script;
 pub mod skiplist;

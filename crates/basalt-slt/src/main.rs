@@ -1,4 +1,5 @@
-//! `basalt-slt`: run sqllogictest files against SQLite or (later) Basalt.
+//! `basalt-slt`: run sqllogictest files against Basalt or SQLite (`--rewrite`: regenerate
+//! the expected results of golden files in place).
 //!
 //! Each file runs on a fresh in-memory database. Files run on `--jobs` threads, but their
 //! reports print in file order, so output is deterministic whatever the scheduling. The
@@ -17,6 +18,7 @@ use std::time::Instant;
 
 use basalt_slt::basalt_engine::BasaltEngine;
 use basalt_slt::engine::{Engine, SqliteEngine};
+use basalt_slt::rewrite::rewrite_script;
 use basalt_slt::runner::{RunOptions, ScriptOutcome, run_script};
 use basalt_slt::skiplist::SkipList;
 use clap::{Parser, ValueEnum};
@@ -46,6 +48,10 @@ struct Arguments {
     /// Records to skip: `path:line  # reason` per line.
     #[arg(long, value_name = "FILE")]
     skip_list: Option<PathBuf>,
+    /// Write each query's actual result into the file in place of its expected lines (for
+    /// golden files such as tests/slt/plans; review the diff before committing).
+    #[arg(long, conflicts_with_all = ["fail_fast", "list_failures", "skip_list"])]
+    rewrite: bool,
     /// Script files, or directories searched recursively for *.test and *.slt.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -62,7 +68,12 @@ const FAILURE_DETAILS: usize = 5;
 
 fn main() -> ExitCode {
     let arguments = Arguments::parse();
-    match run(&arguments) {
+    let result = if arguments.rewrite {
+        rewrite(&arguments)
+    } else {
+        run(&arguments)
+    };
+    match result {
         Ok(all_passed) => {
             if all_passed {
                 ExitCode::SUCCESS
@@ -202,6 +213,42 @@ fn run(arguments: &Arguments) -> Result<bool, String> {
         );
     }
     Ok(totals.failed == 0)
+}
+
+/// `--rewrite`: rewrites each file in place, one after another; `Ok(true)` when every
+/// record could be run.
+fn rewrite(arguments: &Arguments) -> Result<bool, String> {
+    let mut files = Vec::new();
+    for path in &arguments.paths {
+        collect_scripts(path, &mut files)?;
+    }
+    let mut clean = true;
+    let stdout = std::io::stdout();
+    for path in &files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| format!("{}: {error}", path.display()))?;
+        let mut engine = open_engine(arguments.db)?;
+        let (rewritten, report) = rewrite_script(&text, engine.as_mut(), &arguments.engine_label)
+            .map_err(|error| format!("{}: {error}", path.display()))?;
+        if rewritten != text {
+            std::fs::write(path, &rewritten)
+                .map_err(|error| format!("{}: {error}", path.display()))?;
+        }
+        let _ = writeln!(
+            stdout.lock(),
+            "{}: {} rewritten, {} unchanged, {} problems",
+            path.display(),
+            report.rewritten,
+            report.unchanged,
+            report.problems.len()
+        );
+        for (line, problem) in &report.problems {
+            clean = false;
+            let first = problem.lines().next().unwrap_or_default();
+            let _ = writeln!(stdout.lock(), "  {}:{line}: {first}", path.display());
+        }
+    }
+    Ok(clean)
 }
 
 fn run_file(

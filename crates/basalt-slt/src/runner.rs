@@ -162,7 +162,7 @@ pub fn run_script<R: BufRead>(
     Ok(outcome)
 }
 
-fn check_statement(
+pub(crate) fn check_statement(
     engine: &mut dyn Engine,
     expect_error: bool,
     error_pattern: Option<&str>,
@@ -195,13 +195,14 @@ struct Query<'a> {
     expected: &'a [String],
 }
 
-fn check_query(
+/// Runs a query and formats its rows by the record's column types, then orders them by its
+/// sort mode: the rows, and the values flattened (what a record's expected lines list).
+pub fn query_values(
     engine: &mut dyn Engine,
-    query: &Query<'_>,
+    types: &[ColumnType],
+    sort: SortMode,
     sql: &str,
-    hash_threshold: usize,
-    label_hashes: &mut HashMap<String, String>,
-) -> Result<(), String> {
+) -> Result<(Vec<Vec<String>>, Vec<String>), String> {
     let rows = match engine
         .query(sql)
         .map_err(|error| format!("query failed: {error}"))?
@@ -211,21 +212,31 @@ fn check_query(
     };
     let mut formatted: Vec<Vec<String>> = Vec::with_capacity(rows.len());
     for row in &rows {
-        if row.len() != query.types.len() {
+        if row.len() != types.len() {
             return Err(format!(
                 "expected {} columns, the query returned {}",
-                query.types.len(),
+                types.len(),
                 row.len()
             ));
         }
         formatted.push(
             row.iter()
-                .zip(query.types)
+                .zip(types)
                 .map(|(cell, &column_type)| format_cell(cell, column_type))
                 .collect(),
         );
     }
-    let (rows, values) = sort_results(formatted, query.sort);
+    Ok(sort_results(formatted, sort))
+}
+
+fn check_query(
+    engine: &mut dyn Engine,
+    query: &Query<'_>,
+    sql: &str,
+    hash_threshold: usize,
+    label_hashes: &mut HashMap<String, String>,
+) -> Result<(), String> {
+    let (rows, values) = query_values(engine, query.types, query.sort, sql)?;
     let hash = (query.label.is_some() || (hash_threshold > 0 && values.len() > hash_threshold))
         .then(|| hash_line(&values));
 

@@ -28,6 +28,10 @@ fn peak_rss_bytes() -> u64 {
         }
     }
     // SAFETY: getrusage only writes into the zero-initialised struct we pass.
+    #[allow(
+        unsafe_code,
+        reason = "getrusage is a C call; the peak RSS has no safe std equivalent"
+    )]
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
         assert_eq!(libc::getrusage(libc::RUSAGE_SELF, &mut usage), 0);

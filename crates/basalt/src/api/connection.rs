@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 use crate::catalog::Catalog;
 use crate::exec::context::ExecContext;
 use crate::exec::dml::{self, ModifyResult, TableRules};
-use crate::exec::explain::{OperatorStats, explain_lines, node_key};
+use crate::exec::explain::{ExplainOptions, OperatorStats, explain_with, node_key};
 use crate::exec::foreign_keys::ForeignKeyRules;
 use crate::exec::source::PageSource;
 use crate::exec::triggers::{self, TriggerRuntime};
@@ -317,6 +317,7 @@ impl Connection {
             BoundStatement::Explain {
                 plan,
                 analyze: true,
+                ..
             } if is_modification(plan) => self.run_write(prepared, params),
             // A query calling nextval or setval changes its sequences' counters.
             BoundStatement::Query(plan) if crate::exec::sequence::plan_writes_sequences(plan) => {
@@ -334,17 +335,29 @@ impl Connection {
                     BoundStatement::Explain {
                         plan,
                         analyze: false,
-                    } => Ok(text_rows(explain_lines(plan, None), ctx)),
+                        verbose,
+                    } => {
+                        let lines =
+                            plan_lines(plan, *verbose, &prepared.catalog, &ctx.source, None);
+                        Ok(text_rows(lines, ctx))
+                    }
                     BoundStatement::Explain {
                         plan,
                         analyze: true,
+                        verbose,
                     } => {
                         let ctx = ctx.with_profiling();
                         let started = Instant::now();
                         let mut operator = crate::exec::operators::build(plan, &ctx)?;
                         while operator.next(&ctx)?.is_some() {}
                         drop(operator);
-                        let lines = analyzed_lines(plan, &ctx, started.elapsed());
+                        let lines = analyzed_lines(
+                            plan,
+                            *verbose,
+                            &prepared.catalog,
+                            &ctx,
+                            started.elapsed(),
+                        );
                         Ok(text_rows(lines, ctx))
                     }
                     _ => Err(Error::new(
@@ -525,6 +538,7 @@ impl Connection {
             BoundStatement::Explain {
                 plan,
                 analyze: true,
+                verbose,
             } => {
                 let ctx = ctx.with_profiling();
                 let started = Instant::now();
@@ -550,7 +564,7 @@ impl Connection {
                         },
                     );
                 }
-                let lines = analyzed_lines(plan, &ctx, elapsed);
+                let lines = analyzed_lines(plan, *verbose, &prepared.catalog, &ctx, elapsed);
                 Ok(text_rows(lines, ctx))
             }
             _ => Err(Error::new("XX000", "not a write statement")),
@@ -693,7 +707,7 @@ impl Connection {
                     let Some((expr, types)) = &generated else {
                         return Ok(Value::Null);
                     };
-                    let mut batch = crate::exec::vector::Batch::with_types(types, 1);
+                    let mut batch = crate::exec::batch::Batch::with_types(types, 1);
                     let mut row = values.to_vec();
                     row.push(Value::Null);
                     batch.push_row(&row);
@@ -850,6 +864,10 @@ impl Connection {
     ) -> Result<Outcome> {
         let name = name.to_lowercase();
         let ctx = self.exec_context(self.read_source()?, params);
+        if is_integrity_check(&name) {
+            let problems = integrity_check(&ctx.source, value.as_deref())?;
+            return Ok(text_rows(problems, ctx));
+        }
         let pager = self.db.store.pager();
         if let Some(value) = value.filter(|_| !show) {
             let value = value.trim_matches('\'').to_string();
@@ -936,6 +954,33 @@ impl Connection {
         };
         Ok(text_rows(vec![value], ctx))
     }
+}
+
+/// Whether a PRAGMA names the integrity check (`quick_check` is SQLite's lighter variant;
+/// Basalt runs the full check for both).
+fn is_integrity_check(name: &str) -> bool {
+    name.eq_ignore_ascii_case("integrity_check") || name.eq_ignore_ascii_case("quick_check")
+}
+
+/// `PRAGMA integrity_check[(N | table)]`, as SQLite reads its argument: a number caps the
+/// problems reported, a name limits the row-against-index comparison to that table. Returns
+/// the problems, or the single line `ok`.
+fn integrity_check(source: &PageSource, argument: Option<&str>) -> Result<Vec<String>> {
+    let argument = argument.map(|text| text.trim().trim_matches(['\'', '"']));
+    let (max, table) = match argument {
+        None => (crate::exec::integrity::DEFAULT_MAX_PROBLEMS, None),
+        Some(text) => match text.parse::<i64>() {
+            Ok(max) if max > 0 => (usize::try_from(max).unwrap_or(usize::MAX), None),
+            Ok(_) => (crate::exec::integrity::DEFAULT_MAX_PROBLEMS, None),
+            Err(_) => (crate::exec::integrity::DEFAULT_MAX_PROBLEMS, Some(text)),
+        },
+    };
+    let problems = crate::exec::integrity::check(source, max, table)?;
+    Ok(if problems.is_empty() {
+        vec!["ok".to_string()]
+    } else {
+        problems
+    })
 }
 
 /// A boolean setting's value: on/off, true/false, yes/no, 1/0.
@@ -1071,10 +1116,41 @@ fn is_modification(plan: &PlanNode) -> bool {
     )
 }
 
+/// EXPLAIN output: the plan, with VERBOSE each operator's estimated rows (from the same
+/// statistics the optimizer used) and details, with a profile each operator's measurements.
+fn plan_lines(
+    plan: &PlanNode,
+    verbose: bool,
+    catalog: &Catalog,
+    source: &PageSource,
+    profile: Option<&crate::exec::explain::Profile>,
+) -> Vec<String> {
+    let statistics = TreeShapeStatistics { catalog, source };
+    let estimator = optimize::estimate::Estimator {
+        catalog,
+        statistics: &statistics,
+    };
+    let estimate = |node: &PlanNode| estimator.rows(node);
+    explain_with(
+        plan,
+        &ExplainOptions {
+            profile,
+            verbose,
+            estimate: Some(&estimate),
+        },
+    )
+}
+
 /// EXPLAIN ANALYZE output: the plan with each operator's measurements, then the total.
-fn analyzed_lines(plan: &PlanNode, ctx: &ExecContext, elapsed: std::time::Duration) -> Vec<String> {
+fn analyzed_lines(
+    plan: &PlanNode,
+    verbose: bool,
+    catalog: &Catalog,
+    ctx: &ExecContext,
+    elapsed: std::time::Duration,
+) -> Vec<String> {
     let profile = ctx.profile.as_ref().map(|profile| profile.borrow().clone());
-    let mut lines = explain_lines(plan, profile.as_ref());
+    let mut lines = plan_lines(plan, verbose, catalog, &ctx.source, profile.as_ref());
     lines.push(format!(
         "Execution Time: {:.3} ms",
         elapsed.as_secs_f64() * 1000.0
@@ -1084,7 +1160,7 @@ fn analyzed_lines(plan: &PlanNode, ctx: &ExecContext, elapsed: std::time::Durati
 
 /// Rows of one text column.
 fn text_rows(lines: Vec<String>, ctx: ExecContext) -> Outcome {
-    let mut batch = crate::exec::vector::Batch::with_types(&[DataType::Text], lines.len());
+    let mut batch = crate::exec::batch::Batch::with_types(&[DataType::Text], lines.len());
     for line in lines {
         batch.push_row(&[Value::Text(line)]);
     }
@@ -1096,13 +1172,13 @@ fn text_rows(lines: Vec<String>, ctx: ExecContext) -> Outcome {
 
 /// Batches computed up front, served as an operator.
 #[derive(Debug)]
-pub(crate) struct Buffered(pub(crate) VecDeque<crate::exec::vector::Batch>);
+pub(crate) struct Buffered(pub(crate) VecDeque<crate::exec::batch::Batch>);
 
 impl crate::exec::operators::Operator for Buffered {
     fn next(
         &mut self,
         _ctx: &ExecContext,
-    ) -> crate::exec::error::ExecResult<Option<crate::exec::vector::Batch>> {
+    ) -> crate::exec::error::ExecResult<Option<crate::exec::batch::Batch>> {
         Ok(self.0.pop_front())
     }
 }
@@ -1117,6 +1193,9 @@ pub(crate) fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
     match &bound.statement {
         BoundStatement::Query(plan) | BoundStatement::Modify(plan) => plan.schema.clone(),
         BoundStatement::Explain { .. } => vec![text("QUERY PLAN")],
+        BoundStatement::Ddl(DdlStatement::Setting { name, .. }) if is_integrity_check(name) => {
+            vec![text(&name.to_lowercase())]
+        }
         BoundStatement::Ddl(DdlStatement::Setting {
             name, show: true, ..
         }) => vec![text(name)],

@@ -2,9 +2,9 @@
 
 use std::ops::{Deref, DerefMut};
 
+use crate::exec::batch::Batch;
 use crate::exec::context::ExecContext;
 use crate::exec::operators::Operator;
-use crate::exec::vector::Batch;
 use crate::plan::OutputColumn;
 use crate::types::DataType;
 

@@ -1,7 +1,7 @@
 //! Converting Rust values to SQL parameters ([`ToSql`]) and result columns to Rust values
 //! ([`FromSql`]), following rusqlite's conventions.
 
-use crate::exec::vector::{Vector, VectorData};
+use crate::exec::batch::{ColumnData, ColumnVector};
 use crate::types::{DataType, Interval, Value};
 
 use super::error::{Error, Result};
@@ -67,27 +67,27 @@ impl ValueRef<'_> {
 }
 
 /// Row `row` of `vector` as a borrowed value.
-pub(crate) fn value_ref(vector: &Vector, row: usize) -> ValueRef<'_> {
+pub(crate) fn value_ref(vector: &ColumnVector, row: usize) -> ValueRef<'_> {
     if vector.is_null(row) {
         return ValueRef::Null;
     }
     match &vector.data {
-        VectorData::Null(_) => ValueRef::Null,
-        VectorData::Boolean(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Boolean(v)),
-        VectorData::Integer(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Integer(v)),
-        VectorData::Real(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Real(v)),
-        VectorData::Text(v) => ValueRef::Text(v.get_str(row)),
-        VectorData::Blob(v) => ValueRef::Blob(v.get(row)),
-        VectorData::Date(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Date(v)),
-        VectorData::Timestamp(v) => v
+        ColumnData::Null(_) => ValueRef::Null,
+        ColumnData::Boolean(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Boolean(v)),
+        ColumnData::Integer(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Integer(v)),
+        ColumnData::Real(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Real(v)),
+        ColumnData::Text(v) => ValueRef::Text(v.get_str(row)),
+        ColumnData::Blob(v) => ValueRef::Blob(v.get(row)),
+        ColumnData::Date(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Date(v)),
+        ColumnData::Timestamp(v) => v
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::Timestamp(v)),
-        VectorData::Interval(v) => v
+        ColumnData::Interval(v) => v
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::Interval(v)),
-        VectorData::Uuid(v) => v.get(row).map_or(ValueRef::Null, ValueRef::Uuid),
-        VectorData::Json(v) => ValueRef::Json(v.get_str(row)),
-        VectorData::Jsonb(v) => ValueRef::Jsonb(v.get_str(row)),
+        ColumnData::Uuid(v) => v.get(row).map_or(ValueRef::Null, ValueRef::Uuid),
+        ColumnData::Json(v) => ValueRef::Json(v.get_str(row)),
+        ColumnData::Jsonb(v) => ValueRef::Jsonb(v.get_str(row)),
     }
 }
 

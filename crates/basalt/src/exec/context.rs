@@ -12,10 +12,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::plan::PlanNode;
 use crate::types::Value;
 
+use super::batch::Batch;
 use super::error::{ExecError, ExecResult};
 use super::source::PageSource;
 use super::spill::SpillStats;
-use super::vector::Batch;
 
 /// The memory budget of each sorting or hashing operator unless the database's options or the
 /// session's `work_mem` say otherwise: 64 MiB.

@@ -123,8 +123,10 @@ pub fn create_table(
     Ok(true)
 }
 
-/// Encodes the index key of a row.
-fn index_key(index: &IndexDef, values: &[Value], row_id: i64) -> (Vec<u8>, usize, bool) {
+/// Encodes the index key of a row: the key, the length of its column part (before the row
+/// id) and whether a key column is NULL. `CREATE INDEX`, `REINDEX` and the integrity check
+/// use it, so they agree on what an index should hold.
+pub(crate) fn index_key(index: &IndexDef, values: &[Value], row_id: i64) -> (Vec<u8>, usize, bool) {
     let mut key = Vec::new();
     let mut has_null = false;
     for (column, order) in &index.columns {

@@ -16,6 +16,7 @@
 //! failed statement changes nothing. A single-row `INSERT ... VALUES` makes every check
 //! before it writes, and runs without that savepoint ([`fails_before_writing`]).
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ use crate::storage::page::{PageNo, PageRead};
 use crate::txn::WriteTxn;
 use crate::types::{self, DataType, Value};
 
+use super::batch::Batch;
 use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
 use super::eval;
@@ -35,7 +37,6 @@ use super::foreign_keys::{Enforcer, ForeignKeyRules};
 use super::operators::{self, sort::concatenate};
 use super::record::{read_row_values, row_to_cells};
 use super::triggers::{RowEvent, RowTriggers, TriggerRuntime};
-use super::vector::Batch;
 
 /// What a modification of one table needs beyond its plan, resolved once per prepared
 /// statement: column defaults and CHECK constraints, bound over the table's row (column `i`
@@ -358,18 +359,65 @@ fn apply_rows(
                 txn,
                 ctx,
             );
+            let input_types: Vec<DataType> = input.columns.iter().map(|c| c.data_type()).collect();
             for row in 0..input.rows {
                 let values = input.row(row);
-                let (row_id, old) = split_row_id(&values)?;
-                let mut new = old.to_vec();
+                let (row_id, read) = split_row_id(&values)?;
+                let mut old = Cow::Borrowed(read);
+                let mut new = read.to_vec();
                 for (column, vector) in &new_columns {
                     if let Some(slot) = new.get_mut(*column) {
                         *slot = vector.get(row);
                     }
                 }
-                row_triggers.before(Some(&new), Some(old))?;
-                let new = writer.update(row_id, old, new, enforcer)?;
-                row_triggers.after(Some(&new), Some(old))?;
+                if row_triggers.fire_any() {
+                    // The triggers of the rows updated so far may have deleted or changed
+                    // this one since the input was read. As in SQLite, a deleted row is
+                    // skipped and a changed one is updated from its current values, SET
+                    // computed over them; writing from the values read would also remove
+                    // its index entries under keys it no longer has (issue 15).
+                    match writer.read_row(row_id)? {
+                        None => continue,
+                        Some(current) if current != *old => {
+                            let mut batch = Batch::with_types(&input_types, 1);
+                            batch.push_row(
+                                &std::iter::once(Value::Integer(row_id))
+                                    .chain(current.iter().cloned())
+                                    .collect::<Vec<_>>(),
+                            );
+                            new.clone_from(&current);
+                            for (column, expr) in assignments {
+                                if let Some(slot) = new.get_mut(*column) {
+                                    *slot = eval::evaluate(expr, &batch, ctx)?.get(0);
+                                }
+                            }
+                            old = Cow::Owned(current);
+                        }
+                        Some(_) => {}
+                    }
+                }
+                row_triggers.before(Some(&new), Some(&old))?;
+                if row_triggers.fire_before() {
+                    // A BEFORE trigger may have deleted or changed the row itself: SQLite
+                    // then skips it, or keeps what the trigger wrote to the columns the
+                    // SET does not assign.
+                    match writer.read_row(row_id)? {
+                        None => continue,
+                        Some(current) if current != *old => {
+                            for (column, value) in current.iter().enumerate() {
+                                if !assignments.iter().any(|(assigned, _)| *assigned == column)
+                                    && let Some(slot) = new.get_mut(column)
+                                {
+                                    *slot = value.clone();
+                                }
+                            }
+                            old = Cow::Owned(current);
+                        }
+                        Some(_) => {}
+                    }
+                }
+                let new = writer.update(row_id, &old, new, enforcer)?;
+                row_triggers.after(Some(&new), Some(&old))?;
                 result.changes += 1;
                 returned.push(&new, ctx)?;
             }
@@ -389,12 +437,29 @@ fn apply_rows(
                 RowTriggers::for_change(triggers, &table.name, RowEvent::Delete, &[], txn, ctx);
             for row in 0..input.rows {
                 let values = input.row(row);
-                let (row_id, old) = split_row_id(&values)?;
-                row_triggers.before(None, Some(old))?;
-                if writer.delete(row_id, old, enforcer)? {
-                    row_triggers.after(None, Some(old))?;
+                let (row_id, read) = split_row_id(&values)?;
+                let mut old = Cow::Borrowed(read);
+                // The triggers of the rows deleted so far (and this row's BEFORE triggers)
+                // may have deleted or changed this row since the input was read: a deleted
+                // row is skipped, a changed one deleted as it is now. Deleting it by the
+                // values read would leave its index entries behind (issue 15).
+                if row_triggers.fire_any() {
+                    match writer.read_row(row_id)? {
+                        None => continue,
+                        Some(current) => old = Cow::Owned(current),
+                    }
+                }
+                row_triggers.before(None, Some(&old))?;
+                if row_triggers.fire_before() {
+                    match writer.read_row(row_id)? {
+                        None => continue,
+                        Some(current) => old = Cow::Owned(current),
+                    }
+                }
+                if writer.delete(row_id, &old, enforcer)? {
+                    row_triggers.after(None, Some(&old))?;
                     result.changes += 1;
-                    returned.push(old, ctx)?;
+                    returned.push(&old, ctx)?;
                 }
             }
             result.returning = returned.finish();

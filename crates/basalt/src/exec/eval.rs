@@ -18,10 +18,10 @@ use std::cmp::Ordering;
 use crate::plan::{BinaryOp, Expr, PlanNode, SequenceOperation, UnaryOp};
 use crate::types::{self, DataType, TypeError, Value};
 
+use super::batch::{Batch, ColumnData, ColumnVector};
 use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
 use super::operators;
-use super::vector::{Batch, Vector, VectorData};
 
 impl From<TypeError> for ExecError {
     fn from(error: TypeError) -> Self {
@@ -54,17 +54,17 @@ pub fn select_true(predicate: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecRe
     Ok(true_rows(&result))
 }
 
-fn true_rows(vector: &Vector) -> Vec<u32> {
+fn true_rows(vector: &ColumnVector) -> Vec<u32> {
     let mut rows = Vec::new();
     match &vector.data {
-        VectorData::Boolean(values) => {
+        ColumnData::Boolean(values) => {
             for (row, &value) in values.iter().enumerate() {
                 if value && !vector.is_null(row) {
                     rows.push(row as u32);
                 }
             }
         }
-        VectorData::Integer(values) => {
+        ColumnData::Integer(values) => {
             for (row, &value) in values.iter().enumerate() {
                 if value != 0 && !vector.is_null(row) {
                     rows.push(row as u32);
@@ -82,7 +82,7 @@ pub fn evaluate_all<'e>(
     exprs: impl IntoIterator<Item = &'e Expr>,
     batch: &Batch,
     ctx: &ExecContext,
-) -> ExecResult<Vec<Vector>> {
+) -> ExecResult<Vec<ColumnVector>> {
     exprs
         .into_iter()
         .map(|expr| evaluate(expr, batch, ctx))
@@ -90,7 +90,7 @@ pub fn evaluate_all<'e>(
 }
 
 /// Evaluates `expr` for every row of `batch`.
-pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vector> {
+pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<ColumnVector> {
     let rows = batch.rows;
     match expr {
         Expr::Column { index, .. } => batch
@@ -98,10 +98,10 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec
             .get(*index)
             .cloned()
             .ok_or_else(|| ExecError::internal(format!("column {index} is not in the input"))),
-        Expr::Literal { value, data_type } => Ok(Vector::constant(value, *data_type, rows)),
+        Expr::Literal { value, data_type } => Ok(ColumnVector::constant(value, *data_type, rows)),
         Expr::Parameter { index, data_type } => {
             let value = parameter(*index, *data_type, ctx)?;
-            Ok(Vector::constant(
+            Ok(ColumnVector::constant(
                 &value,
                 result_type(*data_type, &value),
                 rows,
@@ -120,16 +120,16 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec
                 .and_then(|row| row.get(*index))
                 .cloned()
                 .ok_or_else(|| ExecError::internal("correlated column outside its subquery"))?;
-            Ok(Vector::constant(&value, *data_type, rows))
+            Ok(ColumnVector::constant(&value, *data_type, rows))
         }
-        Expr::CurrentTimestamp => Ok(Vector::constant(
+        Expr::CurrentTimestamp => Ok(ColumnVector::constant(
             &Value::Timestamp(ctx.statement_time()),
             DataType::Timestamp,
             rows,
         )),
         Expr::CurrentDate => {
             let days = ctx.statement_time().div_euclid(86_400_000_000);
-            Ok(Vector::constant(
+            Ok(ColumnVector::constant(
                 &Value::Date(days as i32),
                 DataType::Date,
                 rows,
@@ -195,8 +195,8 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec
             let values = (0..rows)
                 .map(|row| operand.is_null(row) != *negated)
                 .collect();
-            Ok(Vector {
-                data: VectorData::Boolean(values),
+            Ok(ColumnVector {
+                data: ColumnData::Boolean(values),
                 nulls: Vec::new(),
             })
         }
@@ -216,8 +216,8 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec
                 };
                 values.push(distinct != *negated);
             }
-            Ok(Vector {
-                data: VectorData::Boolean(values),
+            Ok(ColumnVector {
+                data: ColumnData::Boolean(values),
                 nulls: Vec::new(),
             })
         }
@@ -468,8 +468,8 @@ fn row_wise(
     data_type: DataType,
     rows: usize,
     mut f: impl FnMut(usize) -> ExecResult<Value>,
-) -> ExecResult<Vector> {
-    let mut out = Vector::with_capacity(data_type, rows);
+) -> ExecResult<ColumnVector> {
+    let mut out = ColumnVector::with_capacity(data_type, rows);
     for row in 0..rows {
         let value = f(row)?;
         push_conformed(&mut out, value, data_type)?;
@@ -477,7 +477,7 @@ fn row_wise(
     Ok(out)
 }
 
-fn push_conformed(out: &mut Vector, value: Value, data_type: DataType) -> ExecResult<()> {
+fn push_conformed(out: &mut ColumnVector, value: Value, data_type: DataType) -> ExecResult<()> {
     if value.is_null() || value.data_type() == data_type || data_type == DataType::Null {
         out.push(&value);
     } else {
@@ -486,8 +486,8 @@ fn push_conformed(out: &mut Vector, value: Value, data_type: DataType) -> ExecRe
     Ok(())
 }
 
-fn values_to_vector(values: Vec<Value>, data_type: DataType) -> ExecResult<Vector> {
-    let mut out = Vector::with_capacity(data_type, values.len());
+fn values_to_vector(values: Vec<Value>, data_type: DataType) -> ExecResult<ColumnVector> {
+    let mut out = ColumnVector::with_capacity(data_type, values.len());
     for value in values {
         push_conformed(&mut out, value, data_type)?;
     }
@@ -495,13 +495,13 @@ fn values_to_vector(values: Vec<Value>, data_type: DataType) -> ExecResult<Vecto
 }
 
 /// Truth of row `row` of a boolean (or integer, SQLite-style) vector: None = NULL.
-fn truth(vector: &Vector, row: usize) -> Option<bool> {
+fn truth(vector: &ColumnVector, row: usize) -> Option<bool> {
     if vector.is_null(row) {
         return None;
     }
     match &vector.data {
-        VectorData::Boolean(values) => values.get(row).copied(),
-        VectorData::Integer(values) => values.get(row).map(|&v| v != 0),
+        ColumnData::Boolean(values) => values.get(row).copied(),
+        ColumnData::Integer(values) => values.get(row).map(|&v| v != 0),
         _ => None,
     }
 }
@@ -513,7 +513,7 @@ fn logical(
     is_and: bool,
     batch: &Batch,
     ctx: &ExecContext,
-) -> ExecResult<Vector> {
+) -> ExecResult<ColumnVector> {
     let left = evaluate(left, batch, ctx)?;
     let rows = batch.rows;
     let mut result: Vec<Option<bool>> = (0..rows).map(|row| truth(&left, row)).collect();
@@ -542,13 +542,13 @@ fn logical(
     let nulls: Vec<bool> = result.iter().map(Option::is_none).collect();
     let values = result.iter().map(|value| value.unwrap_or(false)).collect();
     let has_null = nulls.iter().any(|&null| null);
-    Ok(Vector {
-        data: VectorData::Boolean(values),
+    Ok(ColumnVector {
+        data: ColumnData::Boolean(values),
         nulls: if has_null { nulls } else { Vec::new() },
     })
 }
 
-fn combined_nulls(left: &Vector, right: &Vector, rows: usize) -> Vec<bool> {
+fn combined_nulls(left: &ColumnVector, right: &ColumnVector, rows: usize) -> Vec<bool> {
     if left.nulls.is_empty() && right.nulls.is_empty() {
         return Vec::new();
     }
@@ -569,18 +569,23 @@ fn compare_result(op: BinaryOp, ordering: Ordering) -> bool {
     }
 }
 
-fn binary(op: BinaryOp, left: &Vector, right: &Vector, data_type: DataType) -> ExecResult<Vector> {
+fn binary(
+    op: BinaryOp,
+    left: &ColumnVector,
+    right: &ColumnVector,
+    data_type: DataType,
+) -> ExecResult<ColumnVector> {
     let rows = left.len().min(right.len());
     let nulls = combined_nulls(left, right, rows);
     // Fast paths: same-typed numeric arrays.
     match (&left.data, &right.data) {
-        (VectorData::Integer(a), VectorData::Integer(b)) => {
+        (ColumnData::Integer(a), ColumnData::Integer(b)) => {
             if op.is_comparison() {
                 let values = (0..rows)
                     .map(|i| compare_result(op, a[i].cmp(&b[i])))
                     .collect();
-                return Ok(Vector {
-                    data: VectorData::Boolean(values),
+                return Ok(ColumnVector {
+                    data: ColumnData::Boolean(values),
                     nulls,
                 });
             }
@@ -600,13 +605,13 @@ fn binary(op: BinaryOp, left: &Vector, right: &Vector, data_type: DataType) -> E
                         None => return Err(ExecError::new("22003", "integer out of range")),
                     }
                 }
-                return Ok(Vector {
-                    data: VectorData::Integer(values),
+                return Ok(ColumnVector {
+                    data: ColumnData::Integer(values),
                     nulls,
                 });
             }
         }
-        (VectorData::Real(a), VectorData::Real(b)) => {
+        (ColumnData::Real(a), ColumnData::Real(b)) => {
             if op.is_comparison() {
                 // PostgreSQL orders NaN above every number and equal to itself.
                 let values = (0..rows)
@@ -619,8 +624,8 @@ fn binary(op: BinaryOp, left: &Vector, right: &Vector, data_type: DataType) -> E
                         )
                     })
                     .collect();
-                return Ok(Vector {
-                    data: VectorData::Boolean(values),
+                return Ok(ColumnVector {
+                    data: ColumnData::Boolean(values),
                     nulls,
                 });
             }
@@ -632,8 +637,8 @@ fn binary(op: BinaryOp, left: &Vector, right: &Vector, data_type: DataType) -> E
             };
             if let Some(operation) = operation {
                 let values = (0..rows).map(|i| operation(a[i], b[i])).collect();
-                return Ok(Vector {
-                    data: VectorData::Real(values),
+                return Ok(ColumnVector {
+                    data: ColumnData::Real(values),
                     nulls,
                 });
             }
@@ -688,7 +693,7 @@ fn evaluate_case(
     data_type: DataType,
     batch: &Batch,
     ctx: &ExecContext,
-) -> ExecResult<Vector> {
+) -> ExecResult<ColumnVector> {
     let rows = batch.rows;
     let mut output: Vec<Value> = vec![Value::Null; rows];
     let operand = match operand {
@@ -744,12 +749,12 @@ fn subquery_per_row(
     ctx: &ExecContext,
     data_type: DataType,
     mut map: impl FnMut(&[Batch]) -> ExecResult<Value>,
-) -> ExecResult<Vector> {
+) -> ExecResult<ColumnVector> {
     let correlated = plan_is_correlated(plan);
     if !correlated {
         let batches = run_subquery(plan, batch, 0, false, ctx)?;
         let value = map(&batches)?;
-        return Ok(Vector::constant(&value, data_type, batch.rows));
+        return Ok(ColumnVector::constant(&value, data_type, batch.rows));
     }
     row_wise(data_type, batch.rows, |row| {
         let batches = run_subquery(plan, batch, row, true, ctx)?;

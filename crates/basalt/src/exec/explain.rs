@@ -1,5 +1,6 @@
-//! EXPLAIN and EXPLAIN ANALYZE: a plan as indented text, one operator per line, and — after
-//! an instrumented run — the rows each operator produced and the time spent in it.
+//! EXPLAIN, EXPLAIN ANALYZE and EXPLAIN VERBOSE: a plan as indented text, one operator per
+//! line, and — after an instrumented run — the rows each operator produced and the time spent
+//! in it; with VERBOSE, each operator's estimated rows and details (`explain_verbose`).
 //!
 //! Instrumentation is opt-in per execution: when [`ExecContext::profile`] is set,
 //! `operators::build` wraps every operator it creates in a [`Profiled`] operator that times
@@ -13,11 +14,12 @@ use std::time::{Duration, Instant};
 
 use crate::plan::{PlanKind, PlanNode, RangeBound};
 
+use super::batch::Batch;
 use super::context::ExecContext;
 use super::error::ExecResult;
+use super::explain_verbose::{Scope, node_details};
 use super::operators::Operator;
 use super::spill::SpillStats;
-use super::vector::Batch;
 
 /// What an instrumented run measured for one plan node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,52 +78,134 @@ impl Operator for Profiled {
     }
 }
 
+/// How much EXPLAIN prints.
+#[derive(Clone, Copy, Default)]
+pub struct ExplainOptions<'a> {
+    /// What an instrumented run measured (EXPLAIN ANALYZE).
+    pub profile: Option<&'a Profile>,
+    /// Each node's details below it: predicates, keys, bounds, projections (EXPLAIN VERBOSE).
+    pub verbose: bool,
+    /// The optimizer's row estimate of a node, shown with VERBOSE.
+    pub estimate: Option<&'a dyn Fn(&PlanNode) -> f64>,
+}
+
+impl std::fmt::Debug for ExplainOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExplainOptions")
+            .field("profile", &self.profile.is_some())
+            .field("verbose", &self.verbose)
+            .field("estimate", &self.estimate.is_some())
+            .finish()
+    }
+}
+
 /// The plan as indented text; with a profile, each line ends with what the run measured.
 pub fn explain_lines(node: &PlanNode, profile: Option<&Profile>) -> Vec<String> {
+    explain_with(
+        node,
+        &ExplainOptions {
+            profile,
+            ..ExplainOptions::default()
+        },
+    )
+}
+
+/// The plan as indented text, as `options` asks. A node's lines are indented two spaces per
+/// level; with VERBOSE its details follow it four spaces deeper than the node, and the plans
+/// of subqueries in its expressions follow its inputs as `SubPlan N` entries.
+pub fn explain_with(node: &PlanNode, options: &ExplainOptions<'_>) -> Vec<String> {
     let mut out = Vec::new();
-    walk(node, 0, profile, &mut out);
+    let mut next_subplan = 0;
+    walk(
+        node,
+        0,
+        options,
+        &Scope::default(),
+        &mut next_subplan,
+        &mut out,
+    );
     out
 }
 
-fn walk(node: &PlanNode, depth: usize, profile: Option<&Profile>, out: &mut Vec<String>) {
-    let mut line = format!("{}{}", "  ".repeat(depth), label(&node.kind));
-    if let Some(profile) = profile {
-        match profile.get(&node_key(node)) {
-            Some(stats) => {
-                line.push_str(&format!(
-                    "  (actual rows={} loops={} time={:.3} ms",
-                    stats.rows,
-                    stats.loops,
-                    stats.time.as_secs_f64() * 1000.0
-                ));
-                // Spilling is counted inclusive of the inputs, like time; show the
-                // operator's own.
-                let own = node
-                    .kind
-                    .children()
-                    .into_iter()
-                    .fold(stats.spilled, |own, child| {
-                        own.minus(
-                            profile
-                                .get(&node_key(child))
-                                .map_or_else(SpillStats::default, |c| c.spilled),
-                        )
-                    });
-                if !own.is_empty() {
-                    line.push_str(&format!(
-                        " spilled={}kB files={}",
-                        own.bytes.div_ceil(1024),
-                        own.files
-                    ));
-                }
-                line.push(')');
-            }
-            None => line.push_str("  (never executed)"),
-        }
+fn walk(
+    node: &PlanNode,
+    depth: usize,
+    options: &ExplainOptions<'_>,
+    scope: &Scope,
+    next_subplan: &mut usize,
+    out: &mut Vec<String>,
+) {
+    let indent = "  ".repeat(depth);
+    let mut line = format!("{indent}{}", label(&node.kind));
+    if options.verbose
+        && let Some(estimate) = options.estimate
+    {
+        line.push_str(&format!("  (estimated rows={})", estimate(node).round()));
+    }
+    if let Some(profile) = options.profile {
+        push_measurements(node, profile, &mut line);
     }
     out.push(line);
+    let subplans = if options.verbose {
+        let (details, subplans) = node_details(node, scope, next_subplan);
+        out.extend(
+            details
+                .into_iter()
+                .map(|detail| format!("{indent}    {detail}")),
+        );
+        subplans
+    } else {
+        Vec::new()
+    };
     for child in node.kind.children() {
-        walk(child, depth + 1, profile, out);
+        walk(child, depth + 1, options, scope, next_subplan, out);
+    }
+    for subplan in subplans {
+        out.push(format!("{indent}  SubPlan {}", subplan.number));
+        walk(
+            subplan.plan,
+            depth + 2,
+            options,
+            &subplan.scope,
+            next_subplan,
+            out,
+        );
+    }
+}
+
+/// Appends what an instrumented run measured for `node` to its line.
+fn push_measurements(node: &PlanNode, profile: &Profile, line: &mut String) {
+    match profile.get(&node_key(node)) {
+        Some(stats) => {
+            line.push_str(&format!(
+                "  (actual rows={} loops={} time={:.3} ms",
+                stats.rows,
+                stats.loops,
+                stats.time.as_secs_f64() * 1000.0
+            ));
+            // Spilling is counted inclusive of the inputs, like time; show the operator's
+            // own.
+            let own = node
+                .kind
+                .children()
+                .into_iter()
+                .fold(stats.spilled, |own, child| {
+                    own.minus(
+                        profile
+                            .get(&node_key(child))
+                            .map_or_else(SpillStats::default, |c| c.spilled),
+                    )
+                });
+            if !own.is_empty() {
+                line.push_str(&format!(
+                    " spilled={}kB files={}",
+                    own.bytes.div_ceil(1024),
+                    own.files
+                ));
+            }
+            line.push(')');
+        }
+        None => line.push_str("  (never executed)"),
     }
 }
 

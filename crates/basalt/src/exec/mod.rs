@@ -1,16 +1,19 @@
 //! Execution: operators that pull batches of column vectors.
 //!
-//! Operators exchange [`vector::Batch`]es — a few hundred to a few thousand rows stored
+//! Operators exchange [`batch::Batch`]es — a few hundred to a few thousand rows stored
 //! column by column — so expressions, aggregates, joins and sorts work on whole arrays.
 
 pub mod analyze;
+pub mod batch;
 pub mod context;
 pub mod ddl;
 pub mod dml;
 pub mod error;
 pub mod eval;
 pub mod explain;
+pub mod explain_verbose;
 pub mod foreign_keys;
+pub mod integrity;
 pub mod operators;
 pub mod record;
 pub mod row_key;
@@ -19,4 +22,3 @@ pub mod source;
 pub mod spill;
 pub mod triggers;
 pub mod vacuum;
-pub mod vector;

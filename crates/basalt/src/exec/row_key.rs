@@ -10,40 +10,40 @@
 use crate::storage::keys::{self, KeyOrder, KeyValue};
 use crate::types::json;
 
-use super::vector::{Vector, VectorData};
+use super::batch::{ColumnData, ColumnVector};
 
 /// Appends the encoding of row `row` of `vector` under `order`.
-pub fn encode_cell(vector: &Vector, row: usize, order: KeyOrder, out: &mut Vec<u8>) {
+pub fn encode_cell(vector: &ColumnVector, row: usize, order: KeyOrder, out: &mut Vec<u8>) {
     if vector.is_null(row) {
         keys::encode_value(&KeyValue::Null, order, out);
         return;
     }
     let value = match &vector.data {
-        VectorData::Null(_) => KeyValue::Null,
-        VectorData::Boolean(values) => {
+        ColumnData::Null(_) => KeyValue::Null,
+        ColumnData::Boolean(values) => {
             KeyValue::Boolean(values.get(row).copied().unwrap_or_default())
         }
-        VectorData::Integer(values) => {
+        ColumnData::Integer(values) => {
             KeyValue::Integer(values.get(row).copied().unwrap_or_default())
         }
-        VectorData::Real(values) => KeyValue::Real(values.get(row).copied().unwrap_or_default()),
-        VectorData::Text(values) => KeyValue::Text(values.get_str(row)),
-        VectorData::Blob(values) => KeyValue::Blob(values.get(row)),
-        VectorData::Date(values) => {
+        ColumnData::Real(values) => KeyValue::Real(values.get(row).copied().unwrap_or_default()),
+        ColumnData::Text(values) => KeyValue::Text(values.get_str(row)),
+        ColumnData::Blob(values) => KeyValue::Blob(values.get(row)),
+        ColumnData::Date(values) => {
             KeyValue::Integer(i64::from(values.get(row).copied().unwrap_or_default()))
         }
-        VectorData::Timestamp(values) => {
+        ColumnData::Timestamp(values) => {
             KeyValue::Integer(values.get(row).copied().unwrap_or_default())
         }
         // Intervals key by their span, so intervals SQL calls equal group and join together.
-        VectorData::Interval(values) => {
+        ColumnData::Interval(values) => {
             KeyValue::Integer128(values.get(row).map_or(0, |interval| interval.span()))
         }
-        VectorData::Uuid(values) => KeyValue::Blob(values.get(row).map_or(&[], |uuid| uuid)),
+        ColumnData::Uuid(values) => KeyValue::Blob(values.get(row).map_or(&[], |uuid| uuid)),
         // json has no ordering or equality (the binder refuses to sort or group it); its
         // text is a consistent stand-in should a plan ever compare it.
-        VectorData::Json(values) => KeyValue::Text(values.get_str(row)),
-        VectorData::Jsonb(values) => {
+        ColumnData::Json(values) => KeyValue::Text(values.get_str(row)),
+        ColumnData::Jsonb(values) => {
             // jsonb orders as `types::json` defines: its own memcomparable encoding, carried
             // as a blob (prefix-free, so later columns still compare correctly).
             let mut encoded = Vec::new();
@@ -56,7 +56,7 @@ pub fn encode_cell(vector: &Vector, row: usize, order: KeyOrder, out: &mut Vec<u
 }
 
 /// The key of row `row` over `columns`, each ascending (for equality and hashing).
-pub fn equality_key(columns: &[&Vector], row: usize, out: &mut Vec<u8>) {
+pub fn equality_key(columns: &[&ColumnVector], row: usize, out: &mut Vec<u8>) {
     out.clear();
     for column in columns {
         encode_cell(column, row, KeyOrder::ASC, out);
@@ -64,6 +64,6 @@ pub fn equality_key(columns: &[&Vector], row: usize, out: &mut Vec<u8>) {
 }
 
 /// Whether row `row` has a NULL in any of `columns` (such keys never join).
-pub fn any_null(columns: &[&Vector], row: usize) -> bool {
+pub fn any_null(columns: &[&ColumnVector], row: usize) -> bool {
     columns.iter().any(|column| column.is_null(row))
 }

@@ -46,6 +46,14 @@ impl PageRead for PageSource {
 }
 
 impl PageSource {
+    /// The file header as this source sees it (page count, free list).
+    pub fn header(&self) -> crate::storage::format::Header {
+        match self {
+            PageSource::Read(txn) => *txn.header(),
+            PageSource::Write(txn) => *txn.lock().header(),
+        }
+    }
+
     /// Meta slot `slot` as this source sees it.
     pub fn meta(&self, slot: usize) -> u64 {
         match self {

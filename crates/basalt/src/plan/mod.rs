@@ -327,8 +327,12 @@ pub enum BoundStatement {
     Query(PlanNode),
     /// INSERT, UPDATE or DELETE (a plan whose root is one of those nodes).
     Modify(PlanNode),
-    /// EXPLAIN [ANALYZE] of a query or modification.
-    Explain { plan: PlanNode, analyze: bool },
+    /// EXPLAIN [ANALYZE] [VERBOSE] of a query or modification.
+    Explain {
+        plan: PlanNode,
+        analyze: bool,
+        verbose: bool,
+    },
     /// DDL, transaction control and settings.
     Ddl(ddl::DdlStatement),
     /// INSERT, UPDATE or DELETE on a view, carried out by its INSTEAD OF triggers.

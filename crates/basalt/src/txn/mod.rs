@@ -22,6 +22,8 @@
 //! Byte layout of a trunk page: kind byte (`FREELIST_TRUNK`), 3 zero bytes, next trunk u32,
 //! entry count u32, then that many free page numbers (u32, little-endian).
 
+pub mod free_list_check;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

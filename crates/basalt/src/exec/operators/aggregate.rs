@@ -8,12 +8,12 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::exec::batch::{Batch, ColumnData, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::row_key::{encode_cell, equality_key};
 use crate::exec::spill::{MAX_PARTITION_DEPTH, Partitions, SpilledRows};
-use crate::exec::vector::{Batch, Vector, VectorData};
 use crate::plan::{AggregateCall, AggregateFunction, Expr};
 use crate::storage::keys::KeyOrder;
 use crate::types::{DataType, Interval, Value};
@@ -112,7 +112,7 @@ impl Accumulator {
 
     /// Adds one row. `args` are the argument vectors; `row` the row in them. Returns how many
     /// bytes the state grew by (string_agg's text, min/max of text), for the memory budget.
-    pub(super) fn update(&mut self, args: &[Vector], row: usize) -> ExecResult<usize> {
+    pub(super) fn update(&mut self, args: &[ColumnVector], row: usize) -> ExecResult<usize> {
         let Some(first) = args.first() else {
             // count(*)
             if let Accumulator::Count(count) = self {
@@ -130,7 +130,7 @@ impl Accumulator {
         match self {
             Accumulator::Count(count) => *count += 1,
             Accumulator::IntegerSum(sum) => {
-                let VectorData::Integer(values) = &first.data else {
+                let ColumnData::Integer(values) = &first.data else {
                     return Err(ExecError::internal("integer sum over a non-integer column"));
                 };
                 let value = values.get(row).copied().unwrap_or(0);
@@ -203,7 +203,7 @@ impl Accumulator {
                 }
             }
             Accumulator::Bool { value, and } => {
-                let VectorData::Boolean(values) = &first.data else {
+                let ColumnData::Boolean(values) = &first.data else {
                     return Err(ExecError::internal(
                         "bool_and/bool_or over a non-boolean column",
                     ));
@@ -278,19 +278,19 @@ fn heap_bytes(value: &Value) -> usize {
     }
 }
 
-fn interval(vector: &Vector, row: usize) -> ExecResult<Interval> {
+fn interval(vector: &ColumnVector, row: usize) -> ExecResult<Interval> {
     match &vector.data {
-        VectorData::Interval(values) => Ok(values.get(row).copied().unwrap_or(Interval::ZERO)),
+        ColumnData::Interval(values) => Ok(values.get(row).copied().unwrap_or(Interval::ZERO)),
         _ => Err(ExecError::internal(
             "interval sum over a non-interval column",
         )),
     }
 }
 
-fn number(vector: &Vector, row: usize) -> ExecResult<f64> {
+fn number(vector: &ColumnVector, row: usize) -> ExecResult<f64> {
     match &vector.data {
-        VectorData::Integer(values) => Ok(values.get(row).copied().unwrap_or(0) as f64),
-        VectorData::Real(values) => Ok(values.get(row).copied().unwrap_or(0.0)),
+        ColumnData::Integer(values) => Ok(values.get(row).copied().unwrap_or(0) as f64),
+        ColumnData::Real(values) => Ok(values.get(row).copied().unwrap_or(0.0)),
         _ => Err(ExecError::new(
             "42883",
             format!("cannot sum or average {}", vector.data_type()),
@@ -396,7 +396,7 @@ impl HashAggregate {
     /// Aggregates one input batch into `table`.
     fn consume(&self, table: &mut GroupTable, batch: &Batch, ctx: &ExecContext) -> ExecResult<()> {
         let key_columns = eval::evaluate_all(&self.group_by, batch, ctx)?;
-        let key_refs: Vec<&Vector> = key_columns.iter().collect();
+        let key_refs: Vec<&ColumnVector> = key_columns.iter().collect();
         let mut arguments = Vec::with_capacity(self.aggregates.len());
         let mut filters = Vec::with_capacity(self.aggregates.len());
         for call in &self.aggregates {
@@ -447,7 +447,7 @@ impl HashAggregate {
                 }
                 let args = &arguments[position];
                 if call.distinct {
-                    let refs: Vec<&Vector> = args.iter().take(1).collect();
+                    let refs: Vec<&ColumnVector> = args.iter().take(1).collect();
                     if refs.first().is_some_and(|arg| arg.is_null(row)) {
                         continue;
                     }

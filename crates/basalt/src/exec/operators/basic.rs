@@ -1,9 +1,9 @@
 //! The simple operators: one empty row, literal rows, filter, projection, limit.
 
+use crate::exec::batch::Batch;
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
-use crate::exec::vector::Batch;
 use crate::plan::Expr;
 use crate::types::{DataType, Value};
 

@@ -18,10 +18,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::exec::batch::{BATCH_SIZE, Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
 use crate::exec::spill::{RecordReader, RowCodec, SpillFile, write_buffer_size};
-use crate::exec::vector::{BATCH_SIZE, Batch, Vector};
 use crate::types::DataType;
 
 use super::sort::{Emitter, concatenate};
@@ -301,7 +301,7 @@ impl Merge {
 /// Encodes row `row`'s sort key from `key_columns` under `orders` (the form every caller of
 /// [`Sorter::push`] uses).
 pub fn encode_sort_key(
-    key_columns: &[Vector],
+    key_columns: &[ColumnVector],
     orders: &[crate::storage::keys::KeyOrder],
     row: usize,
     out: &mut Vec<u8>,

@@ -7,10 +7,10 @@
 //! such as a JSON document) and handed out in batches of at most `BATCH_SIZE` rows. A NULL
 //! argument gives no rows for that input row (the functions are strict).
 
+use crate::exec::batch::{BATCH_SIZE, Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval::evaluate_all;
-use crate::exec::vector::{BATCH_SIZE, Batch, Vector};
 use crate::types::functions::set_returning::{SetReturningFunction, set_returning_function};
 use crate::types::{DataType, Value};
 
@@ -20,7 +20,7 @@ use super::Operator;
 #[derive(Debug)]
 struct Expanding {
     batch: Batch,
-    args: Vec<Vector>,
+    args: Vec<ColumnVector>,
     /// The next input row to call the function for.
     row: usize,
     /// The current row's function rows not yet handed out.

@@ -26,12 +26,12 @@
 
 use std::collections::HashMap;
 
+use crate::exec::batch::{Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
 use crate::exec::eval;
 use crate::exec::row_key::{any_null, equality_key};
 use crate::exec::spill::{BatchReader, MAX_PARTITION_DEPTH, Partitions, SpilledRows};
-use crate::exec::vector::{Batch, Vector};
 use crate::plan::{Expr, JoinKind};
 use crate::types::DataType;
 
@@ -126,7 +126,7 @@ impl HashJoin {
         self.table.clear();
         self.state.set_right(right);
         let key_columns = eval::evaluate_all(&self.right_keys, &self.state.right, ctx)?;
-        let refs: Vec<&Vector> = key_columns.iter().collect();
+        let refs: Vec<&ColumnVector> = key_columns.iter().collect();
         let mut key = Vec::new();
         for row in 0..self.state.right.rows {
             if any_null(&refs, row) {
@@ -186,7 +186,7 @@ impl HashJoin {
             ),
         };
         let key_columns = eval::evaluate_all(key_exprs, batch, ctx)?;
-        let refs: Vec<&Vector> = key_columns.iter().collect();
+        let refs: Vec<&ColumnVector> = key_columns.iter().collect();
         let mut key = Vec::new();
         for row in 0..batch.rows {
             if any_null(&refs, row) {
@@ -314,7 +314,7 @@ impl HashJoin {
         key: &mut Vec<u8>,
         ctx: &ExecContext,
     ) -> ExecResult<()> {
-        let refs: Vec<&Vector> = pending.keys.iter().collect();
+        let refs: Vec<&ColumnVector> = pending.keys.iter().collect();
         while let Some(left_row) = pending.rows.next(self.state.output.rows) {
             let left = &pending.batch;
             let candidates: &[u32] = if any_null(&refs, left_row) {

@@ -20,12 +20,12 @@
 use std::sync::Arc;
 
 use crate::catalog::{IndexDef, TableDef};
+use crate::exec::batch::{BATCH_SIZE, Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::row_key::any_null;
 use crate::exec::source::PageSource;
-use crate::exec::vector::{BATCH_SIZE, Batch, Vector};
 use crate::plan::{Expr, JoinKind, ScanColumn};
 use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableTree};
 use crate::storage::keys;
@@ -56,7 +56,7 @@ pub(super) struct JoinState {
 #[derive(Debug)]
 pub(super) struct PendingLeft {
     pub(super) batch: Batch,
-    pub(super) keys: Vec<Vector>,
+    pub(super) keys: Vec<ColumnVector>,
     pub(super) rows: LeftRows,
 }
 
@@ -67,7 +67,7 @@ impl PendingLeft {
         Ok(PendingLeft::new(batch, keys))
     }
 
-    pub(super) fn new(batch: Batch, keys: Vec<Vector>) -> Self {
+    pub(super) fn new(batch: Batch, keys: Vec<ColumnVector>) -> Self {
         let rows = LeftRows {
             next: 0,
             end: batch.rows,
@@ -159,11 +159,12 @@ impl JoinState {
     /// Pairs of left row `left_row` with each right row in `candidates`, as one batch of
     /// left columns followed by right columns.
     pub(super) fn pairs(&self, left: &Batch, left_row: usize, candidates: &[u32]) -> Batch {
-        let mut columns: Vec<Vector> = left
+        let mut columns: Vec<ColumnVector> = left
             .columns
             .iter()
             .map(|column| {
-                let mut repeated = Vector::with_capacity(column.data_type(), candidates.len());
+                let mut repeated =
+                    ColumnVector::with_capacity(column.data_type(), candidates.len());
                 for _ in candidates {
                     repeated.push_from(column, left_row);
                 }
@@ -447,7 +448,7 @@ impl Operator for IndexJoin {
                     }
                 },
             };
-            let refs: Vec<&Vector> = pending.keys.iter().collect();
+            let refs: Vec<&ColumnVector> = pending.keys.iter().collect();
             while let Some(left_row) = pending.rows.next(self.state.output.rows) {
                 if any_null(&refs, left_row) {
                     self.state.right.clear();

@@ -8,8 +8,8 @@
 //! finishing a group cannot fail. Output spacing is PostgreSQL's: `[1, 2]` for json_agg,
 //! `{ "k" : v, "k2" : v2 }` for json_object_agg, jsonb's normal form for the jsonb ones.
 
+use crate::exec::batch::ColumnVector;
 use crate::exec::error::ExecResult;
-use crate::exec::vector::Vector;
 use crate::types::json::{self, parse, write};
 
 use super::aggregate::Accumulator;
@@ -17,7 +17,11 @@ use super::aggregate::Accumulator;
 impl Accumulator {
     /// Adds row `row` when this is a JSON aggregate: `Some(bytes the state grew by)`;
     /// `None` for any other aggregate.
-    pub(super) fn update_json(&mut self, args: &[Vector], row: usize) -> ExecResult<Option<usize>> {
+    pub(super) fn update_json(
+        &mut self,
+        args: &[ColumnVector],
+        row: usize,
+    ) -> ExecResult<Option<usize>> {
         let value = |index: usize| {
             args.get(index)
                 .map_or(crate::types::Value::Null, |vector| vector.get(row))
@@ -119,10 +123,10 @@ mod tests {
         };
         let mut accumulator = Accumulator::new(&call);
         for row in rows {
-            let vectors: Vec<Vector> = row
+            let vectors: Vec<ColumnVector> = row
                 .iter()
                 .zip(&types)
-                .map(|(value, data_type)| Vector::constant(value, *data_type, 1))
+                .map(|(value, data_type)| ColumnVector::constant(value, *data_type, 1))
                 .collect();
             accumulator.update(&vectors, 0)?;
         }

@@ -11,10 +11,10 @@
 //! Cost: one subquery execution per left row, like PostgreSQL's nested loop over a
 //! lateral subquery (no caching across rows, since each row may give different results).
 
+use crate::exec::batch::Batch;
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
 use crate::exec::eval;
-use crate::exec::vector::Batch;
 use crate::plan::{Expr, PlanNode};
 use crate::types::{DataType, Value};
 

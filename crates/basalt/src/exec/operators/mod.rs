@@ -23,9 +23,9 @@ mod window;
 
 pub use scan::key_value;
 
+use super::batch::Batch;
 use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
-use super::vector::Batch;
 use crate::plan::{PlanKind, PlanNode};
 
 /// An input that replays batches: the leaf of operator tests.

@@ -24,11 +24,11 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::exec::batch::{Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::explain::node_key;
 use crate::exec::row_key::equality_key;
-use crate::exec::vector::{Batch, Vector};
 use crate::plan::{PlanKind, PlanNode};
 
 use super::{Operator, build};
@@ -86,7 +86,7 @@ impl RecursiveUnion {
         let Some(seen) = &mut self.seen else {
             return batch;
         };
-        let columns: Vec<&Vector> = batch.columns.iter().collect();
+        let columns: Vec<&ColumnVector> = batch.columns.iter().collect();
         let mut keep = Vec::with_capacity(batch.rows);
         for row in 0..batch.rows {
             equality_key(&columns, row, &mut self.key);

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use crate::catalog::{IndexDef, TableDef};
+use crate::exec::batch::{BATCH_SIZE, Batch};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::source::PageSource;
-use crate::exec::vector::{BATCH_SIZE, Batch};
 use crate::plan::{RangeBound, ScanColumn};
 use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableLeaf, TableTree};
 use crate::storage::keys::{self, KeyValue};
@@ -251,6 +251,26 @@ impl Operator for TableScan {
             return Ok(None);
         }
         ctx.check_interrupt()?;
+        if self.cursor.is_stale() {
+            // The caller wrote to the transaction between two batches (a statement's rows
+            // read while other statements run on the connection): the cursor's leaf is an
+            // old image whose sibling link, or its rows' overflow pages, may now belong to
+            // other pages. Go on from the same row id in the tree as it is now; following
+            // the old link reported a healthy file as corrupt (XX001).
+            let row_id = self
+                .cursor
+                .row_id()
+                .ok_or_else(|| ExecError::internal("scan cursor lost its row"))?;
+            if self.reverse {
+                self.cursor.seek_le(row_id)?;
+            } else {
+                self.cursor.seek_ge(row_id)?;
+            }
+            self.positioned = self.cursor.is_valid();
+            if !self.positioned {
+                return Ok(None);
+            }
+        }
         let mut batch = Batch::with_types(&self.types, self.capacity);
         if self.reverse {
             self.fill_backward(&mut batch)?;
@@ -449,6 +469,21 @@ impl Operator for IndexScan {
             return Ok(None);
         }
         ctx.check_interrupt()?;
+        if self.index_cursor.is_stale() {
+            // As in `TableScan::next`: the transaction changed between two batches, so go
+            // on from the same key in the index as it is now, not through an old leaf's
+            // sibling link.
+            let key = self.index_cursor.key().to_vec();
+            if self.reverse {
+                self.index_cursor.seek_le(&key)?;
+            } else {
+                self.index_cursor.seek_ge(&key)?;
+            }
+            self.positioned = self.index_cursor.is_valid();
+            if !self.positioned {
+                return Ok(None);
+            }
+        }
         let mut batch = Batch::with_types(&self.types, self.capacity);
         while self.positioned && batch.rows < BATCH_SIZE {
             let key = self.index_cursor.key();

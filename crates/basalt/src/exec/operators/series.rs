@@ -13,10 +13,10 @@
 //! one plus the step, so month steps from the 31st stay on the 28th/29th once clamped, as in
 //! PostgreSQL, and a step past the timestamp range fails (22008), as PostgreSQL's does.
 
+use crate::exec::batch::{BATCH_SIZE, Batch, ColumnData, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval::evaluate;
-use crate::exec::vector::{BATCH_SIZE, Batch, Vector, VectorData};
 use crate::plan::Expr;
 use crate::types::interval::add_to_timestamp;
 use crate::types::{DataType, Interval, Value};
@@ -97,9 +97,9 @@ impl Series {
 #[derive(Debug)]
 struct Expanding {
     batch: Batch,
-    starts: Vector,
-    stops: Vector,
-    steps: Option<Vector>,
+    starts: ColumnVector,
+    stops: ColumnVector,
+    steps: Option<ColumnVector>,
     /// The row whose series is being produced, and that series.
     row: usize,
     series: Option<Series>,
@@ -227,11 +227,11 @@ impl Operator for GenerateSeries {
 /// microseconds when `data_type` is TIMESTAMP).
 fn output(input: &Batch, rows: &[u32], values: Vec<i64>, data_type: DataType) -> Batch {
     let mut batch = input.gather(rows);
-    batch.columns.push(Vector {
+    batch.columns.push(ColumnVector {
         data: if data_type == DataType::Timestamp {
-            VectorData::Timestamp(values)
+            ColumnData::Timestamp(values)
         } else {
-            VectorData::Integer(values)
+            ColumnData::Integer(values)
         },
         nulls: Vec::new(),
     });

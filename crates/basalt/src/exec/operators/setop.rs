@@ -22,11 +22,11 @@
 
 use std::collections::HashMap;
 
+use crate::exec::batch::{Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
 use crate::exec::row_key::equality_key;
 use crate::exec::spill::{BatchReader, MAX_PARTITION_DEPTH, Partitions, SpilledRows};
-use crate::exec::vector::{Batch, Vector};
 use crate::plan::SetOperator;
 use crate::types::DataType;
 
@@ -129,7 +129,7 @@ impl KeyTable {
 
     /// Counts the rows of a batch of the right input.
     fn add_right(&mut self, batch: &Batch, ctx: &ExecContext) -> ExecResult<()> {
-        let columns: Vec<&Vector> = batch.columns.iter().collect();
+        let columns: Vec<&ColumnVector> = batch.columns.iter().collect();
         for row in 0..batch.rows {
             equality_key(&columns, row, &mut self.key);
             if let Some(counts) = self.table.get_mut(&self.key) {
@@ -156,7 +156,7 @@ impl KeyTable {
     /// The rows of a batch of the left input to emit now (rows spilled to a partition are
     /// decided when it is processed).
     fn filter_left(&mut self, batch: Batch, ctx: &ExecContext) -> ExecResult<Batch> {
-        let columns: Vec<&Vector> = batch.columns.iter().collect();
+        let columns: Vec<&ColumnVector> = batch.columns.iter().collect();
         let mut keep = Vec::with_capacity(batch.rows);
         for row in 0..batch.rows {
             equality_key(&columns, row, &mut self.key);

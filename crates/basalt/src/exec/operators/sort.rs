@@ -3,10 +3,10 @@
 
 use std::collections::BinaryHeap;
 
+use crate::exec::batch::{BATCH_SIZE, Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
 use crate::exec::eval;
-use crate::exec::vector::{BATCH_SIZE, Batch, Vector};
 use crate::plan::SortKey;
 use crate::storage::keys::KeyOrder;
 use crate::types::DataType;
@@ -89,7 +89,11 @@ fn key_orders(keys: &[SortKey]) -> Vec<KeyOrder> {
 }
 
 /// The sort keys evaluated over `batch`.
-fn key_columns(keys: &[SortKey], batch: &Batch, ctx: &ExecContext) -> ExecResult<Vec<Vector>> {
+fn key_columns(
+    keys: &[SortKey],
+    batch: &Batch,
+    ctx: &ExecContext,
+) -> ExecResult<Vec<ColumnVector>> {
     eval::evaluate_all(keys.iter().map(|key| &key.expr), batch, ctx)
 }
 

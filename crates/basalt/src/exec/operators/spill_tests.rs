@@ -6,9 +6,9 @@
 
 use std::collections::VecDeque;
 
+use crate::exec::batch::Batch;
 use crate::exec::context::ExecContext;
 use crate::exec::spill::{PARTITION_COUNT, SpillStats};
-use crate::exec::vector::Batch;
 use crate::plan::{
     AggregateCall, AggregateFunction, BinaryOp, Expr, JoinKind, SetOperator, SortKey,
 };

@@ -5,13 +5,13 @@
 //! UUIDs in their 16 stored bytes, text, blobs and JSON text as a varint length and their bytes. The types are not stored: writer and reader share a
 //! [`RowCodec`] built from the operator's column types. Decoding goes through the table
 //! leaves' notion of a cell (`storage::btree::Value`: fixed bits or bytes) and
-//! `Vector::push_stored`, so it pushes straight into column vectors without a `Value` per
+//! `ColumnVector::push_stored`, so it pushes straight into column vectors without a `Value` per
 //! cell, and validates text as UTF-8. Damaged bytes are errors (XX001), never panics.
 
 use std::borrow::Cow;
 
+use crate::exec::batch::{Batch, ColumnData, ColumnVector};
 use crate::exec::error::ExecResult;
-use crate::exec::vector::{Batch, Vector, VectorData};
 use crate::storage::btree::Value as Cell;
 use crate::types::{DataType, Interval, Value};
 
@@ -58,7 +58,7 @@ impl RowCodec {
     }
 
     /// Appends row `row` of `batch`. A column whose vector is not of the codec's type is
-    /// converted as `Vector::push` would convert it (so a row reads back exactly as
+    /// converted as `ColumnVector::push` would convert it (so a row reads back exactly as
     /// concatenating batches of those types would have stored it).
     pub fn encode(&self, batch: &Batch, row: usize, out: &mut Vec<u8>) {
         let bitmap = out.len();
@@ -125,33 +125,33 @@ impl RowCodec {
 
 /// Appends the value of row `row` of `column` as a `data_type` value; false when it is NULL
 /// (nothing appended).
-fn encode_cell(data_type: DataType, column: &Vector, row: usize, out: &mut Vec<u8>) -> bool {
+fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut Vec<u8>) -> bool {
     if column.is_null(row) {
         return false;
     }
     match (data_type, &column.data) {
-        (DataType::Boolean, VectorData::Boolean(values)) => {
+        (DataType::Boolean, ColumnData::Boolean(values)) => {
             out.push(u8::from(values.get(row).copied().unwrap_or_default()));
         }
-        (DataType::Integer, VectorData::Integer(values))
-        | (DataType::Timestamp, VectorData::Timestamp(values)) => {
+        (DataType::Integer, ColumnData::Integer(values))
+        | (DataType::Timestamp, ColumnData::Timestamp(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
         }
-        (DataType::Real, VectorData::Real(values)) => {
+        (DataType::Real, ColumnData::Real(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
         }
-        (DataType::Date, VectorData::Date(values)) => {
+        (DataType::Date, ColumnData::Date(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
         }
-        (DataType::Text, VectorData::Text(values))
-        | (DataType::Blob, VectorData::Blob(values))
-        | (DataType::Json, VectorData::Json(values))
-        | (DataType::Jsonb, VectorData::Jsonb(values)) => {
+        (DataType::Text, ColumnData::Text(values))
+        | (DataType::Blob, ColumnData::Blob(values))
+        | (DataType::Json, ColumnData::Json(values))
+        | (DataType::Jsonb, ColumnData::Jsonb(values)) => {
             let bytes = values.get(row);
             write_varint(bytes.len() as u64, out);
             out.extend_from_slice(bytes);
         }
-        (DataType::Interval, VectorData::Interval(values)) => {
+        (DataType::Interval, ColumnData::Interval(values)) => {
             out.extend_from_slice(
                 values
                     .get(row)
@@ -160,10 +160,10 @@ fn encode_cell(data_type: DataType, column: &Vector, row: usize, out: &mut Vec<u
                     .as_bytes(),
             );
         }
-        (DataType::Uuid, VectorData::Uuid(values)) => {
+        (DataType::Uuid, ColumnData::Uuid(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default());
         }
-        // A vector of another type: convert through a value, as `Vector::push` does.
+        // A vector of another type: convert through a value, as `ColumnVector::push` does.
         _ => match (data_type, column.get(row)) {
             (DataType::Boolean, Value::Boolean(v)) => out.push(u8::from(v)),
             (DataType::Integer, Value::Integer(v)) | (DataType::Timestamp, Value::Timestamp(v)) => {
@@ -210,7 +210,7 @@ fn decode_cell<'a>(
             // Cells hold dates sign-extended to 64 bits.
             Cell::Fixed(i64::from(i32::from_le_bytes(fixed)) as u64)
         }
-        // Decoded as the 16 bytes a table leaf holds; `Vector::push_stored` reads them.
+        // Decoded as the 16 bytes a table leaf holds; `ColumnVector::push_stored` reads them.
         DataType::Interval | DataType::Uuid => {
             Cell::Bytes(Cow::Borrowed(take(bytes, position, 16)?))
         }

@@ -30,9 +30,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::types::DataType;
 
+use super::batch::{BATCH_SIZE, Batch};
 use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
-use super::vector::{BATCH_SIZE, Batch};
 
 mod codec;
 

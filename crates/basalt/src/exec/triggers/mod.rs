@@ -405,6 +405,17 @@ impl<'a> RowTriggers<'a> {
         }
     }
 
+    /// Whether any trigger fires for the change: its programs may then change other rows
+    /// of the table while the statement is still working through its rows.
+    pub fn fire_any(&self) -> bool {
+        !self.before.is_empty() || !self.after.is_empty()
+    }
+
+    /// Whether a BEFORE trigger fires (and may change the very row about to be written).
+    pub fn fire_before(&self) -> bool {
+        !self.before.is_empty()
+    }
+
     /// Fires the BEFORE triggers for a row about to change.
     pub fn before(&self, new: Option<&[Value]>, old: Option<&[Value]>) -> ExecResult<()> {
         if self.before.is_empty() {

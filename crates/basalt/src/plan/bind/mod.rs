@@ -332,16 +332,24 @@ impl<'a> Binder<'a> {
             ast::Statement::Update(update) => Ok(BoundStatement::Modify(self.bind_update(update)?)),
             ast::Statement::Delete(delete) => Ok(BoundStatement::Modify(self.bind_delete(delete)?)),
             ast::Statement::Explain {
-                analyze, statement, ..
-            } => match self.bind_statement(statement)? {
-                BoundStatement::Query(plan) | BoundStatement::Modify(plan) => {
-                    Ok(BoundStatement::Explain {
-                        plan,
-                        analyze: *analyze,
-                    })
+                analyze,
+                verbose,
+                statement,
+                options,
+                ..
+            } => {
+                let (analyze, verbose) = explain_options(*analyze, *verbose, options.as_deref())?;
+                match self.bind_statement(statement)? {
+                    BoundStatement::Query(plan) | BoundStatement::Modify(plan) => {
+                        Ok(BoundStatement::Explain {
+                            plan,
+                            analyze,
+                            verbose,
+                        })
+                    }
+                    _ => Err(BindError::unsupported("EXPLAIN of a DDL statement")),
                 }
-                _ => Err(BindError::unsupported("EXPLAIN of a DDL statement")),
-            },
+            }
             other => Ok(BoundStatement::Ddl(self.bind_ddl(other)?)),
         }
     }
@@ -410,4 +418,52 @@ fn object_name(name: &ast::ObjectName) -> Result<String, BindError> {
 /// A plan node's output as a scope.
 fn scope_of(node: &PlanNode) -> Scope {
     Scope::from_schema(&node.schema)
+}
+
+/// ANALYZE and VERBOSE of `EXPLAIN [ANALYZE] [VERBOSE]` and of PostgreSQL's option list
+/// `EXPLAIN (ANALYZE [bool], VERBOSE [bool], FORMAT TEXT)`. Options Basalt does not have
+/// (COSTS, BUFFERS, other formats, ...) are refused rather than silently ignored.
+fn explain_options(
+    analyze: bool,
+    verbose: bool,
+    options: Option<&[ast::UtilityOption]>,
+) -> Result<(bool, bool), BindError> {
+    let (mut analyze, mut verbose) = (analyze, verbose);
+    for option in options.unwrap_or_default() {
+        let name = option.name.value.to_lowercase();
+        let switch = || -> Result<bool, BindError> {
+            let Some(arg) = &option.arg else {
+                return Ok(true);
+            };
+            let text = arg.to_string().to_lowercase();
+            match text.trim_matches('\'') {
+                "true" | "on" | "1" | "yes" => Ok(true),
+                "false" | "off" | "0" | "no" => Ok(false),
+                _ => Err(BindError::new(
+                    "22023",
+                    format!("{name} requires a Boolean value"),
+                )),
+            }
+        };
+        match name.as_str() {
+            "analyze" => analyze = switch()?,
+            "verbose" => verbose = switch()?,
+            "format"
+                if option
+                    .arg
+                    .as_ref()
+                    .is_some_and(|arg| arg.to_string().eq_ignore_ascii_case("text")) => {}
+            "format" | "costs" | "buffers" | "timing" | "summary" | "settings" | "wal"
+            | "generic_plan" | "serialize" | "memory" => {
+                return Err(BindError::unsupported(format!("EXPLAIN option {name}")));
+            }
+            _ => {
+                return Err(BindError::new(
+                    "42601",
+                    format!("unrecognized EXPLAIN option \"{name}\""),
+                ));
+            }
+        }
+    }
+    Ok((analyze, verbose))
 }

@@ -68,9 +68,14 @@ pub fn optimize_bound_with(bound: Bound, catalog: &Catalog, statistics: &dyn Sta
     let statement = match bound.statement {
         BoundStatement::Query(plan) => BoundStatement::Query(optimize_plan(plan, &estimator)),
         BoundStatement::Modify(plan) => BoundStatement::Modify(optimize_plan(plan, &estimator)),
-        BoundStatement::Explain { plan, analyze } => BoundStatement::Explain {
+        BoundStatement::Explain {
+            plan,
+            analyze,
+            verbose,
+        } => BoundStatement::Explain {
             plan: optimize_plan(plan, &estimator),
             analyze,
+            verbose,
         },
         ddl @ BoundStatement::Ddl(_) => ddl,
         BoundStatement::InsteadOf(modification) => {

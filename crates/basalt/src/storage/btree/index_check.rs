@@ -21,6 +21,15 @@ impl IndexTree {
     /// bounded by the separators above them, all leaves at one depth, no page reachable
     /// twice, and the leaf chain consistent in both directions.
     pub fn check<S: PageRead + ?Sized>(&self, store: &S) -> Result<TreeStats> {
+        self.check_pages(store).map(|(stats, _)| stats)
+    }
+
+    /// [`IndexTree::check`], also returning every page the tree owns, so
+    /// `PRAGMA integrity_check` can account for every page of the file.
+    pub fn check_pages<S: PageRead + ?Sized>(
+        &self,
+        store: &S,
+    ) -> Result<(TreeStats, HashSet<PageNo>)> {
         let mut walk = CheckWalk {
             store,
             root: self.root(),
@@ -47,7 +56,7 @@ impl IndexTree {
         }
         let mut stats = walk.stats;
         stats.depth = walk.leaf_depth.unwrap_or(0);
-        Ok(stats)
+        Ok((stats, walk.visited))
     }
 }
 

@@ -42,6 +42,9 @@ pub struct IndexCursor<S: PageRead> {
     index: usize,
     key: Range<usize>,
     value: Range<usize>,
+    /// The store's generation ([`PageRead::generation`]) when the cursor last walked the
+    /// tree (a seek or a step to a sibling leaf): see [`IndexCursor::is_stale`].
+    walked_at: Option<u64>,
 }
 
 impl<S: PageRead> fmt::Debug for IndexCursor<S> {
@@ -76,7 +79,17 @@ impl<S: PageRead> IndexCursor<S> {
             index: 0,
             key: 0..0,
             value: 0..0,
+            walked_at: None,
         }
+    }
+
+    /// Whether the store may have changed since the cursor reached its current leaf (a
+    /// statement's rows still being read while its transaction writes). The leaf it holds
+    /// is then an old image whose sibling links may name pages that were split, merged,
+    /// freed or reused since: the caller must seek again by key instead of stepping. False
+    /// for a store without a generation (one that cannot change while the cursor borrows it).
+    pub fn is_stale(&self) -> bool {
+        matches!((self.walked_at, self.store.generation()), (Some(then), Some(now)) if then != now)
     }
 
     /// Whether the cursor is on an entry.
@@ -203,6 +216,7 @@ impl<S: PageRead> IndexCursor<S> {
             self.invalidate();
             return Ok(false);
         }
+        self.walked_at = self.store.generation();
         let next_page = self.store.page(next)?;
         let next_node = leaf_node(&next_page, next)?;
         if next_node.prev_leaf() != page_no {
@@ -238,6 +252,7 @@ impl<S: PageRead> IndexCursor<S> {
             self.invalidate();
             return Ok(false);
         }
+        self.walked_at = self.store.generation();
         let prev_page = self.store.page(prev)?;
         let prev_node = leaf_node(&prev_page, prev)?;
         if prev_node.next_leaf() != page_no {
@@ -267,6 +282,7 @@ impl<S: PageRead> IndexCursor<S> {
     }
 
     fn seek_forward(&mut self, key: &[u8], strict: bool) -> Result<bool> {
+        self.walked_at = self.store.generation();
         let (page_no, page) = descend(&self.store, self.root, Target::Key(key), None)?;
         let node = leaf_node(&page, page_no)?;
         let (index, exact) = if strict {
@@ -279,6 +295,7 @@ impl<S: PageRead> IndexCursor<S> {
     }
 
     fn seek_backward(&mut self, key: &[u8], inclusive: bool) -> Result<bool> {
+        self.walked_at = self.store.generation();
         let (page_no, page) = descend(&self.store, self.root, Target::Key(key), None)?;
         let node = leaf_node(&page, page_no)?;
         // `end` = number of entries in this leaf that qualify (all sort before the others).
@@ -300,11 +317,13 @@ impl<S: PageRead> IndexCursor<S> {
     }
 
     fn first_inner(&mut self) -> Result<bool> {
+        self.walked_at = self.store.generation();
         let (page_no, page) = descend(&self.store, self.root, Target::First, None)?;
         self.forward_from(page, page_no, 0)
     }
 
     fn last_inner(&mut self) -> Result<bool> {
+        self.walked_at = self.store.generation();
         let (page_no, page) = descend(&self.store, self.root, Target::Last, None)?;
         match leaf_node(&page, page_no)?.count().checked_sub(1) {
             Some(index) => {

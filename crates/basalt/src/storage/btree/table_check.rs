@@ -9,8 +9,8 @@
 //! prefixes within the inline limit, a prefix only before a chain of full pages); and the
 //! leaf chain's links consistent in both directions with the left-to-right order of the
 //! leaves. The walk is bounded by the depth limit and by the set of pages already visited,
-//! so a damaged tree cannot make it loop. Used by tests and by a future
-//! `PRAGMA integrity_check`.
+//! so a damaged tree cannot make it loop. Used by tests and by
+//! `PRAGMA integrity_check` (`crate::exec::integrity`).
 
 use std::collections::HashSet;
 
@@ -89,6 +89,16 @@ fn check_placement(
 impl TableTree {
     /// Verifies the whole tree (see the module documentation) and returns its statistics.
     pub fn check<S: PageRead + ?Sized>(&self, store: &S) -> Result<TreeStats> {
+        self.check_pages(store).map(|(stats, _)| stats)
+    }
+
+    /// [`TableTree::check`], also returning every page the tree owns (interior pages,
+    /// leaves and overflow pages), so `PRAGMA integrity_check` can account for every page of
+    /// the file.
+    pub fn check_pages<S: PageRead + ?Sized>(
+        &self,
+        store: &S,
+    ) -> Result<(TreeStats, HashSet<PageNo>)> {
         let mut walk = Walk {
             visited: HashSet::new(),
             leaves: Vec::new(),
@@ -120,7 +130,7 @@ impl TableTree {
         walk.stats.leaves = walk.leaves.len();
         walk.stats.pages =
             walk.stats.leaves + walk.stats.interior_pages + walk.stats.overflow_pages;
-        Ok(walk.stats)
+        Ok((walk.stats, walk.visited))
     }
 
     fn check_page<S: PageRead + ?Sized>(

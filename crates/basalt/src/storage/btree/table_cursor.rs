@@ -161,6 +161,9 @@ pub struct TableCursor<S: PageRead> {
     store: S,
     root: PageNo,
     current: Option<(LeafHandle, usize)>,
+    /// The store's generation ([`PageRead::generation`]) when the cursor last walked the
+    /// tree (a seek or a step to a sibling leaf): see [`TableCursor::is_stale`].
+    walked_at: Option<u64>,
     /// Interior pages of earlier seeks, for the next ones.
     remembered: RememberedPages,
 }
@@ -185,8 +188,19 @@ impl<S: PageRead> TableCursor<S> {
             store,
             root,
             current: None,
+            walked_at: None,
             remembered: RememberedPages::default(),
         }
+    }
+
+    /// Whether the store may have changed since the cursor reached its current leaf (a
+    /// statement's rows still being read while its transaction writes). The leaf it holds
+    /// is then an old image: its sibling links and the overflow pages of its rows may name
+    /// pages that were split, merged, freed or reused since. The caller must not step or
+    /// read values from such a position but seek again by row id. False for a store
+    /// without a generation (one that cannot change while the cursor borrows it).
+    pub fn is_stale(&self) -> bool {
+        matches!((self.walked_at, self.store.generation()), (Some(then), Some(now)) if then != now)
     }
 
     /// Positions at `leaf[position]`, moving right across leaves if `position` is past the
@@ -202,6 +216,7 @@ impl<S: PageRead> TableCursor<S> {
             return Ok(false);
         }
         let from = leaf.page_no;
+        self.walked_at = self.store.generation();
         leaf = LeafHandle::load(&self.store, next)?;
         if leaf.header.prev_leaf != from {
             return Err(StorageError::corrupt_page(
@@ -227,6 +242,7 @@ impl<S: PageRead> TableCursor<S> {
             return Ok(false);
         }
         let from = leaf.page_no;
+        self.walked_at = self.store.generation();
         let leaf = LeafHandle::load(&self.store, prev)?;
         if leaf.header.next_leaf != from {
             return Err(StorageError::corrupt_page(
@@ -246,6 +262,7 @@ impl<S: PageRead> TableCursor<S> {
 
     /// Walks to the leaf for `target`, reusing what the last walk fetched where it can.
     fn descend(&mut self, target: Target) -> Result<LeafHandle> {
+        self.walked_at = self.store.generation();
         descend_through(
             &self.store,
             self.root,

@@ -20,10 +20,10 @@
 
 use std::cmp::Ordering;
 
+use crate::exec::batch::{ColumnData, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
-use crate::exec::vector::{Vector, VectorData};
 use crate::plan::{FrameBound, FrameUnits, WindowFrame};
 use crate::types::Value;
 
@@ -248,7 +248,7 @@ impl PartitionShape {
     /// when a RANGE frame with an offset needs them.
     pub(super) fn new(
         order_keys: &[Vec<u8>],
-        range_key: Option<(&Vector, bool)>,
+        range_key: Option<(&ColumnVector, bool)>,
     ) -> ExecResult<PartitionShape> {
         let rows = order_keys.len();
         let mut group_of = Vec::with_capacity(rows);
@@ -271,8 +271,8 @@ impl PartitionShape {
                         None
                     } else {
                         let number = match &vector.data {
-                            VectorData::Integer(values) => Number::Integer(i128::from(values[row])),
-                            VectorData::Real(values) => Number::Real(values[row]),
+                            ColumnData::Integer(values) => Number::Integer(i128::from(values[row])),
+                            ColumnData::Real(values) => Number::Real(values[row]),
                             _ => {
                                 return Err(ExecError::internal(
                                     "RANGE offset over a non-numeric ORDER BY key",

@@ -16,8 +16,8 @@
 //!   bool_and/or) recomputes the frame: O(n · frame), as PostgreSQL does for aggregates
 //!   without an inverse.
 
+use crate::exec::batch::{ColumnData, ColumnVector};
 use crate::exec::error::{ExecError, ExecResult};
-use crate::exec::vector::{Vector, VectorData};
 use crate::plan::{AggregateCall, AggregateFunction, WindowCall, WindowFunction};
 use crate::types::{DataType, Value};
 
@@ -29,15 +29,15 @@ pub(super) struct CallInput<'a> {
     pub(super) call: &'a WindowCall,
     pub(super) frame: &'a FrameSpec,
     /// The call's arguments, one entry per partition row.
-    pub(super) args: &'a [Vector],
+    pub(super) args: &'a [ColumnVector],
     /// Whether each row passes the call's FILTER (`None`: every row does).
     pub(super) keep: Option<&'a [bool]>,
 }
 
 /// The call's value for every row of the partition.
-pub(super) fn compute(input: &CallInput<'_>, shape: &PartitionShape) -> ExecResult<Vector> {
+pub(super) fn compute(input: &CallInput<'_>, shape: &PartitionShape) -> ExecResult<ColumnVector> {
     let rows = shape.rows;
-    let mut out = Vector::with_capacity(input.call.data_type, rows);
+    let mut out = ColumnVector::with_capacity(input.call.data_type, rows);
     match input.call.function {
         WindowFunction::RowNumber => {
             for row in 0..rows {
@@ -79,22 +79,22 @@ pub(super) fn compute(input: &CallInput<'_>, shape: &PartitionShape) -> ExecResu
     Ok(out)
 }
 
-fn argument<'a>(input: &CallInput<'a>, position: usize) -> ExecResult<&'a Vector> {
+fn argument<'a>(input: &CallInput<'a>, position: usize) -> ExecResult<&'a ColumnVector> {
     input.args.get(position).ok_or_else(|| {
         ExecError::internal(format!("window function argument {position} is missing"))
     })
 }
 
-fn integer_at(vector: &Vector, row: usize) -> Option<i64> {
+fn integer_at(vector: &ColumnVector, row: usize) -> Option<i64> {
     match (&vector.data, vector.is_null(row)) {
-        (VectorData::Integer(values), false) => values.get(row).copied(),
+        (ColumnData::Integer(values), false) => values.get(row).copied(),
         _ => None,
     }
 }
 
 /// `ntile(n)`: n is read at the partition's first row, as PostgreSQL does. The first
 /// `rows % n` buckets hold one row more than the others.
-fn ntile(input: &CallInput<'_>, rows: usize, out: &mut Vector) -> ExecResult<()> {
+fn ntile(input: &CallInput<'_>, rows: usize, out: &mut ColumnVector) -> ExecResult<()> {
     let buckets_argument = argument(input, 0)?;
     let Some(buckets) = (if rows == 0 {
         None
@@ -132,7 +132,7 @@ fn ntile(input: &CallInput<'_>, rows: usize, out: &mut Vector) -> ExecResult<()>
 /// `lag` / `lead`: the value `offset` rows before / after in the partition (a negative
 /// offset looks the other way, as in PostgreSQL), else the default evaluated at the current
 /// row; a NULL offset gives NULL.
-fn lag_or_lead(input: &CallInput<'_>, rows: usize, out: &mut Vector) -> ExecResult<()> {
+fn lag_or_lead(input: &CallInput<'_>, rows: usize, out: &mut ColumnVector) -> ExecResult<()> {
     let value = argument(input, 0)?;
     let offsets = input.args.get(1);
     let default = input.args.get(2);
@@ -167,7 +167,11 @@ fn lag_or_lead(input: &CallInput<'_>, rows: usize, out: &mut Vector) -> ExecResu
 
 /// `first_value`, `last_value`, `nth_value` over each row's frame (NULL for an empty frame
 /// or an n past its end).
-fn frame_value(input: &CallInput<'_>, shape: &PartitionShape, out: &mut Vector) -> ExecResult<()> {
+fn frame_value(
+    input: &CallInput<'_>,
+    shape: &PartitionShape,
+    out: &mut ColumnVector,
+) -> ExecResult<()> {
     let value = argument(input, 0)?;
     for row in 0..shape.rows {
         let (start, end) = input.frame.bounds(row, shape);
@@ -227,7 +231,7 @@ impl Removable {
     }
 
     /// Adds (`sign` 1) or removes (`sign` -1) row `row`.
-    fn apply(&mut self, args: &[Vector], row: usize, sign: i64) {
+    fn apply(&mut self, args: &[ColumnVector], row: usize, sign: i64) {
         let value = match args.first() {
             // count(*)
             None => None,
@@ -270,7 +274,7 @@ fn aggregate(
     input: &CallInput<'_>,
     function: AggregateFunction,
     shape: &PartitionShape,
-    out: &mut Vector,
+    out: &mut ColumnVector,
 ) -> ExecResult<()> {
     let call = AggregateCall {
         function,

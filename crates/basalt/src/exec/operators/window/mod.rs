@@ -19,11 +19,11 @@ mod functions;
 #[cfg(test)]
 mod tests;
 
+use crate::exec::batch::{Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
 use crate::exec::eval;
 use crate::exec::row_key::equality_key;
-use crate::exec::vector::{Batch, Vector};
 use crate::plan::{Expr, FrameBound, FrameUnits, SortKey, WindowCall};
 use crate::storage::keys::KeyOrder;
 use crate::types::{DataType, Value};
@@ -127,7 +127,7 @@ impl WindowOperator {
         ctx: &ExecContext,
     ) -> ExecResult<()> {
         let keys = eval::evaluate_all(&self.partition_by, batch, ctx)?;
-        let key_refs: Vec<&Vector> = keys.iter().collect();
+        let key_refs: Vec<&ColumnVector> = keys.iter().collect();
         let work = eval::evaluate_all(&self.work, batch, ctx)?;
         let mut key = Vec::new();
         for row in 0..batch.rows {

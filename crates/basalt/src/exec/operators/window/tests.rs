@@ -5,8 +5,8 @@
 
 use std::collections::VecDeque;
 
+use crate::exec::batch::{Batch, ColumnVector};
 use crate::exec::context::ExecContext;
-use crate::exec::vector::{Batch, Vector};
 use crate::plan::{
     AggregateFunction, Expr, FrameBound, FrameUnits, SortKey, WindowCall, WindowFrame,
     WindowFunction,
@@ -132,7 +132,7 @@ fn incremental_aggregates_match_brute_force() {
                 args: values,
                 keep: None,
             };
-            let result: Vector = compute(&input, &shape).unwrap();
+            let result: ColumnVector = compute(&input, &shape).unwrap();
             for row in 0..shape.rows {
                 let (start, end) = spec.bounds(row, &shape);
                 let frame_values: Vec<i64> = (start..end)

@@ -1,13 +1,13 @@
 //! Column vectors and batches: the unit of data flowing between operators.
 //!
 //! A [`Batch`] is a few hundred to a few thousand rows stored column by column; each column
-//! is a [`Vector`] of one [`DataType`]: a typed array plus a null mask. Null slots hold a
+//! is a [`ColumnVector`] of one [`DataType`]: a typed array plus a null mask. Null slots hold a
 //! placeholder value (0, false, empty) so kernels can run over the whole array and then
 //! combine masks, instead of branching per row. Text and blobs live in one byte arena per
 //! vector ([`BytesVector`]), so filling a batch from a page does not allocate per value.
 //!
 //! Operators read vectors with typed accessors in their hot loops and fall back to
-//! [`Vector::get`] (a `Value` per row) on the long tail of rarely used paths.
+//! [`ColumnVector::get`] (a `Value` per row) on the long tail of rarely used paths.
 
 use crate::types::{DataType, Interval, Value};
 
@@ -80,7 +80,7 @@ impl BytesVector {
 
 /// The typed values of one column of a batch.
 #[derive(Clone, Debug, PartialEq)]
-pub enum VectorData {
+pub enum ColumnData {
     /// Every value is NULL (the type of a bare NULL literal).
     Null(usize),
     Boolean(Vec<bool>),
@@ -100,38 +100,38 @@ pub enum VectorData {
 
 /// One column of a batch: typed values plus a null mask (empty = no NULLs).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Vector {
-    pub data: VectorData,
+pub struct ColumnVector {
+    pub data: ColumnData,
     /// `nulls[i]` is true when row `i` is NULL; an empty mask means no row is NULL.
     pub nulls: Vec<bool>,
 }
 
-impl Vector {
+impl ColumnVector {
     /// An empty vector of `data_type` with room for `rows` values.
-    pub fn with_capacity(data_type: DataType, rows: usize) -> Vector {
+    pub fn with_capacity(data_type: DataType, rows: usize) -> ColumnVector {
         let data = match data_type {
-            DataType::Null => VectorData::Null(0),
-            DataType::Boolean => VectorData::Boolean(Vec::with_capacity(rows)),
-            DataType::Integer => VectorData::Integer(Vec::with_capacity(rows)),
-            DataType::Real => VectorData::Real(Vec::with_capacity(rows)),
-            DataType::Text => VectorData::Text(BytesVector::with_capacity(rows)),
-            DataType::Blob => VectorData::Blob(BytesVector::with_capacity(rows)),
-            DataType::Date => VectorData::Date(Vec::with_capacity(rows)),
-            DataType::Timestamp => VectorData::Timestamp(Vec::with_capacity(rows)),
-            DataType::Interval => VectorData::Interval(Vec::with_capacity(rows)),
-            DataType::Uuid => VectorData::Uuid(Vec::with_capacity(rows)),
-            DataType::Json => VectorData::Json(BytesVector::with_capacity(rows)),
-            DataType::Jsonb => VectorData::Jsonb(BytesVector::with_capacity(rows)),
+            DataType::Null => ColumnData::Null(0),
+            DataType::Boolean => ColumnData::Boolean(Vec::with_capacity(rows)),
+            DataType::Integer => ColumnData::Integer(Vec::with_capacity(rows)),
+            DataType::Real => ColumnData::Real(Vec::with_capacity(rows)),
+            DataType::Text => ColumnData::Text(BytesVector::with_capacity(rows)),
+            DataType::Blob => ColumnData::Blob(BytesVector::with_capacity(rows)),
+            DataType::Date => ColumnData::Date(Vec::with_capacity(rows)),
+            DataType::Timestamp => ColumnData::Timestamp(Vec::with_capacity(rows)),
+            DataType::Interval => ColumnData::Interval(Vec::with_capacity(rows)),
+            DataType::Uuid => ColumnData::Uuid(Vec::with_capacity(rows)),
+            DataType::Json => ColumnData::Json(BytesVector::with_capacity(rows)),
+            DataType::Jsonb => ColumnData::Jsonb(BytesVector::with_capacity(rows)),
         };
-        Vector {
+        ColumnVector {
             data,
             nulls: Vec::new(),
         }
     }
 
     /// A vector of `rows` copies of `value`, of type `data_type`.
-    pub fn constant(value: &Value, data_type: DataType, rows: usize) -> Vector {
-        let mut vector = Vector::with_capacity(data_type, rows);
+    pub fn constant(value: &Value, data_type: DataType, rows: usize) -> ColumnVector {
+        let mut vector = ColumnVector::with_capacity(data_type, rows);
         for _ in 0..rows {
             vector.push(value);
         }
@@ -141,36 +141,36 @@ impl Vector {
     /// The type of the values.
     pub fn data_type(&self) -> DataType {
         match &self.data {
-            VectorData::Null(_) => DataType::Null,
-            VectorData::Boolean(_) => DataType::Boolean,
-            VectorData::Integer(_) => DataType::Integer,
-            VectorData::Real(_) => DataType::Real,
-            VectorData::Text(_) => DataType::Text,
-            VectorData::Blob(_) => DataType::Blob,
-            VectorData::Date(_) => DataType::Date,
-            VectorData::Timestamp(_) => DataType::Timestamp,
-            VectorData::Interval(_) => DataType::Interval,
-            VectorData::Uuid(_) => DataType::Uuid,
-            VectorData::Json(_) => DataType::Json,
-            VectorData::Jsonb(_) => DataType::Jsonb,
+            ColumnData::Null(_) => DataType::Null,
+            ColumnData::Boolean(_) => DataType::Boolean,
+            ColumnData::Integer(_) => DataType::Integer,
+            ColumnData::Real(_) => DataType::Real,
+            ColumnData::Text(_) => DataType::Text,
+            ColumnData::Blob(_) => DataType::Blob,
+            ColumnData::Date(_) => DataType::Date,
+            ColumnData::Timestamp(_) => DataType::Timestamp,
+            ColumnData::Interval(_) => DataType::Interval,
+            ColumnData::Uuid(_) => DataType::Uuid,
+            ColumnData::Json(_) => DataType::Json,
+            ColumnData::Jsonb(_) => DataType::Jsonb,
         }
     }
 
     /// Number of rows.
     pub fn len(&self) -> usize {
         match &self.data {
-            VectorData::Null(rows) => *rows,
-            VectorData::Boolean(values) => values.len(),
-            VectorData::Integer(values) => values.len(),
-            VectorData::Real(values) => values.len(),
-            VectorData::Text(values)
-            | VectorData::Blob(values)
-            | VectorData::Json(values)
-            | VectorData::Jsonb(values) => values.len(),
-            VectorData::Date(values) => values.len(),
-            VectorData::Timestamp(values) => values.len(),
-            VectorData::Interval(values) => values.len(),
-            VectorData::Uuid(values) => values.len(),
+            ColumnData::Null(rows) => *rows,
+            ColumnData::Boolean(values) => values.len(),
+            ColumnData::Integer(values) => values.len(),
+            ColumnData::Real(values) => values.len(),
+            ColumnData::Text(values)
+            | ColumnData::Blob(values)
+            | ColumnData::Json(values)
+            | ColumnData::Jsonb(values) => values.len(),
+            ColumnData::Date(values) => values.len(),
+            ColumnData::Timestamp(values) => values.len(),
+            ColumnData::Interval(values) => values.len(),
+            ColumnData::Uuid(values) => values.len(),
         }
     }
 
@@ -181,7 +181,7 @@ impl Vector {
 
     /// Whether row `row` is NULL.
     pub fn is_null(&self, row: usize) -> bool {
-        matches!(self.data, VectorData::Null(_)) || self.nulls.get(row).copied().unwrap_or(false)
+        matches!(self.data, ColumnData::Null(_)) || self.nulls.get(row).copied().unwrap_or(false)
     }
 
     /// Marks row `row` (already pushed) as NULL or not, creating the mask on demand.
@@ -203,26 +203,26 @@ impl Vector {
             return Value::Null;
         }
         match &self.data {
-            VectorData::Null(_) => Value::Null,
-            VectorData::Boolean(values) => {
+            ColumnData::Null(_) => Value::Null,
+            ColumnData::Boolean(values) => {
                 values.get(row).map_or(Value::Null, |&v| Value::Boolean(v))
             }
-            VectorData::Integer(values) => {
+            ColumnData::Integer(values) => {
                 values.get(row).map_or(Value::Null, |&v| Value::Integer(v))
             }
-            VectorData::Real(values) => values.get(row).map_or(Value::Null, |&v| Value::Real(v)),
-            VectorData::Text(values) => Value::Text(values.get_str(row).to_string()),
-            VectorData::Blob(values) => Value::Blob(values.get(row).to_vec()),
-            VectorData::Date(values) => values.get(row).map_or(Value::Null, |&v| Value::Date(v)),
-            VectorData::Timestamp(values) => values
+            ColumnData::Real(values) => values.get(row).map_or(Value::Null, |&v| Value::Real(v)),
+            ColumnData::Text(values) => Value::Text(values.get_str(row).to_string()),
+            ColumnData::Blob(values) => Value::Blob(values.get(row).to_vec()),
+            ColumnData::Date(values) => values.get(row).map_or(Value::Null, |&v| Value::Date(v)),
+            ColumnData::Timestamp(values) => values
                 .get(row)
                 .map_or(Value::Null, |&v| Value::Timestamp(v)),
-            VectorData::Interval(values) => {
+            ColumnData::Interval(values) => {
                 values.get(row).map_or(Value::Null, |&v| Value::Interval(v))
             }
-            VectorData::Uuid(values) => values.get(row).map_or(Value::Null, |&v| Value::Uuid(v)),
-            VectorData::Json(values) => Value::Json(values.get_str(row).to_string()),
-            VectorData::Jsonb(values) => Value::Jsonb(values.get_str(row).to_string()),
+            ColumnData::Uuid(values) => values.get(row).map_or(Value::Null, |&v| Value::Uuid(v)),
+            ColumnData::Json(values) => Value::Json(values.get_str(row).to_string()),
+            ColumnData::Jsonb(values) => Value::Jsonb(values.get_str(row).to_string()),
         }
     }
 
@@ -231,22 +231,22 @@ impl Vector {
     pub fn push(&mut self, value: &Value) {
         let row = self.len();
         match (&mut self.data, value) {
-            (VectorData::Null(rows), _) => {
+            (ColumnData::Null(rows), _) => {
                 *rows += 1;
                 return;
             }
-            (VectorData::Boolean(values), Value::Boolean(v)) => values.push(*v),
-            (VectorData::Integer(values), Value::Integer(v)) => values.push(*v),
-            (VectorData::Real(values), Value::Real(v)) => values.push(*v),
-            (VectorData::Real(values), Value::Integer(v)) => values.push(*v as f64),
-            (VectorData::Text(values), Value::Text(v)) => values.push(v.as_bytes()),
-            (VectorData::Blob(values), Value::Blob(v)) => values.push(v),
-            (VectorData::Date(values), Value::Date(v)) => values.push(*v),
-            (VectorData::Timestamp(values), Value::Timestamp(v)) => values.push(*v),
-            (VectorData::Interval(values), Value::Interval(v)) => values.push(*v),
-            (VectorData::Uuid(values), Value::Uuid(v)) => values.push(*v),
-            (VectorData::Json(values), Value::Json(v))
-            | (VectorData::Jsonb(values), Value::Jsonb(v)) => values.push(v.as_bytes()),
+            (ColumnData::Boolean(values), Value::Boolean(v)) => values.push(*v),
+            (ColumnData::Integer(values), Value::Integer(v)) => values.push(*v),
+            (ColumnData::Real(values), Value::Real(v)) => values.push(*v),
+            (ColumnData::Real(values), Value::Integer(v)) => values.push(*v as f64),
+            (ColumnData::Text(values), Value::Text(v)) => values.push(v.as_bytes()),
+            (ColumnData::Blob(values), Value::Blob(v)) => values.push(v),
+            (ColumnData::Date(values), Value::Date(v)) => values.push(*v),
+            (ColumnData::Timestamp(values), Value::Timestamp(v)) => values.push(*v),
+            (ColumnData::Interval(values), Value::Interval(v)) => values.push(*v),
+            (ColumnData::Uuid(values), Value::Uuid(v)) => values.push(*v),
+            (ColumnData::Json(values), Value::Json(v))
+            | (ColumnData::Jsonb(values), Value::Jsonb(v)) => values.push(v.as_bytes()),
             (data, _) => {
                 push_placeholder(data);
                 self.set_null(row, true);
@@ -260,7 +260,7 @@ impl Vector {
     pub fn push_null(&mut self) {
         let row = self.len();
         push_placeholder(&mut self.data);
-        if !matches!(self.data, VectorData::Null(_)) {
+        if !matches!(self.data, ColumnData::Null(_)) {
             self.set_null(row, true);
         }
     }
@@ -278,25 +278,25 @@ impl Vector {
                 self.push_null();
                 return Ok(());
             }
-            (VectorData::Boolean(values), Stored::Fixed(bits)) => values.push(bits & 0xFF != 0),
-            (VectorData::Integer(values), Stored::Fixed(bits)) => values.push(*bits as i64),
-            (VectorData::Real(values), Stored::Fixed(bits)) => values.push(f64::from_bits(*bits)),
-            (VectorData::Date(values), Stored::Fixed(bits)) => values.push(*bits as i64 as i32),
-            (VectorData::Timestamp(values), Stored::Fixed(bits)) => values.push(*bits as i64),
-            (VectorData::Text(values), Stored::Bytes(bytes)) => {
+            (ColumnData::Boolean(values), Stored::Fixed(bits)) => values.push(bits & 0xFF != 0),
+            (ColumnData::Integer(values), Stored::Fixed(bits)) => values.push(*bits as i64),
+            (ColumnData::Real(values), Stored::Fixed(bits)) => values.push(f64::from_bits(*bits)),
+            (ColumnData::Date(values), Stored::Fixed(bits)) => values.push(*bits as i64 as i32),
+            (ColumnData::Timestamp(values), Stored::Fixed(bits)) => values.push(*bits as i64),
+            (ColumnData::Text(values), Stored::Bytes(bytes)) => {
                 if std::str::from_utf8(bytes).is_err() {
                     return Err("stored text is not UTF-8");
                 }
                 values.push(bytes)
             }
-            (VectorData::Blob(values), Stored::Bytes(bytes)) => values.push(bytes),
-            (VectorData::Interval(values), Stored::Bytes(bytes)) => {
+            (ColumnData::Blob(values), Stored::Bytes(bytes)) => values.push(bytes),
+            (ColumnData::Interval(values), Stored::Bytes(bytes)) => {
                 values.push(Interval::from_bytes(bytes).ok_or("stored interval is not 16 bytes")?)
             }
-            (VectorData::Uuid(values), Stored::Bytes(bytes)) => values.push(
+            (ColumnData::Uuid(values), Stored::Bytes(bytes)) => values.push(
                 <[u8; 16]>::try_from(bytes.as_ref()).map_err(|_| "stored uuid is not 16 bytes")?,
             ),
-            (VectorData::Json(values) | VectorData::Jsonb(values), Stored::Bytes(bytes)) => {
+            (ColumnData::Json(values) | ColumnData::Jsonb(values), Stored::Bytes(bytes)) => {
                 if std::str::from_utf8(bytes).is_err() {
                     return Err("stored JSON is not UTF-8");
                 }
@@ -311,7 +311,7 @@ impl Vector {
     /// Appends `count` fixed-width values stored little-endian in `bytes` (`width` bytes
     /// each, as a table leaf's value array holds them), with the leaf's null bitmap (bit set
     /// = NULL) starting at row `first` of the leaf. The bulk counterpart of
-    /// [`Vector::push_stored`] for fixed values.
+    /// [`ColumnVector::push_stored`] for fixed values.
     pub fn extend_fixed(
         &mut self,
         bytes: &[u8],
@@ -330,23 +330,23 @@ impl Vector {
             u64::from_le_bytes(word)
         };
         match &mut self.data {
-            VectorData::Integer(to) | VectorData::Timestamp(to) if width == 8 => {
+            ColumnData::Integer(to) | ColumnData::Timestamp(to) if width == 8 => {
                 to.extend(values.chunks_exact(8).map(|chunk| bits(chunk) as i64))
             }
-            VectorData::Real(to) if width == 8 => to.extend(
+            ColumnData::Real(to) if width == 8 => to.extend(
                 values
                     .chunks_exact(8)
                     .map(|chunk| f64::from_bits(bits(chunk))),
             ),
-            VectorData::Integer(to) | VectorData::Timestamp(to) => {
+            ColumnData::Integer(to) | ColumnData::Timestamp(to) => {
                 to.extend(values.chunks_exact(width).map(|chunk| bits(chunk) as i64))
             }
-            VectorData::Date(to) => to.extend(
+            ColumnData::Date(to) => to.extend(
                 values
                     .chunks_exact(width)
                     .map(|chunk| bits(chunk) as i64 as i32),
             ),
-            VectorData::Boolean(to) => to.extend(
+            ColumnData::Boolean(to) => to.extend(
                 values
                     .chunks_exact(width)
                     .map(|chunk| bits(chunk) & 0xFF != 0),
@@ -369,33 +369,33 @@ impl Vector {
     }
 
     /// Appends row `row` of `other` (same type).
-    pub fn push_from(&mut self, other: &Vector, row: usize) {
+    pub fn push_from(&mut self, other: &ColumnVector, row: usize) {
         let target_row = self.len();
         let null = other.is_null(row);
         match (&mut self.data, &other.data) {
-            (VectorData::Boolean(to), VectorData::Boolean(from)) => {
+            (ColumnData::Boolean(to), ColumnData::Boolean(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
-            (VectorData::Integer(to), VectorData::Integer(from)) => {
+            (ColumnData::Integer(to), ColumnData::Integer(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
-            (VectorData::Real(to), VectorData::Real(from)) => {
+            (ColumnData::Real(to), ColumnData::Real(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
-            (VectorData::Text(to), VectorData::Text(from))
-            | (VectorData::Blob(to), VectorData::Blob(from))
-            | (VectorData::Json(to), VectorData::Json(from))
-            | (VectorData::Jsonb(to), VectorData::Jsonb(from)) => to.push(from.get(row)),
-            (VectorData::Date(to), VectorData::Date(from)) => {
+            (ColumnData::Text(to), ColumnData::Text(from))
+            | (ColumnData::Blob(to), ColumnData::Blob(from))
+            | (ColumnData::Json(to), ColumnData::Json(from))
+            | (ColumnData::Jsonb(to), ColumnData::Jsonb(from)) => to.push(from.get(row)),
+            (ColumnData::Date(to), ColumnData::Date(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
-            (VectorData::Timestamp(to), VectorData::Timestamp(from)) => {
+            (ColumnData::Timestamp(to), ColumnData::Timestamp(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
-            (VectorData::Interval(to), VectorData::Interval(from)) => {
+            (ColumnData::Interval(to), ColumnData::Interval(from)) => {
                 to.push(from.get(row).copied().unwrap_or(Interval::ZERO))
             }
-            (VectorData::Uuid(to), VectorData::Uuid(from)) => {
+            (ColumnData::Uuid(to), ColumnData::Uuid(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
             _ => {
@@ -408,8 +408,8 @@ impl Vector {
     }
 
     /// The rows at `positions`, in that order.
-    pub fn gather(&self, positions: &[u32]) -> Vector {
-        let mut out = Vector::with_capacity(self.data_type(), positions.len());
+    pub fn gather(&self, positions: &[u32]) -> ColumnVector {
+        let mut out = ColumnVector::with_capacity(self.data_type(), positions.len());
         for &position in positions {
             out.push_from(self, position as usize);
         }
@@ -420,18 +420,18 @@ impl Vector {
     /// text or blob bytes with their offsets, and the null mask.
     pub fn estimated_bytes(&self) -> usize {
         let values = match &self.data {
-            VectorData::Null(_) => 0,
-            VectorData::Boolean(values) => values.len(),
-            VectorData::Integer(values) => values.len() * 8,
-            VectorData::Real(values) => values.len() * 8,
-            VectorData::Text(values)
-            | VectorData::Blob(values)
-            | VectorData::Json(values)
-            | VectorData::Jsonb(values) => values.offsets.len() * 4 + values.bytes.len(),
-            VectorData::Date(values) => values.len() * 4,
-            VectorData::Timestamp(values) => values.len() * 8,
-            VectorData::Interval(values) => values.len() * 16,
-            VectorData::Uuid(values) => values.len() * 16,
+            ColumnData::Null(_) => 0,
+            ColumnData::Boolean(values) => values.len(),
+            ColumnData::Integer(values) => values.len() * 8,
+            ColumnData::Real(values) => values.len() * 8,
+            ColumnData::Text(values)
+            | ColumnData::Blob(values)
+            | ColumnData::Json(values)
+            | ColumnData::Jsonb(values) => values.offsets.len() * 4 + values.bytes.len(),
+            ColumnData::Date(values) => values.len() * 4,
+            ColumnData::Timestamp(values) => values.len() * 8,
+            ColumnData::Interval(values) => values.len() * 16,
+            ColumnData::Uuid(values) => values.len() * 16,
         };
         values + self.nulls.len()
     }
@@ -439,44 +439,44 @@ impl Vector {
     /// Removes every row, keeping allocations.
     pub fn clear(&mut self) {
         match &mut self.data {
-            VectorData::Null(rows) => *rows = 0,
-            VectorData::Boolean(values) => values.clear(),
-            VectorData::Integer(values) => values.clear(),
-            VectorData::Real(values) => values.clear(),
-            VectorData::Text(values)
-            | VectorData::Blob(values)
-            | VectorData::Json(values)
-            | VectorData::Jsonb(values) => values.clear(),
-            VectorData::Date(values) => values.clear(),
-            VectorData::Timestamp(values) => values.clear(),
-            VectorData::Interval(values) => values.clear(),
-            VectorData::Uuid(values) => values.clear(),
+            ColumnData::Null(rows) => *rows = 0,
+            ColumnData::Boolean(values) => values.clear(),
+            ColumnData::Integer(values) => values.clear(),
+            ColumnData::Real(values) => values.clear(),
+            ColumnData::Text(values)
+            | ColumnData::Blob(values)
+            | ColumnData::Json(values)
+            | ColumnData::Jsonb(values) => values.clear(),
+            ColumnData::Date(values) => values.clear(),
+            ColumnData::Timestamp(values) => values.clear(),
+            ColumnData::Interval(values) => values.clear(),
+            ColumnData::Uuid(values) => values.clear(),
         }
         self.nulls.clear();
     }
 }
 
-fn push_placeholder(data: &mut VectorData) {
+fn push_placeholder(data: &mut ColumnData) {
     match data {
-        VectorData::Null(rows) => *rows += 1,
-        VectorData::Boolean(values) => values.push(false),
-        VectorData::Integer(values) => values.push(0),
-        VectorData::Real(values) => values.push(0.0),
-        VectorData::Text(values)
-        | VectorData::Blob(values)
-        | VectorData::Json(values)
-        | VectorData::Jsonb(values) => values.push(&[]),
-        VectorData::Date(values) => values.push(0),
-        VectorData::Timestamp(values) => values.push(0),
-        VectorData::Interval(values) => values.push(Interval::ZERO),
-        VectorData::Uuid(values) => values.push([0; 16]),
+        ColumnData::Null(rows) => *rows += 1,
+        ColumnData::Boolean(values) => values.push(false),
+        ColumnData::Integer(values) => values.push(0),
+        ColumnData::Real(values) => values.push(0.0),
+        ColumnData::Text(values)
+        | ColumnData::Blob(values)
+        | ColumnData::Json(values)
+        | ColumnData::Jsonb(values) => values.push(&[]),
+        ColumnData::Date(values) => values.push(0),
+        ColumnData::Timestamp(values) => values.push(0),
+        ColumnData::Interval(values) => values.push(Interval::ZERO),
+        ColumnData::Uuid(values) => values.push([0; 16]),
     }
 }
 
 /// Rows of several columns.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Batch {
-    pub columns: Vec<Vector>,
+    pub columns: Vec<ColumnVector>,
     /// Row count (kept separately so a batch with no columns can still have rows).
     pub rows: usize,
 }
@@ -487,7 +487,7 @@ impl Batch {
         Batch {
             columns: types
                 .iter()
-                .map(|&t| Vector::with_capacity(t, capacity))
+                .map(|&t| ColumnVector::with_capacity(t, capacity))
                 .collect(),
             rows: 0,
         }
@@ -514,14 +514,14 @@ impl Batch {
         }
     }
 
-    /// Bytes the rows take in memory (see [`Vector::estimated_bytes`]).
+    /// Bytes the rows take in memory (see [`ColumnVector::estimated_bytes`]).
     pub fn estimated_bytes(&self) -> usize {
-        self.columns.iter().map(Vector::estimated_bytes).sum()
+        self.columns.iter().map(ColumnVector::estimated_bytes).sum()
     }
 
     /// Removes every row, keeping allocations.
     pub fn clear(&mut self) {
-        self.columns.iter_mut().for_each(Vector::clear);
+        self.columns.iter_mut().for_each(ColumnVector::clear);
         self.rows = 0;
     }
 }
@@ -545,8 +545,8 @@ mod tests {
             vec![Value::Integer(1), Value::Text("a".into())]
         );
         assert!(!gathered.columns[0].is_null(1));
-        let constant = Vector::constant(&Value::Real(2.5), DataType::Real, 3);
+        let constant = ColumnVector::constant(&Value::Real(2.5), DataType::Real, 3);
         assert_eq!(constant.get(2), Value::Real(2.5));
-        assert!(Vector::constant(&Value::Null, DataType::Null, 2).is_null(1));
+        assert!(ColumnVector::constant(&Value::Null, DataType::Null, 2).is_null(1));
     }
 }
