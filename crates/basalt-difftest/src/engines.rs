@@ -212,10 +212,14 @@ pub struct EngineSettings {
     /// 64kB) makes sorts, grouping, DISTINCT, set operations and hash joins spill to
     /// temporary files, so the spilling code paths are compared too.
     pub work_mem: Option<String>,
-    /// After every statement that changes rows (and every rollback), compare the changed
-    /// tables whole with SQLite's and run Basalt's `PRAGMA integrity_check` (on with
-    /// `--large`, whose bulk modifications change thousands of rows a statement).
+    /// After statements that change rows (and rollbacks), compare the changed tables whole
+    /// with SQLite's and run Basalt's `PRAGMA integrity_check` (on with `--large`, whose
+    /// bulk modifications change thousands of rows a statement); see `check_every`.
     pub check_tables: bool,
+    /// With `check_tables`: check the changed tables after every statement that changed
+    /// 100 rows or more or rolled back, after every `check_every`-th other change, and at
+    /// the end of the case (1: after every change).
+    pub check_every: usize,
 }
 
 /// Which database of [`Engines`] to run on.

@@ -53,6 +53,12 @@ struct Arguments {
     /// --large).
     #[arg(long)]
     check_tables: bool,
+    /// With whole-table checks: check the changed tables (and run Basalt's PRAGMA
+    /// integrity_check) after every statement that changed 100 rows or more or rolled
+    /// back, after every Nth other change, and at the end of each case (1: after every
+    /// change).
+    #[arg(long, default_value_t = 4)]
+    check_every: usize,
     /// Run Basalt with this work_mem (for example 64kB, the minimum) so that sorts,
     /// grouping, set operations and hash joins spill to temporary files.
     #[arg(long)]
@@ -95,6 +101,7 @@ fn main() -> ExitCode {
         settings: EngineSettings {
             work_mem: arguments.work_mem,
             check_tables: arguments.check_tables || arguments.large,
+            check_every: arguments.check_every,
         },
     };
     if arguments.dump {

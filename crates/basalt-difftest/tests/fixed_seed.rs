@@ -33,6 +33,7 @@ fn run_fixed(seed: u64, cases: u64, variant: Variant) -> RunSummary {
         settings: EngineSettings {
             work_mem: variant.work_mem.map(str::to_owned),
             check_tables: variant.large_rows > 0,
+            check_every: 1,
         },
     };
     let mut output = Vec::new();
@@ -40,7 +41,8 @@ fn run_fixed(seed: u64, cases: u64, variant: Variant) -> RunSummary {
     let statistics = &summary.statistics;
     println!(
         "seed {seed}, work_mem {:?}, large rows {}: {} cases, {} statements, {} partition \
-         checks, {} index-free checks, {} table checks (largest {} rows) in {:.1?}",
+         checks, {} index-free checks, {} table checks (largest {} rows), {} integrity checks \
+         in {:.1?}",
         variant.work_mem,
         variant.large_rows,
         summary.cases,
@@ -49,6 +51,7 @@ fn run_fixed(seed: u64, cases: u64, variant: Variant) -> RunSummary {
         statistics.index_free_checks,
         statistics.table_checks,
         statistics.most_table_rows,
+        statistics.integrity_checks,
         summary.elapsed
     );
     assert!(
@@ -111,5 +114,10 @@ fn a_fixed_seed_with_large_tables_finds_no_mismatch() {
         statistics.table_checks >= 50,
         "{} table checks",
         statistics.table_checks
+    );
+    assert!(
+        statistics.integrity_checks >= 50,
+        "{} integrity checks",
+        statistics.integrity_checks
     );
 }
