@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::plan::{PlanKind, PlanNode, RangeBound};
+use crate::plan::{AccessPath, PlanKind, PlanNode, RangeBound};
 
 use super::batch::Batch;
 use super::context::ExecContext;
@@ -213,35 +213,42 @@ fn label(kind: &PlanKind) -> String {
     match kind {
         PlanKind::SingleRow => "Result".into(),
         PlanKind::Values { rows } => format!("Values ({} rows)", rows.len()),
-        PlanKind::TableScan {
+        PlanKind::Scan {
             table,
-            lower,
-            upper,
+            access,
             reverse,
             ..
-        } => format!(
-            "Table Scan{} on {}{}",
-            if *reverse { " Backward" } else { "" },
-            table.name,
-            match (lower, upper) {
-                (RangeBound::Unbounded, RangeBound::Unbounded) => "",
-                _ => " (row id range)",
+        } => {
+            let backward = if *reverse { " Backward" } else { "" };
+            match access {
+                AccessPath::Full => format!("Table Scan{backward} on {}", table.name),
+                AccessPath::RowIdRange { .. } => {
+                    format!("Table Scan{backward} on {} (row id range)", table.name)
+                }
+                AccessPath::IndexRange {
+                    index,
+                    lower,
+                    upper,
+                } => format!(
+                    "Index Scan{backward} using {} on {} ({})",
+                    index.name,
+                    table.name,
+                    describe_index_range(lower, upper)
+                ),
+                AccessPath::Seeks { index: None, keys } => {
+                    format!("Row Id Seeks on {} ({} keys)", table.name, keys.len())
+                }
+                AccessPath::Seeks {
+                    index: Some(index),
+                    keys,
+                } => format!(
+                    "Index Seeks using {} on {} ({} keys)",
+                    index.name,
+                    table.name,
+                    keys.len()
+                ),
             }
-        ),
-        PlanKind::IndexScan {
-            table,
-            index,
-            reverse,
-            lower,
-            upper,
-            ..
-        } => format!(
-            "Index Scan{} using {} on {} ({})",
-            if *reverse { " Backward" } else { "" },
-            index.name,
-            table.name,
-            describe_index_range(lower, upper)
-        ),
+        }
         PlanKind::Filter { .. } => "Filter".into(),
         PlanKind::Project { exprs, .. } => format!("Project ({} columns)", exprs.len()),
         PlanKind::Aggregate {

@@ -12,9 +12,9 @@
 
 use crate::catalog::{IndexDef, TableDef};
 use crate::plan::{
-    AggregateCall, BinaryOp, ConflictAction, Expr, FrameBound, FrameUnits, OutputColumn, PlanKind,
-    PlanNode, RangeBound, ScanColumn, SequenceOperation, SortKey, UnaryOp, WindowCall, WindowFrame,
-    window::window_function_name,
+    AccessPath, AggregateCall, BinaryOp, ConflictAction, Expr, FrameBound, FrameUnits,
+    OutputColumn, PlanKind, PlanNode, RangeBound, ScanColumn, SequenceOperation, SortKey, UnaryOp,
+    WindowCall, WindowFrame, window::window_function_name,
 };
 use crate::types::Value;
 
@@ -158,31 +158,44 @@ impl<'a> Printer<'a, '_> {
                     .collect();
                 lines.push(format!("Rows: {}", rows.join(", ")));
             }
-            PlanKind::TableScan {
+            PlanKind::Scan {
                 table,
                 columns,
-                lower,
-                upper,
+                access,
                 ..
             } => {
                 lines.push(format!("Output: {}", scan_names(table, columns).join(", ")));
-                let row_id = vec![(format!("{}.<row id>", table.name), false)];
-                if let Some(range) = self.range(&row_id, lower, upper, &input) {
-                    lines.push(format!("Row Id Cond: {range}"));
-                }
-            }
-            PlanKind::IndexScan {
-                table,
-                index,
-                columns,
-                lower,
-                upper,
-                ..
-            } => {
-                lines.push(format!("Output: {}", scan_names(table, columns).join(", ")));
-                let keys = index_column_names(table, index);
-                if let Some(range) = self.range(&keys, lower, upper, &input) {
-                    lines.push(format!("Index Cond: {range}"));
+                let row_id = || vec![(format!("{}.<row id>", table.name), false)];
+                match access {
+                    AccessPath::Full => {}
+                    AccessPath::RowIdRange { lower, upper } => {
+                        if let Some(range) = self.range(&row_id(), lower, upper, &input) {
+                            lines.push(format!("Row Id Cond: {range}"));
+                        }
+                    }
+                    AccessPath::IndexRange {
+                        index,
+                        lower,
+                        upper,
+                    } => {
+                        let keys = index_column_names(table, index);
+                        if let Some(range) = self.range(&keys, lower, upper, &input) {
+                            lines.push(format!("Index Cond: {range}"));
+                        }
+                    }
+                    AccessPath::Seeks { index, keys } => {
+                        let key = match index {
+                            Some(index) => index_column_names(table, index),
+                            None => row_id(),
+                        };
+                        let name = key
+                            .first()
+                            .map_or_else(String::new, |(name, _)| name.clone());
+                        lines.push(format!(
+                            "Seek Keys: {name} IN ({})",
+                            self.list(keys, &input)
+                        ));
+                    }
                 }
             }
             PlanKind::Filter { predicate, .. } => {

@@ -68,6 +68,65 @@ pub enum RangeBound {
     Excluded(Vec<Expr>),
 }
 
+/// How a [`PlanKind::Scan`] finds its table's rows. Every way a plan reads a table is one of
+/// these, so the optimizer's choice, the executor's operator, the estimates and EXPLAIN each
+/// have one place per path. A new access method (an index-ordered top-k over a vector index,
+/// say) is a new variant here.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AccessPath {
+    /// Every row, in row-id order.
+    Full,
+    /// The rows whose row id lies within the bounds (one value each), in row-id order. At
+    /// least one bound is set; a range with neither is [`AccessPath::Full`].
+    RowIdRange {
+        lower: RangeBound,
+        upper: RangeBound,
+    },
+    /// The rows whose index entries lie within the bounds (prefixes of the index's key
+    /// columns), in index order. Bounds may both be unbounded: the whole table in index
+    /// order.
+    IndexRange {
+        index: Arc<IndexDef>,
+        lower: RangeBound,
+        upper: RangeBound,
+    },
+    /// `key IN (list)`: one seek per distinct non-NULL value of `keys` (expressions fixed
+    /// for the whole scan), by row id when `index` is `None`, else on the index's first
+    /// column; rows come in the order of the values' first appearance in the list.
+    Seeks {
+        index: Option<Arc<IndexDef>>,
+        keys: Vec<Expr>,
+    },
+}
+
+impl AccessPath {
+    /// A row-id range, or [`AccessPath::Full`] when neither bound is set.
+    pub fn row_id_range(lower: RangeBound, upper: RangeBound) -> AccessPath {
+        match (&lower, &upper) {
+            (RangeBound::Unbounded, RangeBound::Unbounded) => AccessPath::Full,
+            _ => AccessPath::RowIdRange { lower, upper },
+        }
+    }
+
+    /// The index the path reads, if any.
+    pub fn index(&self) -> Option<&Arc<IndexDef>> {
+        match self {
+            AccessPath::IndexRange { index, .. } => Some(index),
+            AccessPath::Seeks { index, .. } => index.as_ref(),
+            AccessPath::Full | AccessPath::RowIdRange { .. } => None,
+        }
+    }
+
+    /// The range bounds of a range path (row id or index), `None` for a full scan or seeks.
+    pub fn bounds(&self) -> Option<(&RangeBound, &RangeBound)> {
+        match self {
+            AccessPath::RowIdRange { lower, upper }
+            | AccessPath::IndexRange { lower, upper, .. } => Some((lower, upper)),
+            AccessPath::Full | AccessPath::Seeks { .. } => None,
+        }
+    }
+}
+
 /// How rows of a join's two sides are combined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JoinKind {
@@ -130,23 +189,16 @@ pub enum PlanKind {
     SingleRow,
     /// Literal rows (`VALUES`, and the source of `INSERT ... VALUES`).
     Values { rows: Vec<Vec<Expr>> },
-    /// Rows of a table in row-id order (descending if `reverse`), optionally limited to a
-    /// row-id range.
-    TableScan {
+    /// Rows of a table, found by `access` (every row, a row-id range, an index range, or
+    /// one seek per key), in the order the access path gives (reversed if `reverse`: a
+    /// range read backwards; seeks are never reversed). The one node through which plans
+    /// read a table: the optimizer chooses `access` (`optimize::access`, and the ORDER BY
+    /// rule that may turn a full scan into an index-ordered one), the executor builds the
+    /// matching operator, EXPLAIN prints it.
+    Scan {
         table: Arc<TableDef>,
         columns: Vec<ScanColumn>,
-        lower: RangeBound,
-        upper: RangeBound,
-        reverse: bool,
-    },
-    /// Rows of a table found through an index range (bounds are prefixes of the index's key
-    /// columns), in index order (reversed if `reverse`).
-    IndexScan {
-        table: Arc<TableDef>,
-        index: Arc<IndexDef>,
-        columns: Vec<ScanColumn>,
-        lower: RangeBound,
-        upper: RangeBound,
+        access: AccessPath,
         reverse: bool,
     },
     /// Rows whose predicate is true (not false, not NULL).

@@ -7,7 +7,7 @@
 //! by adding one arm here. Expressions are returned in a fixed order per kind, inputs left to
 //! right; neither list includes anything inside the inputs.
 
-use super::{ConflictAction, Expr, FrameBound, PlanKind, PlanNode, RangeBound};
+use super::{AccessPath, ConflictAction, Expr, FrameBound, PlanKind, PlanNode, RangeBound};
 
 /// Both traversals are the same match; only the borrow differs. `$iter` is `iter` or
 /// `iter_mut`, `$deref` is `as_ref` or `as_mut` (for the boxed inputs).
@@ -18,13 +18,18 @@ macro_rules! node_parts {
         match $kind {
             PlanKind::SingleRow => {}
             PlanKind::Values { rows } => exprs.extend(rows.$iter().flatten()),
-            PlanKind::TableScan { lower, upper, .. } | PlanKind::IndexScan { lower, upper, .. } => {
-                for bound in [lower, upper] {
-                    if let RangeBound::Included(values) | RangeBound::Excluded(values) = bound {
-                        exprs.extend(values.$iter());
+            PlanKind::Scan { access, .. } => match access {
+                AccessPath::Full => {}
+                AccessPath::RowIdRange { lower, upper }
+                | AccessPath::IndexRange { lower, upper, .. } => {
+                    for bound in [lower, upper] {
+                        if let RangeBound::Included(values) | RangeBound::Excluded(values) = bound {
+                            exprs.extend(values.$iter());
+                        }
                     }
                 }
-            }
+                AccessPath::Seeks { keys, .. } => exprs.extend(keys.$iter()),
+            },
             PlanKind::Filter { input, predicate } => {
                 exprs.push(predicate);
                 inputs.push(input.$deref());

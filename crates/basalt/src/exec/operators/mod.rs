@@ -60,36 +60,12 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
     Ok(match &node.kind {
         PlanKind::SingleRow => Box::new(basic::SingleRow::default()),
         PlanKind::Values { rows } => Box::new(basic::ValuesOperator::new(rows.clone(), types)),
-        PlanKind::TableScan {
+        PlanKind::Scan {
             table,
             columns,
-            lower,
-            upper,
+            access,
             reverse,
-        } => Box::new(scan::TableScan::new(
-            table.clone(),
-            columns.clone(),
-            lower,
-            upper,
-            *reverse,
-            ctx,
-        )?),
-        PlanKind::IndexScan {
-            table,
-            index,
-            columns,
-            lower,
-            upper,
-            reverse,
-        } => Box::new(scan::IndexScan::new(
-            table.clone(),
-            index.clone(),
-            columns.clone(),
-            lower,
-            upper,
-            *reverse,
-            ctx,
-        )?),
+        } => scan::build_scan(table, columns, access, *reverse, ctx)?,
         PlanKind::Filter { input, predicate } => {
             Box::new(basic::Filter::new(build(input, ctx)?, predicate.clone()))
         }

@@ -8,7 +8,7 @@ use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::source::PageSource;
-use crate::plan::{RangeBound, ScanColumn};
+use crate::plan::{AccessPath, Expr, JoinKind, RangeBound, ScanColumn};
 use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableLeaf, TableTree};
 use crate::storage::keys::{self, KeyValue};
 use crate::types::{DataType, Value};
@@ -64,6 +64,86 @@ pub(super) fn read_row(
     }
     batch.rows += 1;
     Ok(())
+}
+
+/// The operator that reads `table` by `access` (see [`AccessPath`]): a [`TableScan`] for a
+/// full scan or a row-id range, an [`IndexScan`] for an index range, and for seeks an index
+/// join from the deduplicated key list to the table whose key column is then dropped.
+pub(super) fn build_scan(
+    table: &Arc<TableDef>,
+    columns: &[ScanColumn],
+    access: &AccessPath,
+    reverse: bool,
+    ctx: &ExecContext,
+) -> ExecResult<Box<dyn Operator>> {
+    Ok(match access {
+        AccessPath::Full => Box::new(TableScan::new(
+            Arc::clone(table),
+            columns.to_vec(),
+            &RangeBound::Unbounded,
+            &RangeBound::Unbounded,
+            reverse,
+            ctx,
+        )?),
+        AccessPath::RowIdRange { lower, upper } => Box::new(TableScan::new(
+            Arc::clone(table),
+            columns.to_vec(),
+            lower,
+            upper,
+            reverse,
+            ctx,
+        )?),
+        AccessPath::IndexRange {
+            index,
+            lower,
+            upper,
+        } => Box::new(IndexScan::new(
+            Arc::clone(table),
+            Arc::clone(index),
+            columns.to_vec(),
+            lower,
+            upper,
+            reverse,
+            ctx,
+        )?),
+        AccessPath::Seeks { index, keys } => {
+            let key_type = keys.first().map_or(DataType::Null, Expr::data_type);
+            let values = super::basic::ValuesOperator::new(
+                keys.iter().map(|key| vec![key.clone()]).collect(),
+                vec![key_type],
+            );
+            let distinct = super::setop::SetOperation::distinct(
+                Box::new(values),
+                vec![key_type],
+                ctx.operator_memory,
+            );
+            let key = Expr::Column {
+                index: 0,
+                data_type: key_type,
+            };
+            let join = super::join::IndexJoin::new(
+                Box::new(distinct),
+                Arc::clone(table),
+                index.clone(),
+                columns.to_vec(),
+                JoinKind::Inner,
+                vec![key],
+                None,
+                vec![key_type],
+                ctx,
+            )?;
+            // The join's output is the key, then the scan's columns.
+            let scan_columns = column_types(table, columns)
+                .into_iter()
+                .enumerate()
+                .map(|(position, data_type)| Expr::Column {
+                    index: position + 1,
+                    data_type,
+                })
+                .collect();
+            Box::new(super::basic::Project::new(Box::new(join), scan_columns))
+        }
+    })
 }
 
 /// A row-id bound: `Ok(None)` when unbounded, `Err(())` inside when it evaluated to NULL

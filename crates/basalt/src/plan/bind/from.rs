@@ -13,7 +13,7 @@ use sqlparser::ast;
 
 use crate::catalog::{TableDef, ViewDef, nearest};
 use crate::plan::expr::{BinaryOp, Expr};
-use crate::plan::{JoinKind, OutputColumn, PlanKind, PlanNode, RangeBound, ScanColumn};
+use crate::plan::{AccessPath, JoinKind, OutputColumn, PlanKind, PlanNode, ScanColumn};
 use crate::types::DataType;
 
 use super::aggregate::AggregateContext;
@@ -64,11 +64,10 @@ pub(super) fn table_scan(
         });
     }
     let plan = PlanNode {
-        kind: PlanKind::TableScan {
+        kind: PlanKind::Scan {
             table: Arc::clone(table),
             columns,
-            lower: RangeBound::Unbounded,
-            upper: RangeBound::Unbounded,
+            access: AccessPath::Full,
             reverse: false,
         },
         schema: schema_of(&scope),

@@ -155,7 +155,7 @@ fn select_where_project() {
         panic!()
     };
     assert_eq!(predicate.data_type(), DataType::Boolean);
-    let PlanKind::TableScan { columns, .. } = &scan.kind else {
+    let PlanKind::Scan { columns, .. } = &scan.kind else {
         panic!()
     };
     assert_eq!(columns, &[0, 1, 2, 3].map(ScanColumn::Column));
@@ -564,7 +564,7 @@ fn dml() {
     let PlanKind::Filter { input: scan, .. } = &input.kind else {
         panic!()
     };
-    let PlanKind::TableScan { columns, .. } = &scan.kind else {
+    let PlanKind::Scan { columns, .. } = &scan.kind else {
         panic!()
     };
     assert_eq!(columns[0], ScanColumn::RowId);

@@ -2,8 +2,8 @@
 //! or turns it into an index scan, when some of its conjuncts compare a key column with a
 //! value fixed for the whole scan (a constant, a parameter, an outer column) or match it
 //! against a literal LIKE / GLOB prefix. Failing that, `key IN (list)` on the row id or an
-//! index's first column becomes one seek per distinct list value (an index join from the
-//! list to the table).
+//! index's first column becomes one seek per distinct list value. Each is an
+//! [`AccessPath`] of the one scan node.
 //!
 //! The filter stays above the new scan with every conjunct, so the scan only has to return a
 //! superset of the rows that pass — later rules rely on that (an index join replaces the scan
@@ -26,9 +26,7 @@
 use std::sync::Arc;
 
 use crate::catalog::{Catalog, IndexDef, IndexMethod, TableDef};
-use crate::plan::{
-    BinaryOp, Expr, JoinKind, OutputColumn, PlanKind, PlanNode, RangeBound, ScanColumn,
-};
+use crate::plan::{AccessPath, BinaryOp, Expr, PlanKind, PlanNode, RangeBound, ScanColumn};
 use crate::types::{DataType, Value};
 
 use super::util::{conjuncts, flip, is_bound_value, with_filter};
@@ -99,72 +97,76 @@ struct Candidate {
 }
 
 /// The filter over a full table scan with the best narrower scan beneath it, or unchanged.
+/// This is where a scan's access path is chosen: a row-id or index range when the filter's
+/// conjuncts bound a key ([`best_candidate`]), else seeks for an IN list on the row id or an
+/// index's first column, else the full scan stays. (The ORDER BY rule may later read a full
+/// scan through an index for its order; index joins replace a scan by seeks from the other
+/// side.)
 pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
     let PlanNode { kind, schema } = node;
     let PlanKind::Filter { input, predicate } = kind else {
         return PlanNode { kind, schema };
     };
-    let conjuncts = conjuncts(predicate.clone());
-    let candidate = match &input.kind {
-        PlanKind::TableScan {
-            table,
-            columns,
-            lower: RangeBound::Unbounded,
-            upper: RangeBound::Unbounded,
+    if !matches!(
+        input.kind,
+        PlanKind::Scan {
+            access: AccessPath::Full,
             ..
-        } => best_candidate(table, columns, &conjuncts, catalog),
-        _ => None,
-    };
-    let in_list = match (&candidate, &input.kind) {
-        (None, PlanKind::TableScan { table, columns, .. }) => {
-            in_list_lookup(table, columns, &input.schema, &predicate, catalog)
         }
-        _ => None,
-    };
-    if let Some(lookup) = in_list {
+    ) {
         return PlanNode {
-            kind: PlanKind::Filter {
-                input: Box::new(lookup),
-                predicate,
-            },
+            kind: PlanKind::Filter { input, predicate },
             schema,
         };
     }
-    let input = match (candidate, *input) {
-        (
-            Some(candidate),
-            PlanNode {
-                kind: PlanKind::TableScan { table, columns, .. },
-                schema: scan_schema,
+    let PlanNode {
+        kind:
+            PlanKind::Scan {
+                table,
+                columns,
+                reverse,
+                ..
             },
-        ) => {
-            let kind = match candidate.index {
-                None => PlanKind::TableScan {
-                    table,
-                    columns,
-                    lower: candidate.lower,
-                    upper: candidate.upper,
-                    reverse: false,
-                },
-                Some(index) => PlanKind::IndexScan {
-                    table,
-                    index,
-                    columns,
-                    lower: candidate.lower,
-                    upper: candidate.upper,
-                    reverse: false,
-                },
-            };
-            PlanNode {
-                kind,
-                schema: scan_schema,
-            }
-        }
-        (_, input) => input,
+        schema: scan_schema,
+    } = *input
+    else {
+        return PlanNode {
+            kind: PlanKind::SingleRow,
+            schema: Vec::new(),
+        };
+    };
+    let conjuncts = conjuncts(predicate.clone());
+    let access = match best_candidate(&table, &columns, &conjuncts, catalog) {
+        Some(Candidate {
+            index: None,
+            lower,
+            upper,
+            ..
+        }) => AccessPath::row_id_range(lower, upper),
+        Some(Candidate {
+            index: Some(index),
+            lower,
+            upper,
+            ..
+        }) => AccessPath::IndexRange {
+            index,
+            lower,
+            upper,
+        },
+        None => in_list_seeks(&table, &columns, &predicate, catalog).unwrap_or(AccessPath::Full),
+    };
+    let scan = PlanNode {
+        kind: PlanKind::Scan {
+            table,
+            columns,
+            access,
+            reverse,
+        },
+        schema: scan_schema,
     };
     PlanNode {
         kind: PlanKind::Filter {
-            input: Box::new(input),
+            input: Box::new(scan),
             predicate,
         },
         schema,
@@ -207,23 +209,23 @@ pub fn drop_enforced_conjuncts(node: PlanNode) -> PlanNode {
 /// The conjuncts (positions) that `scan`'s bounds enforce exactly: those of the candidate
 /// for the scan's own index (or row id) whose bounds are the scan's bounds.
 fn enforced_by_scan(scan: &PlanNode, conjuncts: &[Expr]) -> Vec<usize> {
-    let (table, index, columns, lower, upper) = match &scan.kind {
-        PlanKind::TableScan {
-            table,
-            columns,
-            lower,
-            upper,
-            ..
-        } => (table, None, columns, lower, upper),
-        PlanKind::IndexScan {
-            table,
+    let PlanKind::Scan {
+        table,
+        columns,
+        access,
+        ..
+    } = &scan.kind
+    else {
+        return Vec::new();
+    };
+    let (index, lower, upper) = match access {
+        AccessPath::RowIdRange { lower, upper } => (None, lower, upper),
+        AccessPath::IndexRange {
             index,
-            columns,
             lower,
             upper,
-            ..
-        } => (table, Some(index), columns, lower, upper),
-        _ => return Vec::new(),
+        } => (Some(index), lower, upper),
+        AccessPath::Full | AccessPath::Seeks { .. } => return Vec::new(),
     };
     if *lower == RangeBound::Unbounded && *upper == RangeBound::Unbounded {
         return Vec::new();
@@ -578,15 +580,13 @@ fn text_successor(prefix: &str) -> Option<String> {
 
 /// `column IN (v1, .., vn)` on the row id or on an index's first column, every value bound
 /// for the scan and of the column's type: one seek per distinct value instead of a full
-/// scan, planned as an index join from the deduplicated list to the table (the filter above
-/// still checks every conjunct).
-fn in_list_lookup(
+/// scan ([`AccessPath::Seeks`]; the filter above still checks every conjunct).
+fn in_list_seeks(
     table: &Arc<TableDef>,
     columns: &[ScanColumn],
-    scan_schema: &[OutputColumn],
     predicate: &Expr,
     catalog: &Catalog,
-) -> Option<PlanNode> {
+) -> Option<AccessPath> {
     for conjunct in conjuncts(predicate.clone()) {
         let Expr::InList {
             operand,
@@ -634,53 +634,9 @@ fn in_list_lookup(
             }
             _ => continue,
         };
-        let value_column = OutputColumn {
-            name: "value".into(),
-            table: None,
-            data_type,
-        };
-        let values = PlanNode {
-            kind: PlanKind::Values {
-                rows: list.into_iter().map(|value| vec![value]).collect(),
-            },
-            schema: vec![value_column.clone()],
-        };
-        let keys = PlanNode {
-            kind: PlanKind::Distinct {
-                input: Box::new(values),
-            },
-            schema: vec![value_column.clone()],
-        };
-        let join = PlanNode {
-            kind: PlanKind::IndexJoin {
-                left: Box::new(keys),
-                table: Arc::clone(table),
-                index: seek_index,
-                columns: columns.to_vec(),
-                kind: JoinKind::Inner,
-                left_keys: vec![Expr::Column {
-                    index: 0,
-                    data_type,
-                }],
-                residual: None,
-            },
-            schema: std::iter::once(value_column)
-                .chain(scan_schema.iter().cloned())
-                .collect(),
-        };
-        return Some(PlanNode {
-            kind: PlanKind::Project {
-                input: Box::new(join),
-                exprs: scan_schema
-                    .iter()
-                    .enumerate()
-                    .map(|(position, column)| Expr::Column {
-                        index: position + 1,
-                        data_type: column.data_type,
-                    })
-                    .collect(),
-            },
-            schema: scan_schema.to_vec(),
+        return Some(AccessPath::Seeks {
+            index: seek_index,
+            keys: list,
         });
     }
     None

@@ -10,7 +10,7 @@
 //! numbers only have to order the alternatives correctly, not predict run times.
 
 use crate::catalog::{Catalog, IndexDef, TableDef};
-use crate::plan::{Expr, JoinKind, PlanKind, PlanNode, RangeBound};
+use crate::plan::{AccessPath, Expr, JoinKind, PlanKind, PlanNode, RangeBound};
 use crate::types::Value;
 
 /// Rows assumed for a table nothing is known about.
@@ -63,30 +63,21 @@ impl Estimator<'_> {
             .max(1.0)
     }
 
-    /// Estimated output rows of `node`.
-    pub fn rows(&self, node: &PlanNode) -> f64 {
-        let rows = match &node.kind {
-            PlanKind::SingleRow => 1.0,
-            PlanKind::Values { rows } => rows.len() as f64,
-            PlanKind::TableScan {
-                table,
-                lower,
-                upper,
-                ..
-            } => {
-                let rows = self.table_rows(table);
+    /// Estimated rows a scan of `table` by `access` returns.
+    fn scan_rows(&self, table: &TableDef, access: &AccessPath) -> f64 {
+        match access {
+            AccessPath::Full => self.table_rows(table),
+            AccessPath::RowIdRange { lower, upper } => {
                 if is_equality(lower, upper) {
                     1.0
                 } else {
-                    rows * range_fraction(lower, upper, 0)
+                    self.table_rows(table) * range_fraction(lower, upper, 0)
                 }
             }
-            PlanKind::IndexScan {
-                table,
+            AccessPath::IndexRange {
                 index,
                 lower,
                 upper,
-                ..
             } => {
                 let fixed = equality_prefix(lower, upper);
                 let rows = if fixed == 0 {
@@ -96,16 +87,27 @@ impl Estimator<'_> {
                 };
                 rows * range_fraction(lower, upper, fixed)
             }
+            AccessPath::Seeks { index, keys } => {
+                let per_key = match index {
+                    None => 1.0,
+                    Some(index) => self.rows_per_key(index, 1).min(self.table_rows(table)),
+                };
+                keys.len() as f64 * per_key
+            }
+        }
+    }
+
+    /// Estimated output rows of `node`.
+    pub fn rows(&self, node: &PlanNode) -> f64 {
+        let rows = match &node.kind {
+            PlanKind::SingleRow => 1.0,
+            PlanKind::Values { rows } => rows.len() as f64,
+            PlanKind::Scan { table, access, .. } => self.scan_rows(table, access),
             PlanKind::Filter { input, .. } => {
                 let input_rows = self.rows(input);
-                match input.kind {
-                    // The scan's range already accounts for the filter's conjuncts.
-                    PlanKind::TableScan {
-                        lower: RangeBound::Unbounded,
-                        upper: RangeBound::Unbounded,
-                        ..
-                    } => input_rows * 0.5,
-                    PlanKind::TableScan { .. } | PlanKind::IndexScan { .. } => input_rows,
+                match &input.kind {
+                    // A narrowed scan already accounts for the filter's conjuncts.
+                    PlanKind::Scan { access, .. } if *access != AccessPath::Full => input_rows,
                     _ => input_rows * 0.5,
                 }
             }

@@ -94,12 +94,10 @@ fn swapped_inner_join(node: &PlanNode) -> Option<PlanNode> {
         PlanKind::Filter { input, .. } => input,
         _ => left,
     };
-    if !matches!(
-        scan.kind,
-        PlanKind::TableScan { .. } | PlanKind::IndexScan { .. }
-    ) || residual
-        .as_ref()
-        .is_some_and(|residual| !is_movable(residual))
+    if !matches!(scan.kind, PlanKind::Scan { .. })
+        || residual
+            .as_ref()
+            .is_some_and(|residual| !is_movable(residual))
     {
         return None;
     }
@@ -153,9 +151,7 @@ fn rewrite(node: PlanNode, access: Access) -> PlanNode {
             },
         ),
     };
-    let (PlanKind::TableScan { table, columns, .. } | PlanKind::IndexScan { table, columns, .. }) =
-        scan.kind
-    else {
+    let PlanKind::Scan { table, columns, .. } = scan.kind else {
         // `plan_access` only accepts scans.
         return PlanNode {
             kind: PlanKind::SingleRow,
@@ -215,9 +211,7 @@ fn plan_access(node: &PlanNode, estimator: &Estimator<'_>) -> Option<Access> {
         PlanKind::Filter { input, .. } => input,
         _ => right,
     };
-    let (PlanKind::TableScan { table, columns, .. } | PlanKind::IndexScan { table, columns, .. }) =
-        &scan.kind
-    else {
+    let PlanKind::Scan { table, columns, .. } = &scan.kind else {
         return None;
     };
     // Each key pair as (position, table column the right key reads).

@@ -19,7 +19,7 @@
 //! unspecified.
 
 use crate::catalog::{Catalog, IndexDef, IndexMethod, TableDef};
-use crate::plan::{Expr, PlanKind, PlanNode, RangeBound, ScanColumn, SortKey};
+use crate::plan::{AccessPath, Expr, PlanKind, PlanNode, RangeBound, ScanColumn, SortKey};
 
 /// A sort key as a column of the node it is applied to.
 #[derive(Clone, Copy, Debug)]
@@ -197,62 +197,62 @@ fn rewrite(
             input: Box::new(rewrite(input, keys, catalog, switch_to_index)?),
             predicate: predicate.clone(),
         },
-        PlanKind::TableScan {
+        PlanKind::Scan {
             table,
             columns,
-            lower,
-            upper,
+            access,
             reverse: false,
-        } => {
-            if let Some(reverse) = row_id_order(table, columns, keys) {
-                PlanKind::TableScan {
-                    table: table.clone(),
-                    columns: columns.clone(),
-                    lower: lower.clone(),
-                    upper: upper.clone(),
-                    reverse,
+        } => match access {
+            AccessPath::Full | AccessPath::RowIdRange { .. } => {
+                if let Some(reverse) = row_id_order(table, columns, keys) {
+                    PlanKind::Scan {
+                        table: table.clone(),
+                        columns: columns.clone(),
+                        access: access.clone(),
+                        reverse,
+                    }
+                } else if switch_to_index && *access == AccessPath::Full {
+                    let (index, reverse) = catalog.indexes_of(&table.name).find_map(|index| {
+                        Some((index, index_order(table, index, columns, keys, 0)?))
+                    })?;
+                    PlanKind::Scan {
+                        table: table.clone(),
+                        columns: columns.clone(),
+                        access: AccessPath::IndexRange {
+                            index: index.clone(),
+                            lower: RangeBound::Unbounded,
+                            upper: RangeBound::Unbounded,
+                        },
+                        reverse,
+                    }
+                } else {
+                    return None;
                 }
-            } else if switch_to_index
-                && *lower == RangeBound::Unbounded
-                && *upper == RangeBound::Unbounded
-            {
-                let (index, reverse) = catalog.indexes_of(&table.name).find_map(|index| {
-                    Some((index, index_order(table, index, columns, keys, 0)?))
-                })?;
-                PlanKind::IndexScan {
-                    table: table.clone(),
-                    index: index.clone(),
-                    columns: columns.clone(),
-                    lower: RangeBound::Unbounded,
-                    upper: RangeBound::Unbounded,
-                    reverse,
-                }
-            } else {
-                return None;
             }
-        }
-        PlanKind::IndexScan {
-            table,
-            index,
-            columns,
-            lower,
-            upper,
-            reverse: false,
-        } => {
-            let fixed = super::estimate::equality_prefix(lower, upper);
-            let (index, reverse) = match index_order(table, index, columns, keys, fixed) {
-                Some(reverse) => (index.clone(), reverse),
-                None => same_prefix_index(table, index, columns, keys, lower, upper, catalog)?,
-            };
-            PlanKind::IndexScan {
-                table: table.clone(),
+            AccessPath::IndexRange {
                 index,
-                columns: columns.clone(),
-                lower: lower.clone(),
-                upper: upper.clone(),
-                reverse,
+                lower,
+                upper,
+            } => {
+                let fixed = super::estimate::equality_prefix(lower, upper);
+                let (index, reverse) = match index_order(table, index, columns, keys, fixed) {
+                    Some(reverse) => (index.clone(), reverse),
+                    None => same_prefix_index(table, index, columns, keys, lower, upper, catalog)?,
+                };
+                PlanKind::Scan {
+                    table: table.clone(),
+                    columns: columns.clone(),
+                    access: AccessPath::IndexRange {
+                        index,
+                        lower: lower.clone(),
+                        upper: upper.clone(),
+                    },
+                    reverse,
+                }
             }
-        }
+            // Seeks come in the list's order, not a key order.
+            AccessPath::Seeks { .. } => return None,
+        },
         _ => return None,
     };
     Some(PlanNode {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::catalog::{Catalog, ColumnDef, IndexDef, IndexMethod, SchemaObject, TableDef};
 use crate::plan::{
-    BinaryOp, Expr, JoinKind, OutputColumn, PlanKind, PlanNode, RangeBound, ScanColumn,
+    AccessPath, BinaryOp, Expr, JoinKind, OutputColumn, PlanKind, PlanNode, RangeBound, ScanColumn,
 };
 use crate::storage::keys::KeyOrder;
 use crate::types::{DataType, Value};
@@ -95,11 +95,10 @@ fn scan(catalog: &Catalog, name: &str) -> PlanNode {
                 data_type: c.data_type,
             })
             .collect(),
-        kind: PlanKind::TableScan {
+        kind: PlanKind::Scan {
             columns: (0..table.columns.len()).map(ScanColumn::Column).collect(),
             table,
-            lower: RangeBound::Unbounded,
-            upper: RangeBound::Unbounded,
+            access: AccessPath::Full,
             reverse: false,
         },
     }
@@ -221,7 +220,7 @@ fn inner_join_conjuncts_go_to_their_side_and_become_hash_keys() {
         left_predicate,
         &bin(BinaryOp::Equal, col(0, Integer), int(1))
     );
-    assert!(matches!(left_input.kind, PlanKind::TableScan { .. }));
+    assert!(matches!(left_input.kind, PlanKind::Scan { .. }));
     let (right_predicate, _) = as_filter(right);
     assert_eq!(
         right_predicate,
@@ -317,8 +316,8 @@ fn full_join_moves_nothing() {
         panic!("expected a hash join: {join:?}");
     };
     assert!(residual.is_some());
-    assert!(matches!(left.kind, PlanKind::TableScan { .. }));
-    assert!(matches!(right.kind, PlanKind::TableScan { .. }));
+    assert!(matches!(left.kind, PlanKind::Scan { .. }));
+    assert!(matches!(right.kind, PlanKind::Scan { .. }));
 }
 
 #[test]
@@ -406,11 +405,13 @@ fn row_id_comparisons_bound_the_table_scan() {
     // Row ids are never NULL and the bounds are integers: the range is exact, no filter.
     assert_eq!(
         optimized.kind,
-        PlanKind::TableScan {
+        PlanKind::Scan {
             table: catalog.tables["t3"].clone(),
             columns: (0..4).map(ScanColumn::Column).collect(),
-            lower: RangeBound::Included(vec![int(5)]),
-            upper: RangeBound::Excluded(vec![int(10)]),
+            access: AccessPath::RowIdRange {
+                lower: RangeBound::Included(vec![int(5)]),
+                upper: RangeBound::Excluded(vec![int(10)]),
+            },
             reverse: false,
         }
     );
@@ -427,8 +428,12 @@ fn row_id_comparisons_bound_the_table_scan() {
         ),
         &catalog,
     );
-    let PlanKind::TableScan { lower, upper, .. } = &optimized.kind else {
-        panic!("expected a table scan");
+    let PlanKind::Scan {
+        access: AccessPath::RowIdRange { lower, upper },
+        ..
+    } = &optimized.kind
+    else {
+        panic!("expected a row-id range scan");
     };
     assert_eq!(lower, &RangeBound::Included(vec![param.clone()]));
     assert_eq!(upper, &RangeBound::Included(vec![param]));
@@ -443,7 +448,10 @@ fn row_id_comparisons_bound_the_table_scan() {
     assert_eq!(kept, &bin(BinaryOp::Greater, col(0, Integer), int(7)));
     assert!(matches!(
         &input.kind,
-        PlanKind::TableScan { lower: RangeBound::Excluded(low), .. } if low == &vec![int(5)]
+        PlanKind::Scan {
+            access: AccessPath::RowIdRange { lower: RangeBound::Excluded(low), .. },
+            ..
+        } if low == &vec![int(5)]
     ));
 }
 
@@ -459,9 +467,8 @@ fn real_bounds_never_reach_the_integer_row_id() {
         let optimized = optimize(filter(scan(&catalog, "t3"), predicate), &catalog);
         assert!(matches!(
             as_filter(&optimized).1.kind,
-            PlanKind::TableScan {
-                lower: RangeBound::Unbounded,
-                upper: RangeBound::Unbounded,
+            PlanKind::Scan {
+                access: AccessPath::Full,
                 ..
             }
         ));
@@ -481,10 +488,13 @@ fn index_prefix_equality_then_range() {
     // The integer equality is exact and leaves the filter; a one-sided range leaves it only
     // on a NOT NULL column, so `y > 'b'` stays.
     assert_eq!(kept, &bin(BinaryOp::Greater, col(2, Text), text("b")));
-    let PlanKind::IndexScan {
-        index,
-        lower,
-        upper,
+    let PlanKind::Scan {
+        access:
+            AccessPath::IndexRange {
+                index,
+                lower,
+                upper,
+            },
         reverse: false,
         ..
     } = &input.kind
@@ -505,7 +515,10 @@ fn index_prefix_equality_then_range() {
     );
     assert!(matches!(
         as_filter(&optimized).1.kind,
-        PlanKind::TableScan { .. }
+        PlanKind::Scan {
+            access: AccessPath::Full,
+            ..
+        }
     ));
 }
 
@@ -521,10 +534,13 @@ fn descending_index_swaps_range_ends() {
         ),
         &catalog,
     );
-    let PlanKind::IndexScan {
-        index,
-        lower,
-        upper,
+    let PlanKind::Scan {
+        access:
+            AccessPath::IndexRange {
+                index,
+                lower,
+                upper,
+            },
         ..
     } = &as_filter(&optimized).1.kind
     else {
@@ -544,7 +560,10 @@ fn descending_index_swaps_range_ends() {
     );
     assert!(matches!(
         as_filter(&optimized).1.kind,
-        PlanKind::TableScan { .. }
+        PlanKind::Scan {
+            access: AccessPath::Full,
+            ..
+        }
     ));
 }
 
@@ -563,8 +582,11 @@ fn row_id_equality_beats_index_equality() {
     );
     assert!(matches!(
         as_filter(&optimized).1.kind,
-        PlanKind::TableScan {
-            lower: RangeBound::Included(_),
+        PlanKind::Scan {
+            access: AccessPath::RowIdRange {
+                lower: RangeBound::Included(_),
+                ..
+            },
             ..
         }
     ));
@@ -618,10 +640,78 @@ fn filters_move_through_projections_and_sorts() {
     let (_, scan) = as_filter(input);
     assert!(matches!(
         scan.kind,
-        PlanKind::TableScan {
-            lower: RangeBound::Included(_),
+        PlanKind::Scan {
+            access: AccessPath::RowIdRange {
+                lower: RangeBound::Included(_),
+                ..
+            },
             reverse: false,
             ..
         }
     ));
+}
+
+#[test]
+fn in_lists_become_seeks_on_the_row_id_or_an_index() {
+    let catalog = catalog();
+    let in_list = |column: Expr, values: Vec<Expr>| Expr::InList {
+        operand: Box::new(column),
+        list: values,
+        negated: false,
+    };
+    // On the row id: seeks by row id, every conjunct kept in the filter above.
+    let predicate = in_list(col(0, Integer), vec![int(7), int(3), int(7)]);
+    let optimized = optimize(filter(scan(&catalog, "t3"), predicate.clone()), &catalog);
+    let (kept, input) = as_filter(&optimized);
+    assert_eq!(kept, &predicate);
+    let PlanKind::Scan {
+        access: AccessPath::Seeks { index: None, keys },
+        reverse: false,
+        ..
+    } = &input.kind
+    else {
+        panic!("expected row-id seeks: {input:?}");
+    };
+    assert_eq!(keys, &vec![int(7), int(3), int(7)]);
+
+    // On an index's first column: seeks through that index.
+    let optimized = optimize(
+        filter(
+            scan(&catalog, "t3"),
+            in_list(col(1, Integer), vec![int(1), int(2)]),
+        ),
+        &catalog,
+    );
+    let PlanKind::Scan {
+        access: AccessPath::Seeks {
+            index: Some(index),
+            keys,
+        },
+        ..
+    } = &as_filter(&optimized).1.kind
+    else {
+        panic!("expected index seeks");
+    };
+    assert_eq!(index.name, "t3_xy");
+    assert_eq!(keys.len(), 2);
+
+    // On a column no index leads with, or with a value of another type: a full scan.
+    for predicate in [
+        in_list(col(2, Text), vec![text("a")]),
+        in_list(col(1, Integer), vec![int(1), real(2.5)]),
+        Expr::InList {
+            operand: Box::new(col(0, Integer)),
+            list: vec![int(1)],
+            negated: true,
+        },
+    ] {
+        let optimized = optimize(filter(scan(&catalog, "t3"), predicate), &catalog);
+        assert!(matches!(
+            as_filter(&optimized).1.kind,
+            PlanKind::Scan {
+                access: AccessPath::Full,
+                ..
+            }
+        ));
+    }
 }
