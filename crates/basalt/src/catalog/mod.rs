@@ -191,6 +191,62 @@ pub enum IndexMethod {
     BTree,
 }
 
+/// Why `CREATE INDEX ... USING name` names no method Basalt has.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnknownIndexMethod {
+    /// PostgreSQL has this method, Basalt does not (yet).
+    NotSupported(String),
+    /// No such access method at all.
+    DoesNotExist(String),
+}
+
+impl IndexMethod {
+    /// The method `CREATE INDEX ... USING name` asks for (case-insensitive): the one place
+    /// that maps a method's SQL name to its implementation. No `USING` means B+tree.
+    pub fn from_name(name: &str) -> Result<IndexMethod, UnknownIndexMethod> {
+        match name.to_ascii_lowercase().as_str() {
+            "btree" => Ok(IndexMethod::BTree),
+            "hash" | "gin" | "gist" | "spgist" | "brin" | "bloom" => {
+                Err(UnknownIndexMethod::NotSupported(name.to_ascii_lowercase()))
+            }
+            _ => Err(UnknownIndexMethod::DoesNotExist(name.to_owned())),
+        }
+    }
+
+    /// The method's SQL name.
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexMethod::BTree => "btree",
+        }
+    }
+
+    /// The storage parameters `CREATE INDEX ... WITH (name = value)` accepts for the method,
+    /// each checked by [`IndexMethod::check_option`]. A B+tree takes PostgreSQL's
+    /// `fillfactor` (10–100) and `deduplicate_items` (boolean) so that PostgreSQL DDL runs
+    /// unchanged; Basalt's B+tree splits pages by its own rule, so neither changes the tree.
+    pub fn check_option(self, name: &str, value: &crate::types::Value) -> Result<(), String> {
+        use crate::types::Value;
+        match (self, name) {
+            (IndexMethod::BTree, "fillfactor") => match value {
+                Value::Integer(fill) if (10..=100).contains(fill) => Ok(()),
+                Value::Integer(fill) => Err(format!(
+                    "value {fill} out of bounds for option \"fillfactor\""
+                )),
+                other => Err(format!(
+                    "invalid value for integer option \"fillfactor\": {other}"
+                )),
+            },
+            (IndexMethod::BTree, "deduplicate_items") => match value {
+                Value::Boolean(_) => Ok(()),
+                other => Err(format!(
+                    "invalid value for boolean option \"deduplicate_items\": {other}"
+                )),
+            },
+            _ => Err(format!("unrecognized parameter \"{name}\"")),
+        }
+    }
+}
+
 /// A secondary index. Its entries are `encoded key columns ‖ row id` with empty values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IndexDef {

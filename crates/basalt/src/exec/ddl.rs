@@ -173,7 +173,7 @@ pub fn create_index(
         table: table.name.clone(),
         columns: create.columns.clone(),
         unique: create.unique,
-        method: IndexMethod::BTree,
+        method: create.method,
         root: tree.root(),
         implicit: false,
     };

@@ -34,6 +34,8 @@ pub struct CreateIndex {
     pub table: String,
     pub columns: Vec<(usize, KeyOrder)>,
     pub unique: bool,
+    /// The access method (`USING`), chosen by [`crate::catalog::IndexMethod::from_name`].
+    pub method: crate::catalog::IndexMethod,
     pub if_not_exists: bool,
 }
 

@@ -10,12 +10,12 @@
 
 use sqlparser::ast;
 
-use crate::catalog::{ColumnDef, MAX_TABLE_COLUMNS, TableDef};
+use crate::catalog::{ColumnDef, IndexMethod, MAX_TABLE_COLUMNS, TableDef, UnknownIndexMethod};
 use crate::plan::ddl::{
     AlterTable, CreateIndex, CreateTable, DdlStatement, ObjectKind, TransactionControl,
 };
 use crate::storage::keys::KeyOrder;
-use crate::types::DataType;
+use crate::types::{DataType, Value};
 
 use super::column::Constraints;
 use super::error::BindError;
@@ -374,6 +374,13 @@ impl Binder<'_> {
         if !create.include.is_empty() {
             return Err(BindError::unsupported("INCLUDE columns"));
         }
+        let method = index_method(create.using.as_ref())?;
+        for option in &create.with {
+            let (option, value) = index_option(option)?;
+            method
+                .check_option(&option, &value)
+                .map_err(|message| BindError::new("22023", message))?;
+        }
         let name = object_name(name)?;
         let table = self.target_table(&create.table_name)?;
         if !create.if_not_exists && self.catalog.indexes.contains_key(&name.to_lowercase()) {
@@ -405,6 +412,7 @@ impl Binder<'_> {
             table: table.name.clone(),
             columns,
             unique: create.unique,
+            method,
             if_not_exists: create.if_not_exists,
         }))
     }
@@ -710,4 +718,56 @@ fn refuse_json_key(data_type: DataType) -> Result<(), BindError> {
         )));
     }
     Ok(())
+}
+
+/// The access method of `CREATE INDEX ... USING method` (B+tree without USING): 42704 for a
+/// name that is no access method, 0A000 for one of PostgreSQL's that Basalt lacks.
+fn index_method(using: Option<&ast::IndexType>) -> Result<IndexMethod, BindError> {
+    let Some(using) = using else {
+        return Ok(IndexMethod::BTree);
+    };
+    IndexMethod::from_name(&using.to_string()).map_err(|unknown| match unknown {
+        UnknownIndexMethod::NotSupported(name) => {
+            BindError::unsupported(format!("access method \"{name}\""))
+        }
+        UnknownIndexMethod::DoesNotExist(name) => {
+            BindError::new("42704", format!("access method \"{name}\" does not exist"))
+        }
+    })
+}
+
+/// One `name = value` of `CREATE INDEX ... WITH (...)`, the value a literal: a number, a
+/// string, or a word (`on`, `off`, `true`, `false` as booleans, as PostgreSQL reads them).
+fn index_option(option: &ast::Expr) -> Result<(String, Value), BindError> {
+    let invalid = || BindError::syntax(format!("invalid index option: {option}"));
+    let ast::Expr::BinaryOp {
+        left,
+        op: ast::BinaryOperator::Eq,
+        right,
+    } = option
+    else {
+        return Err(invalid());
+    };
+    let ast::Expr::Identifier(name) = &**left else {
+        return Err(invalid());
+    };
+    let word = |text: &str| match text.to_ascii_lowercase().as_str() {
+        "true" | "on" | "yes" => Value::Boolean(true),
+        "false" | "off" | "no" => Value::Boolean(false),
+        _ => Value::Text(text.to_owned()),
+    };
+    let value = match &**right {
+        ast::Expr::Identifier(ident) => word(&ident.value),
+        ast::Expr::Value(value) => match &value.value {
+            ast::Value::Number(number, _) => number
+                .parse::<i64>()
+                .map(Value::Integer)
+                .unwrap_or_else(|_| Value::Text(number.clone())),
+            ast::Value::SingleQuotedString(text) => word(text),
+            ast::Value::Boolean(flag) => Value::Boolean(*flag),
+            _ => return Err(invalid()),
+        },
+        _ => return Err(invalid()),
+    };
+    Ok((name.value.to_ascii_lowercase(), value))
 }
