@@ -4,13 +4,15 @@
 //! write-ahead log, B+trees) and [`txn`] (snapshots and the single writer) at the bottom;
 //! [`catalog`] (schema objects persisted in a system tree) and [`types`] (SQL values) beside
 //! them; and the SQL engine above: [`sql`] (parsing), [`plan`] (bound statements) and
-//! [`exec`] (vectorised operators over column batches).
+//! [`exec`] (vectorised operators over column batches). Every error carries a SQLSTATE from
+//! [`sqlstate`].
 
 mod api;
 pub mod catalog;
 pub mod exec;
 pub mod plan;
 pub mod sql;
+pub mod sqlstate;
 pub mod storage;
 pub mod txn;
 pub mod types;
@@ -20,5 +22,6 @@ pub use api::{
     Params, Result, Row, RowIndex, Rows, Statement, ToSql, Transaction, ValueRef,
 };
 pub use api::{SchemaKind, SchemaObject, quote_identifier};
+pub use sqlstate::SqlState;
 pub use storage::pager::Synchronous;
 pub use types::{DataType, Value};

@@ -30,6 +30,7 @@ use crate::plan::bind;
 use crate::plan::ddl::{DdlStatement, TransactionControl};
 use crate::plan::optimize;
 use crate::plan::{Bound, BoundStatement, OutputColumn, PlanKind, PlanNode};
+use crate::sqlstate;
 use crate::storage::pager::Synchronous;
 use crate::txn::{ReadTxn, SavepointId, WriteTxn};
 use crate::types::{DataType, Value};
@@ -361,7 +362,7 @@ impl Connection {
                         Ok(text_rows(lines, ctx))
                     }
                     _ => Err(Error::new(
-                        "XX000",
+                        sqlstate::INTERNAL_ERROR,
                         "statement changed kind while re-planning",
                     )),
                 }
@@ -452,7 +453,7 @@ impl Connection {
             finish(txn, false)?;
         }
         Err(Error::new(
-            error.code(),
+            error.sqlstate(),
             format!(
                 "{} (the statement failed after it had begun writing, so the transaction was rolled back)",
                 error.message()
@@ -462,7 +463,12 @@ impl Connection {
 
     fn commit_autocommit(&self, write: Arc<Mutex<WriteTxn>>) -> Result<()> {
         let txn = Arc::try_unwrap(write)
-            .map_err(|_| Error::new("XX000", "write transaction still referenced at commit"))?
+            .map_err(|_| {
+                Error::new(
+                    sqlstate::INTERNAL_ERROR,
+                    "write transaction still referenced at commit",
+                )
+            })?
             .into_inner();
         txn.commit()?;
         Ok(())
@@ -567,7 +573,10 @@ impl Connection {
                 let lines = analyzed_lines(plan, *verbose, &prepared.catalog, &ctx, elapsed);
                 Ok(text_rows(lines, ctx))
             }
-            _ => Err(Error::new("XX000", "not a write statement")),
+            _ => Err(Error::new(
+                sqlstate::INTERNAL_ERROR,
+                "not a write statement",
+            )),
         }
     }
 
@@ -593,7 +602,7 @@ impl Connection {
                     let rules = table_rules(&bound, &catalog)?;
                     let BoundStatement::Modify(plan) = &bound.statement else {
                         return Err(Error::new(
-                            "XX000",
+                            sqlstate::INTERNAL_ERROR,
                             "CREATE TABLE AS did not bind to an INSERT",
                         ));
                     };
@@ -727,7 +736,7 @@ impl Connection {
             }
             DdlStatement::Transaction(_) | DdlStatement::Setting { .. } | DdlStatement::Vacuum => {
                 return Err(Error::new(
-                    "XX000",
+                    sqlstate::INTERNAL_ERROR,
                     "session statement reached the DDL executor",
                 ));
             }
@@ -740,7 +749,10 @@ impl Connection {
         let busy_timeout = self.busy_timeout();
         let mut session = self.session.borrow_mut();
         let Some(txn) = session.txn.as_mut() else {
-            return Err(Error::new("XX000", "no explicit transaction to write in"));
+            return Err(Error::new(
+                sqlstate::INTERNAL_ERROR,
+                "no explicit transaction to write in",
+            ));
         };
         if let Some(write) = &txn.write {
             return Ok(write.clone());
@@ -748,7 +760,7 @@ impl Connection {
         let mut write = self.db.store.begin_write_within(busy_timeout)?;
         if write.header().commit_counter != txn.read.header().commit_counter {
             return Err(Error::new(
-                "40001",
+                sqlstate::SERIALIZATION_FAILURE,
                 "could not serialize access: another connection committed since this transaction began",
             ));
         }
@@ -767,7 +779,7 @@ impl Connection {
             TransactionControl::Begin => {
                 if session.txn.is_some() {
                     return Err(Error::new(
-                        "25001",
+                        sqlstate::ACTIVE_SQL_TRANSACTION,
                         "there is already a transaction in progress",
                     ));
                 }
@@ -807,14 +819,14 @@ impl Connection {
                 let release = matches!(control, TransactionControl::ReleaseSavepoint(_));
                 let Some(txn) = session.txn.as_mut() else {
                     return Err(Error::new(
-                        "3B001",
+                        sqlstate::INVALID_SAVEPOINT_SPECIFICATION,
                         format!("savepoint \"{name}\" does not exist"),
                     ));
                 };
                 let lower = name.to_lowercase();
                 let Some(position) = txn.savepoints.iter().rposition(|(n, _)| *n == lower) else {
                     return Err(Error::new(
-                        "3B001",
+                        sqlstate::INVALID_SAVEPOINT_SPECIFICATION,
                         format!("savepoint \"{name}\" does not exist"),
                     ));
                 };
@@ -878,7 +890,7 @@ impl Connection {
                     "full" | "2" | "extra" | "3" => Synchronous::Full,
                     other => {
                         return Err(Error::new(
-                            "22023",
+                            sqlstate::INVALID_PARAMETER_VALUE,
                             format!("invalid value for synchronous: {other}"),
                         ));
                     }
@@ -891,7 +903,7 @@ impl Connection {
                     Some(false) => "off".to_string(),
                     None => {
                         return Err(Error::new(
-                            "22023",
+                            sqlstate::INVALID_PARAMETER_VALUE,
                             format!("invalid value for foreign_keys: {value}"),
                         ));
                     }
@@ -905,7 +917,7 @@ impl Connection {
             if name == "busy_timeout" {
                 let milliseconds = value.parse::<u64>().map_err(|_| {
                     Error::new(
-                        "22023",
+                        sqlstate::INVALID_PARAMETER_VALUE,
                         format!("invalid value for busy_timeout: {value} (milliseconds)"),
                     )
                 })?;
@@ -916,7 +928,7 @@ impl Connection {
                 let bytes =
                     crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {
                         Error::new(
-                            "22023",
+                            sqlstate::INVALID_PARAMETER_VALUE,
                             format!(
                                 "invalid value for work_mem: {value} (expected e.g. 4MB, 512kB)"
                             ),
@@ -946,7 +958,7 @@ impl Connection {
                 Some(value) => value.clone(),
                 None => {
                     return Err(Error::new(
-                        "42704",
+                        sqlstate::UNDEFINED_OBJECT,
                         format!("unrecognized configuration parameter \"{name}\""),
                     ));
                 }
@@ -1005,7 +1017,7 @@ fn finish(txn: ExplicitTxn, commit: bool) -> Result<()> {
     let write = Arc::try_unwrap(write)
         .map_err(|_| {
             Error::new(
-                "25000",
+                sqlstate::INVALID_TRANSACTION_STATE,
                 "cannot end the transaction while a query on it is still being read",
             )
         })?
@@ -1211,7 +1223,7 @@ pub(crate) fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
 fn cache_pages(value: &str, page_size: usize) -> Result<usize> {
     let invalid = || {
         Error::new(
-            "22023",
+            sqlstate::INVALID_PARAMETER_VALUE,
             format!("invalid value for cache_size: {value} (pages, or -KiB)"),
         )
     };

@@ -5,6 +5,7 @@ use std::fmt;
 use crate::exec::error::ExecError;
 use crate::plan::bind::BindError;
 use crate::sql::SqlSyntaxError;
+use crate::sqlstate::{self, SqlState};
 use crate::storage::StorageError;
 
 /// Broad classes of errors, for callers that branch on them.
@@ -33,7 +34,7 @@ pub enum ErrorKind {
 /// An error from Basalt: a SQLSTATE code, a message, and for syntax errors the position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
-    code: &'static str,
+    code: SqlState,
     message: String,
     /// 1-based line and column of a syntax error.
     position: Option<(u64, u64)>,
@@ -43,7 +44,7 @@ pub struct Error {
 
 impl Error {
     /// An error with `code` and `message`.
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: SqlState, message: impl Into<String>) -> Self {
         Error {
             code,
             message: message.into(),
@@ -54,6 +55,12 @@ impl Error {
 
     /// The SQLSTATE code (for example `23505` for a unique violation).
     pub fn code(&self) -> &'static str {
+        self.code.code()
+    }
+
+    /// The SQLSTATE as a [`SqlState`], to compare with the constants of [`crate::sqlstate`]
+    /// (for example `error.sqlstate() == sqlstate::UNIQUE_VIOLATION`).
+    pub fn sqlstate(&self) -> SqlState {
         self.code
     }
 
@@ -75,28 +82,27 @@ impl Error {
     /// The error's class.
     pub fn kind(&self) -> ErrorKind {
         match self.code {
-            "42601" => ErrorKind::Syntax,
-            "0A000" => ErrorKind::Unsupported,
-            "XX000" => ErrorKind::Internal,
-            "40001" | "55P03" | "55006" => ErrorKind::Busy,
-            code if code.starts_with("23") => ErrorKind::Constraint,
-            code if code.starts_with("22")
-                || code.starts_with("21")
-                || code.starts_with("2201") =>
-            {
-                ErrorKind::Data
-            }
-            code if code.starts_with("42") => ErrorKind::Semantic,
-            code if code.starts_with("08") || code.starts_with("25") || code.starts_with("3B") => {
-                ErrorKind::Misuse
-            }
-            _ => ErrorKind::Storage,
+            sqlstate::SYNTAX_ERROR => ErrorKind::Syntax,
+            sqlstate::FEATURE_NOT_SUPPORTED => ErrorKind::Unsupported,
+            sqlstate::INTERNAL_ERROR => ErrorKind::Internal,
+            sqlstate::SERIALIZATION_FAILURE
+            | sqlstate::LOCK_NOT_AVAILABLE
+            | sqlstate::OBJECT_IN_USE => ErrorKind::Busy,
+            // The rest by class: 23 integrity constraints, 21 cardinality and 22 data
+            // exceptions, 42 the binder's errors, 08 / 25 / 3B misuse of the API.
+            code => match code.class() {
+                "23" => ErrorKind::Constraint,
+                "21" | "22" => ErrorKind::Data,
+                "42" => ErrorKind::Semantic,
+                "08" | "25" | "3B" => ErrorKind::Misuse,
+                _ => ErrorKind::Storage,
+            },
         }
     }
 
     pub(crate) fn syntax(error: &SqlSyntaxError, sql: &str) -> Self {
         Error {
-            code: "42601",
+            code: error.sqlstate(),
             message: error.to_string(),
             position: Some((error.line, error.column)),
             caret: Some(error.caret_display(sql)),

@@ -2,6 +2,7 @@
 //! [`params!`](crate::params) macro.
 
 use crate::plan::ParameterInfo;
+use crate::sqlstate;
 use crate::types::Value;
 
 use super::error::{Error, Result};
@@ -16,7 +17,7 @@ pub trait Params {
 fn check_count(given: usize, parameters: &[ParameterInfo]) -> Result<()> {
     if given != parameters.len() {
         return Err(Error::new(
-            "08P01",
+            sqlstate::PROTOCOL_VIOLATION,
             format!(
                 "statement has {} parameters but {given} values were supplied",
                 parameters.len()
@@ -80,7 +81,10 @@ impl Params for &[(&str, &dyn ToSql)] {
                     .find(|(name, _)| strip(name) == wanted)
                     .map(|(_, value)| value.to_sql())
                     .ok_or_else(|| {
-                        Error::new("08P01", format!("no value supplied for parameter {wanted}"))
+                        Error::new(
+                            sqlstate::PROTOCOL_VIOLATION,
+                            format!("no value supplied for parameter {wanted}"),
+                        )
                     })
             })
             .collect()

@@ -6,6 +6,7 @@ use crate::exec::batch::Batch;
 use crate::exec::context::ExecContext;
 use crate::exec::operators::Operator;
 use crate::plan::OutputColumn;
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::connection::{Connection, Outcome, Prepared, output_columns};
@@ -34,7 +35,7 @@ impl<'conn> Statement<'conn> {
     fn prepared(&mut self) -> Result<&mut Prepared> {
         self.prepared
             .as_deref_mut()
-            .ok_or_else(|| Error::new("XX000", "statement has no plan"))
+            .ok_or_else(|| Error::new(sqlstate::INTERNAL_ERROR, "statement has no plan"))
     }
 
     /// Number of result columns (0 for statements that return no rows).
@@ -90,7 +91,10 @@ impl<'conn> Statement<'conn> {
         let mut rows = self.query(params)?;
         match rows.next()? {
             Some(row) => f(&row),
-            None => Err(Error::new("P0002", "query returned no rows")),
+            None => Err(Error::new(
+                sqlstate::NO_DATA_FOUND,
+                "query returned no rows",
+            )),
         }
     }
 
@@ -244,7 +248,7 @@ impl RowIndex for usize {
             Ok(*self)
         } else {
             Err(Error::new(
-                "42703",
+                sqlstate::UNDEFINED_COLUMN,
                 format!(
                     "column index {self} is out of range ({} columns)",
                     columns.len()
@@ -259,7 +263,12 @@ impl RowIndex for &str {
         columns
             .iter()
             .position(|column| column.name.eq_ignore_ascii_case(self))
-            .ok_or_else(|| Error::new("42703", format!("no result column named \"{self}\"")))
+            .ok_or_else(|| {
+                Error::new(
+                    sqlstate::UNDEFINED_COLUMN,
+                    format!("no result column named \"{self}\""),
+                )
+            })
     }
 }
 
@@ -276,7 +285,7 @@ impl<'a> Row<'a> {
         let vector = batch
             .columns
             .get(position)
-            .ok_or_else(|| Error::new("XX000", "result column missing"))?;
+            .ok_or_else(|| Error::new(sqlstate::INTERNAL_ERROR, "result column missing"))?;
         Ok(value_ref(vector, self.row))
     }
 

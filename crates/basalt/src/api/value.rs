@@ -2,6 +2,7 @@
 //! ([`FromSql`]), following rusqlite's conventions.
 
 use crate::exec::batch::{ColumnData, ColumnVector};
+use crate::sqlstate;
 use crate::types::{DataType, Interval, Value};
 
 use super::error::{Error, Result};
@@ -93,7 +94,7 @@ pub(crate) fn value_ref(vector: &ColumnVector, row: usize) -> ValueRef<'_> {
 
 fn mismatch(value: ValueRef<'_>, wanted: &str) -> Error {
     Error::new(
-        "42804",
+        sqlstate::DATATYPE_MISMATCH,
         format!("cannot read a {} value as {wanted}", value.type_name()),
     )
 }
@@ -123,7 +124,12 @@ impl<'a> FromSql<'a> for i64 {
 impl<'a> FromSql<'a> for i32 {
     fn from_sql(value: ValueRef<'a>) -> Result<Self> {
         let wide = i64::from_sql(value)?;
-        i32::try_from(wide).map_err(|_| Error::new("22003", format!("{wide} does not fit in i32")))
+        i32::try_from(wide).map_err(|_| {
+            Error::new(
+                sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+                format!("{wide} does not fit in i32"),
+            )
+        })
     }
 }
 

@@ -7,6 +7,7 @@
 //! re-planned with the new numbers.
 
 use crate::catalog::{self, Catalog, IndexDef, IndexStatistics, SchemaObject, TableStatistics};
+use crate::sqlstate;
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
 use crate::txn::WriteTxn;
@@ -17,7 +18,10 @@ use super::error::{ExecError, ExecResult};
 pub fn analyze(table: Option<&str>, catalog: &Catalog, txn: &mut WriteTxn) -> ExecResult<()> {
     let tables: Vec<_> = match table {
         Some(name) => vec![catalog.table(name).cloned().ok_or_else(|| {
-            ExecError::new("42P01", format!("relation \"{name}\" does not exist"))
+            ExecError::new(
+                sqlstate::UNDEFINED_TABLE,
+                format!("relation \"{name}\" does not exist"),
+            )
         })?],
         None => catalog.tables.values().cloned().collect(),
     };
@@ -66,7 +70,7 @@ fn index_statistics(index: &IndexDef, rows: u64, txn: &WriteTxn) -> ExecResult<I
         let mut offset = 0;
         for (_, order) in &index.columns {
             let length = keys::skip_value(&key[offset..], *order)
-                .map_err(|error| ExecError::new("XX001", error.to_string()))?;
+                .map_err(|error| ExecError::new(sqlstate::DATA_CORRUPTED, error.to_string()))?;
             offset += length;
             ends.push(offset);
         }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::plan::PlanNode;
+use crate::sqlstate;
 use crate::types::Value;
 
 use super::batch::Batch;
@@ -133,7 +134,7 @@ impl ExecContext {
     pub fn check_interrupt(&self) -> ExecResult<()> {
         if self.interrupt.load(Ordering::Relaxed) {
             return Err(ExecError::new(
-                "57014",
+                sqlstate::QUERY_CANCELED,
                 "canceling statement due to user request",
             ));
         }

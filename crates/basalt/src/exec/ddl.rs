@@ -17,6 +17,7 @@ use crate::catalog::{
 };
 use crate::plan::bind::{BindError, rewrite};
 use crate::plan::ddl::{AlterTable, CreateIndex, CreateTable, ObjectKind};
+use crate::sqlstate;
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
 use crate::txn::WriteTxn;
@@ -28,7 +29,10 @@ use super::operators::key_value;
 use super::record::{read_row_values, row_to_cells};
 
 fn already_exists(kind: &str, name: &str) -> ExecError {
-    ExecError::new("42P07", format!("{kind} \"{name}\" already exists"))
+    ExecError::new(
+        sqlstate::DUPLICATE_TABLE,
+        format!("{kind} \"{name}\" already exists"),
+    )
 }
 
 /// Whether a new relation may take `name`: `Ok(false)` when it exists and the statement said
@@ -54,7 +58,10 @@ fn unknown_table(catalog: &Catalog, name: &str) -> ExecError {
         .nearest_table_name(name)
         .map(|near| format!(" (did you mean \"{near}\"?)"))
         .unwrap_or_default();
-    ExecError::new("42P01", format!("relation \"{name}\" does not exist{hint}"))
+    ExecError::new(
+        sqlstate::UNDEFINED_TABLE,
+        format!("relation \"{name}\" does not exist{hint}"),
+    )
 }
 
 /// Creates a table and the indexes behind its PRIMARY KEY and UNIQUE constraints.
@@ -193,7 +200,7 @@ pub fn reindex(names: &[String], catalog: &Catalog, txn: &mut WriteTxn) -> ExecR
     for name in names {
         let Some(old) = catalog.indexes.get(&name.to_lowercase()) else {
             return Err(ExecError::new(
-                "42P01",
+                sqlstate::UNDEFINED_TABLE,
                 format!("index \"{name}\" does not exist"),
             ));
         };
@@ -247,7 +254,7 @@ fn fill_index(
             let (a, b) = (&pair[0], &pair[1]);
             if !a.2 && a.0[..a.1] == b.0[..b.1] {
                 return Err(ExecError::new(
-                    "23505",
+                    sqlstate::UNIQUE_VIOLATION,
                     format!(
                         "could not create unique index \"{}\": duplicate keys exist",
                         index.name
@@ -404,13 +411,13 @@ pub fn drop_objects(
                         continue;
                     }
                     return Err(ExecError::new(
-                        "42704",
+                        sqlstate::UNDEFINED_OBJECT,
                         format!("index \"{name}\" does not exist"),
                     ));
                 };
                 if index.implicit {
                     return Err(ExecError::new(
-                        "2BP01",
+                        sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
                         format!(
                             "cannot drop index {} because a constraint of table {} requires it",
                             index.name, index.table
@@ -426,7 +433,7 @@ pub fn drop_objects(
                         continue;
                     }
                     return Err(ExecError::new(
-                        "42P01",
+                        sqlstate::UNDEFINED_TABLE,
                         format!("view \"{name}\" does not exist"),
                     ));
                 };
@@ -492,7 +499,7 @@ pub fn alter_table(
                     return Ok(());
                 }
                 return Err(ExecError::new(
-                    "42701",
+                    sqlstate::DUPLICATE_COLUMN,
                     format!(
                         "column \"{}\" of relation \"{}\" already exists",
                         column.name, table.name
@@ -514,7 +521,7 @@ pub fn alter_table(
                 };
                 if fill.is_null() && column.not_null {
                     return Err(ExecError::new(
-                        "23502",
+                        sqlstate::NOT_NULL_VIOLATION,
                         format!(
                             "column \"{}\" of relation \"{}\" contains null values",
                             column.name, table.name
@@ -562,7 +569,7 @@ pub fn alter_table(
                     return Ok(());
                 }
                 return Err(ExecError::new(
-                    "42703",
+                    sqlstate::UNDEFINED_COLUMN,
                     format!(
                         "column \"{column}\" of relation \"{}\" does not exist",
                         table.name
@@ -571,7 +578,7 @@ pub fn alter_table(
             };
             if table.columns.len() == 1 {
                 return Err(ExecError::new(
-                    "0A000",
+                    sqlstate::FEATURE_NOT_SUPPORTED,
                     "cannot drop the only column of a table",
                 ));
             }
@@ -579,7 +586,7 @@ pub fn alter_table(
             for view in catalog.views.values() {
                 if rewrite::view_uses_column(view, table, column, catalog)? {
                     return Err(ExecError::new(
-                        "2BP01",
+                        sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
                         format!(
                             "cannot drop column {column} of table {} because view {} depends on it",
                             table.name, view.name
@@ -595,7 +602,7 @@ pub fn alter_table(
                     && rewrite::check_mentions_column(expression, &table.name, column)?
                 {
                     return Err(ExecError::new(
-                        "2BP01",
+                        sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
                         format!(
                             "cannot drop column {column} of table {} because generated column {} depends on it",
                             table.name, other.name
@@ -615,7 +622,7 @@ pub fn alter_table(
                 || new_table.primary_key.contains(&position)
             {
                 return Err(ExecError::new(
-                    "0A000",
+                    sqlstate::FEATURE_NOT_SUPPORTED,
                     format!("cannot drop primary key column \"{column}\""),
                 ));
             }
@@ -652,7 +659,7 @@ pub fn alter_table(
         } => {
             let Some((position, _)) = table.column(old_name) else {
                 return Err(ExecError::new(
-                    "42703",
+                    sqlstate::UNDEFINED_COLUMN,
                     format!(
                         "column \"{old_name}\" of relation \"{}\" does not exist",
                         table.name
@@ -661,7 +668,7 @@ pub fn alter_table(
             };
             if table.column(new_name).is_some() {
                 return Err(ExecError::new(
-                    "42701",
+                    sqlstate::DUPLICATE_COLUMN,
                     format!(
                         "column \"{new_name}\" of relation \"{}\" already exists",
                         table.name
@@ -773,7 +780,7 @@ pub fn alter_table(
                     return Ok(());
                 }
                 return Err(ExecError::new(
-                    "42704",
+                    sqlstate::UNDEFINED_OBJECT,
                     format!(
                         "constraint \"{name}\" of relation \"{}\" does not exist (only foreign keys can be dropped by name)",
                         table.name

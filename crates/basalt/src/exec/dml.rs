@@ -23,6 +23,7 @@ use std::sync::Arc;
 use crate::catalog::{Catalog, IndexDef, TableDef};
 use crate::plan::bind::{self, BindError};
 use crate::plan::{ConflictAction, Expr, PlanKind, PlanNode};
+use crate::sqlstate;
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
 use crate::storage::page::{PageNo, PageRead};
@@ -605,7 +606,7 @@ impl<'a> Writer<'a> {
             }
             if value.is_null() && column.not_null {
                 return Err(ExecError::new(
-                    "23502",
+                    sqlstate::NOT_NULL_VIOLATION,
                     format!(
                         "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
                         column.name, self.table.name
@@ -623,7 +624,7 @@ impl<'a> Writer<'a> {
                 // A CHECK passes unless it is false (NULL passes, as in SQL).
                 if eval::evaluate(check, &batch, self.ctx)?.get(0) == Value::Boolean(false) {
                     return Err(ExecError::new(
-                        "23514",
+                        sqlstate::CHECK_VIOLATION,
                         format!(
                             "new row for relation \"{}\" violates check constraint ({sql})",
                             self.table.name
@@ -756,7 +757,7 @@ impl<'a> Writer<'a> {
             }
             while cursor.is_valid() && cursor.key().starts_with(prefix) {
                 let row_id = keys::decode_row_id(cursor.key())
-                    .map_err(|e| ExecError::new("XX001", e.to_string()))?;
+                    .map_err(|e| ExecError::new(sqlstate::DATA_CORRUPTED, e.to_string()))?;
                 if Some(row_id) != except {
                     conflicts.push((index.clone(), row_id));
                 }
@@ -787,7 +788,7 @@ impl<'a> Writer<'a> {
             |index| index.name.clone(),
         );
         ExecError::new(
-            "23505",
+            sqlstate::UNIQUE_VIOLATION,
             format!("duplicate key value violates unique constraint \"{name}\""),
         )
     }
@@ -824,7 +825,10 @@ impl<'a> Writer<'a> {
         let mut values = match self.conform(values) {
             Err(error)
                 if *on_conflict == ConflictAction::IgnoreAnyViolation
-                    && matches!(error.code, "23502" | "23514") =>
+                    && matches!(
+                        error.code,
+                        sqlstate::NOT_NULL_VIOLATION | sqlstate::CHECK_VIOLATION
+                    ) =>
             {
                 return Ok(None);
             }
@@ -850,8 +854,12 @@ impl<'a> Writer<'a> {
                         None => largest,
                     };
                     largest.map_or(Ok(1), |max| {
-                        max.checked_add(1)
-                            .ok_or_else(|| ExecError::new("22003", "row id space exhausted"))
+                        max.checked_add(1).ok_or_else(|| {
+                            ExecError::new(
+                                sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+                                "row id space exhausted",
+                            )
+                        })
                     })?
                 };
                 if let Some(column) = self.table.row_id_column {
@@ -1043,7 +1051,7 @@ impl<'a> Writer<'a> {
             // cannot store NULL in it (found by basalt-difftest).
             Some((column, Value::Null)) => {
                 return Err(ExecError::new(
-                    "23502",
+                    sqlstate::NOT_NULL_VIOLATION,
                     format!(
                         "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
                         self.table.columns[column].name, self.table.name

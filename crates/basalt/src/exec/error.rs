@@ -1,19 +1,20 @@
 //! Errors raised while executing a statement, each with a SQLSTATE code.
 
 use crate::plan::bind::BindError;
+use crate::sqlstate::{self, SqlState};
 use crate::storage::StorageError;
 
 /// An execution error: a SQLSTATE code and a message.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ExecError {
-    pub code: &'static str,
+    pub code: SqlState,
     pub message: String,
 }
 
 impl ExecError {
     /// An error with `code` and `message`.
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: SqlState, message: impl Into<String>) -> Self {
         ExecError {
             code,
             message: message.into(),
@@ -22,7 +23,7 @@ impl ExecError {
 
     /// A violated invariant of the engine itself (a bug, reported rather than panicking).
     pub fn internal(message: impl Into<String>) -> Self {
-        ExecError::new("XX000", message)
+        ExecError::new(sqlstate::INTERNAL_ERROR, message)
     }
 }
 
@@ -36,14 +37,18 @@ impl From<BindError> for ExecError {
 impl From<StorageError> for ExecError {
     fn from(error: StorageError) -> Self {
         let code = match &error {
-            StorageError::Io { .. } => "58030",
-            StorageError::DiskFull { .. } => "53100",
-            StorageError::Corrupt { .. } | StorageError::NotADatabase { .. } => "XX001",
-            StorageError::LockedByAnotherProcess { .. } => "55006",
-            StorageError::Busy { .. } => "55P03",
-            StorageError::KeyTooLarge { .. } | StorageError::RowTooWide { .. } => "54000",
-            StorageError::InvalidArgument(_) => "22023",
-            StorageError::Poisoned(_) => "58030",
+            StorageError::Io { .. } => sqlstate::IO_ERROR,
+            StorageError::DiskFull { .. } => sqlstate::DISK_FULL,
+            StorageError::Corrupt { .. } | StorageError::NotADatabase { .. } => {
+                sqlstate::DATA_CORRUPTED
+            }
+            StorageError::LockedByAnotherProcess { .. } => sqlstate::OBJECT_IN_USE,
+            StorageError::Busy { .. } => sqlstate::LOCK_NOT_AVAILABLE,
+            StorageError::KeyTooLarge { .. } | StorageError::RowTooWide { .. } => {
+                sqlstate::PROGRAM_LIMIT_EXCEEDED
+            }
+            StorageError::InvalidArgument(_) => sqlstate::INVALID_PARAMETER_VALUE,
+            StorageError::Poisoned(_) => sqlstate::IO_ERROR,
         };
         ExecError::new(code, error.to_string())
     }

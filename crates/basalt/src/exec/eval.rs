@@ -16,6 +16,7 @@
 use std::cmp::Ordering;
 
 use crate::plan::{BinaryOp, Expr, PlanNode, SequenceOperation, UnaryOp};
+use crate::sqlstate;
 use crate::types::{self, DataType, TypeError, Value};
 
 use super::batch::{Batch, ColumnData, ColumnVector};
@@ -25,7 +26,7 @@ use super::operators;
 
 impl From<TypeError> for ExecError {
     fn from(error: TypeError) -> Self {
-        ExecError::new(error.code(), error.to_string())
+        ExecError::new(error.sqlstate(), error.to_string())
     }
 }
 
@@ -172,7 +173,7 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
                         Value::Integer(v) => Value::Boolean(v == 0),
                         other => {
                             return Err(ExecError::new(
-                                "42804",
+                                sqlstate::DATATYPE_MISMATCH,
                                 format!("NOT needs a boolean, not {other:?}"),
                             ));
                         }
@@ -311,7 +312,7 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
         } => {
             let definition = types::scalar_function(&function.name).ok_or_else(|| {
                 ExecError::new(
-                    "42883",
+                    sqlstate::UNDEFINED_FUNCTION,
                     format!("function {}() does not exist", function.name),
                 )
             })?;
@@ -366,7 +367,7 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
                 let first = values.next();
                 if values.next().is_some() {
                     return Err(ExecError::new(
-                        "21000",
+                        sqlstate::CARDINALITY_VIOLATION,
                         "more than one row returned by a subquery used as an expression",
                     ));
                 }
@@ -404,10 +405,12 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
 
 /// Parameter `index`'s value, converted to the type its context gave it.
 fn parameter(index: usize, data_type: DataType, ctx: &ExecContext) -> ExecResult<Value> {
-    let value =
-        ctx.params.get(index).cloned().ok_or_else(|| {
-            ExecError::new("08P01", format!("parameter ${} has no value", index + 1))
-        })?;
+    let value = ctx.params.get(index).cloned().ok_or_else(|| {
+        ExecError::new(
+            sqlstate::PROTOCOL_VIOLATION,
+            format!("parameter ${} has no value", index + 1),
+        )
+    })?;
     conform(value, data_type)
 }
 
@@ -602,7 +605,12 @@ fn binary(
                     match checked(a[i], b[i]) {
                         Some(value) => values.push(value),
                         None if is_null => values.push(0),
-                        None => return Err(ExecError::new("22003", "integer out of range")),
+                        None => {
+                            return Err(ExecError::new(
+                                sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+                                "integer out of range",
+                            ));
+                        }
                     }
                 }
                 return Ok(ColumnVector {

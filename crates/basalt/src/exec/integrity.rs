@@ -25,6 +25,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::catalog::{self, CATALOG_ROOT_SLOT, Catalog, IndexDef, IndexMethod, TableDef};
+use crate::sqlstate;
 use crate::storage::PageNo;
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
@@ -124,7 +125,7 @@ pub fn check(
             && catalog.table(name).is_none()
         {
             return Err(ExecError::new(
-                "42P01",
+                sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{name}\" does not exist"),
             ));
         }

@@ -12,6 +12,7 @@
 //! [`ExecContext::sequence_values`]; before the first `nextval`, `currval` fails with 55000.
 
 use crate::catalog::{self, Catalog, SchemaObject, SequenceDef};
+use crate::sqlstate;
 use crate::storage::btree::{CellValue, ColumnKind, TableTree, Value as StoredValue};
 use crate::txn::WriteTxn;
 
@@ -51,7 +52,7 @@ fn read_state(sequence: &SequenceDef, txn: &WriteTxn) -> ExecResult<State> {
     let mut cursor = tree.cursor(txn);
     if !cursor.first()? {
         return Err(ExecError::new(
-            "XX001",
+            sqlstate::DATA_CORRUPTED,
             format!("sequence \"{}\" has lost its counter", sequence.name),
         ));
     }
@@ -61,7 +62,7 @@ fn read_state(sequence: &SequenceDef, txn: &WriteTxn) -> ExecResult<State> {
             called: called != 0,
         }),
         _ => Err(ExecError::new(
-            "XX001",
+            sqlstate::DATA_CORRUPTED,
             format!("sequence \"{}\" has a damaged counter", sequence.name),
         )),
     }
@@ -89,7 +90,7 @@ pub fn create_sequence(
             return Ok(false);
         }
         return Err(ExecError::new(
-            "42P07",
+            sqlstate::DUPLICATE_TABLE,
             format!("relation \"{}\" already exists", sequence.name),
         ));
     }
@@ -125,7 +126,7 @@ pub fn drop_sequences(
             None if if_exists => {}
             None => {
                 return Err(ExecError::new(
-                    "42P01",
+                    sqlstate::UNDEFINED_TABLE,
                     format!("sequence \"{name}\" does not exist"),
                 ));
             }
@@ -149,7 +150,7 @@ fn step(sequence: &SequenceDef, state: State) -> ExecResult<i64> {
             sequence.max_value
         }),
         _ => Err(ExecError::new(
-            "2200H",
+            sqlstate::SEQUENCE_GENERATOR_LIMIT_EXCEEDED,
             format!(
                 "nextval: reached {} value of sequence \"{}\" ({})",
                 if ascending { "maximum" } else { "minimum" },
@@ -171,7 +172,7 @@ fn write_transaction(
     match &ctx.source {
         PageSource::Write(write) => Ok(write.clone()),
         PageSource::Read(_) => Err(ExecError::new(
-            "25006",
+            sqlstate::READ_ONLY_SQL_TRANSACTION,
             format!("cannot execute {function}() in a read-only transaction"),
         )),
     }
@@ -207,7 +208,7 @@ pub fn current_value(sequence: &SequenceDef, ctx: &ExecContext) -> ExecResult<i6
         .and_then(|values| values.lock().get(&sequence.name.to_lowercase()).copied())
         .ok_or_else(|| {
             ExecError::new(
-                "55000",
+                sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE,
                 format!(
                     "currval of sequence \"{}\" is not yet defined in this session",
                     sequence.name
@@ -226,7 +227,7 @@ pub fn set_value(
 ) -> ExecResult<i64> {
     if !(sequence.min_value..=sequence.max_value).contains(&value) {
         return Err(ExecError::new(
-            "22003",
+            sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
             format!(
                 "setval: value {value} is out of bounds for sequence \"{}\" ({}..{})",
                 sequence.name, sequence.min_value, sequence.max_value

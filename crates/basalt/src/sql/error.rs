@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+use crate::sqlstate::{self, SqlState};
+
 /// A syntax error in SQL text: SQLSTATE `42601`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SqlSyntaxError {
@@ -28,9 +30,14 @@ pub struct SqlSyntaxError {
 const TAB_WIDTH: usize = 8;
 
 impl SqlSyntaxError {
-    /// The SQLSTATE code of every syntax error.
+    /// The SQLSTATE of every syntax error: `SYNTAX_ERROR`.
+    pub fn sqlstate(&self) -> SqlState {
+        sqlstate::SYNTAX_ERROR
+    }
+
+    /// The SQLSTATE as text (42601).
     pub fn code(&self) -> &'static str {
-        "42601"
+        self.sqlstate().code()
     }
 
     /// The offending line of `sql` with a `^` under the error's column, e.g.

@@ -2,10 +2,11 @@
 //! calling a function with SQL values.
 //!
 //! Every variant maps to the PostgreSQL SQLSTATE a client would see for the same mistake
-//! ([`TypeError::code`]), so the wire layer can report errors the way PostgreSQL drivers
+//! ([`TypeError::sqlstate`]), so the wire layer can report errors the way PostgreSQL drivers
 //! expect. Messages follow PostgreSQL's wording where one exists.
 
 use super::DataType;
+use crate::sqlstate::{self, SqlState};
 
 /// An error from the value semantics in [`crate::types`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -149,35 +150,42 @@ pub enum TypeError {
 
 impl TypeError {
     /// The PostgreSQL SQLSTATE for this error.
-    pub fn code(&self) -> &'static str {
+    pub fn sqlstate(&self) -> SqlState {
         match self {
-            TypeError::NumericOutOfRange { .. } | TypeError::ValueOutOfRange { .. } => "22003",
-            TypeError::DivisionByZero => "22012",
+            TypeError::NumericOutOfRange { .. } | TypeError::ValueOutOfRange { .. } => {
+                sqlstate::NUMERIC_VALUE_OUT_OF_RANGE
+            }
+            TypeError::DivisionByZero => sqlstate::DIVISION_BY_ZERO,
             TypeError::InvalidTextRepresentation { .. }
             | TypeError::InvalidJson(_)
-            | TypeError::MalformedArrayLiteral(_) => "22P02",
-            TypeError::UntranslatableCharacter(_) => "22P05",
-            TypeError::InvalidDatetimeFormat { .. } => "22007",
+            | TypeError::MalformedArrayLiteral(_) => sqlstate::INVALID_TEXT_REPRESENTATION,
+            TypeError::UntranslatableCharacter(_) => sqlstate::UNTRANSLATABLE_CHARACTER,
+            TypeError::InvalidDatetimeFormat { .. } => sqlstate::INVALID_DATETIME_FORMAT,
             TypeError::DatetimeFieldOverflow { .. }
             | TypeError::IntervalFieldOverflow { .. }
-            | TypeError::DatetimeOutOfRange { .. } => "22008",
-            TypeError::StringTooLong { .. } => "22001",
-            TypeError::InvalidArgument(_) => "22023",
-            TypeError::NegativeSubstringLength => "22011",
-            TypeError::InvalidLogarithmArgument(_) => "2201E",
-            TypeError::InvalidPowerArgument(_) => "2201F",
-            TypeError::InvalidEscapeSequence => "22025",
-            TypeError::InvalidRegularExpression(_) => "2201B",
-            TypeError::NullValueNotAllowed(_) => "22004",
-            TypeError::ProgramLimitExceeded(_) => "54000",
-            TypeError::DatatypeMismatch(_) => "42804",
-            TypeError::FeatureNotSupported(_) => "0A000",
-            TypeError::RaiseException(_) => "P0001",
+            | TypeError::DatetimeOutOfRange { .. } => sqlstate::DATETIME_FIELD_OVERFLOW,
+            TypeError::StringTooLong { .. } => sqlstate::STRING_DATA_RIGHT_TRUNCATION,
+            TypeError::InvalidArgument(_) => sqlstate::INVALID_PARAMETER_VALUE,
+            TypeError::NegativeSubstringLength => sqlstate::SUBSTRING_ERROR,
+            TypeError::InvalidLogarithmArgument(_) => sqlstate::INVALID_ARGUMENT_FOR_LOGARITHM,
+            TypeError::InvalidPowerArgument(_) => sqlstate::INVALID_ARGUMENT_FOR_POWER_FUNCTION,
+            TypeError::InvalidEscapeSequence => sqlstate::INVALID_ESCAPE_SEQUENCE,
+            TypeError::InvalidRegularExpression(_) => sqlstate::INVALID_REGULAR_EXPRESSION,
+            TypeError::NullValueNotAllowed(_) => sqlstate::NULL_VALUE_NOT_ALLOWED,
+            TypeError::ProgramLimitExceeded(_) => sqlstate::PROGRAM_LIMIT_EXCEEDED,
+            TypeError::DatatypeMismatch(_) => sqlstate::DATATYPE_MISMATCH,
+            TypeError::FeatureNotSupported(_) => sqlstate::FEATURE_NOT_SUPPORTED,
+            TypeError::RaiseException(_) => sqlstate::RAISE_EXCEPTION,
             TypeError::UndefinedFunction { .. }
             | TypeError::UndefinedOperator { .. }
-            | TypeError::Incomparable { .. } => "42883",
-            TypeError::CannotCoerce { .. } => "42846",
+            | TypeError::Incomparable { .. } => sqlstate::UNDEFINED_FUNCTION,
+            TypeError::CannotCoerce { .. } => sqlstate::CANNOT_COERCE,
         }
+    }
+
+    /// The SQLSTATE as text, e.g. 22003 (what tests compare against).
+    pub fn code(&self) -> &'static str {
+        self.sqlstate().code()
     }
 
     /// Shorthand for [`TypeError::UndefinedFunction`] from a call's argument values.

@@ -11,12 +11,13 @@
 
 use super::{Connection, Outcome};
 use crate::api::error::{Error, Result};
+use crate::sqlstate;
 
 impl Connection {
     pub(super) fn vacuum(&self) -> Result<Outcome> {
         if self.session.borrow().txn.is_some() {
             return Err(Error::new(
-                "25001",
+                sqlstate::ACTIVE_SQL_TRANSACTION,
                 "VACUUM cannot run inside a transaction block",
             ));
         }

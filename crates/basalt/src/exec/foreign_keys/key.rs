@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::catalog::{Catalog, ForeignKeyDef, IndexDef, ReferentialAction, TableDef};
+use crate::sqlstate;
 use crate::storage::btree::{IndexTree, TableTree};
 use crate::storage::keys;
 use crate::txn::WriteTxn;
@@ -76,7 +77,7 @@ impl ResolvedKey {
     ) -> ExecResult<ResolvedKey> {
         let parent = catalog.table(&key.referenced_table).ok_or_else(|| {
             ExecError::new(
-                "42P01",
+                sqlstate::UNDEFINED_TABLE,
                 format!(
                     "relation \"{}\" referenced by foreign key constraint \"{}\" does not exist",
                     key.referenced_table, key.name
@@ -100,7 +101,7 @@ impl ResolvedKey {
             .map(|&name| {
                 parent.column(name).map(|(position, _)| position).ok_or_else(|| {
                     ExecError::new(
-                        "42703",
+                        sqlstate::UNDEFINED_COLUMN,
                         format!(
                             "column \"{name}\" referenced in foreign key constraint \"{}\" does not exist",
                             key.name
@@ -116,7 +117,7 @@ impl ResolvedKey {
                 .unique_index_on(&parent.name, &parent_columns)
                 .ok_or_else(|| {
                     ExecError::new(
-                        "42830",
+                        sqlstate::INVALID_FOREIGN_KEY,
                         format!(
                             "there is no unique constraint matching the keys of foreign key constraint \"{}\" in table \"{}\"",
                             key.name, parent.name
@@ -233,7 +234,7 @@ impl ResolvedKey {
                 while cursor.is_valid() && cursor.key().starts_with(buffer) {
                     rows.push(
                         keys::decode_row_id(cursor.key())
-                            .map_err(|e| ExecError::new("XX001", e.to_string()))?,
+                            .map_err(|e| ExecError::new(sqlstate::DATA_CORRUPTED, e.to_string()))?,
                     );
                     if first_only {
                         break;
@@ -287,7 +288,7 @@ impl ResolvedKey {
     /// 23503 for a referencing row (`values`, in table order) whose referenced row is missing.
     pub fn missing_parent_error(&self, values: &[Value]) -> ExecError {
         ExecError::new(
-            "23503",
+            sqlstate::FOREIGN_KEY_VIOLATION,
             format!(
                 "insert or update on table \"{}\" violates foreign key constraint \"{}\": Key ({})=({}) is not present in table \"{}\".",
                 self.child.name,
@@ -302,7 +303,7 @@ impl ResolvedKey {
     /// 23503 for a referenced key (`parent_key`, in key order) that rows still reference.
     pub(super) fn still_referenced_error(&self, parent_key: &[Value]) -> ExecError {
         ExecError::new(
-            "23503",
+            sqlstate::FOREIGN_KEY_VIOLATION,
             format!(
                 "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\": Key ({})=({}) is still referenced from table \"{}\".",
                 self.parent.name,
@@ -489,9 +490,9 @@ mod tests {
     #[test]
     fn keys_the_catalog_cannot_serve_are_errors() {
         let missing_table = resolve(&key(vec![0], "nope", &["id"])).unwrap_err();
-        assert_eq!(missing_table.code, "42P01");
+        assert_eq!(missing_table.code, sqlstate::UNDEFINED_TABLE);
         let missing_column = resolve(&key(vec![0], "p", &["nope"])).unwrap_err();
-        assert_eq!(missing_column.code, "42703");
+        assert_eq!(missing_column.code, sqlstate::UNDEFINED_COLUMN);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::catalog::{self, Catalog, ForeignKeyDef, IndexDef, SchemaObject, TableDef};
+use crate::sqlstate;
 use crate::txn::WriteTxn;
 use crate::types::Value;
 
@@ -18,7 +19,7 @@ use super::ResolvedKey;
 /// `child` needs.
 fn needed_by_foreign_key(what: String, key: &ForeignKeyDef, child: &str) -> ExecError {
     ExecError::new(
-        "2BP01",
+        sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
         format!(
             "cannot drop {what} because other objects depend on it: constraint {} on table {child} depends on it",
             key.name

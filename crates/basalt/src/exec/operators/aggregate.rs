@@ -15,6 +15,7 @@ use crate::exec::eval;
 use crate::exec::row_key::{encode_cell, equality_key};
 use crate::exec::spill::{MAX_PARTITION_DEPTH, Partitions, SpilledRows};
 use crate::plan::{AggregateCall, AggregateFunction, Expr};
+use crate::sqlstate;
 use crate::storage::keys::KeyOrder;
 use crate::types::{DataType, Interval, Value};
 
@@ -134,11 +135,12 @@ impl Accumulator {
                     return Err(ExecError::internal("integer sum over a non-integer column"));
                 };
                 let value = values.get(row).copied().unwrap_or(0);
-                *sum = Some(
-                    sum.unwrap_or(0)
-                        .checked_add(value)
-                        .ok_or_else(|| ExecError::new("22003", "integer out of range in sum"))?,
-                );
+                *sum = Some(sum.unwrap_or(0).checked_add(value).ok_or_else(|| {
+                    ExecError::new(
+                        sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+                        "integer out of range in sum",
+                    )
+                })?);
             }
             Accumulator::RealSum(sum) => *sum = Some(sum.unwrap_or(0.0) + number(first, row)?),
             Accumulator::IntervalSum(sum) => {
@@ -292,7 +294,7 @@ fn number(vector: &ColumnVector, row: usize) -> ExecResult<f64> {
         ColumnData::Integer(values) => Ok(values.get(row).copied().unwrap_or(0) as f64),
         ColumnData::Real(values) => Ok(values.get(row).copied().unwrap_or(0.0)),
         _ => Err(ExecError::new(
-            "42883",
+            sqlstate::UNDEFINED_FUNCTION,
             format!("cannot sum or average {}", vector.data_type()),
         )),
     }

@@ -5,6 +5,7 @@ use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::plan::Expr;
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::Operator;
@@ -136,11 +137,11 @@ pub(super) fn count_argument(
         Value::Null => Ok(None),
         Value::Integer(count) if count >= 0 => Ok(Some(count as u64)),
         Value::Integer(_) => Err(ExecError::new(
-            "2201W",
+            sqlstate::INVALID_ROW_COUNT_IN_LIMIT_CLAUSE,
             format!("{what} must not be negative"),
         )),
         other => Err(ExecError::new(
-            "22023",
+            sqlstate::INVALID_PARAMETER_VALUE,
             format!("{what} must be an integer, not {other:?}"),
         )),
     }

@@ -137,6 +137,7 @@ mod tests {
     use super::*;
     use crate::exec::operators::{Replay, collect};
     use crate::plan::Expr;
+    use crate::sqlstate;
 
     #[test]
     fn each_input_row_is_followed_by_its_members_in_batches() {
@@ -196,7 +197,7 @@ mod tests {
         )
         .unwrap();
         let error = collect(&mut scan, &ctx).unwrap_err();
-        assert_eq!(error.code, "22023");
+        assert_eq!(error.code, sqlstate::INVALID_PARAMETER_VALUE);
         assert_eq!(error.message, "cannot call jsonb_each on a non-object");
     }
 }

@@ -27,6 +27,7 @@ use crate::exec::eval;
 use crate::exec::row_key::any_null;
 use crate::exec::source::PageSource;
 use crate::plan::{Expr, JoinKind, ScanColumn};
+use crate::sqlstate;
 use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableTree};
 use crate::storage::keys;
 use crate::types::{DataType, Value};
@@ -396,10 +397,10 @@ impl IndexJoin {
                 index_cursor.seek_ge(&self.probe)?;
                 while index_cursor.is_valid() && index_cursor.key().starts_with(&self.probe) {
                     let row_id = keys::decode_row_id(index_cursor.key())
-                        .map_err(|e| ExecError::new("XX001", e.to_string()))?;
+                        .map_err(|e| ExecError::new(sqlstate::DATA_CORRUPTED, e.to_string()))?;
                     if !self.table_cursor.seek_ge(row_id)? {
                         return Err(ExecError::new(
-                            "XX001",
+                            sqlstate::DATA_CORRUPTED,
                             format!(
                                 "index of table {} points at missing row {row_id}",
                                 self.table.name

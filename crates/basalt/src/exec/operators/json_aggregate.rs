@@ -107,6 +107,7 @@ pub(super) fn jsonb_object(pairs: &[(String, String)]) -> String {
 mod tests {
     use super::*;
     use crate::plan::{AggregateCall, AggregateFunction};
+    use crate::sqlstate;
     use crate::types::{DataType, Value};
 
     fn run(function: AggregateFunction, rows: &[Vec<Value>]) -> ExecResult<Value> {
@@ -167,6 +168,6 @@ mod tests {
             &[vec![Value::Null, Value::Integer(1)]],
         )
         .unwrap_err();
-        assert_eq!(error.code, "22004");
+        assert_eq!(error.code, sqlstate::NULL_VALUE_NOT_ALLOWED);
     }
 }

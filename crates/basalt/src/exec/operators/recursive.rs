@@ -199,6 +199,7 @@ mod tests {
     use super::*;
     use crate::exec::operators::{Replay, collect};
     use crate::plan::{BinaryOp, Expr, OutputColumn, PlanKind};
+    use crate::sqlstate;
     use crate::types::{DataType, Value};
 
     const WORKING_TABLE: usize = 7;
@@ -353,7 +354,7 @@ mod tests {
         }
         ctx.interrupt.store(true, Ordering::Relaxed);
         let error = union.next(&ctx).unwrap_err();
-        assert_eq!(error.code, "57014");
+        assert_eq!(error.code, sqlstate::QUERY_CANCELED);
     }
 
     #[test]
@@ -363,6 +364,6 @@ mod tests {
             working_table: WORKING_TABLE,
         });
         let error = WorkingTableScan::new(&scan, &ctx).unwrap_err();
-        assert_eq!(error.code, "XX000");
+        assert_eq!(error.code, sqlstate::INTERNAL_ERROR);
     }
 }

@@ -9,6 +9,7 @@ use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::source::PageSource;
 use crate::plan::{AccessPath, Expr, JoinKind, RangeBound, ScanColumn};
+use crate::sqlstate;
 use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableLeaf, TableTree};
 use crate::storage::keys::{self, KeyValue};
 use crate::types::{DataType, Value};
@@ -55,7 +56,7 @@ pub(super) fn read_row(
                 let stored = cursor.value(column.slot)?;
                 vector.push_stored(&stored).map_err(|reason| {
                     ExecError::new(
-                        "XX001",
+                        sqlstate::DATA_CORRUPTED,
                         format!("table {} column {}: {reason}", table.name, column.name),
                     )
                 })?;
@@ -372,7 +373,7 @@ fn read_leaf_rows(
 ) -> ExecResult<()> {
     let damaged = |reason: &str| {
         ExecError::new(
-            "XX001",
+            sqlstate::DATA_CORRUPTED,
             format!("table {} has a damaged row: {reason}", table.name),
         )
     };
@@ -578,11 +579,11 @@ impl Operator for IndexScan {
                     break;
                 }
             }
-            let row_id =
-                keys::decode_row_id(key).map_err(|e| ExecError::new("XX001", e.to_string()))?;
+            let row_id = keys::decode_row_id(key)
+                .map_err(|e| ExecError::new(sqlstate::DATA_CORRUPTED, e.to_string()))?;
             if !self.table_cursor.seek_ge(row_id)? {
                 return Err(ExecError::new(
-                    "XX001",
+                    sqlstate::DATA_CORRUPTED,
                     format!(
                         "index of table {} points at missing row {row_id}",
                         self.table.name

@@ -18,6 +18,7 @@ use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval::evaluate;
 use crate::plan::Expr;
+use crate::sqlstate;
 use crate::types::interval::add_to_timestamp;
 use crate::types::{DataType, Interval, Value};
 
@@ -45,7 +46,12 @@ struct Series {
 impl Series {
     /// The series of one row's arguments; `None` when one is NULL.
     fn of(start: Value, stop: Value, step: Value) -> ExecResult<Option<Series>> {
-        let zero_step = || ExecError::new("22023", "step size cannot equal zero");
+        let zero_step = || {
+            ExecError::new(
+                sqlstate::INVALID_PARAMETER_VALUE,
+                "step size cannot equal zero",
+            )
+        };
         Ok(match (start, stop, step) {
             // A strict function: with a NULL argument it is not called, so no error either.
             (Value::Integer(_), Value::Integer(_), Value::Integer(0)) => return Err(zero_step()),
@@ -322,7 +328,7 @@ mod tests {
                 .is_empty()
         );
         let error = series(Integer(1), Integer(5), Some(Integer(0))).unwrap_err();
-        assert_eq!(error.code, "22023");
+        assert_eq!(error.code, sqlstate::INVALID_PARAMETER_VALUE);
         assert_eq!(error.message, "step size cannot equal zero");
     }
 
@@ -416,7 +422,7 @@ mod tests {
                 .is_empty()
         );
         let error = timestamps("2024-01-01", "2024-02-01", "1 mon -30 days").unwrap_err();
-        assert_eq!(error.code, "22023");
+        assert_eq!(error.code, sqlstate::INVALID_PARAMETER_VALUE);
         let ctx = ExecContext::for_tests(1 << 20);
         let mut past_the_end = GenerateSeries::new(
             one_empty_row(),
@@ -426,7 +432,7 @@ mod tests {
         );
         assert_eq!(
             collect(&mut past_the_end, &ctx).map_err(|error| error.code),
-            Err("22008")
+            Err(sqlstate::DATETIME_FIELD_OVERFLOW)
         );
     }
 }

@@ -12,6 +12,7 @@ use crate::exec::spill::{PARTITION_COUNT, SpillStats};
 use crate::plan::{
     AggregateCall, AggregateFunction, BinaryOp, Expr, JoinKind, SetOperator, SortKey,
 };
+use crate::sqlstate;
 use crate::storage::keys::KeyOrder;
 use crate::types::{DataType, Value};
 
@@ -536,7 +537,7 @@ fn spill_errors_are_sqlstate_errors() {
         TYPES.to_vec(),
     );
     let error = collect(&mut sort, &ctx).unwrap_err();
-    assert_eq!(error.code, "58030", "{error}");
+    assert_eq!(error.code, sqlstate::IO_ERROR, "{error}");
 }
 
 #[test]

@@ -28,6 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::batch::{BATCH_SIZE, Batch};
@@ -82,14 +83,20 @@ fn spill_error(action: &str, error: io::Error) -> ExecError {
         error.kind(),
         io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded
     ) {
-        ExecError::new("53100", format!("could not {action}: disk full ({error})"))
+        ExecError::new(
+            sqlstate::DISK_FULL,
+            format!("could not {action}: disk full ({error})"),
+        )
     } else {
-        ExecError::new("58030", format!("could not {action}: {error}"))
+        ExecError::new(sqlstate::IO_ERROR, format!("could not {action}: {error}"))
     }
 }
 
 pub(super) fn corrupt(what: &str) -> ExecError {
-    ExecError::new("XX001", format!("spill file reads back damaged: {what}"))
+    ExecError::new(
+        sqlstate::DATA_CORRUPTED,
+        format!("spill file reads back damaged: {what}"),
+    )
 }
 
 /// Creates an anonymous file in `directory`: created exclusively (never someone else's file),

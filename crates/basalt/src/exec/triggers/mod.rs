@@ -43,6 +43,7 @@ use std::sync::Arc;
 use crate::catalog::{Catalog, TriggerDef, TriggerEvent, TriggerTiming};
 use crate::plan::bind::{self, BindError};
 use crate::plan::{BoundStatement, PlanNode, ViewModification, optimize};
+use crate::sqlstate;
 use crate::txn::WriteTxn;
 use crate::types::Value;
 
@@ -163,7 +164,7 @@ impl TriggerRuntime {
             }
             if self.active.borrow().len() >= MAX_TRIGGER_DEPTH {
                 return Err(ExecError::new(
-                    "54001",
+                    sqlstate::STATEMENT_TOO_COMPLEX,
                     format!(
                         "too many levels of trigger recursion (more than {MAX_TRIGGER_DEPTH}) at trigger \"{}\"",
                         trigger.name

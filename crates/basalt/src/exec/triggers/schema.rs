@@ -11,6 +11,7 @@
 
 use crate::catalog::{self, Catalog, SchemaObject, TriggerDef};
 use crate::plan::bind::BindError;
+use crate::sqlstate;
 use crate::txn::WriteTxn;
 
 use super::super::error::{ExecError, ExecResult};
@@ -49,7 +50,7 @@ pub fn drop_trigger(
         }
         None if if_exists => Ok(()),
         None => Err(ExecError::new(
-            "42704",
+            sqlstate::UNDEFINED_OBJECT,
             format!("trigger \"{name}\" does not exist"),
         )),
     }

@@ -26,6 +26,7 @@
 use sqlparser::ast;
 
 use crate::plan::expr::Expr;
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::Binder;
@@ -49,7 +50,7 @@ pub(super) fn collation(name: &ast::ObjectName) -> Result<Collation, BindError> 
         "c" | "posix" | "binary" | "default" | "ucs_basic" => Ok(Collation::Binary),
         "nocase" => Ok(Collation::NoCase),
         _ => Err(BindError::new(
-            "42704",
+            sqlstate::UNDEFINED_OBJECT,
             format!("collation \"{spelled}\" for encoding \"UTF8\" does not exist"),
         )),
     }
@@ -92,7 +93,7 @@ impl Binder<'_> {
         let data_type = bound.data_type();
         if !matches!(data_type, DataType::Text | DataType::Null) {
             return Err(BindError::new(
-                "42804",
+                sqlstate::DATATYPE_MISMATCH,
                 format!("collations are not supported by type {data_type}"),
             ));
         }

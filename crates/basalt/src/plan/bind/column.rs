@@ -10,6 +10,7 @@
 use sqlparser::ast;
 
 use crate::catalog::{ColumnDef, ForeignKeyDef};
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::aggregate::AggregateContext;
@@ -34,7 +35,7 @@ pub(super) struct Constraints {
 
 pub(super) fn multiple_primary_keys(table: &str) -> BindError {
     BindError::new(
-        "42P16",
+        sqlstate::INVALID_TABLE_DEFINITION,
         format!("multiple primary keys for table \"{table}\" are not allowed"),
     )
 }
@@ -101,7 +102,7 @@ impl Binder<'_> {
                 } => {
                     if def.generated.is_some() {
                         return Err(BindError::new(
-                            "42601",
+                            sqlstate::SYNTAX_ERROR,
                             format!(
                                 "multiple generation clauses specified for column \"{}\" of table \"{table_name}\"",
                                 def.name
@@ -174,7 +175,7 @@ impl Binder<'_> {
             };
             if let Some(conflict) = conflict {
                 return Err(BindError::new(
-                    "42601",
+                    sqlstate::SYNTAX_ERROR,
                     format!(
                         "both {conflict} and generation expression specified for column \"{}\" of table \"{table_name}\"",
                         def.name
@@ -223,7 +224,7 @@ impl Binder<'_> {
                 .position(|c| c.name.eq_ignore_ascii_case(name))
                 .ok_or_else(|| {
                     BindError::new(
-                        "42703",
+                        sqlstate::UNDEFINED_COLUMN,
                         format!("column \"{name}\" named in key does not exist"),
                     )
                 })

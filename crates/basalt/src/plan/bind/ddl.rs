@@ -14,6 +14,7 @@ use crate::catalog::{ColumnDef, IndexMethod, MAX_TABLE_COLUMNS, TableDef, Unknow
 use crate::plan::ddl::{
     AlterTable, CreateIndex, CreateTable, DdlStatement, ObjectKind, TransactionControl,
 };
+use crate::sqlstate;
 use crate::storage::keys::KeyOrder;
 use crate::types::{DataType, Value};
 
@@ -135,7 +136,7 @@ impl Binder<'_> {
                         .collect()
                 } else {
                     return Err(BindError::new(
-                        "42P01",
+                        sqlstate::UNDEFINED_TABLE,
                         format!("relation \"{name}\" does not exist"),
                     ));
                 }
@@ -164,7 +165,7 @@ impl Binder<'_> {
                 // SQLite's `VACUUM main`: the schema name of the one database.
                 if lowered != "main" {
                     return Err(BindError::new(
-                        "42P01",
+                        sqlstate::UNDEFINED_TABLE,
                         format!("relation \"{name}\" does not exist"),
                     ));
                 }
@@ -183,7 +184,7 @@ impl Binder<'_> {
                 || self.catalog.views.contains_key(&name.to_lowercase()))
         {
             return Err(BindError::new(
-                "42P07",
+                sqlstate::DUPLICATE_TABLE,
                 format!("relation \"{name}\" already exists"),
             ));
         }
@@ -222,7 +223,7 @@ impl Binder<'_> {
                 .any(|c| c.name.eq_ignore_ascii_case(&ident_name(&column.name)))
             {
                 return Err(BindError::new(
-                    "42701",
+                    sqlstate::DUPLICATE_COLUMN,
                     format!(
                         "column \"{}\" specified more than once",
                         ident_name(&column.name)
@@ -302,7 +303,7 @@ impl Binder<'_> {
             // SQLite's rule and message; the SQLSTATE is PostgreSQL's for a bad definition.
             if row_id_column != Some(column) {
                 return Err(BindError::new(
-                    "42P16",
+                    sqlstate::INVALID_TABLE_DEFINITION,
                     "AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY",
                 ));
             }
@@ -379,13 +380,13 @@ impl Binder<'_> {
             let (option, value) = index_option(option)?;
             method
                 .check_option(&option, &value)
-                .map_err(|message| BindError::new("22023", message))?;
+                .map_err(|message| BindError::new(sqlstate::INVALID_PARAMETER_VALUE, message))?;
         }
         let name = object_name(name)?;
         let table = self.target_table(&create.table_name)?;
         if !create.if_not_exists && self.catalog.indexes.contains_key(&name.to_lowercase()) {
             return Err(BindError::new(
-                "42P07",
+                sqlstate::DUPLICATE_TABLE,
                 format!("relation \"{name}\" already exists"),
             ));
         }
@@ -396,7 +397,10 @@ impl Binder<'_> {
             };
             let column_name = ident_name(ident);
             let (position, column_def) = table.column(&column_name).ok_or_else(|| {
-                BindError::new("42703", format!("column \"{column_name}\" does not exist"))
+                BindError::new(
+                    sqlstate::UNDEFINED_COLUMN,
+                    format!("column \"{column_name}\" does not exist"),
+                )
             })?;
             refuse_json_key(column_def.data_type)?;
             let descending = match &column.column.options.sort {
@@ -426,7 +430,7 @@ impl Binder<'_> {
             || self.catalog.views.contains_key(&name.to_lowercase());
         if exists && !create.if_not_exists && !create.or_replace {
             return Err(BindError::new(
-                "42P07",
+                sqlstate::DUPLICATE_TABLE,
                 format!("relation \"{name}\" already exists"),
             ));
         }
@@ -486,15 +490,15 @@ impl Binder<'_> {
                 };
                 if wrong_kind {
                     return Err(BindError::new(
-                        "42809",
+                        sqlstate::WRONG_OBJECT_TYPE,
                         format!("\"{name}\" is not a {what}"),
                     ));
                 }
                 if !found {
                     let code = if kind == ObjectKind::Index {
-                        "42704"
+                        sqlstate::UNDEFINED_OBJECT
                     } else {
-                        "42P01"
+                        sqlstate::UNDEFINED_TABLE
                     };
                     return Err(BindError::new(
                         code,
@@ -516,7 +520,7 @@ impl Binder<'_> {
         let table = self.catalog.table(&name).cloned();
         if table.is_none() && !alter.if_exists {
             return Err(BindError::new(
-                "42P01",
+                sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{name}\" does not exist"),
             ));
         }
@@ -575,7 +579,7 @@ impl Binder<'_> {
                         .is_some_and(|t| t.column(&column.name).is_some())
                 {
                     return Err(BindError::new(
-                        "42701",
+                        sqlstate::DUPLICATE_COLUMN,
                         format!(
                             "column \"{}\" of relation \"{name}\" already exists",
                             column.name
@@ -600,7 +604,7 @@ impl Binder<'_> {
                 let column = ident_name(column);
                 if !*if_exists && table.as_ref().is_some_and(|t| t.column(&column).is_none()) {
                     return Err(BindError::new(
-                        "42703",
+                        sqlstate::UNDEFINED_COLUMN,
                         format!("column \"{column}\" of relation \"{name}\" does not exist"),
                     ));
                 }
@@ -620,7 +624,7 @@ impl Binder<'_> {
                     .is_some_and(|t| t.column(&old_name).is_none())
                 {
                     return Err(BindError::new(
-                        "42703",
+                        sqlstate::UNDEFINED_COLUMN,
                         format!("column \"{old_name}\" does not exist"),
                     ));
                 }
@@ -650,7 +654,7 @@ impl Binder<'_> {
                 }
                 let Some(table) = &table else {
                     return Err(BindError::new(
-                        "42P01",
+                        sqlstate::UNDEFINED_TABLE,
                         format!("relation \"{name}\" does not exist"),
                     ));
                 };
@@ -702,7 +706,7 @@ fn statement_name(statement: &ast::Statement) -> String {
 fn check_column_count(slots: usize) -> Result<(), BindError> {
     if slots > MAX_TABLE_COLUMNS {
         return Err(BindError::new(
-            "54011",
+            sqlstate::TOO_MANY_COLUMNS,
             format!("tables can have at most {MAX_TABLE_COLUMNS} columns"),
         ));
     }
@@ -730,9 +734,10 @@ fn index_method(using: Option<&ast::IndexType>) -> Result<IndexMethod, BindError
         UnknownIndexMethod::NotSupported(name) => {
             BindError::unsupported(format!("access method \"{name}\""))
         }
-        UnknownIndexMethod::DoesNotExist(name) => {
-            BindError::new("42704", format!("access method \"{name}\" does not exist"))
-        }
+        UnknownIndexMethod::DoesNotExist(name) => BindError::new(
+            sqlstate::UNDEFINED_OBJECT,
+            format!("access method \"{name}\" does not exist"),
+        ),
     })
 }
 

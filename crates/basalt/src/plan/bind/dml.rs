@@ -13,6 +13,7 @@ use sqlparser::ast;
 use crate::catalog::{TableDef, nearest};
 use crate::plan::expr::Expr;
 use crate::plan::{ConflictAction, OutputColumn, PlanKind, PlanNode};
+use crate::sqlstate;
 use crate::types::Value;
 
 use super::aggregate::AggregateContext;
@@ -36,7 +37,7 @@ impl Binder<'_> {
             )));
         }
         Err(BindError::new(
-            "42P01",
+            sqlstate::UNDEFINED_TABLE,
             with_hint(
                 format!("relation \"{table_name}\" does not exist"),
                 self.catalog.nearest_table_name(&table_name),
@@ -93,7 +94,7 @@ impl Binder<'_> {
     ) -> Result<(), BindError> {
         match self.always_identity_among(table, target_columns) {
             Some(column) => Err(BindError::new(
-                "428C9",
+                sqlstate::GENERATED_ALWAYS,
                 format!(
                     "cannot insert a non-DEFAULT value into column \"{column}\" (it is an identity column defined as GENERATED ALWAYS)"
                 ),
@@ -144,7 +145,7 @@ impl Binder<'_> {
                     .ok_or_else(|| unknown_column(&table, &column))?;
                 if target_columns.contains(&position) {
                     return Err(BindError::new(
-                        "42701",
+                        sqlstate::DUPLICATE_COLUMN,
                         format!("column \"{column}\" specified more than once"),
                     ));
                 }
@@ -348,7 +349,7 @@ impl Binder<'_> {
                 });
                 if !names_row_id && !names_unique_index {
                     return Err(BindError::new(
-                        "42P10",
+                        sqlstate::INVALID_COLUMN_REFERENCE,
                         "there is no unique or exclusion constraint matching the ON CONFLICT specification",
                     ));
                 }
@@ -408,13 +409,13 @@ impl Binder<'_> {
                 .ok_or_else(|| unknown_column(table, &name))?;
             if let Some(identity) = self.always_identity_among(table, &[column]) {
                 return Err(BindError::new(
-                    "428C9",
+                    sqlstate::GENERATED_ALWAYS,
                     format!("column \"{identity}\" can only be updated to DEFAULT"),
                 ));
             }
             if bound.iter().any(|(c, _)| *c == column) {
                 return Err(BindError::new(
-                    "42601",
+                    sqlstate::SYNTAX_ERROR,
                     format!("multiple assignments to same column \"{name}\""),
                 ));
             }
@@ -422,7 +423,7 @@ impl Binder<'_> {
                 self.column_default(table, column)?
             } else if table.columns[column].generated.is_some() {
                 return Err(BindError::new(
-                    "428C9",
+                    sqlstate::GENERATED_ALWAYS,
                     format!("column \"{name}\" can only be updated to DEFAULT"),
                 ));
             } else {
@@ -536,7 +537,7 @@ impl Binder<'_> {
 fn unknown_column(table: &TableDef, name: &str) -> BindError {
     let hint = nearest(name, table.columns.iter().map(|c| c.name.as_str()));
     BindError::new(
-        "42703",
+        sqlstate::UNDEFINED_COLUMN,
         with_hint(
             format!(
                 "column \"{name}\" of relation \"{}\" does not exist",
@@ -556,7 +557,7 @@ fn refuse_generated(table: &TableDef, columns: &[usize]) -> Result<(), BindError
         .find(|column| column.generated.is_some())
     {
         Some(column) => Err(BindError::new(
-            "428C9",
+            sqlstate::GENERATED_ALWAYS,
             format!(
                 "cannot insert a non-DEFAULT value into column \"{}\" (it is a generated column)",
                 column.name

@@ -4,22 +4,23 @@
 //! Every failure of the binder is one of these; the binder never panics on any input, so a
 //! malformed or unsupported statement always reaches the caller as a `BindError`.
 
+use crate::sqlstate::{self, SqlState};
+
 /// A statement that cannot be bound.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct BindError {
-    /// The SQLSTATE: `42P01` unknown table, `42703` unknown column, `42702` ambiguous column,
-    /// `42804` type mismatch, `42883` unknown function or operator, `42803` grouping error,
-    /// `42P10` bad ORDER BY / DISTINCT reference, `42601` invalid structure, `42701` a column
-    /// named twice, `42712` a table name used twice in one FROM, `42P07` duplicate object,
-    /// `0A000` unsupported feature, `22P02` a literal of the wrong form, `22003` a literal out
-    /// of range, `54001` statement too complex.
-    pub code: &'static str,
+    /// The SQLSTATE: mostly class 42 (`UNDEFINED_TABLE`, `UNDEFINED_COLUMN`,
+    /// `DATATYPE_MISMATCH`, `UNDEFINED_FUNCTION`, `SYNTAX_ERROR`, ...), with
+    /// `FEATURE_NOT_SUPPORTED` for unsupported features, class 22 for a literal of the wrong
+    /// form or out of range, and class 54 for a statement too complex.
+    pub code: SqlState,
     pub message: String,
 }
 
 impl BindError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> BindError {
+    /// An error with `code` and `message`.
+    pub fn new(code: SqlState, message: impl Into<String>) -> BindError {
         BindError {
             code,
             message: message.into(),
@@ -28,27 +29,30 @@ impl BindError {
 
     /// `0A000`: a feature Basalt does not support; `feature` names it.
     pub fn unsupported(feature: impl std::fmt::Display) -> BindError {
-        BindError::new("0A000", format!("{feature} is not supported"))
+        BindError::new(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            format!("{feature} is not supported"),
+        )
     }
 
     /// `42601`: structurally invalid SQL that the parser accepted.
     pub fn syntax(message: impl Into<String>) -> BindError {
-        BindError::new("42601", message)
+        BindError::new(sqlstate::SYNTAX_ERROR, message)
     }
 
     /// `42804`: a type mismatch.
     pub fn mismatch(message: impl Into<String>) -> BindError {
-        BindError::new("42804", message)
+        BindError::new(sqlstate::DATATYPE_MISMATCH, message)
     }
 
     /// `42883`: no function or operator accepts these argument types.
     pub fn undefined_function(message: impl Into<String>) -> BindError {
-        BindError::new("42883", message)
+        BindError::new(sqlstate::UNDEFINED_FUNCTION, message)
     }
 
     /// `42803`: an aggregate or grouping misuse.
     pub fn grouping(message: impl Into<String>) -> BindError {
-        BindError::new("42803", message)
+        BindError::new(sqlstate::GROUPING_ERROR, message)
     }
 }
 

@@ -10,6 +10,7 @@
 use sqlparser::ast;
 
 use crate::plan::expr::{BinaryOp, Expr, UnaryOp};
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::error::BindError;
@@ -177,7 +178,7 @@ impl Binder<'_> {
                 let from = bound.data_type();
                 if !castable(from, to) {
                     return Err(BindError::new(
-                        "42846",
+                        sqlstate::CANNOT_COERCE,
                         format!("cannot cast type {from} to {to}"),
                     ));
                 }
@@ -337,7 +338,10 @@ impl Binder<'_> {
             }
             ast::Value::HexStringLiteral(hex) => {
                 Expr::literal(Value::Blob(parse_hex(hex).ok_or_else(|| {
-                    BindError::new("22P02", format!("invalid hexadecimal literal x'{hex}'"))
+                    BindError::new(
+                        sqlstate::INVALID_TEXT_REPRESENTATION,
+                        format!("invalid hexadecimal literal x'{hex}'"),
+                    )
                 })?))
             }
             ast::Value::SingleQuotedByteStringLiteral(text) => {
@@ -770,9 +774,12 @@ pub(super) fn number_literal(text: &str) -> Result<Value, BindError> {
     if let Ok(value) = text.parse::<i64>() {
         return Ok(Value::Integer(value));
     }
-    text.parse::<f64>()
-        .map(Value::Real)
-        .map_err(|_| BindError::new("22P02", format!("invalid number \"{text}\"")))
+    text.parse::<f64>().map(Value::Real).map_err(|_| {
+        BindError::new(
+            sqlstate::INVALID_TEXT_REPRESENTATION,
+            format!("invalid number \"{text}\""),
+        )
+    })
 }
 
 pub(super) fn binary(op: BinaryOp, left: Expr, right: Expr, data_type: DataType) -> Expr {

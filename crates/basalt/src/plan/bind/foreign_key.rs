@@ -18,6 +18,7 @@
 use sqlparser::ast;
 
 use crate::catalog::{Catalog, ColumnDef, ForeignKeyDef, ReferentialAction, TableDef};
+use crate::sqlstate;
 use crate::types::{self, DataType};
 
 use super::error::BindError;
@@ -120,7 +121,7 @@ pub(super) fn validate(
             }
         } else if taken.contains(&key.name.to_lowercase()) {
             return Err(BindError::new(
-                "42710",
+                sqlstate::DUPLICATE_OBJECT,
                 format!(
                     "constraint \"{}\" for relation \"{}\" already exists",
                     key.name, child.name
@@ -166,7 +167,7 @@ pub(super) fn validate_added_key(
             let column = ident_name(column);
             table.column(&column).map(|(position, _)| position).ok_or_else(|| {
                 BindError::new(
-                    "42703",
+                    sqlstate::UNDEFINED_COLUMN,
                     format!("column \"{column}\" referenced in foreign key constraint does not exist"),
                 )
             })
@@ -175,7 +176,7 @@ pub(super) fn validate_added_key(
     let key = foreign_key(columns, key, None)?;
     validate(catalog, table, &unique_keys(catalog, table), vec![key])?
         .pop()
-        .ok_or_else(|| BindError::new("XX000", "foreign key lost in validation"))
+        .ok_or_else(|| BindError::new(sqlstate::INTERNAL_ERROR, "foreign key lost in validation"))
 }
 
 /// The referenced table of a key and the positions of its referenced columns there.
@@ -194,7 +195,7 @@ fn resolve_referenced<'a>(
         if key.columns[..i].contains(column) {
             let name = child.columns.get(*column).map_or("", |c| c.name.as_str());
             return Err(BindError::new(
-                "42701",
+                sqlstate::DUPLICATE_COLUMN,
                 format!("column \"{name}\" appears twice in foreign key constraint"),
             ));
         }
@@ -209,7 +210,7 @@ fn resolve_referenced<'a>(
             .contains_key(&key.referenced_table.to_lowercase())
         {
             return Err(BindError::new(
-                "42809",
+                sqlstate::WRONG_OBJECT_TYPE,
                 format!(
                     "referenced relation \"{}\" is not a table",
                     key.referenced_table
@@ -217,14 +218,14 @@ fn resolve_referenced<'a>(
             ));
         } else {
             return Err(BindError::new(
-                "42P01",
+                sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{}\" does not exist", key.referenced_table),
             ));
         };
     let columns: Vec<usize> = if key.referenced_columns.is_empty() {
         if parent.primary_key.is_empty() {
             return Err(BindError::new(
-                "42830",
+                sqlstate::INVALID_FOREIGN_KEY,
                 format!(
                     "there is no primary key for referenced table \"{}\"",
                     parent.name
@@ -238,7 +239,7 @@ fn resolve_referenced<'a>(
             .map(|name| {
                 parent.column(name).map(|(position, _)| position).ok_or_else(|| {
                     BindError::new(
-                        "42703",
+                        sqlstate::UNDEFINED_COLUMN,
                         format!("column \"{name}\" referenced in foreign key constraint does not exist"),
                     )
                 })
@@ -247,14 +248,14 @@ fn resolve_referenced<'a>(
     };
     if columns.len() != key.columns.len() {
         return Err(BindError::new(
-            "42830",
+            sqlstate::INVALID_FOREIGN_KEY,
             "number of referencing and referenced columns for foreign key disagree",
         ));
     }
     for (i, column) in columns.iter().enumerate() {
         if columns[..i].contains(column) {
             return Err(BindError::new(
-                "42830",
+                sqlstate::INVALID_FOREIGN_KEY,
                 "foreign key referenced-columns list must not contain duplicates",
             ));
         }
@@ -264,7 +265,7 @@ fn resolve_referenced<'a>(
     };
     if !unique.iter().any(same_set) {
         return Err(BindError::new(
-            "42830",
+            sqlstate::INVALID_FOREIGN_KEY,
             format!(
                 "there is no unique constraint matching given keys for referenced table \"{}\"",
                 parent.name
@@ -290,7 +291,7 @@ fn check_types(
             (child.columns.get(column), parent.columns.get(parent_column))
         else {
             return Err(BindError::new(
-                "XX000",
+                sqlstate::INTERNAL_ERROR,
                 "foreign key names a column that does not exist",
             ));
         };

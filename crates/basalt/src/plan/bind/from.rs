@@ -14,6 +14,7 @@ use sqlparser::ast;
 use crate::catalog::{TableDef, ViewDef, nearest};
 use crate::plan::expr::{BinaryOp, Expr};
 use crate::plan::{AccessPath, JoinKind, OutputColumn, PlanKind, PlanNode, ScanColumn};
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::aggregate::AggregateContext;
@@ -189,7 +190,7 @@ impl Binder<'_> {
     pub(super) fn bind_view(&mut self, view: &ViewDef) -> Result<PlanNode, BindError> {
         if self.view_depth >= MAX_VIEW_DEPTH {
             return Err(BindError::new(
-                "54001",
+                sqlstate::STATEMENT_TOO_COMPLEX,
                 format!("view \"{}\" nests too deeply", view.name),
             ));
         }
@@ -253,7 +254,7 @@ impl Binder<'_> {
                     .chain(self.ctes.iter().map(|c| c.name.as_str()));
                 let hint = nearest(&table_name, candidates);
                 Err(BindError::new(
-                    "42P01",
+                    sqlstate::UNDEFINED_TABLE,
                     with_hint(format!("relation \"{table_name}\" does not exist"), hint),
                 ))
             }
@@ -322,7 +323,7 @@ impl Binder<'_> {
         }
         if cte.binding {
             return Err(BindError::new(
-                "0A000",
+                sqlstate::FEATURE_NOT_SUPPORTED,
                 "mutual recursion between WITH items is not implemented",
             ));
         }
@@ -362,7 +363,7 @@ impl Binder<'_> {
                 && left_scope.has_table(table)
             {
                 return Err(BindError::new(
-                    "42712",
+                    sqlstate::DUPLICATE_ALIAS,
                     format!("table name \"{table}\" specified more than once"),
                 ));
             }
@@ -410,7 +411,7 @@ impl Binder<'_> {
         for name in &using_names {
             let missing = |side: &str| {
                 BindError::new(
-                    "42703",
+                    sqlstate::UNDEFINED_COLUMN,
                     format!(
                         "column \"{name}\" specified in USING clause does not exist in {side} table"
                     ),

@@ -6,6 +6,7 @@
 use sqlparser::ast;
 
 use crate::plan::expr::{BinaryOp, Expr, UnaryOp};
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::Binder;
@@ -64,7 +65,7 @@ pub(super) fn non_aggregate_arguments<'q>(
 ) -> Result<Vec<&'q ast::Expr>, BindError> {
     if call.distinct || has_filter {
         return Err(BindError::new(
-            "42809",
+            sqlstate::WRONG_OBJECT_TYPE,
             format!("DISTINCT or FILTER specified, but {name} is not an aggregate function"),
         ));
     }
@@ -137,7 +138,7 @@ impl Binder<'_> {
         }
         if super::window::is_window_only(&name) {
             return Err(BindError::new(
-                "42809",
+                sqlstate::WRONG_OBJECT_TYPE,
                 format!("window function {name} requires an OVER clause"),
             ));
         }

@@ -22,6 +22,7 @@ use sqlparser::ast;
 
 use crate::plan::expr::{AggregateCall, Expr};
 use crate::plan::{OutputColumn, PlanKind, PlanNode, SetOperator};
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::Binder;
@@ -58,7 +59,7 @@ impl Binder<'_> {
         }
         if args.is_empty() || args.len() > MAX_GROUPING_ARGUMENTS {
             return Err(BindError::new(
-                "54023",
+                sqlstate::TOO_MANY_ARGUMENTS,
                 format!("GROUPING must have between 1 and {MAX_GROUPING_ARGUMENTS} arguments"),
             ));
         }
@@ -161,7 +162,7 @@ fn product(
 
 fn too_many() -> BindError {
     BindError::new(
-        "54001",
+        sqlstate::STATEMENT_TOO_COMPLEX,
         format!("too many grouping sets present (maximum {MAX_GROUPING_SETS})"),
     )
 }

@@ -18,6 +18,7 @@ use sqlparser::ast;
 
 use crate::catalog::{TriggerEvent, TriggerTiming};
 use crate::plan::{Expr, OutputColumn, PlanKind, PlanNode, ViewModification};
+use crate::sqlstate;
 use crate::types::Value;
 
 use super::error::BindError;
@@ -75,7 +76,10 @@ impl Binder<'_> {
             .get(&view_name.to_lowercase())
             .cloned()
             .ok_or_else(|| {
-                BindError::new("42P01", format!("view \"{view_name}\" does not exist"))
+                BindError::new(
+                    sqlstate::UNDEFINED_TABLE,
+                    format!("view \"{view_name}\" does not exist"),
+                )
             })?;
         let row = super::trigger_row(&view.name, self.catalog)?;
         let (event, rows) = match statement {
@@ -106,7 +110,7 @@ impl Binder<'_> {
                         .position(|(name, _)| name.eq_ignore_ascii_case(&column))
                     else {
                         return Err(BindError::new(
-                            "42703",
+                            sqlstate::UNDEFINED_COLUMN,
                             format!(
                                 "column \"{column}\" of relation \"{}\" does not exist",
                                 view.name
@@ -194,7 +198,10 @@ impl Binder<'_> {
                     row.iter()
                         .position(|(name, _)| name.eq_ignore_ascii_case(&column))
                         .ok_or_else(|| {
-                            BindError::new("42703", format!("column \"{column}\" does not exist"))
+                            BindError::new(
+                                sqlstate::UNDEFINED_COLUMN,
+                                format!("column \"{column}\" does not exist"),
+                            )
                         })
                 })
                 .collect::<Result<_, _>>()?

@@ -26,6 +26,7 @@
 use sqlparser::ast;
 
 use crate::plan::expr::Expr;
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::Binder;
@@ -151,7 +152,7 @@ impl Binder<'_> {
 
 fn not_unique(op: JsonOperator) -> BindError {
     BindError::new(
-        "42725",
+        sqlstate::AMBIGUOUS_FUNCTION,
         format!("operator is not unique: unknown {} unknown", op.symbol()),
     )
 }

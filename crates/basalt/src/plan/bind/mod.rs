@@ -55,6 +55,7 @@ use sqlparser::ast;
 
 use crate::catalog::{Catalog, TableDef};
 use crate::plan::{Bound, BoundStatement, Expr, OutputColumn, ParameterInfo, PlanNode};
+use crate::sqlstate;
 use crate::types::DataType;
 
 pub use error::BindError;
@@ -197,7 +198,7 @@ pub fn bind_generated_column(
                 .filter(|other| other.generated.is_some())
                 .map(|other| {
                     BindError::new(
-                        "42P17",
+                        sqlstate::INVALID_OBJECT_DEFINITION,
                         format!(
                             "cannot use generated column \"{}\" in column generation expression",
                             other.name
@@ -207,11 +208,14 @@ pub fn bind_generated_column(
             Expr::ScalarSubquery { .. } | Expr::Exists { .. } | Expr::InSubquery { .. } => Some(
                 BindError::unsupported("a subquery in a column generation expression"),
             ),
-            Expr::CurrentTimestamp | Expr::CurrentDate | Expr::Sequence { .. } => Some(
-                BindError::new("42P17", "generation expression is not immutable"),
-            ),
+            Expr::CurrentTimestamp | Expr::CurrentDate | Expr::Sequence { .. } => {
+                Some(BindError::new(
+                    sqlstate::INVALID_OBJECT_DEFINITION,
+                    "generation expression is not immutable",
+                ))
+            }
             Expr::Function { function, .. } if function.volatile => Some(BindError::new(
-                "42P17",
+                sqlstate::INVALID_OBJECT_DEFINITION,
                 "generation expression is not immutable",
             )),
             _ => None,
@@ -440,7 +444,7 @@ fn explain_options(
                 "true" | "on" | "1" | "yes" => Ok(true),
                 "false" | "off" | "0" | "no" => Ok(false),
                 _ => Err(BindError::new(
-                    "22023",
+                    sqlstate::INVALID_PARAMETER_VALUE,
                     format!("{name} requires a Boolean value"),
                 )),
             }
@@ -459,7 +463,7 @@ fn explain_options(
             }
             _ => {
                 return Err(BindError::new(
-                    "42601",
+                    sqlstate::SYNTAX_ERROR,
                     format!("unrecognized EXPLAIN option \"{name}\""),
                 ));
             }

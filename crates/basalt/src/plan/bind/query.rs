@@ -10,6 +10,7 @@ use sqlparser::ast;
 
 use crate::plan::expr::Expr;
 use crate::plan::{OutputColumn, PlanKind, PlanNode, SetOperator, SortKey};
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::aggregate::AggregateContext;
@@ -253,7 +254,7 @@ impl Binder<'_> {
                             .filter(|&position| position < scope.columns.len())
                             .ok_or_else(|| {
                                 BindError::new(
-                                    "42P10",
+                                    sqlstate::INVALID_COLUMN_REFERENCE,
                                     format!("ORDER BY position {} is not in select list", key.expr),
                                 )
                             })?;

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use sqlparser::ast::{self, Visit, Visitor};
 
 use crate::plan::{OutputColumn, PlanKind, PlanNode};
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::aggregate::is_aggregate;
@@ -161,7 +162,7 @@ impl Place {
         } else {
             format!("recursive reference to query \"{name}\" must not appear within {within}")
         };
-        BindError::new("42P19", message)
+        BindError::new(sqlstate::INVALID_RECURSION, message)
     }
 }
 
@@ -260,7 +261,7 @@ impl FormCheck<'_> {
         self.expression(&rest)?;
         if here > 0 && calls_aggregate(&rest) {
             return Err(BindError::new(
-                "42P19",
+                sqlstate::INVALID_RECURSION,
                 "aggregate functions are not allowed in a recursive query's recursive term",
             ));
         }
@@ -318,7 +319,7 @@ pub(super) fn recursive_form<'q>(
 ) -> Result<RecursiveForm<'q>, BindError> {
     let not_the_form = || {
         BindError::new(
-            "42P19",
+            sqlstate::INVALID_RECURSION,
             format!(
                 "recursive query \"{name}\" does not have the form non-recursive-term UNION [ALL] recursive-term"
             ),
@@ -354,7 +355,7 @@ pub(super) fn recursive_form<'q>(
             .any(|cte| refers_to(name, cte.query.as_ref()))
     {
         return Err(BindError::new(
-            "42P19",
+            sqlstate::INVALID_RECURSION,
             format!("recursive reference to query \"{name}\" must not appear within WITH"),
         ));
     }
@@ -364,7 +365,7 @@ pub(super) fn recursive_form<'q>(
     }
     let not_implemented = |clause: &str| {
         BindError::new(
-            "0A000",
+            sqlstate::FEATURE_NOT_SUPPORTED,
             format!("{clause} in a recursive query is not implemented"),
         )
     };
@@ -426,7 +427,7 @@ impl Binder<'_> {
         let base = cast_columns(base, &types);
         if cte.column_names.len() > base.schema.len() {
             return Err(BindError::new(
-                "42P10",
+                sqlstate::INVALID_COLUMN_REFERENCE,
                 format!(
                     "WITH query \"{}\" has {} columns available but {} columns specified",
                     cte.name,

@@ -28,6 +28,7 @@ use std::ops::ControlFlow;
 use sqlparser::ast::{self, VisitMut, VisitorMut};
 
 use crate::catalog::{Catalog, TableDef, ViewDef};
+use crate::sqlstate;
 
 use super::{BindError, parse_stored_expr, parse_stored_query};
 
@@ -335,7 +336,7 @@ fn output_name(expr: &ast::Expr) -> Option<&ast::Ident> {
 /// Error for a view the rewrite cannot handle.
 fn cannot_rewrite(view: &ViewDef, what: &str) -> BindError {
     BindError::new(
-        "0A000",
+        sqlstate::FEATURE_NOT_SUPPORTED,
         format!(
             "cannot {what}: view \"{}\" uses it in a way Basalt cannot rewrite; drop the view and create it again afterwards",
             view.name

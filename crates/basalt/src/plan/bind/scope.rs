@@ -10,6 +10,7 @@
 
 use crate::catalog::nearest;
 use crate::plan::OutputColumn;
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::error::{BindError, with_hint};
@@ -122,7 +123,7 @@ impl Scope {
             [] => Ok(None),
             [only] => Ok(Some(*only)),
             _ => Err(BindError::new(
-                "42702",
+                sqlstate::AMBIGUOUS_COLUMN,
                 format!(
                     "column reference \"{}\" is ambiguous",
                     qualified_name(table, name)
@@ -136,14 +137,14 @@ impl Scope {
         let message = match table {
             Some(table) if !self.has_table(table) => {
                 return BindError::new(
-                    "42P01",
+                    sqlstate::UNDEFINED_TABLE,
                     format!("missing FROM-clause entry for table \"{table}\""),
                 );
             }
             _ => format!("column \"{}\" does not exist", qualified_name(table, name)),
         };
         let hint = nearest(name, self.columns.iter().map(|c| c.name.as_str()));
-        BindError::new("42703", with_hint(message, hint))
+        BindError::new(sqlstate::UNDEFINED_COLUMN, with_hint(message, hint))
     }
 }
 

@@ -10,6 +10,7 @@ use sqlparser::ast;
 
 use crate::plan::expr::Expr;
 use crate::plan::{OutputColumn, PlanKind, PlanNode, SortKey};
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::aggregate::{AggregateContext, has_aggregate, rewrite_over_aggregate};
@@ -327,7 +328,7 @@ impl Binder<'_> {
                     let positions = scope.table_positions(&table);
                     if positions.is_empty() {
                         return Err(BindError::new(
-                            "42P01",
+                            sqlstate::UNDEFINED_TABLE,
                             format!("missing FROM-clause entry for table \"{table}\""),
                         ));
                     }
@@ -380,13 +381,13 @@ impl Binder<'_> {
                     ast::Expr::Value(value) if matches!(value.value, ast::Value::Number(..)) => {
                         let position = ordinal(expr).ok_or_else(|| {
                             BindError::new(
-                                "42P10",
+                                sqlstate::INVALID_COLUMN_REFERENCE,
                                 format!("GROUP BY position {expr} is not in select list"),
                             )
                         })?;
                         Some(outputs.get(position).ok_or_else(|| {
                             BindError::new(
-                                "42P10",
+                                sqlstate::INVALID_COLUMN_REFERENCE,
                                 format!("GROUP BY position {expr} is not in select list"),
                             )
                         })?)
@@ -410,7 +411,7 @@ impl Binder<'_> {
                     }
                     Some(output) if has_window(&output.expr) => {
                         return Err(BindError::new(
-                            "42P20",
+                            sqlstate::WINDOWING_ERROR,
                             "window functions are not allowed in GROUP BY",
                         ));
                     }
@@ -446,7 +447,7 @@ impl Binder<'_> {
                         .filter(|&position| position < visible)
                         .ok_or_else(|| {
                             BindError::new(
-                                "42P10",
+                                sqlstate::INVALID_COLUMN_REFERENCE,
                                 format!("ORDER BY position {} is not in select list", key.expr),
                             )
                         })?
@@ -468,7 +469,7 @@ impl Binder<'_> {
                         Some(position) => position,
                         None if distinct => {
                             return Err(BindError::new(
-                                "42P10",
+                                sqlstate::INVALID_COLUMN_REFERENCE,
                                 "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
                             ));
                         }

@@ -17,6 +17,7 @@ use sqlparser::ast;
 use crate::catalog::{ColumnDef, SequenceDef};
 use crate::plan::ddl::DdlStatement;
 use crate::plan::expr::{Expr, SequenceOperation};
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::column::Constraints;
@@ -41,7 +42,7 @@ fn option_integer(expr: &ast::Expr, option: &str) -> Result<i64, BindError> {
     let text: String = expr.to_string().split_whitespace().collect();
     text.parse::<i64>().map_err(|_| {
         BindError::new(
-            "22023",
+            sqlstate::INVALID_PARAMETER_VALUE,
             format!("{option} must be an integer constant, not {expr}"),
         )
     })
@@ -89,7 +90,10 @@ impl SequenceOptions {
     pub(crate) fn definition(&self, name: String) -> Result<SequenceDef, BindError> {
         let increment = self.increment.unwrap_or(1);
         if increment == 0 {
-            return Err(BindError::new("22023", "INCREMENT must not be zero"));
+            return Err(BindError::new(
+                sqlstate::INVALID_PARAMETER_VALUE,
+                "INCREMENT must not be zero",
+            ));
         }
         let ascending = increment > 0;
         let min_value = self
@@ -102,7 +106,7 @@ impl SequenceOptions {
             .unwrap_or(if ascending { i64::MAX } else { -1 });
         if min_value >= max_value {
             return Err(BindError::new(
-                "22023",
+                sqlstate::INVALID_PARAMETER_VALUE,
                 format!("MINVALUE ({min_value}) must be less than MAXVALUE ({max_value})"),
             ));
         }
@@ -111,13 +115,13 @@ impl SequenceOptions {
             .unwrap_or(if ascending { min_value } else { max_value });
         if start < min_value {
             return Err(BindError::new(
-                "22023",
+                sqlstate::INVALID_PARAMETER_VALUE,
                 format!("START value ({start}) cannot be less than MINVALUE ({min_value})"),
             ));
         }
         if start > max_value {
             return Err(BindError::new(
-                "22023",
+                sqlstate::INVALID_PARAMETER_VALUE,
                 format!("START value ({start}) cannot be greater than MAXVALUE ({max_value})"),
             ));
         }
@@ -182,7 +186,7 @@ impl Binder<'_> {
             if let Some(sequence) = self.catalog.sequences.get(&name.to_lowercase()) {
                 if let Some(owner) = &sequence.owner {
                     return Err(BindError::new(
-                        "2BP01",
+                        sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
                         format!(
                             "cannot drop sequence {} because column default of table {owner} requires it",
                             sequence.name
@@ -195,13 +199,13 @@ impl Binder<'_> {
                 || self.catalog.views.contains_key(&name.to_lowercase())
             {
                 return Err(BindError::new(
-                    "42809",
+                    sqlstate::WRONG_OBJECT_TYPE,
                     format!("\"{name}\" is not a sequence"),
                 ));
             }
             if !if_exists {
                 return Err(BindError::new(
-                    "42P01",
+                    sqlstate::UNDEFINED_TABLE,
                     format!("sequence \"{name}\" does not exist"),
                 ));
             }
@@ -287,7 +291,12 @@ impl Binder<'_> {
             .sequences
             .get(&key.to_lowercase())
             .cloned()
-            .ok_or_else(|| BindError::new("42P01", format!("relation \"{name}\" does not exist")))
+            .ok_or_else(|| {
+                BindError::new(
+                    sqlstate::UNDEFINED_TABLE,
+                    format!("relation \"{name}\" does not exist"),
+                )
+            })
     }
 
     /// A SERIAL column, as PostgreSQL defines it: an integer column `NOT NULL DEFAULT
@@ -306,7 +315,7 @@ impl Binder<'_> {
             match option.option {
                 ast::ColumnOption::Default(_) => {
                     return Err(BindError::new(
-                        "42601",
+                        sqlstate::SYNTAX_ERROR,
                         format!(
                             "multiple default values specified for column \"{name}\" of table \"{table_name}\""
                         ),
@@ -314,7 +323,7 @@ impl Binder<'_> {
                 }
                 ast::ColumnOption::Null => {
                     return Err(BindError::new(
-                        "42601",
+                        sqlstate::SYNTAX_ERROR,
                         format!(
                             "conflicting NULL/NOT NULL declarations for column \"{name}\" of table \"{table_name}\""
                         ),
@@ -369,7 +378,7 @@ impl Binder<'_> {
             ast::DataType::BigInt(_) | ast::DataType::Int8(_) => i64::MAX,
             _ => {
                 return Err(BindError::new(
-                    "22023",
+                    sqlstate::INVALID_PARAMETER_VALUE,
                     format!(
                         "identity column type must be smallint, integer, or bigint, not {}",
                         column.data_type
@@ -383,7 +392,7 @@ impl Binder<'_> {
             .any(|option| matches!(option.option, ast::ColumnOption::Default(_)));
         if has_default || def.default.is_some() {
             return Err(BindError::new(
-                "42601",
+                sqlstate::SYNTAX_ERROR,
                 format!(
                     "both default and identity specified for column \"{}\" of table \"{table_name}\"",
                     def.name

@@ -21,6 +21,7 @@
 use sqlparser::ast;
 
 use crate::catalog::describe::{SchemaKind, describe_catalog};
+use crate::sqlstate;
 use std::sync::Arc;
 
 use crate::catalog::{ColumnDef, TableDef, ViewDef};
@@ -48,7 +49,7 @@ impl Binder<'_> {
                 "tables" => Ok(Some(self.information_schema_tables())),
                 "columns" => self.information_schema_columns().map(Some),
                 _ => Err(BindError::new(
-                    "42P01",
+                    sqlstate::UNDEFINED_TABLE,
                     format!("relation \"information_schema.{relation}\" does not exist"),
                 )),
             },

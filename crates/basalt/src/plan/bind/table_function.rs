@@ -21,6 +21,7 @@
 use sqlparser::ast;
 
 use crate::plan::{Expr, JoinKind, OutputColumn, PlanKind, PlanNode};
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::aggregate::AggregateContext;
@@ -304,7 +305,7 @@ impl Binder<'_> {
                 && left_scope.has_table(table)
             {
                 return Err(BindError::new(
-                    "42712",
+                    sqlstate::DUPLICATE_ALIAS,
                     format!("table name \"{table}\" specified more than once"),
                 ));
             }
@@ -349,7 +350,7 @@ impl Binder<'_> {
                 && left_scope.has_table(table)
             {
                 return Err(BindError::new(
-                    "42712",
+                    sqlstate::DUPLICATE_ALIAS,
                     format!("table name \"{table}\" specified more than once"),
                 ));
             }

@@ -8,14 +8,15 @@ use crate::catalog::{Catalog, IndexDef, IndexMethod, TableDef, ViewDef};
 use crate::plan::ddl::DdlStatement;
 use crate::plan::expr::{AggregateFunction, BinaryOp, Expr};
 use crate::plan::{BoundStatement, ConflictAction, JoinKind, PlanKind, PlanNode, ScanColumn};
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::{BindError, bind};
 
 /// Binds `sql` against `catalog`.
 fn try_bind(sql: &str, catalog: &Catalog) -> Result<crate::plan::Bound, BindError> {
-    let statement =
-        crate::sql::parse_one(sql).map_err(|e| BindError::new("42601", e.to_string()))?;
+    let statement = crate::sql::parse_one(sql)
+        .map_err(|e| BindError::new(sqlstate::SYNTAX_ERROR, e.to_string()))?;
     bind(&statement, catalog)
 }
 
@@ -111,7 +112,7 @@ fn plan(sql: &str) -> PlanNode {
 fn error_code(sql: &str) -> &'static str {
     match try_bind(sql, &catalog()) {
         Ok(bound) => panic!("{sql}: bound unexpectedly: {bound:?}"),
-        Err(error) => error.code,
+        Err(error) => error.code.code(),
     }
 }
 
@@ -479,14 +480,14 @@ fn expressions() {
 #[test]
 fn name_errors() {
     let error = try_bind("SELECT * FROM t3", &catalog()).unwrap_err();
-    assert_eq!(error.code, "42P01");
+    assert_eq!(error.code, sqlstate::UNDEFINED_TABLE);
     assert!(
         error.message.contains("t1") || error.message.contains("t2"),
         "{}",
         error.message
     );
     let error = try_bind("SELECT cc FROM t1", &catalog()).unwrap_err();
-    assert_eq!(error.code, "42703");
+    assert_eq!(error.code, sqlstate::UNDEFINED_COLUMN);
     assert!(error.message.contains("\"c\""), "{}", error.message);
     assert_eq!(error_code("SELECT zz.a FROM t1"), "42P01");
     // Window names: an unknown one is 42704; a defined one binds.
@@ -664,7 +665,7 @@ fn ddl() {
         super::bind_column_default("now()", DataType::Integer, table, &catalog)
             .unwrap_err()
             .code,
-        "42804"
+        sqlstate::DATATYPE_MISMATCH
     );
     assert_eq!(error_code("DROP TABLE nothing"), "42P01");
     assert_eq!(error_code("CREATE INDEX i2 ON t1 (a + 1)"), "0A000");

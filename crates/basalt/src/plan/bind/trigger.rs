@@ -37,6 +37,7 @@ use sqlparser::ast;
 use crate::catalog::{Catalog, TriggerDef, TriggerEvent, TriggerTiming};
 use crate::plan::ddl::DdlStatement;
 use crate::plan::{Bound, BoundStatement};
+use crate::sqlstate;
 use crate::types::DataType;
 
 use super::error::BindError;
@@ -80,7 +81,7 @@ pub fn trigger_row(relation: &str, catalog: &Catalog) -> Result<TriggerRow, Bind
         }
     }
     Err(BindError::new(
-        "42P01",
+        sqlstate::UNDEFINED_TABLE,
         format!("relation \"{relation}\" does not exist"),
     ))
 }
@@ -188,7 +189,7 @@ impl<'a> RowReferences<'a> {
                     .position(|(name, _)| name.eq_ignore_ascii_case(&column))
                 else {
                     return Err(BindError::new(
-                        "42703",
+                        sqlstate::UNDEFINED_COLUMN,
                         format!("column {qualifier}.{column} does not exist"),
                     ));
                 };
@@ -285,20 +286,20 @@ impl Binder<'_> {
             (view.name.clone(), true)
         } else {
             return Err(BindError::new(
-                "42P01",
+                sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{relation}\" does not exist"),
             ));
         };
         match (timing, is_view) {
             (TriggerTiming::InsteadOf, false) => {
                 return Err(BindError::new(
-                    "42809",
+                    sqlstate::WRONG_OBJECT_TYPE,
                     format!("\"{relation}\" is a table: tables cannot have INSTEAD OF triggers"),
                 ));
             }
             (TriggerTiming::Before | TriggerTiming::After, true) => {
                 return Err(BindError::new(
-                    "42809",
+                    sqlstate::WRONG_OBJECT_TYPE,
                     format!("\"{relation}\" is a view: views cannot have BEFORE or AFTER triggers"),
                 ));
             }
@@ -316,7 +317,7 @@ impl Binder<'_> {
                     .any(|(name, _)| name.eq_ignore_ascii_case(column))
                 {
                     return Err(BindError::new(
-                        "42703",
+                        sqlstate::UNDEFINED_COLUMN,
                         format!("column \"{column}\" of relation \"{relation}\" does not exist"),
                     ));
                 }
@@ -354,7 +355,7 @@ impl Binder<'_> {
         let name = object_name(&drop.trigger_name)?;
         if !drop.if_exists && !self.catalog.triggers.contains_key(&name.to_lowercase()) {
             return Err(BindError::new(
-                "42704",
+                sqlstate::UNDEFINED_OBJECT,
                 format!("trigger \"{name}\" does not exist"),
             ));
         }
@@ -368,7 +369,7 @@ impl Binder<'_> {
 /// 42710: a trigger of this name exists.
 pub fn duplicate_trigger_error(name: &str, relation: &str) -> BindError {
     BindError::new(
-        "42710",
+        sqlstate::DUPLICATE_OBJECT,
         format!("trigger \"{name}\" for relation \"{relation}\" already exists"),
     )
 }

@@ -9,6 +9,7 @@
 use sqlparser::ast;
 
 use crate::plan::expr::ScalarFunctionRef;
+use crate::sqlstate;
 use crate::types::{self, DataType, Value};
 
 use super::error::BindError;
@@ -64,7 +65,7 @@ pub(super) fn convert_text(text: &str, to: DataType) -> Result<Value, BindError>
         DataType::Blob => Ok(Value::Blob(match text.strip_prefix("\\x") {
             Some(hex) => parse_hex(hex).ok_or_else(|| {
                 BindError::new(
-                    "22P02",
+                    sqlstate::INVALID_TEXT_REPRESENTATION,
                     format!("invalid input syntax for type blob: \"{text}\""),
                 )
             })?,
@@ -76,7 +77,7 @@ pub(super) fn convert_text(text: &str, to: DataType) -> Result<Value, BindError>
 
 /// A conversion error from `crate::types` as a bind error with the same SQLSTATE.
 pub(super) fn type_error(error: types::TypeError) -> BindError {
-    BindError::new(error.code(), error.to_string())
+    BindError::new(error.sqlstate(), error.to_string())
 }
 
 /// Converts a constant at bind time, with the executor's own cast; `None` (the conversion
@@ -209,7 +210,7 @@ fn affinity_type(name: &str) -> Result<DataType, BindError> {
         DataType::Boolean
     } else {
         return Err(BindError::new(
-            "42704",
+            sqlstate::UNDEFINED_OBJECT,
             format!("type \"{name}\" does not exist"),
         ));
     })

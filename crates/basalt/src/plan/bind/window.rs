@@ -24,6 +24,7 @@ use crate::plan::{
     FrameBound, FrameUnits, OutputColumn, PlanKind, PlanNode, SortKey, WindowCall, WindowFrame,
     WindowFunction,
 };
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::Binder;
@@ -76,7 +77,7 @@ pub(super) fn is_window_only(name: &str) -> bool {
 }
 
 fn windowing_error(message: impl Into<String>) -> BindError {
-    BindError::new("42P20", message)
+    BindError::new(sqlstate::WINDOWING_ERROR, message)
 }
 
 /// A window definition with any reference to a named window resolved.
@@ -203,7 +204,7 @@ impl Binder<'_> {
         }
         if !is_window_only(name) {
             return Err(BindError::new(
-                "42809",
+                sqlstate::WRONG_OBJECT_TYPE,
                 format!(
                     "OVER specified, but {name} is not a window function nor an aggregate function"
                 ),
@@ -375,7 +376,12 @@ impl Binder<'_> {
             .iter()
             .take(visible)
             .position(|definition| ident_name(&definition.0) == name)
-            .ok_or_else(|| BindError::new("42704", format!("window \"{name}\" does not exist")))?;
+            .ok_or_else(|| {
+                BindError::new(
+                    sqlstate::UNDEFINED_OBJECT,
+                    format!("window \"{name}\" does not exist"),
+                )
+            })?;
         match &self.named_windows[position].1 {
             ast::NamedWindowExpr::NamedWindow(base) => {
                 self.named_window(&ident_name(base), position)
@@ -486,7 +492,7 @@ impl Binder<'_> {
         });
         if reads_row {
             return Err(BindError::new(
-                "42P10",
+                sqlstate::INVALID_COLUMN_REFERENCE,
                 format!("argument of {units_name} must not contain variables"),
             ));
         }

@@ -25,6 +25,7 @@ use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::plan::{FrameBound, FrameUnits, WindowFrame};
+use crate::sqlstate;
 use crate::types::Value;
 
 /// A number on the RANGE axis: the ORDER BY value negated for DESC, so the axis always
@@ -197,7 +198,7 @@ fn resolve_bound(bound: &FrameBound, which: &str, ctx: &ExecContext) -> ExecResu
         let number = match eval::evaluate_scalar(expr, ctx)? {
             Value::Null => {
                 return Err(ExecError::new(
-                    "22004",
+                    sqlstate::NULL_VALUE_NOT_ALLOWED,
                     format!("frame {which} offset must not be null"),
                 ));
             }
@@ -212,7 +213,7 @@ fn resolve_bound(bound: &FrameBound, which: &str, ctx: &ExecContext) -> ExecResu
         };
         if number.compare(Number::Integer(0)) == Ordering::Less {
             return Err(ExecError::new(
-                "22013",
+                sqlstate::INVALID_PRECEDING_OR_FOLLOWING_SIZE,
                 format!("frame {which} offset must not be negative"),
             ));
         }

@@ -19,6 +19,7 @@
 use crate::exec::batch::{ColumnData, ColumnVector};
 use crate::exec::error::{ExecError, ExecResult};
 use crate::plan::{AggregateCall, AggregateFunction, WindowCall, WindowFunction};
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::super::aggregate::Accumulator;
@@ -108,7 +109,7 @@ fn ntile(input: &CallInput<'_>, rows: usize, out: &mut ColumnVector) -> ExecResu
     };
     if buckets <= 0 {
         return Err(ExecError::new(
-            "22014",
+            sqlstate::INVALID_ARGUMENT_FOR_NTILE_FUNCTION,
             "argument of ntile must be greater than zero",
         ));
     }
@@ -185,7 +186,7 @@ fn frame_value(
                 };
                 if n <= 0 {
                     return Err(ExecError::new(
-                        "22016",
+                        sqlstate::INVALID_ARGUMENT_FOR_NTH_VALUE_FUNCTION,
                         "argument of nth_value must be greater than zero",
                     ));
                 }
@@ -253,10 +254,14 @@ impl Removable {
             Removable::IntegerSum { count: 0, .. } | Removable::IntegerAverage { count: 0, .. } => {
                 Value::Null
             }
-            Removable::IntegerSum { sum, .. } => Value::Integer(
-                i64::try_from(sum)
-                    .map_err(|_| ExecError::new("22003", "integer out of range in sum"))?,
-            ),
+            Removable::IntegerSum { sum, .. } => {
+                Value::Integer(i64::try_from(sum).map_err(|_| {
+                    ExecError::new(
+                        sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+                        "integer out of range in sum",
+                    )
+                })?)
+            }
             Removable::IntegerAverage { sum, count } => Value::Real(sum as f64 / count as f64),
         })
     }
