@@ -107,33 +107,26 @@ pub fn choose_access(node: PlanNode, catalog: &Catalog) -> PlanNode {
     let PlanKind::Filter { input, predicate } = kind else {
         return PlanNode { kind, schema };
     };
-    if !matches!(
-        input.kind,
-        PlanKind::Scan {
-            access: AccessPath::Full,
-            ..
+    let (table, columns, reverse, scan_schema) = match *input {
+        PlanNode {
+            kind:
+                PlanKind::Scan {
+                    table,
+                    columns,
+                    access: AccessPath::Full,
+                    reverse,
+                },
+            schema: scan_schema,
+        } => (table, columns, reverse, scan_schema),
+        other => {
+            return PlanNode {
+                kind: PlanKind::Filter {
+                    input: Box::new(other),
+                    predicate,
+                },
+                schema,
+            };
         }
-    ) {
-        return PlanNode {
-            kind: PlanKind::Filter { input, predicate },
-            schema,
-        };
-    }
-    let PlanNode {
-        kind:
-            PlanKind::Scan {
-                table,
-                columns,
-                reverse,
-                ..
-            },
-        schema: scan_schema,
-    } = *input
-    else {
-        return PlanNode {
-            kind: PlanKind::SingleRow,
-            schema: Vec::new(),
-        };
     };
     let conjuncts = conjuncts(predicate.clone());
     let access = match best_candidate(&table, &columns, &conjuncts, catalog) {
