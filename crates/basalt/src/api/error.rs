@@ -8,21 +8,31 @@ use crate::sql::SqlSyntaxError;
 use crate::sqlstate::{self, SqlState};
 use crate::storage::StorageError;
 
-/// Broad classes of errors, for callers that branch on them.
+/// Broad classes of errors, for callers that branch on them. Every SQLSTATE Basalt raises
+/// falls in exactly one ([`Error::kind`]); more kinds may come, so matches need a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The SQL text does not parse (42601).
     Syntax,
-    /// The SQL names something that does not exist, or mixes types wrongly (42xxx).
+    /// The SQL names something that does not exist, mixes types wrongly, or would leave
+    /// objects depending on a dropped one (42xxx, 2BP01).
     Semantic,
-    /// A constraint was violated (23xxx).
+    /// A constraint was violated, or a trigger raised an error (23xxx, P0001).
     Constraint,
-    /// A value is out of range, malformed, or divides by zero (22xxx).
+    /// A value is out of range, malformed, divides by zero, or exceeds one of Basalt's
+    /// limits (21000, 22xxx, 54xxx).
     Data,
-    /// Another transaction holds the write lock, or a snapshot went stale (40xxx, 55xxx).
+    /// Another transaction holds the write lock, another process holds the file, or a
+    /// snapshot went stale (40001, 55006, 55P03).
     Busy,
-    /// The API was used wrongly: wrong parameter count, a finished transaction (08P01, 25xxx).
+    /// The API was used wrongly: wrong parameter count, a finished transaction, an unknown
+    /// savepoint, `currval` before `nextval` (08P01, 25xxx, 3B001, 55000).
     Misuse,
+    /// `query_row` found no row (P0002).
+    NotFound,
+    /// The statement was interrupted through its `InterruptHandle` (57014).
+    Interrupted,
     /// The file is damaged, unreadable, or the disk is full (XX001, 58030, 53100).
     Storage,
     /// Something Basalt does not support yet (0A000).
@@ -88,13 +98,18 @@ impl Error {
             sqlstate::SERIALIZATION_FAILURE
             | sqlstate::LOCK_NOT_AVAILABLE
             | sqlstate::OBJECT_IN_USE => ErrorKind::Busy,
+            sqlstate::RAISE_EXCEPTION => ErrorKind::Constraint,
+            sqlstate::NO_DATA_FOUND => ErrorKind::NotFound,
+            sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE => ErrorKind::Misuse,
             // The rest by class: 23 integrity constraints, 21 cardinality and 22 data
-            // exceptions, 42 the binder's errors, 08 / 25 / 3B misuse of the API.
+            // exceptions, 54 Basalt's limits, 42 and 2B the binder's errors, 08 / 25 / 3B
+            // misuse of the API, 57 an interrupt; 53, 58 and XX001 are the storage's.
             code => match code.class() {
                 "23" => ErrorKind::Constraint,
-                "21" | "22" => ErrorKind::Data,
-                "42" => ErrorKind::Semantic,
+                "21" | "22" | "54" => ErrorKind::Data,
+                "42" | "2B" => ErrorKind::Semantic,
                 "08" | "25" | "3B" => ErrorKind::Misuse,
+                "57" => ErrorKind::Interrupted,
                 _ => ErrorKind::Storage,
             },
         }
@@ -138,3 +153,31 @@ impl From<BindError> for Error {
 
 /// The result type of the public API.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only the storage's own codes are storage errors: a code that falls through the
+    /// class match by mistake would tell a caller the file is damaged.
+    #[test]
+    fn only_storage_codes_are_storage_errors() {
+        for &code in sqlstate::ALL {
+            let kind = Error::new(code, "").kind();
+            let storage = matches!(code.class(), "53" | "58") || code == sqlstate::DATA_CORRUPTED;
+            assert_eq!(kind == ErrorKind::Storage, storage, "{code} is {kind:?}");
+        }
+        let kind = |code| Error::new(code, "").kind();
+        assert_eq!(kind(sqlstate::QUERY_CANCELED), ErrorKind::Interrupted);
+        assert_eq!(kind(sqlstate::NO_DATA_FOUND), ErrorKind::NotFound);
+        assert_eq!(kind(sqlstate::RAISE_EXCEPTION), ErrorKind::Constraint);
+        assert_eq!(kind(sqlstate::PROGRAM_LIMIT_EXCEEDED), ErrorKind::Data);
+        assert_eq!(
+            kind(sqlstate::DEPENDENT_OBJECTS_STILL_EXIST),
+            ErrorKind::Semantic
+        );
+        assert_eq!(kind(sqlstate::UNIQUE_VIOLATION), ErrorKind::Constraint);
+        assert_eq!(kind(sqlstate::LOCK_NOT_AVAILABLE), ErrorKind::Busy);
+        assert_eq!(kind(sqlstate::DATA_CORRUPTED), ErrorKind::Storage);
+    }
+}
