@@ -11,6 +11,7 @@ use super::error::{Error, Result};
 /// Its `to_owned().to_string()` is PostgreSQL's text form of the value (what the CLI and the
 /// sqllogictest runner print for dates, timestamps, intervals and UUIDs).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ValueRef<'a> {
     Null,
     Boolean(bool),

@@ -27,6 +27,7 @@ use crate::storage::keys::KeyOrder;
 
 /// What kind of object a [`SchemaObject`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SchemaKind {
     Table,
     Index,

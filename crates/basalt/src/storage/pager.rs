@@ -38,6 +38,7 @@ use super::wal::{RecoveryReport, Wal};
 
 /// When the log is made durable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Synchronous {
     /// Never sync: fastest, and a power cut may corrupt the database. Process crashes are safe.
     Off = 0,

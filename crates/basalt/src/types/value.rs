@@ -6,6 +6,7 @@ use super::interval::Interval;
 
 /// The type of a column or expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DataType {
     /// The type of a bare `NULL` literal before context gives it one.
     Null,
@@ -66,6 +67,7 @@ impl fmt::Display for DataType {
 
 /// One SQL value.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Value {
     /// SQL NULL.
     Null,
