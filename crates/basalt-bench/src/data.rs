@@ -157,7 +157,12 @@ pub fn scaled(n: usize, scale: f64) -> usize {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        reason = "tests"
+    )]
     use super::*;
 
     #[test]

@@ -208,7 +208,12 @@ mod hex_u64 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        reason = "tests"
+    )]
     use super::*;
 
     fn digest_of(rows: &[&[Val<'_>]], ordered: bool) -> Answer {

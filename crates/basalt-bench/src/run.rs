@@ -275,7 +275,10 @@ fn run_worker(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one argument per part of a run it reports"
+)]
 fn spawn_and_wait(
     job: &Job,
     settings: &Settings,

@@ -1,4 +1,9 @@
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 //! End-to-end smoke test of the suite through its real path: the binary spawns one worker
 //! process per driver × workload, gates answers against SQLite, and writes the JSON, Markdown
 //! and SVG reports. Tiny sizes (`--smoke`) keep it to a few seconds.

@@ -10,7 +10,12 @@
 //! that release did (`v1-expected.csv`, its output), and pass the integrity check. The
 //! fixtures are copied to a scratch directory first: opening recovers and checkpoints.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 

@@ -1,7 +1,12 @@
 //! `.import` (CSV and TSV into new and existing tables, with bad rows) and `.dump` (its SQL
 //! reloaded into a fresh database gives back the same schema and the same values).
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 

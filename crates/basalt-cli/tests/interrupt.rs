@@ -3,7 +3,12 @@
 //! `kill` the way a terminal sends it to the foreground process.
 
 #![cfg(unix)]
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 

@@ -1,7 +1,12 @@
 //! The shell as a program: output modes, scripts and their errors, one-shot SQL, and the dot
 //! commands other than `.import` and `.dump` (see `import_dump.rs`).
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 

@@ -3,7 +3,12 @@
 //! reported as a mismatch, reduced to the few statements that matter, and written as a
 //! sqllogictest file that fails on Basalt.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use basalt_difftest::ast::{BinaryOperator, Expr, From, Literal, Query, Select, TableReference};
 use basalt_difftest::case::{MismatchKind, run_case};

@@ -8,7 +8,12 @@
 //! fails the test. The corpus lives beside the repository; without it only our own files
 //! run (and a note says so).
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use std::collections::HashSet;
 use std::fs::File;

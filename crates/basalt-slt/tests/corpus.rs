@@ -8,7 +8,12 @@
 //! this crate); when it is absent the corpus test prints a note and passes.
 
 // Test helpers outside #[test] functions: panicking on setup failure is the point.
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use std::collections::HashSet;
 use std::fs::File;

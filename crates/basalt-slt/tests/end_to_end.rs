@@ -2,7 +2,12 @@
 //! through the `basalt-slt` binary, covering every record kind and the report format.
 
 // Test helpers outside #[test] functions: panicking on setup failure is the point.
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

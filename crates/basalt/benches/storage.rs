@@ -10,6 +10,8 @@
 //! * `point_read_with_transaction`: the same, including beginning and ending the snapshot.
 //! * `full_scan_1m`: a cursor over all 1M rows summing one fixed column.
 
+#![allow(clippy::expect_used, reason = "a benchmark stops at its first failure")]
+
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -7,7 +7,12 @@
 //! automatic threshold plus explicit calls), so readers also race the log being copied back
 //! and reset.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 

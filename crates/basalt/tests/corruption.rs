@@ -7,7 +7,12 @@
 //! a second pass re-seals the checksums of the damaged pages, so the page parsers themselves
 //! must reject nonsense (there, any `Ok` result is accepted: the bytes are "valid").
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 

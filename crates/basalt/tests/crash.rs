@@ -14,7 +14,12 @@
 //! random operation, the workload runs until it fails, then a simulated power cut drops
 //! (or partly keeps, tearing at sector boundaries) everything that was not synced.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 

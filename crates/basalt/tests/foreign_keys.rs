@@ -3,7 +3,12 @@
 //! `PRAGMA foreign_keys = OFF`, and the cost of checking large inserts. The rule-by-rule
 //! coverage with error codes is `tests/slt/foreign_keys.slt`.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,12 @@
 //! checks that opening and using the file gives an error instead of a panic or an
 //! unbounded allocation.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,12 @@
 //! results come back as `ValueRef::Interval` / `ValueRef::Uuid` whose text is PostgreSQL's,
 //! and text parameters convert to both types.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use basalt::types::Interval;
 use basalt::{Database, Value, ValueRef};

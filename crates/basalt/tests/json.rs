@@ -3,7 +3,12 @@
 //! (jsonb) on the way into a column, and results surface as `ValueRef::Json` /
 //! `ValueRef::Jsonb` holding PostgreSQL's text output.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use basalt::{Database, ValueRef};
 

@@ -13,7 +13,12 @@
 //! back through an index scan, must equal SQLite's. The Halloween-problem and trigger cases
 //! are in `large_writes.rs`.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 #[path = "common/oracle.rs"]

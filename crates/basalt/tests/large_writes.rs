@@ -11,7 +11,12 @@
 //! statement the table and each index (read back through an index scan) must equal
 //! SQLite's. Fixtures are in `common/oracle.rs`.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 #[path = "common/oracle.rs"]

@@ -3,7 +3,12 @@
 //! cache evicts, so memory does not grow with the data. (Alone in its own test binary, so
 //! the peak belongs to this test.)
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use std::time::Duration;
 

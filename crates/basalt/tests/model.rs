@@ -7,7 +7,12 @@
 //! back (the model follows), and the database is closed and reopened from its files
 //! (recovering from the log, sometimes after a checkpoint) between rounds.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 

@@ -17,7 +17,12 @@
 //! shows use that index), and `PRAGMA integrity_check` must answer `ok` where the engine
 //! has it.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 mod common;
 

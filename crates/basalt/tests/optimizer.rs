@@ -1,7 +1,12 @@
 //! End-to-end checks that the optimizer changes plans, not results: every query runs on one
 //! connection with the optimizer and on another with `SET optimizer = off`, and the sorted
 //! rows must be identical.
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use basalt::{Connection, Database, Value};
 

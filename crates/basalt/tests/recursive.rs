@@ -1,6 +1,11 @@
 //! WITH RECURSIVE through the public API: cancelling a recursion that never ends, and
 //! EXPLAIN ANALYZE counting every evaluation of the recursive term.
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 use std::time::Duration;
 
 use basalt::Database;

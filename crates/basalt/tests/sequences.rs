@@ -2,7 +2,12 @@
 //! and survives closing and reopening it, `currval` belongs to the connection that called
 //! `nextval`, and the schema lists sequences first so a dump's table defaults find them.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use basalt::{Database, SchemaKind};
 

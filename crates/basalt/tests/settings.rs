@@ -2,7 +2,12 @@
 //! shared page cache's size, synchronous and foreign_keys, each read back as set and each
 //! with the effect it names.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use basalt::{Database, ErrorKind, Value};
 

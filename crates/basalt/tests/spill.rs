@@ -3,7 +3,12 @@
 //! budget, really spill (EXPLAIN ANALYZE says so), and keep the process's peak resident
 //! memory bounded. (Alone in its own test binary, so the peak belongs to this test.)
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 

@@ -2,7 +2,12 @@
 //! the schema, make prepared statements re-plan when created or dropped, and a chain of
 //! triggers deeper than the limit is an error rather than a stack overflow.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use basalt::{Database, SchemaKind};
 

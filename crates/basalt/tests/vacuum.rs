@@ -2,7 +2,12 @@
 //! indexes, long values, sequences, statistics, views, triggers, rows from before an
 //! `ALTER TABLE ADD COLUMN` — reads back exactly as before, also after reopening.
 
-#![allow(clippy::unwrap_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests"
+)]
 
 use std::path::{Path, PathBuf};
 

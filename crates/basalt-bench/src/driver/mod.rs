@@ -239,7 +239,12 @@ mod tests {
 
 #[cfg(test)]
 mod agreement {
-    #![allow(clippy::unwrap_used)]
+    #![allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        reason = "tests"
+    )]
     use super::*;
 
     struct Rows(Vec<String>);

@@ -1,7 +1,11 @@
 //! Runs the built `basalt` binary the way a person or a script would: arguments, standard
 //! input, and what comes back on stdout, stderr and the exit status.
 
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    reason = "test helpers: each test file uses some of them"
+)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -94,7 +94,7 @@ impl Params for &[(&str, &dyn ToSql)] {
 macro_rules! tuple_params {
     ($count:literal: $($name:ident),+) => {
         impl<$($name: ToSql),+> Params for ($($name,)+) {
-            #[allow(non_snake_case)]
+            #[allow(non_snake_case, reason = "the tuple's type parameters name its fields")]
             fn into_values(self, parameters: &[ParameterInfo]) -> Result<Vec<Value>> {
                 check_count($count, parameters)?;
                 let ($($name,)+) = self;

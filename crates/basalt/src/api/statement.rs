@@ -182,7 +182,10 @@ impl<'stmt> Rows<'stmt> {
     }
 
     /// The next row, or `None` at the end.
-    #[allow(clippy::should_implement_trait)]
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "rows borrow the statement, which Iterator::next cannot express"
+    )]
     pub fn next(&mut self) -> Result<Option<Row<'_>>> {
         while self.next_row >= self.batch.rows {
             let (Some(operator), Some(ctx)) = (self.operator.as_mut(), self.ctx.as_ref()) else {

@@ -216,7 +216,10 @@ macro_rules! mut_or_ref {
         &mut $place
     };
 }
-#[allow(unused_imports)]
+#[allow(
+    unused_imports,
+    reason = "makes the macro nameable by path below its definition"
+)]
 use mut_or_ref;
 
 /// The node inside an `Arc` input: borrowed, or made unique (copied only if shared) for
@@ -229,7 +232,10 @@ macro_rules! shared_part {
         std::sync::Arc::make_mut($arc)
     };
 }
-#[allow(unused_imports)]
+#[allow(
+    unused_imports,
+    reason = "makes the macro nameable by path below its definition"
+)]
 use shared_part;
 
 impl PlanKind {

@@ -679,7 +679,7 @@ mod tests {
 
     fn type_rank(v: &OwnedKeyValue) -> u8 {
         match v {
-            V::Null => unreachable!("NULL has no type rank"),
+            V::Null => panic!("NULL has no type rank"),
             V::Boolean(_) => 0,
             V::Integer(_) => 1,
             V::Real(_) => 2,

@@ -8,7 +8,11 @@
 //! replay any prefix of the history and a test can check that a recovered database equals
 //! the model after exactly the number of transactions it claims to hold.
 
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    reason = "test helpers: each test file uses some of them"
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 

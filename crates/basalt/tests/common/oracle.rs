@@ -4,7 +4,11 @@
 //! index back through an index scan, so a range that stops early, a row visited twice or an
 //! index entry left behind shows up as a difference from the oracle.
 
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    reason = "test helpers: each test file uses some of them"
+)]
 
 use basalt::{Connection, Database, ValueRef};
 

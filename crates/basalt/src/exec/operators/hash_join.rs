@@ -80,7 +80,10 @@ enum Side {
 }
 
 impl HashJoin {
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one argument per field of the plan node it builds"
+    )]
     pub fn new(
         left: Box<dyn Operator>,
         right: Box<dyn Operator>,

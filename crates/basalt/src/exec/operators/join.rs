@@ -347,7 +347,10 @@ pub struct IndexJoin {
 }
 
 impl IndexJoin {
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one argument per field of the plan node it builds"
+    )]
     pub fn new(
         left: Box<dyn Operator>,
         table: Arc<TableDef>,

@@ -105,7 +105,10 @@ impl Binder<'_> {
         ))
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the parts of a quantified comparison, each needed"
+    )]
     pub(super) fn bind_like(
         &mut self,
         operand: &ast::Expr,

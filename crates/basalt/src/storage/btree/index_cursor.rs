@@ -164,7 +164,10 @@ impl<S: PageRead> IndexCursor<S> {
     /// cursor stays invalid.
     // Not `Iterator::next`: stepping can fail, and the entry is read through `key`/`value`
     // borrowed from the pinned page rather than yielded as an owned item.
-    #[allow(clippy::should_implement_trait)]
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "a cursor step can fail and returns no item; it is not an Iterator"
+    )]
     pub fn next(&mut self) -> Result<bool> {
         let result = self.next_inner();
         self.settle(result)

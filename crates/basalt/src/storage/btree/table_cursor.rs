@@ -328,7 +328,10 @@ impl<S: PageRead> TableCursor<S> {
 
     /// Moves to the next row. Returns whether the cursor is still valid.
     // Not `Iterator::next`: moving is fallible and yields no item; values are read in place.
-    #[allow(clippy::should_implement_trait)]
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "a cursor step can fail and returns no item; it is not an Iterator"
+    )]
     pub fn next(&mut self) -> Result<bool> {
         match self.current.take() {
             Some((leaf, position)) => self.settle_forward(leaf, position + 1),

@@ -802,7 +802,10 @@ mod tests {
 
     /// Runs a fixed workload of non-overlapping writes on two files, crashes with KeepSome,
     /// and returns (durable, volatile, survived) per file.
-    #[allow(clippy::type_complexity)]
+    #[allow(
+        clippy::type_complexity,
+        reason = "a test helper's one-off return type"
+    )]
     fn keep_some_run(seed: u64) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
         let (vfs, ctl) = FaultVfs::new(seed);
         let names = ["db", "wal"];
