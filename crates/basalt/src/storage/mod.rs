@@ -5,6 +5,9 @@
 //! [`btree`] (table trees keyed by row id, index trees keyed by memcomparable bytes from
 //! [`keys`]). Transactions (`crate::txn`) sit on the pager and hand B+trees a page view.
 
+// Every narrowing cast in the file-format code states why it cannot lose bits.
+#![cfg_attr(not(test), deny(clippy::cast_possible_truncation))]
+
 pub mod btree;
 pub mod cache;
 pub mod error;

@@ -153,7 +153,12 @@ impl Pager {
             // only ever write to the log after the header below is durable.
             vfs.remove(&wal_path).map_err(io("removing a stale log"))?;
             let mut page = PageBuf::zeroed(options.page_size);
-            Header::new(options.page_size as u32).encode(&mut page);
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "the page size was checked against MAX_PAGE_SIZE (65,536)"
+            )]
+            let page_size = options.page_size as u32;
+            Header::new(page_size).encode(&mut page);
             page.seal(0);
             db_file
                 .write_all_at(page.raw(), 0)
@@ -186,7 +191,7 @@ impl Pager {
         let (wal, recovery) = Wal::open(wal_file, wal_path.display().to_string(), page_size, 1)?;
         let provisional = Snapshot {
             seq: wal.committed_seq(),
-            header: Header::new(page_size as u32),
+            header: Header::new(u32::try_from(page_size).unwrap_or(u32::MAX)),
         };
         let mut pager = Pager {
             path: display,

@@ -184,7 +184,8 @@ impl Wal {
         let mut buffer = vec![0u8; frames_per_read * frame_size];
         'scan: loop {
             let offset = self.frame_offset(base_seq, seq);
-            let whole_frames = (file_len.saturating_sub(offset) / frame_size as u64) as usize;
+            let whole_frames = usize::try_from(file_len.saturating_sub(offset) / frame_size as u64)
+                .unwrap_or(usize::MAX);
             let count = whole_frames.min(frames_per_read);
             if count == 0 {
                 break;
@@ -264,7 +265,12 @@ impl Wal {
         let mut header = [0u8; WAL_HEADER_SIZE];
         header[0..8].copy_from_slice(WAL_MAGIC);
         header[8..12].copy_from_slice(&WAL_VERSION.to_le_bytes());
-        header[12..16].copy_from_slice(&(self.page_size as u32).to_le_bytes());
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "the page size was checked against MAX_PAGE_SIZE (65,536) when the log was opened"
+        )]
+        let page_size = self.page_size as u32;
+        header[12..16].copy_from_slice(&page_size.to_le_bytes());
         header[16..24].copy_from_slice(&base_seq.to_le_bytes());
         header[24..28].copy_from_slice(&salt.to_le_bytes());
         let header_checksum = crc32c::crc32c(&header[..28]);
@@ -444,5 +450,10 @@ fn frame_checksum(chain: u32, header: &[u8], page: &[u8]) -> u32 {
 fn random_u32() -> u32 {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(std::process::id().into());
-    hasher.finish() as u32
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "the salt is the hash's low 32 bits, on purpose"
+    )]
+    let salt = hasher.finish() as u32;
+    salt
 }

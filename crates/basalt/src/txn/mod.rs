@@ -22,6 +22,9 @@
 //! Byte layout of a trunk page: kind byte (`FREELIST_TRUNK`), 3 zero bytes, next trunk u32,
 //! entry count u32, then that many free page numbers (u32, little-endian).
 
+// Every narrowing cast in the free-list and header code states why it cannot lose bits.
+#![cfg_attr(not(test), deny(clippy::cast_possible_truncation))]
+
 pub mod free_list_check;
 
 use std::path::Path;
@@ -149,7 +152,7 @@ impl Store {
                 .writer_slot
                 .try_lock_arc_for(timeout)
                 .ok_or(StorageError::Busy {
-                    waited_ms: started.elapsed().as_millis() as u64,
+                    waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                 })?;
         let snapshot = self.shared.pager.committed_snapshot();
         Ok(WriteTxn {
@@ -175,7 +178,7 @@ impl Store {
             .writer_slot
             .try_lock_for(self.shared.busy_timeout)
             .ok_or(StorageError::Busy {
-                waited_ms: started.elapsed().as_millis() as u64,
+                waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             })?;
         self.shared.pager.checkpoint()
     }
@@ -595,7 +598,7 @@ impl PageWrite for WriteTxn {
                 ));
             }
             let trunk = self.page_mut(trunk_no)?;
-            trunk[8..12].copy_from_slice(&(count as u32 - 1).to_le_bytes());
+            trunk[8..12].copy_from_slice(&(trunk_count(count) - 1).to_le_bytes());
             page_no
         };
         self.header.free_count = self.header.free_count.saturating_sub(1);
@@ -621,7 +624,7 @@ impl PageWrite for WriteTxn {
                 let trunk = self.page_mut(head)?;
                 let at = TRUNK_HEADER + count * 4;
                 trunk[at..at + 4].copy_from_slice(&page_no.to_le_bytes());
-                trunk[8..12].copy_from_slice(&(count as u32 + 1).to_le_bytes());
+                trunk[8..12].copy_from_slice(&(trunk_count(count) + 1).to_le_bytes());
                 self.header.free_count += 1;
                 // The freed page's contents no longer matter; don't write them to the log.
                 self.remember(page_no);
@@ -642,3 +645,13 @@ impl PageWrite for WriteTxn {
 
 #[cfg(test)]
 mod tests;
+
+/// A free-list trunk's entry count as stored: it is read from the trunk's four count bytes
+/// and bounded by the entries one page holds, so it fits in a `u32`.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "a trunk holds at most a page's worth of four-byte entries (fewer than 16,384)"
+)]
+fn trunk_count(count: usize) -> u32 {
+    count as u32
+}

@@ -138,6 +138,10 @@ pub fn separator(left_max: &[u8], right_min: &[u8]) -> Option<Vec<u8>> {
 
 /// Encodes a leaf cell (as stored in a page) for `key` and `value`; the caller has checked
 /// the size limit, so both lengths fit in a `u16`.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "callers check the entry fits an index page first (check_entry_fits), so both lengths are below 65,536"
+)]
 pub fn encode_leaf_cell(key: &[u8], value: &[u8]) -> Vec<u8> {
     let mut cell = Vec::with_capacity(LEAF_CELL_HEADER + key.len() + value.len());
     cell.extend_from_slice(&(key.len() as u16).to_le_bytes());

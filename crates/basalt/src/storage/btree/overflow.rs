@@ -74,7 +74,12 @@ pub fn write_chain<S: PageWrite + ?Sized>(store: &mut S, bytes: &[u8]) -> Result
         header[0] = kind::OVERFLOW;
         header[1..4].fill(0);
         header[4..8].copy_from_slice(&next.to_le_bytes());
-        header[8..12].copy_from_slice(&(piece.len() as u32).to_le_bytes());
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "a piece is at most one page's payload, and pages are at most 65,536 bytes"
+        )]
+        let piece_len = piece.len() as u32;
+        header[8..12].copy_from_slice(&piece_len.to_le_bytes());
         header[OVERFLOW_HEADER_LEN..].copy_from_slice(piece);
     }
     pages
@@ -127,7 +132,10 @@ fn walk_chain<S: PageRead + ?Sized>(
             ));
         }
         let data = page
-            .get(OVERFLOW_HEADER_LEN..OVERFLOW_HEADER_LEN + used as usize)
+            .get(
+                OVERFLOW_HEADER_LEN
+                    ..OVERFLOW_HEADER_LEN + usize::try_from(used).unwrap_or(usize::MAX),
+            )
             .ok_or_else(|| StorageError::corrupt_page(page_no, "overflow data out of bounds"))?;
         visit(page_no, data)?;
         remaining -= used;

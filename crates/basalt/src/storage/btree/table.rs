@@ -369,7 +369,7 @@ impl TableTree {
                 page_no = view.checked_child(0)?;
             } else {
                 let leaf = descend(store, page_no, Target::First, None)?;
-                let rows = u64::from(leaf.view().row_count() as u32);
+                let rows = u64::try_from(leaf.view().row_count()).unwrap_or(u64::MAX);
                 return Ok(fan_out.saturating_mul(rows));
             }
         }

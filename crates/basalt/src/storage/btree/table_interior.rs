@@ -184,7 +184,12 @@ impl InteriorNode {
         }
         bytes.fill(0);
         bytes[0] = kind::TABLE_INTERIOR;
-        bytes[2..4].copy_from_slice(&(count as u16).to_le_bytes());
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "the keys were just checked to fit the page, so there are fewer than 65,536"
+        )]
+        let key_count = count as u16;
+        bytes[2..4].copy_from_slice(&key_count.to_le_bytes());
         let mut at = INTERIOR_HEADER_LEN;
         for child in &self.children {
             bytes[at..at + 4].copy_from_slice(&child.to_le_bytes());

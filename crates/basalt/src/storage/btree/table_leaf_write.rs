@@ -8,6 +8,11 @@
 //! from a read-only view of the old image, so there is exactly one piece of code that lays
 //! out arrays and packs the heap.
 
+#![allow(
+    clippy::cast_possible_truncation,
+    reason = "every header field written here (row and column counts, capacities, heap offsets, garbage bytes) is a count or offset inside one page, and pages are at most 65,536 bytes (MAX_PAGE_SIZE); the one value that can reach 65,536, the page length as the empty heap's start, is clamped to 65,535 first (docs/file-format.md)"
+)]
+
 use std::ops::Range;
 
 use super::row::{ColumnKind, ValueRef};
