@@ -78,22 +78,18 @@ pub(super) fn build_scan(
     ctx: &ExecContext,
 ) -> ExecResult<Box<dyn Operator>> {
     Ok(match access {
-        AccessPath::Full => Box::new(TableScan::new(
-            Arc::clone(table),
-            columns.to_vec(),
-            &RangeBound::Unbounded,
-            &RangeBound::Unbounded,
-            reverse,
-            ctx,
-        )?),
-        AccessPath::RowIdRange { lower, upper } => Box::new(TableScan::new(
-            Arc::clone(table),
-            columns.to_vec(),
-            lower,
-            upper,
-            reverse,
-            ctx,
-        )?),
+        AccessPath::Full | AccessPath::RowIdRange { .. } => {
+            let unbounded = RangeBound::Unbounded;
+            let (lower, upper) = access.bounds().unwrap_or((&unbounded, &unbounded));
+            Box::new(TableScan::new(
+                Arc::clone(table),
+                columns.to_vec(),
+                lower,
+                upper,
+                reverse,
+                ctx,
+            )?)
+        }
         AccessPath::IndexRange {
             index,
             lower,
