@@ -22,7 +22,7 @@ use std::sync::Arc;
 use crate::storage::PageNo;
 use crate::storage::btree::ColumnKind;
 use crate::storage::keys::KeyOrder;
-use crate::types::DataType;
+use crate::types::{DataType, Value};
 
 pub use encode::{CatalogError, decode_entry, encode_entry};
 pub use store::{MetaSlots, load_catalog, put_object, remove_object};
@@ -224,8 +224,7 @@ impl IndexMethod {
     /// each checked by [`IndexMethod::check_option`]. A B+tree takes PostgreSQL's
     /// `fillfactor` (10–100) and `deduplicate_items` (boolean) so that PostgreSQL DDL runs
     /// unchanged; Basalt's B+tree splits pages by its own rule, so neither changes the tree.
-    pub fn check_option(self, name: &str, value: &crate::types::Value) -> Result<(), String> {
-        use crate::types::Value;
+    pub fn check_option(self, name: &str, value: &Value) -> Result<(), String> {
         match (self, name) {
             (IndexMethod::BTree, "fillfactor") => match value {
                 Value::Integer(fill) if (10..=100).contains(fill) => Ok(()),

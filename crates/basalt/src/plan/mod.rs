@@ -92,7 +92,7 @@ pub enum AccessPath {
     },
     /// `key IN (list)`: one seek per distinct non-NULL value of `keys` (expressions fixed
     /// for the whole scan), by row id when `index` is `None`, else on the index's first
-    /// column; rows come in the order of the values' first appearance in the list.
+    /// column; rows come in no key order (the ORDER BY rule never relies on one).
     Seeks {
         index: Option<Arc<IndexDef>>,
         keys: Vec<Expr>,
@@ -105,15 +105,6 @@ impl AccessPath {
         match (&lower, &upper) {
             (RangeBound::Unbounded, RangeBound::Unbounded) => AccessPath::Full,
             _ => AccessPath::RowIdRange { lower, upper },
-        }
-    }
-
-    /// The index the path reads, if any.
-    pub fn index(&self) -> Option<&Arc<IndexDef>> {
-        match self {
-            AccessPath::IndexRange { index, .. } => Some(index),
-            AccessPath::Seeks { index, .. } => index.as_ref(),
-            AccessPath::Full | AccessPath::RowIdRange { .. } => None,
         }
     }
 

@@ -107,7 +107,9 @@ impl Estimator<'_> {
                 let input_rows = self.rows(input);
                 match &input.kind {
                     // A narrowed scan already accounts for the filter's conjuncts.
-                    PlanKind::Scan { access, .. } if *access != AccessPath::Full => input_rows,
+                    PlanKind::Scan { access, .. } if !matches!(access, AccessPath::Full) => {
+                        input_rows
+                    }
                     _ => input_rows * 0.5,
                 }
             }

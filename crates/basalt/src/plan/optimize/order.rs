@@ -211,7 +211,7 @@ fn rewrite(
                         access: access.clone(),
                         reverse,
                     }
-                } else if switch_to_index && *access == AccessPath::Full {
+                } else if switch_to_index && matches!(access, AccessPath::Full) {
                     let (index, reverse) = catalog.indexes_of(&table.name).find_map(|index| {
                         Some((index, index_order(table, index, columns, keys, 0)?))
                     })?;

@@ -104,6 +104,34 @@ fn scan(catalog: &Catalog, name: &str) -> PlanNode {
     }
 }
 
+/// The index and bounds of an index range scan (a test failure for anything else).
+fn index_range(node: &PlanNode) -> (&IndexDef, &RangeBound, &RangeBound) {
+    match &node.kind {
+        PlanKind::Scan {
+            access:
+                AccessPath::IndexRange {
+                    index,
+                    lower,
+                    upper,
+                },
+            reverse: false,
+            ..
+        } => (index, lower, upper),
+        other => panic!("expected a forward index range scan: {other:?}"),
+    }
+}
+
+/// Whether `node` reads its whole table in row-id order.
+fn is_full_scan(node: &PlanNode) -> bool {
+    matches!(
+        node.kind,
+        PlanKind::Scan {
+            access: AccessPath::Full,
+            ..
+        }
+    )
+}
+
 fn join(left: PlanNode, right: PlanNode, kind: JoinKind, condition: Option<Expr>) -> PlanNode {
     let schema = left.schema.iter().chain(&right.schema).cloned().collect();
     PlanNode {
@@ -465,13 +493,7 @@ fn real_bounds_never_reach_the_integer_row_id() {
         bin(BinaryOp::Less, col(0, Integer), real(2.5)),
     ] {
         let optimized = optimize(filter(scan(&catalog, "t3"), predicate), &catalog);
-        assert!(matches!(
-            as_filter(&optimized).1.kind,
-            PlanKind::Scan {
-                access: AccessPath::Full,
-                ..
-            }
-        ));
+        assert!(is_full_scan(as_filter(&optimized).1));
     }
 }
 
@@ -488,19 +510,7 @@ fn index_prefix_equality_then_range() {
     // The integer equality is exact and leaves the filter; a one-sided range leaves it only
     // on a NOT NULL column, so `y > 'b'` stays.
     assert_eq!(kept, &bin(BinaryOp::Greater, col(2, Text), text("b")));
-    let PlanKind::Scan {
-        access:
-            AccessPath::IndexRange {
-                index,
-                lower,
-                upper,
-            },
-        reverse: false,
-        ..
-    } = &input.kind
-    else {
-        panic!("expected an index scan: {input:?}");
-    };
+    let (index, lower, upper) = index_range(input);
     assert_eq!(index.name, "t3_xy");
     assert_eq!(lower, &RangeBound::Excluded(vec![int(3), text("b")]));
     assert_eq!(upper, &RangeBound::Included(vec![int(3)]));
@@ -513,13 +523,7 @@ fn index_prefix_equality_then_range() {
         ),
         &catalog,
     );
-    assert!(matches!(
-        as_filter(&optimized).1.kind,
-        PlanKind::Scan {
-            access: AccessPath::Full,
-            ..
-        }
-    ));
+    assert!(is_full_scan(as_filter(&optimized).1));
 }
 
 #[test]
@@ -534,18 +538,7 @@ fn descending_index_swaps_range_ends() {
         ),
         &catalog,
     );
-    let PlanKind::Scan {
-        access:
-            AccessPath::IndexRange {
-                index,
-                lower,
-                upper,
-            },
-        ..
-    } = &as_filter(&optimized).1.kind
-    else {
-        panic!("expected an index scan");
-    };
+    let (index, lower, upper) = index_range(as_filter(&optimized).1);
     assert_eq!(index.name, "t3_r");
     assert_eq!(lower, &RangeBound::Unbounded);
     assert_eq!(upper, &RangeBound::Included(vec![real(1.5)]));
@@ -558,13 +551,7 @@ fn descending_index_swaps_range_ends() {
         ),
         &catalog,
     );
-    assert!(matches!(
-        as_filter(&optimized).1.kind,
-        PlanKind::Scan {
-            access: AccessPath::Full,
-            ..
-        }
-    ));
+    assert!(is_full_scan(as_filter(&optimized).1));
 }
 
 #[test]
@@ -706,12 +693,6 @@ fn in_lists_become_seeks_on_the_row_id_or_an_index() {
         },
     ] {
         let optimized = optimize(filter(scan(&catalog, "t3"), predicate), &catalog);
-        assert!(matches!(
-            as_filter(&optimized).1.kind,
-            PlanKind::Scan {
-                access: AccessPath::Full,
-                ..
-            }
-        ));
+        assert!(is_full_scan(as_filter(&optimized).1));
     }
 }
