@@ -21,7 +21,8 @@ pub use api::{
     CachedStatement, Connection, Database, Error, ErrorKind, FromSql, InterruptHandle, Options,
     Params, Result, Row, RowIndex, Rows, Statement, ToSql, Transaction, ValueRef,
 };
+pub use api::{ColumnDescription, Execution, ParameterDescription, Session, StatementDescription};
 pub use api::{SchemaKind, SchemaObject, quote_identifier};
 pub use sqlstate::SqlState;
 pub use storage::pager::Synchronous;
-pub use types::{DataType, Value};
+pub use types::{DataType, TypeModifier, Value};

@@ -134,10 +134,20 @@ pub const ACTIVE_SQL_TRANSACTION: SqlState = SqlState("25001");
 /// `nextval` / `setval` in a read-only transaction.
 pub const READ_ONLY_SQL_TRANSACTION: SqlState = SqlState("25006");
 
+// Class 26 — Invalid SQL Statement Name.
+
+/// A prepared statement described, bound or closed by a name the session does not have.
+pub const INVALID_SQL_STATEMENT_NAME: SqlState = SqlState("26000");
+
 // Class 2B — Dependent Privilege Descriptors Still Exist.
 
 /// DROP of an object that another needs: a constraint, view, generated column, default.
 pub const DEPENDENT_OBJECTS_STILL_EXIST: SqlState = SqlState("2BP01");
+
+// Class 34 — Invalid Cursor Name.
+
+/// A portal executed, described or closed by a name the session has no portal under.
+pub const INVALID_CURSOR_NAME: SqlState = SqlState("34000");
 
 // Class 3B — Savepoint Exception.
 
@@ -185,6 +195,10 @@ pub const GENERATED_ALWAYS: SqlState = SqlState("428C9");
 pub const UNDEFINED_TABLE: SqlState = SqlState("42P01");
 /// CREATE of a table, view, index or sequence whose name is taken.
 pub const DUPLICATE_TABLE: SqlState = SqlState("42P07");
+/// A portal opened under a name already in use.
+pub const DUPLICATE_CURSOR: SqlState = SqlState("42P03");
+/// A statement prepared under a name already in use.
+pub const DUPLICATE_PREPARED_STATEMENT: SqlState = SqlState("42P05");
 /// A bad column reference: ORDER BY, DISTINCT, ON CONFLICT, a CTE's column list.
 pub const INVALID_COLUMN_REFERENCE: SqlState = SqlState("42P10");
 /// An invalid table definition: two primary keys, AUTOINCREMENT off an INTEGER PRIMARY KEY.
@@ -278,7 +292,9 @@ pub const ALL: &[SqlState] = &[
     INVALID_TRANSACTION_STATE,
     ACTIVE_SQL_TRANSACTION,
     READ_ONLY_SQL_TRANSACTION,
+    INVALID_SQL_STATEMENT_NAME,
     DEPENDENT_OBJECTS_STILL_EXIST,
+    INVALID_CURSOR_NAME,
     INVALID_SAVEPOINT_SPECIFICATION,
     SERIALIZATION_FAILURE,
     SYNTAX_ERROR,
@@ -298,6 +314,8 @@ pub const ALL: &[SqlState] = &[
     GENERATED_ALWAYS,
     UNDEFINED_TABLE,
     DUPLICATE_TABLE,
+    DUPLICATE_CURSOR,
+    DUPLICATE_PREPARED_STATEMENT,
     INVALID_COLUMN_REFERENCE,
     INVALID_TABLE_DEFINITION,
     INVALID_OBJECT_DEFINITION,

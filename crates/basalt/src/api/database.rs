@@ -13,6 +13,7 @@ use crate::txn::{Store, StoreOptions};
 
 use super::connection::Connection;
 use super::error::Result;
+use super::session::Session;
 
 /// Settings for [`Database::open_with`].
 #[derive(Clone, Debug)]
@@ -133,6 +134,13 @@ impl Database {
     /// A new connection (one per thread; connections are `Send` but not `Sync`).
     pub fn connect(&self) -> Connection {
         Connection::new(self.inner.clone())
+    }
+
+    /// A new owned session (for a server or a binding that keeps one per client): named
+    /// prepared statements, portals, describe and partial execution. A [`Connection`] is
+    /// the same session behind rusqlite's API.
+    pub fn session(&self) -> Session {
+        Session::new(self.inner.clone())
     }
 
     /// Copies the write-ahead log into the database file and empties it when possible.

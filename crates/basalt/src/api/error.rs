@@ -102,13 +102,14 @@ impl Error {
             sqlstate::NO_DATA_FOUND => ErrorKind::NotFound,
             sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE => ErrorKind::Misuse,
             // The rest by class: 23 integrity constraints, 21 cardinality and 22 data
-            // exceptions, 54 Basalt's limits, 42 and 2B the binder's errors, 08 / 25 / 3B
-            // misuse of the API, 57 an interrupt; 53, 58 and XX001 are the storage's.
+            // exceptions, 54 Basalt's limits, 42 and 2B the binder's errors, 08 / 25 / 26 /
+            // 34 / 3B misuse of the API (a transaction, statement, portal or savepoint used
+            // wrongly or by a wrong name), 57 an interrupt; 53, 58 and XX001 are the storage's.
             code => match code.class() {
                 "23" => ErrorKind::Constraint,
                 "21" | "22" | "54" => ErrorKind::Data,
                 "42" | "2B" => ErrorKind::Semantic,
-                "08" | "25" | "3B" => ErrorKind::Misuse,
+                "08" | "25" | "26" | "34" | "3B" => ErrorKind::Misuse,
                 "57" => ErrorKind::Interrupted,
                 _ => ErrorKind::Storage,
             },
@@ -179,5 +180,7 @@ mod tests {
         assert_eq!(kind(sqlstate::UNIQUE_VIOLATION), ErrorKind::Constraint);
         assert_eq!(kind(sqlstate::LOCK_NOT_AVAILABLE), ErrorKind::Busy);
         assert_eq!(kind(sqlstate::DATA_CORRUPTED), ErrorKind::Storage);
+        assert_eq!(kind(sqlstate::INVALID_CURSOR_NAME), ErrorKind::Misuse);
+        assert_eq!(kind(sqlstate::INVALID_SQL_STATEMENT_NAME), ErrorKind::Misuse);
     }
 }

@@ -16,8 +16,8 @@ impl Connection {
     /// name, then indexes by name, then views, each view after the views it reads, then
     /// triggers by name.
     pub fn schema_objects(&self) -> Result<Vec<SchemaObject>> {
-        let source = self.read_source()?;
-        let catalog = self.db.catalog_for(&source)?;
+        let source = self.session().read_source()?;
+        let catalog = self.session().db.catalog_for(&source)?;
         Ok(describe_catalog(&catalog))
     }
 }
@@ -103,8 +103,8 @@ mod tests {
 
         // The copies are equivalent, not only alike in text: same catalog structure.
         let catalog = |conn: &Connection| {
-            let source = conn.read_source().unwrap();
-            conn.db.catalog_for(&source).unwrap()
+            let source = conn.session().read_source().unwrap();
+            conn.session().db.catalog_for(&source).unwrap()
         };
         let (a, b) = (catalog(&conn), catalog(&copy_conn));
         // `CREATE TABLE ... AS` declares a NULL column's type as UNKNOWN, recreated as TEXT.

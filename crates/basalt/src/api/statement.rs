@@ -3,15 +3,14 @@
 use std::ops::{Deref, DerefMut};
 
 use crate::exec::batch::Batch;
-use crate::exec::context::ExecContext;
-use crate::exec::operators::Operator;
 use crate::plan::OutputColumn;
 use crate::sqlstate;
 use crate::types::DataType;
 
-use super::connection::{Connection, Outcome, Prepared, output_columns};
+use super::connection::Connection;
 use super::error::{Error, Result};
 use super::params::Params;
+use super::session::{Outcome, Prepared, RowStream, output_columns};
 use super::value::{FromSql, ValueRef, value_ref};
 
 /// A statement parsed and planned once, executable many times with different parameters.
@@ -76,9 +75,9 @@ impl<'conn> Statement<'conn> {
     /// Runs the statement and streams its rows.
     pub fn query(&mut self, params: impl Params) -> Result<Rows<'_>> {
         let outcome = self.start(params)?;
-        Ok(match outcome {
-            Outcome::Rows { operator, ctx } => Rows::new(operator, ctx, &self.columns),
-            Outcome::Changed(_) => Rows::empty(&self.columns),
+        Ok(Rows {
+            stream: RowStream::new(outcome),
+            columns: &self.columns,
         })
     }
 
@@ -145,11 +144,8 @@ impl Drop for CachedStatement<'_> {
 
 /// Streaming result rows.
 pub struct Rows<'stmt> {
-    operator: Option<Box<dyn Operator>>,
-    ctx: Option<ExecContext>,
+    stream: RowStream,
     columns: &'stmt [OutputColumn],
-    batch: Batch,
-    next_row: usize,
 }
 
 impl std::fmt::Debug for Rows<'_> {
@@ -161,56 +157,16 @@ impl std::fmt::Debug for Rows<'_> {
 }
 
 impl<'stmt> Rows<'stmt> {
-    fn new(operator: Box<dyn Operator>, ctx: ExecContext, columns: &'stmt [OutputColumn]) -> Self {
-        Rows {
-            operator: Some(operator),
-            ctx: Some(ctx),
-            columns,
-            batch: Batch::default(),
-            next_row: 0,
-        }
-    }
-
-    fn empty(columns: &'stmt [OutputColumn]) -> Self {
-        Rows {
-            operator: None,
-            ctx: None,
-            columns,
-            batch: Batch::default(),
-            next_row: 0,
-        }
-    }
-
     /// The next row, or `None` at the end.
     #[allow(
         clippy::should_implement_trait,
         reason = "rows borrow the statement, which Iterator::next cannot express"
     )]
     pub fn next(&mut self) -> Result<Option<Row<'_>>> {
-        while self.next_row >= self.batch.rows {
-            let (Some(operator), Some(ctx)) = (self.operator.as_mut(), self.ctx.as_ref()) else {
-                return Ok(None);
-            };
-            match operator.next(ctx)? {
-                Some(batch) => {
-                    self.batch = batch;
-                    self.next_row = 0;
-                }
-                None => {
-                    // Release the snapshot (and any pinned pages) as soon as the rows end.
-                    self.operator = None;
-                    self.ctx = None;
-                    return Ok(None);
-                }
-            }
-        }
-        let row = self.next_row;
-        self.next_row += 1;
-        Ok(Some(Row {
-            batch: &self.batch,
-            row,
-            columns: self.columns,
-        }))
+        Ok(self
+            .stream
+            .advance()?
+            .map(|row| Row::new(self.stream.batch(), row, self.columns)))
     }
 
     /// Column names.
@@ -276,6 +232,14 @@ impl RowIndex for &str {
 }
 
 impl<'a> Row<'a> {
+    pub(crate) fn new(batch: &'a Batch, row: usize, columns: &'a [OutputColumn]) -> Row<'a> {
+        Row {
+            batch,
+            row,
+            columns,
+        }
+    }
+
     /// Column `index` converted to `T`.
     pub fn get<T: FromSql<'a>>(&self, index: impl RowIndex) -> Result<T> {
         T::from_sql(self.get_ref(index)?)

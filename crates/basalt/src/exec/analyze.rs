@@ -112,7 +112,7 @@ mod tests {
     use crate::catalog::{self, Catalog};
 
     fn committed_catalog(conn: &crate::Connection) -> Catalog {
-        let read = conn.db.store.begin_read();
+        let read = conn.session().db.store.begin_read();
         catalog::load_catalog(&read, |slot| read.meta(slot)).unwrap()
     }
 

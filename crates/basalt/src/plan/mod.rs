@@ -41,6 +41,28 @@ pub struct OutputColumn {
     /// The table (or alias) it came from, for resolving `t.col` above this node.
     pub table: Option<String>,
     pub data_type: DataType,
+    /// The stored table column whose values this column carries unchanged, when there is
+    /// one: what a client is told a result column comes from (the wire protocol's table and
+    /// column numbers). Kept through projections, joins, filters, sorts and subqueries in
+    /// FROM; any expression, aggregate or set operation loses it.
+    pub source: Option<ColumnSource>,
+}
+
+/// A stored table column, by table name and position in the table's columns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnSource {
+    pub table: String,
+    pub column: usize,
+}
+
+impl ColumnSource {
+    /// The source `expr` carries when it reads a column of `input` unchanged.
+    pub fn of(expr: &Expr, input: &[OutputColumn]) -> Option<ColumnSource> {
+        match expr {
+            Expr::Column { index, .. } => input.get(*index)?.source.clone(),
+            _ => None,
+        }
+    }
 }
 
 /// A plan node: what it does and what it produces.

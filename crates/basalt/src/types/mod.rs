@@ -8,9 +8,8 @@
 //! paths work on typed column vectors instead.
 //!
 //! Physical storage (see `storage::btree::ColumnKind`): INTEGER, REAL, DATE and TIMESTAMP
-//! are 8 fixed bytes, BOOLEAN is 1, TEXT and BLOB are variable-length, and INTERVAL and UUID
-//! are variable-length cells of exactly 16 bytes.
-//! are 8 fixed bytes, BOOLEAN is 1, TEXT, BLOB, JSON and JSONB are variable-length.
+//! are 8 fixed bytes, BOOLEAN is 1, TEXT, BLOB, JSON and JSONB are variable-length, and
+//! INTERVAL and UUID are variable-length cells of exactly 16 bytes.
 //!
 //! Choices (documented in docs/sql.md):
 //! * All integer types (SMALLINT, INT, INTEGER, BIGINT) are 64-bit; the declared name is kept
@@ -45,6 +44,7 @@ mod format;
 pub mod functions;
 pub mod interval;
 pub mod json;
+mod modifier;
 pub mod pattern;
 pub mod uuid;
 mod value;
@@ -56,4 +56,5 @@ pub use error::TypeError;
 pub use format::format_real;
 pub use functions::{ScalarFunction, scalar_function};
 pub use interval::Interval;
+pub use modifier::TypeModifier;
 pub use value::{DataType, Value};

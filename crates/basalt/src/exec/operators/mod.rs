@@ -41,7 +41,7 @@ impl Operator for Replay {
 }
 
 /// A source of batches.
-pub trait Operator: std::fmt::Debug {
+pub trait Operator: std::fmt::Debug + Send {
     /// The next batch, or `None` when there are no more rows. Batches may be empty.
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>>;
 }

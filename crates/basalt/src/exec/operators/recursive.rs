@@ -223,6 +223,7 @@ mod tests {
                 name: "x".into(),
                 table: None,
                 data_type: DataType::Integer,
+                source: None,
             }],
         }
     }

@@ -244,6 +244,7 @@ impl Binder<'_> {
                     name: table.columns[column].name.clone(),
                     table: None,
                     data_type: table.columns[column].data_type,
+                    source: None,
                 })
                 .collect();
             return Ok(PlanNode {
@@ -276,6 +277,7 @@ impl Binder<'_> {
                 name: def.name.clone(),
                 table: None,
                 data_type: def.data_type,
+                source: None,
             });
         }
         Ok(PlanNode {

@@ -13,7 +13,9 @@ use sqlparser::ast;
 
 use crate::catalog::{TableDef, ViewDef, nearest};
 use crate::plan::expr::{BinaryOp, Expr};
-use crate::plan::{AccessPath, JoinKind, OutputColumn, PlanKind, PlanNode, ScanColumn};
+use crate::plan::{
+    AccessPath, ColumnSource, JoinKind, OutputColumn, PlanKind, PlanNode, ScanColumn,
+};
 use crate::sqlstate;
 use crate::types::DataType;
 
@@ -34,6 +36,7 @@ pub(super) fn schema_of(scope: &Scope) -> Vec<OutputColumn> {
             name: column.name.clone(),
             table: column.table.clone(),
             data_type: column.data_type,
+            source: column.source.clone(),
         })
         .collect()
 }
@@ -53,6 +56,7 @@ pub(super) fn table_scan(
             table: Some(alias.to_string()),
             data_type: DataType::Integer,
             hidden: true,
+            source: None,
         });
     }
     for (position, column) in table.columns.iter().enumerate() {
@@ -62,6 +66,10 @@ pub(super) fn table_scan(
             table: Some(alias.to_string()),
             data_type: column.data_type,
             hidden: false,
+            source: Some(ColumnSource {
+                table: table.name.clone(),
+                column: position,
+            }),
         });
     }
     let plan = PlanNode {
@@ -520,6 +528,7 @@ impl Binder<'_> {
                 table: None,
                 data_type: common,
                 hidden: false,
+                source: None,
             });
         }
         scope.star = Some((width..width + pairs.len()).chain(rest).collect());

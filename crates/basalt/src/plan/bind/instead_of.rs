@@ -259,6 +259,7 @@ impl Binder<'_> {
                 name: name.clone(),
                 table: None,
                 data_type: *data_type,
+                source: None,
             });
         }
         Ok(PlanNode {

@@ -233,11 +233,16 @@ fn table_scope(table: &TableDef) -> Scope {
         columns: table
             .columns
             .iter()
-            .map(|column| scope::ScopeColumn {
+            .enumerate()
+            .map(|(position, column)| scope::ScopeColumn {
                 name: column.name.clone(),
                 table: Some(table.name.clone()),
                 data_type: column.data_type,
                 hidden: false,
+                source: Some(crate::plan::ColumnSource {
+                    table: table.name.clone(),
+                    column: position,
+                }),
             })
             .collect(),
         star: None,

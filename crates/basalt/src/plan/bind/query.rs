@@ -140,6 +140,7 @@ impl Binder<'_> {
                         name: column.name.clone(),
                         table: None,
                         data_type: column.data_type,
+                        source: None,
                     })
                     .collect();
                 Ok(PlanNode {
@@ -176,6 +177,7 @@ impl Binder<'_> {
                 name: format!("column{}", position + 1),
                 table: None,
                 data_type,
+                source: None,
             });
         }
         let row_count = unified.first().map_or(values.rows.len(), Vec::len);
@@ -388,6 +390,7 @@ pub(super) fn cast_columns(plan: PlanNode, types: &[DataType]) -> PlanNode {
         .zip(types)
         .map(|(column, to)| OutputColumn {
             data_type: *to,
+            source: None,
             ..column.clone()
         })
         .collect();
@@ -423,6 +426,13 @@ impl Binder<'_> {
                 name: output.name.clone(),
                 table: output.table.clone(),
                 data_type: output.expr.data_type(),
+                source: match &output.expr {
+                    Expr::Column { index, .. } => scope
+                        .columns
+                        .get(*index)
+                        .and_then(|column| column.source.clone()),
+                    _ => None,
+                },
             })
             .collect();
         Ok((

@@ -448,6 +448,7 @@ impl Binder<'_> {
                     .unwrap_or_else(|| column.name.clone()),
                 table: Some(cte.name.clone()),
                 data_type: column.data_type,
+                source: None,
             })
             .collect();
         let working_table = self.working_tables;

@@ -9,7 +9,7 @@
 //! Names compare case-insensitively, as the catalog's do.
 
 use crate::catalog::nearest;
-use crate::plan::OutputColumn;
+use crate::plan::{ColumnSource, OutputColumn};
 use crate::sqlstate;
 use crate::types::DataType;
 
@@ -22,6 +22,8 @@ pub(super) struct ScopeColumn {
     pub table: Option<String>,
     pub data_type: DataType,
     pub hidden: bool,
+    /// The stored column the values come from unchanged (see [`OutputColumn::source`]).
+    pub source: Option<ColumnSource>,
 }
 
 /// The columns one query level's expressions can see, in input-row order.
@@ -44,6 +46,7 @@ impl Scope {
                     table: column.table.clone(),
                     data_type: column.data_type,
                     hidden: false,
+                    source: column.source.clone(),
                 })
                 .collect(),
             star: None,

@@ -9,7 +9,7 @@
 use sqlparser::ast;
 
 use crate::plan::expr::Expr;
-use crate::plan::{OutputColumn, PlanKind, PlanNode, SortKey};
+use crate::plan::{ColumnSource, OutputColumn, PlanKind, PlanNode, SortKey};
 use crate::sqlstate;
 use crate::types::{DataType, Value};
 
@@ -222,12 +222,20 @@ impl Binder<'_> {
                     },
                     table: None,
                     data_type: key.data_type(),
+                    source: match key {
+                        Expr::Column { index, .. } => scope
+                            .columns
+                            .get(*index)
+                            .and_then(|column| column.source.clone()),
+                        _ => None,
+                    },
                 })
                 .collect();
             schema.extend(aggregates.iter().map(|call| OutputColumn {
                 name: call.function.name().to_string(),
                 table: None,
                 data_type: call.data_type,
+                source: None,
             }));
             plan = match &grouping_sets {
                 Some(sets) => {
@@ -235,6 +243,7 @@ impl Binder<'_> {
                         name: "grouping".to_string(),
                         table: None,
                         data_type: DataType::Integer,
+                        source: None,
                     }));
                     grouping_sets_plan(plan, &group_by, sets, &aggregates, &grouping_calls, &schema)
                 }
@@ -264,6 +273,7 @@ impl Binder<'_> {
                 name: output.name.clone(),
                 table: output.table.clone(),
                 data_type: output.expr.data_type(),
+                source: ColumnSource::of(&output.expr, &plan.schema),
             })
             .collect();
         plan = PlanNode {

@@ -84,6 +84,7 @@ impl Binder<'_> {
                     name,
                     table: Some(item_name.clone()),
                     data_type: *data_type,
+                    source: None,
                 })
                 .collect(),
         };

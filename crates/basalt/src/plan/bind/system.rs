@@ -277,6 +277,7 @@ fn values(columns: &[(&str, DataType)], rows: Vec<Vec<Expr>>) -> PlanNode {
                 name: (*name).to_string(),
                 table: None,
                 data_type: *data_type,
+                source: None,
             })
             .collect(),
     }

@@ -139,6 +139,7 @@ impl Binder<'_> {
                 name: column_name,
                 table: Some(item_name),
                 data_type: column_type,
+                source: None,
             }],
         };
         let scope = Scope::from_schema(&plan.schema);

@@ -575,6 +575,7 @@ pub(super) fn add_window_nodes(
                 name: window_function_name(call.function).to_string(),
                 table: None,
                 data_type: call.data_type,
+                source: None,
             });
             functions.push(call);
         }

@@ -93,6 +93,7 @@ fn scan(catalog: &Catalog, name: &str) -> PlanNode {
                 name: c.name.clone(),
                 table: Some(name.into()),
                 data_type: c.data_type,
+                source: None,
             })
             .collect(),
         kind: PlanKind::Scan {
@@ -600,11 +601,13 @@ fn filters_move_through_projections_and_sorts() {
                 name: "v".into(),
                 table: None,
                 data_type: Integer,
+                source: None,
             },
             OutputColumn {
                 name: "id".into(),
                 table: None,
                 data_type: Integer,
+                source: None,
             },
         ],
         kind: PlanKind::Project {

@@ -1,4 +1,4 @@
-//! The `VACUUM` statement on a connection: the transaction handling around
+//! The `VACUUM` statement on a session: the transaction handling around
 //! [`crate::exec::vacuum::rebuild`].
 //!
 //! `VACUUM` runs in a write transaction of its own, never inside `BEGIN ... COMMIT`
@@ -9,13 +9,13 @@
 //! at once unless a reader on an older snapshot still needs its tail (then a later
 //! checkpoint truncates it).
 
-use super::{Connection, Outcome};
+use super::{Outcome, Session};
 use crate::api::error::{Error, Result};
 use crate::sqlstate;
 
-impl Connection {
+impl Session {
     pub(super) fn vacuum(&self) -> Result<Outcome> {
-        if self.session.borrow().txn.is_some() {
+        if self.state.borrow().txn.is_some() {
             return Err(Error::new(
                 sqlstate::ACTIVE_SQL_TRANSACTION,
                 "VACUUM cannot run inside a transaction block",

@@ -1,0 +1,166 @@
+//! `SET`, `SHOW` and `PRAGMA`: the session's settings, the ones that reach the pager
+//! (synchronous, cache size) and the integrity check.
+
+use super::{Outcome, Session, text_rows};
+use crate::api::error::{Error, Result};
+use crate::exec::source::PageSource;
+use crate::sqlstate;
+use crate::storage::pager::Synchronous;
+use crate::types::Value;
+
+impl Session {
+    pub(super) fn setting(
+        &self,
+        name: &str,
+        value: Option<String>,
+        show: bool,
+        params: Vec<Value>,
+    ) -> Result<Outcome> {
+        let name = name.to_lowercase();
+        let ctx = self.exec_context(self.read_source()?, params);
+        if is_integrity_check(&name) {
+            let problems = integrity_check(&ctx.source, value.as_deref())?;
+            return Ok(text_rows(problems, ctx));
+        }
+        let pager = self.db.store.pager();
+        if let Some(value) = value.filter(|_| !show) {
+            let value = value.trim_matches('\'').to_string();
+            if name == "synchronous" {
+                let mode = match value.to_lowercase().as_str() {
+                    "off" | "0" => Synchronous::Off,
+                    "normal" | "1" => Synchronous::Normal,
+                    "full" | "2" | "extra" | "3" => Synchronous::Full,
+                    other => {
+                        return Err(Error::new(
+                            sqlstate::INVALID_PARAMETER_VALUE,
+                            format!("invalid value for synchronous: {other}"),
+                        ));
+                    }
+                };
+                pager.set_synchronous(mode);
+            }
+            let value = if name == "foreign_keys" {
+                match parse_switch(&value) {
+                    Some(true) => "on".to_string(),
+                    Some(false) => "off".to_string(),
+                    None => {
+                        return Err(Error::new(
+                            sqlstate::INVALID_PARAMETER_VALUE,
+                            format!("invalid value for foreign_keys: {value}"),
+                        ));
+                    }
+                }
+            } else {
+                value
+            };
+            if name == "cache_size" {
+                pager.set_cache_pages(cache_pages(&value, pager.page_size())?);
+            }
+            if name == "busy_timeout" {
+                let milliseconds = value.parse::<u64>().map_err(|_| {
+                    Error::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for busy_timeout: {value} (milliseconds)"),
+                    )
+                })?;
+                self.state.borrow_mut().busy_timeout =
+                    Some(std::time::Duration::from_millis(milliseconds));
+            }
+            if name == "work_mem" {
+                let bytes =
+                    crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {
+                        Error::new(
+                            sqlstate::INVALID_PARAMETER_VALUE,
+                            format!(
+                                "invalid value for work_mem: {value} (expected e.g. 4MB, 512kB)"
+                            ),
+                        )
+                    })?;
+                self.state.borrow_mut().work_mem = Some(bytes);
+            }
+            self.state.borrow_mut().settings.insert(name, value);
+            return Ok(Outcome::Changed(0));
+        }
+        let value = match name.as_str() {
+            "synchronous" => format!("{:?}", pager.synchronous()).to_lowercase(),
+            "foreign_keys" => if self.foreign_keys_enforced() {
+                "on"
+            } else {
+                "off"
+            }
+            .to_string(),
+            "journal_mode" => "wal".to_string(),
+            "page_size" => pager.page_size().to_string(),
+            "cache_size" => pager.cache_pages().to_string(),
+            "busy_timeout" => self.busy_timeout().as_millis().to_string(),
+            "work_mem" => crate::exec::context::format_memory_setting(
+                (self.state.borrow().work_mem).unwrap_or(self.db.options.operator_memory),
+            ),
+            _ => match self.state.borrow().settings.get(&name) {
+                Some(value) => value.clone(),
+                None => {
+                    return Err(Error::new(
+                        sqlstate::UNDEFINED_OBJECT,
+                        format!("unrecognized configuration parameter \"{name}\""),
+                    ));
+                }
+            },
+        };
+        Ok(text_rows(vec![value], ctx))
+    }
+}
+
+/// Whether a PRAGMA names the integrity check (`quick_check` is SQLite's lighter variant;
+/// Basalt runs the full check for both).
+pub(super) fn is_integrity_check(name: &str) -> bool {
+    name.eq_ignore_ascii_case("integrity_check") || name.eq_ignore_ascii_case("quick_check")
+}
+
+/// `PRAGMA integrity_check[(N | table)]`, as SQLite reads its argument: a number caps the
+/// problems reported, a name limits the row-against-index comparison to that table. Returns
+/// the problems, or the single line `ok`.
+fn integrity_check(source: &PageSource, argument: Option<&str>) -> Result<Vec<String>> {
+    let argument = argument.map(|text| text.trim().trim_matches(['\'', '"']));
+    let (max, table) = match argument {
+        None => (crate::exec::integrity::DEFAULT_MAX_PROBLEMS, None),
+        Some(text) => match text.parse::<i64>() {
+            Ok(max) if max > 0 => (usize::try_from(max).unwrap_or(usize::MAX), None),
+            Ok(_) => (crate::exec::integrity::DEFAULT_MAX_PROBLEMS, None),
+            Err(_) => (crate::exec::integrity::DEFAULT_MAX_PROBLEMS, Some(text)),
+        },
+    };
+    let problems = crate::exec::integrity::check(source, max, table)?;
+    Ok(if problems.is_empty() {
+        vec!["ok".to_string()]
+    } else {
+        problems
+    })
+}
+
+/// A boolean setting's value: on/off, true/false, yes/no, 1/0.
+fn parse_switch(value: &str) -> Option<bool> {
+    match value.to_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Some(true),
+        "off" | "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// `PRAGMA cache_size` as SQLite reads it: a positive number of pages, or a negative number of
+/// KiB (`-2000` is about 2 MB), converted to pages of `page_size` bytes (at least one).
+fn cache_pages(value: &str, page_size: usize) -> Result<usize> {
+    let invalid = || {
+        Error::new(
+            sqlstate::INVALID_PARAMETER_VALUE,
+            format!("invalid value for cache_size: {value} (pages, or -KiB)"),
+        )
+    };
+    let number = value.trim().parse::<i64>().map_err(|_| invalid())?;
+    let pages = if number >= 0 {
+        usize::try_from(number).map_err(|_| invalid())?
+    } else {
+        let bytes = number.unsigned_abs().saturating_mul(1024);
+        usize::try_from(bytes / page_size.max(1) as u64).map_err(|_| invalid())?
+    };
+    Ok(pages.max(1))
+}

@@ -1,0 +1,181 @@
+//! The session's explicit transaction: BEGIN, COMMIT, ROLLBACK and savepoints, and taking
+//! the writer slot at a transaction's first write.
+//!
+//! A transaction ends only when nothing still reads from its write transaction: a portal or
+//! result stream over it would otherwise hold pages the commit is about to publish, so the
+//! session closes its portals when a transaction ends, as PostgreSQL does.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::{ExplicitTxn, Session, SessionState};
+use crate::api::error::{Error, Result};
+use crate::plan::ddl::TransactionControl;
+use crate::sqlstate;
+use crate::txn::WriteTxn;
+
+impl Session {
+    /// The explicit transaction's write transaction, taking the writer slot on first use.
+    pub(super) fn upgrade(&self) -> Result<Arc<Mutex<WriteTxn>>> {
+        let busy_timeout = self.busy_timeout();
+        let mut state = self.state.borrow_mut();
+        let Some(txn) = state.txn.as_mut() else {
+            return Err(Error::new(
+                sqlstate::INTERNAL_ERROR,
+                "no explicit transaction to write in",
+            ));
+        };
+        if let Some(write) = &txn.write {
+            return Ok(write.clone());
+        }
+        let mut write = self.db.store.begin_write_within(busy_timeout)?;
+        if write.header().commit_counter != txn.read.header().commit_counter {
+            return Err(Error::new(
+                sqlstate::SERIALIZATION_FAILURE,
+                "could not serialize access: another connection committed since this transaction began",
+            ));
+        }
+        for (_, savepoint) in &mut txn.savepoints {
+            *savepoint = Some(write.savepoint());
+        }
+        let write = Arc::new(Mutex::new(write));
+        txn.write = Some(write.clone());
+        Ok(write)
+    }
+
+    /// BEGIN, COMMIT, ROLLBACK and savepoints.
+    pub(crate) fn control(&self, control: &TransactionControl) -> Result<()> {
+        let mut state = self.state.borrow_mut();
+        match control {
+            TransactionControl::Begin => {
+                if state.txn.is_some() {
+                    return Err(Error::new(
+                        sqlstate::ACTIVE_SQL_TRANSACTION,
+                        "there is already a transaction in progress",
+                    ));
+                }
+                state.txn = Some(ExplicitTxn {
+                    read: Arc::new(self.db.store.begin_read()),
+                    write: None,
+                    savepoints: Vec::new(),
+                    started_by_savepoint: false,
+                });
+            }
+            TransactionControl::Commit => {
+                if let Some(txn) = state.txn.take() {
+                    self.end_transaction(&mut state, txn, true)?;
+                }
+            }
+            TransactionControl::Rollback => {
+                if let Some(txn) = state.txn.take() {
+                    self.end_transaction(&mut state, txn, false)?;
+                }
+            }
+            TransactionControl::Savepoint(name) => {
+                if state.txn.is_none() {
+                    state.txn = Some(ExplicitTxn {
+                        read: Arc::new(self.db.store.begin_read()),
+                        write: None,
+                        savepoints: Vec::new(),
+                        started_by_savepoint: true,
+                    });
+                }
+                if let Some(txn) = state.txn.as_mut() {
+                    let id = txn.write.as_ref().map(|write| write.lock().savepoint());
+                    txn.savepoints.push((name.to_lowercase(), id));
+                }
+            }
+            TransactionControl::ReleaseSavepoint(name)
+            | TransactionControl::RollbackToSavepoint(name) => {
+                let release = matches!(control, TransactionControl::ReleaseSavepoint(_));
+                let Some(txn) = state.txn.as_mut() else {
+                    return Err(Error::new(
+                        sqlstate::INVALID_SAVEPOINT_SPECIFICATION,
+                        format!("savepoint \"{name}\" does not exist"),
+                    ));
+                };
+                let lower = name.to_lowercase();
+                let Some(position) = txn.savepoints.iter().rposition(|(n, _)| *n == lower) else {
+                    return Err(Error::new(
+                        sqlstate::INVALID_SAVEPOINT_SPECIFICATION,
+                        format!("savepoint \"{name}\" does not exist"),
+                    ));
+                };
+                let id = txn.savepoints[position].1;
+                if let (Some(id), Some(write)) = (id, &txn.write) {
+                    let mut write = write.lock();
+                    if release {
+                        write.release_savepoint(id)?;
+                    } else {
+                        write.rollback_to_savepoint(id)?;
+                    }
+                }
+                txn.savepoints
+                    .truncate(if release { position } else { position + 1 });
+                if release
+                    && txn.savepoints.is_empty()
+                    && txn.started_by_savepoint
+                    && let Some(txn) = state.txn.take()
+                {
+                    self.end_transaction(&mut state, txn, true)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the explicit transaction `txn`, already taken out of `state`. Every portal is
+    /// closed first: one reading the transaction would keep its write transaction shared,
+    /// and one on an older snapshot outlives what PostgreSQL lets a portal outlive.
+    pub(super) fn end_transaction(
+        &self,
+        state: &mut SessionState,
+        txn: ExplicitTxn,
+        commit: bool,
+    ) -> Result<()> {
+        state.transaction_epoch += 1;
+        self.portals.borrow_mut().clear();
+        finish(txn, commit)
+    }
+
+    /// The write transaction, waiting for the writer slot as long as this session's
+    /// busy timeout allows.
+    pub(super) fn begin_write(&self) -> Result<crate::txn::WriteTxn> {
+        Ok(self.db.store.begin_write_within(self.busy_timeout())?)
+    }
+
+    /// This session's busy timeout: its own setting, else the database's.
+    pub(super) fn busy_timeout(&self) -> std::time::Duration {
+        self.state
+            .borrow()
+            .busy_timeout
+            .unwrap_or_else(|| self.db.store.busy_timeout())
+    }
+}
+
+/// Ends an explicit transaction.
+fn finish(txn: ExplicitTxn, commit: bool) -> Result<()> {
+    let ExplicitTxn { read, write, .. } = txn;
+    // The snapshot taken at BEGIN must be let go before the commit: a commit may checkpoint,
+    // and a live snapshot older than the commit keeps the log from being emptied, so every
+    // later commit would copy pages back and sync again.
+    drop(read);
+    let Some(write) = write else {
+        return Ok(());
+    };
+    let write = Arc::try_unwrap(write)
+        .map_err(|_| {
+            Error::new(
+                sqlstate::INVALID_TRANSACTION_STATE,
+                "cannot end the transaction while a query on it is still being read",
+            )
+        })?
+        .into_inner();
+    if commit {
+        write.commit()?;
+    } else {
+        write.rollback();
+    }
+    Ok(())
+}
