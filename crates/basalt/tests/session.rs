@@ -2,7 +2,6 @@
 //! resumed, their snapshots, their end with the transaction, and cancel. Tables here span
 //! many pages (20k rows), so a portal that resumes reads across leaves between executions.
 
-
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

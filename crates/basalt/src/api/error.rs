@@ -181,6 +181,9 @@ mod tests {
         assert_eq!(kind(sqlstate::LOCK_NOT_AVAILABLE), ErrorKind::Busy);
         assert_eq!(kind(sqlstate::DATA_CORRUPTED), ErrorKind::Storage);
         assert_eq!(kind(sqlstate::INVALID_CURSOR_NAME), ErrorKind::Misuse);
-        assert_eq!(kind(sqlstate::INVALID_SQL_STATEMENT_NAME), ErrorKind::Misuse);
+        assert_eq!(
+            kind(sqlstate::INVALID_SQL_STATEMENT_NAME),
+            ErrorKind::Misuse
+        );
     }
 }

@@ -115,6 +115,23 @@ struct SessionState {
 /// statements and open portals. Owned and `'static` (it holds the database by reference
 /// count), `Send` but not `Sync`: a server keeps one per client and may move it between
 /// threads, but uses it from one at a time. Dropping it rolls back an open transaction.
+///
+/// ```
+/// let db = basalt::Database::open_in_memory()?;
+/// let session = db.session();
+/// session.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1), (2), (3)")?;
+/// let described = session.prepare_named("q", "SELECT id FROM t WHERE id > $1 ORDER BY id")?;
+/// assert_eq!(described.parameters[0].data_type, basalt::DataType::Integer);
+/// assert_eq!(described.columns[0].column.as_deref(), Some("id"));
+/// session.bind("p", "q", (0,))?;
+/// let mut ids = Vec::new();
+/// let first = session.execute_portal("p", 2, |row| Ok(ids.push(row.get::<i64>(0)?)))?;
+/// assert!(first.suspended);
+/// let rest = session.execute_portal("p", 2, |row| Ok(ids.push(row.get::<i64>(0)?)))?;
+/// assert!(!rest.suspended);
+/// assert_eq!(ids, [1, 2, 3]);
+/// # Ok::<(), basalt::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Session {
     pub(crate) db: Arc<DatabaseInner>,
