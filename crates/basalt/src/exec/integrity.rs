@@ -5,14 +5,13 @@
 //!
 //! - **every tree**: the catalog tree, each table, index and sequence tree passes its
 //!   structural check (`TableTree::check_pages`, an index's access method's `check_pages`,
-//!   for the B+tree `IndexTree::check_pages`: page kinds,
-//!   ordering within and across pages and against the separators above, one leaf depth,
-//!   sibling links both ways, overflow chains, heap accounting);
+//!   for the B+tree `IndexTree::check_pages`: page kinds, ordering within and across pages
+//!   and against the separators above, one leaf depth, sibling links both ways, overflow
+//!   chains, heap accounting);
 //! - **every row against its indexes**: each row of a table has the entry each of its
 //!   indexes should hold (the entry computed from the row by the index's access method, as
-//!   every writer computes it), and each index entry names a row that exists and whose key it
-//!   is (`IndexAm::verify_entries`), so an index
-//!   holds exactly one entry per row; a UNIQUE index has no two entries with the same
+//!   every writer computes it), and each index entry names a row that exists and whose key
+//!   it is (`IndexAm::verify_entries`), so an index holds exactly one entry per row; a UNIQUE index has no two entries with the same
 //!   non-NULL key; a NOT NULL column holds no NULL;
 //! - **every page of the file**: each page from 1 to the page count belongs to exactly one
 //!   tree or to the free list (whose own check is `crate::txn::free_list_check`): a page

@@ -6,10 +6,9 @@
 //! a file of the header page alone ([`WriteTxn::restart_as_empty_file`]); then every tree
 //! the catalog knows — tables, indexes, sequence counters — is copied, in key order, from a
 //! read snapshot of the same commit into fresh, densely packed trees (an index by its access
-//! method, `super::index_access`), and the catalog is
-//! written again with their new root pages. Nothing is decoded into SQL values: table rows
-//! move slot by slot as stored cells, index entries as key bytes, so the copy is exact
-//! whatever the column types.
+//! method, `super::index_access`), and the catalog is written again with their new root
+//! pages. Nothing is decoded into SQL values: table rows move slot by slot as stored cells,
+//! index entries as key bytes, so the copy is exact whatever the column types.
 //!
 //! Guarantees:
 //! * The rebuilt database answers every query exactly as the old one did: same rows with
