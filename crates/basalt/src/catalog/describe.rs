@@ -312,13 +312,32 @@ fn create_index_sql(index: &IndexDef, table: &TableDef) -> String {
             format!("{name}{}", order_suffix(*order))
         })
         .collect();
-    format!(
+    let mut sql = format!(
         "CREATE {}INDEX {} ON {} ({})",
         if index.unique { "UNIQUE " } else { "" },
         quote_identifier(&index.name),
         quote_identifier(&table.name),
         columns.join(", ")
-    )
+    );
+    if !index.options.is_empty() {
+        let options: Vec<String> = index
+            .options
+            .iter()
+            .map(|(name, value)| format!("{name} = {}", option_value_sql(value)))
+            .collect();
+        sql.push_str(&format!(" WITH ({})", options.join(", ")));
+    }
+    sql
+}
+
+/// A stored storage-parameter value as SQL: an integer or a boolean bare (so it reads back
+/// as the same value), anything else as a string literal.
+fn option_value_sql(value: &str) -> String {
+    if value.parse::<i64>().is_ok() || value == "true" || value == "false" {
+        value.to_string()
+    } else {
+        format!("'{}'", value.replace('\'', "''"))
+    }
 }
 
 /// ASC implies NULLS LAST and DESC implies NULLS FIRST (PostgreSQL's defaults); only the

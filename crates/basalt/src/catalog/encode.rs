@@ -1,6 +1,6 @@
 //! The binary form of catalog entries.
 //!
-//! Format version 3, little-endian: a version byte, then the object kind byte (`t`, `i`,
+//! Format version 4, little-endian: a version byte, then the object kind byte (`t`, `i`,
 //! `v`, `s` for statistics, `r` for triggers, `q` for sequences), then the object's fields in declaration order. Strings are a
 //! u32 length and UTF-8
 //! bytes; optional strings are a presence byte then the string; lists are a u32 count then
@@ -9,7 +9,9 @@
 //!
 //! Version 2 added foreign key names; version 1 entries still decode, their foreign keys
 //! taking PostgreSQL's default names. Version 3 added each column's generation expression
-//! (an optional string after its default); older entries decode with none.
+//! (an optional string after its default); older entries decode with none. Version 4 added
+//! an index's storage parameters (a list of name and value strings after its implicit
+//! byte); older index entries decode with none.
 
 use crate::storage::StorageError;
 use crate::storage::keys::KeyOrder;
@@ -21,7 +23,7 @@ use super::{
     ViewDef,
 };
 
-const FORMAT_VERSION: u8 = 3;
+const FORMAT_VERSION: u8 = 4;
 /// The oldest version [`decode_entry`] reads.
 const OLDEST_FORMAT_VERSION: u8 = 1;
 
@@ -249,6 +251,13 @@ fn encode_entry_as(object: &SchemaObject, version: u8) -> Vec<u8> {
             });
             out.u32(index.root);
             out.bool(index.implicit);
+            if version >= 4 {
+                out.usize(index.options.len());
+                for (name, value) in &index.options {
+                    out.str(name);
+                    out.str(value);
+                }
+            }
         }
         SchemaObject::View(view) => {
             out.str(&view.name);
@@ -460,6 +469,14 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
             };
             let root = input.u32()?;
             let implicit = input.bool()?;
+            let options = if version >= 4 {
+                let count = input.count()?;
+                (0..count)
+                    .map(|_| Ok((input.str()?, input.str()?)))
+                    .collect::<Result<Vec<_>, CatalogError>>()?
+            } else {
+                Vec::new()
+            };
             SchemaObject::Index(IndexDef {
                 name,
                 table,
@@ -468,6 +485,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 method,
                 root,
                 implicit,
+                options,
             })
         }
         b'v' => {
@@ -584,143 +602,5 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample_table() -> TableDef {
-        TableDef {
-            name: "Users".into(),
-            columns: vec![
-                ColumnDef {
-                    name: "id".into(),
-                    data_type: DataType::Integer,
-                    declared_type: "INTEGER".into(),
-                    max_length: None,
-                    not_null: true,
-                    default: None,
-                    generated: None,
-                    slot: 0,
-                },
-                ColumnDef {
-                    name: "email".into(),
-                    data_type: DataType::Text,
-                    declared_type: "VARCHAR(80)".into(),
-                    max_length: Some(80),
-                    not_null: false,
-                    default: Some("'x'".into()),
-                    generated: Some("upper(name)".into()),
-                    slot: 2,
-                },
-            ],
-            root: 7,
-            row_id_column: Some(0),
-            primary_key: vec![0],
-            checks: vec!["length(email) > 3".into()],
-            foreign_keys: vec![ForeignKeyDef {
-                name: "users_email_fkey".into(),
-                columns: vec![1],
-                referenced_table: "emails".into(),
-                referenced_columns: vec!["address".into()],
-                on_delete: ReferentialAction::Cascade,
-                on_update: ReferentialAction::SetNull,
-            }],
-            slot_count: 3,
-        }
-    }
-
-    #[test]
-    fn entries_round_trip() {
-        let objects = [
-            SchemaObject::Table(sample_table()),
-            SchemaObject::Index(IndexDef {
-                name: "users_email".into(),
-                table: "Users".into(),
-                columns: vec![(1, KeyOrder::DESC), (0, KeyOrder::ASC)],
-                unique: true,
-                method: IndexMethod::BTree,
-                root: 9,
-                implicit: false,
-            }),
-            SchemaObject::View(ViewDef {
-                name: "v".into(),
-                column_names: vec!["a".into()],
-                query: "SELECT 1".into(),
-            }),
-            SchemaObject::Trigger(TriggerDef {
-                name: "audit".into(),
-                table: "Users".into(),
-                timing: TriggerTiming::After,
-                event: TriggerEvent::Update(vec!["email".into()]),
-                condition: Some("new.email <> old.email".into()),
-                body: vec!["INSERT INTO log VALUES (new.id)".into(), "SELECT 1".into()],
-            }),
-            SchemaObject::Sequence(SequenceDef {
-                name: "orders_id_seq".into(),
-                increment: -2,
-                min_value: i64::MIN,
-                max_value: -1,
-                start: -1,
-                cycle: true,
-                root: 12,
-                owner: Some("orders".into()),
-                identity: Some(("id".into(), true)),
-                autoincrement: false,
-            }),
-        ];
-        for object in objects {
-            assert_eq!(decode_entry(&encode_entry(&object)).unwrap(), object);
-        }
-    }
-
-    #[test]
-    fn version_1_foreign_keys_get_default_names() {
-        let table = sample_table();
-        let version_2 = encode_entry_as(&SchemaObject::Table(table.clone()), 2);
-        let mut name_field = (table.foreign_keys[0].name.len() as u32)
-            .to_le_bytes()
-            .to_vec();
-        name_field.extend_from_slice(table.foreign_keys[0].name.as_bytes());
-        let at = version_2
-            .windows(name_field.len())
-            .position(|window| window == name_field.as_slice())
-            .unwrap();
-        let mut version_1 = version_2.clone();
-        version_1.drain(at..at + name_field.len());
-        version_1[0] = 1;
-        let SchemaObject::Table(decoded) = decode_entry(&version_1).unwrap() else {
-            panic!("not a table");
-        };
-        assert_eq!(decoded.foreign_keys[0].name, "Users_email_fkey");
-        assert_eq!(decoded.foreign_keys[0].referenced_table, "emails");
-    }
-
-    #[test]
-    fn version_2_columns_have_no_generation_expression() {
-        let table = sample_table();
-        let version_2 = encode_entry_as(&SchemaObject::Table(table.clone()), 2);
-        let SchemaObject::Table(decoded) = decode_entry(&version_2).unwrap() else {
-            panic!("not a table");
-        };
-        assert_eq!(decoded.columns[1].generated, None);
-        assert_eq!(decoded.columns[1].default, table.columns[1].default);
-        assert_eq!(decoded.columns[1].slot, 2);
-    }
-
-    #[test]
-    fn damaged_entries_are_errors() {
-        let bytes = encode_entry(&SchemaObject::Table(sample_table()));
-        for cut in 0..bytes.len() {
-            assert!(decode_entry(&bytes[..cut]).is_err());
-        }
-        let mut state = 1u64;
-        for _ in 0..2000 {
-            let mut damaged = bytes.clone();
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let at = (state >> 33) as usize % damaged.len();
-            damaged[at] = (state >> 17) as u8;
-            let _ = decode_entry(&damaged);
-        }
-    }
-}
+#[path = "encode_tests.rs"]
+mod tests;

@@ -221,13 +221,16 @@ impl IndexMethod {
     }
 
     /// The storage parameters `CREATE INDEX ... WITH (name = value)` accepts for the method,
-    /// each checked by [`IndexMethod::check_option`]. A B+tree takes PostgreSQL's
-    /// `fillfactor` (10–100) and `deduplicate_items` (boolean) so that PostgreSQL DDL runs
-    /// unchanged; Basalt's B+tree splits pages by its own rule, so neither changes the tree.
-    pub fn check_option(self, name: &str, value: &Value) -> Result<(), String> {
+    /// each checked here; the result is the value as the catalog keeps it
+    /// ([`IndexDef::options`]: an integer in decimal, a boolean as `true` or `false`). A
+    /// B+tree takes PostgreSQL's `fillfactor` (10–100) and `deduplicate_items` (boolean) so
+    /// that PostgreSQL DDL runs unchanged; Basalt's B+tree splits pages by its own rule, so
+    /// neither changes the tree. A method that reads its options (an HNSW index's `m`) parses
+    /// the stored text back when it opens the index.
+    pub fn check_option(self, name: &str, value: &Value) -> Result<String, String> {
         match (self, name) {
             (IndexMethod::BTree, "fillfactor") => match value {
-                Value::Integer(fill) if (10..=100).contains(fill) => Ok(()),
+                Value::Integer(fill) if (10..=100).contains(fill) => Ok(fill.to_string()),
                 Value::Integer(fill) => Err(format!(
                     "value {fill} out of bounds for option \"fillfactor\""
                 )),
@@ -236,7 +239,7 @@ impl IndexMethod {
                 )),
             },
             (IndexMethod::BTree, "deduplicate_items") => match value {
-                Value::Boolean(_) => Ok(()),
+                Value::Boolean(flag) => Ok(flag.to_string()),
                 other => Err(format!(
                     "invalid value for boolean option \"deduplicate_items\": {other}"
                 )),
@@ -259,6 +262,10 @@ pub struct IndexDef {
     /// Created implicitly for a PRIMARY KEY or UNIQUE constraint (dropped with the table,
     /// not by DROP INDEX).
     pub implicit: bool,
+    /// The method's storage parameters (`WITH (name = value, ...)`), in the order written:
+    /// lower-cased names, values as [`IndexMethod::check_option`] normalised them. Kept as
+    /// text so that a method's parameters need no catalog format of their own.
+    pub options: Vec<(String, String)>,
 }
 
 /// A view: a named query.

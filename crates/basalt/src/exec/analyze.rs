@@ -8,11 +8,11 @@
 
 use crate::catalog::{self, Catalog, IndexDef, IndexStatistics, SchemaObject, TableStatistics};
 use crate::sqlstate;
-use crate::storage::btree::{IndexTree, TableTree};
-use crate::storage::keys;
+use crate::storage::btree::TableTree;
 use crate::txn::WriteTxn;
 
 use super::error::{ExecError, ExecResult};
+use super::index_access::{IndexAccess, IndexAm, KeyStatistics};
 
 /// Analyses `table` (every table when `None`) inside `txn`.
 pub fn analyze(table: Option<&str>, catalog: &Catalog, txn: &mut WriteTxn) -> ExecResult<()> {
@@ -53,43 +53,12 @@ fn count_rows(tree: TableTree, txn: &WriteTxn) -> ExecResult<u64> {
     Ok(rows)
 }
 
-/// Walks the index in key order; a prefix of `k` columns is new whenever its bytes differ
-/// from the previous entry's first `k` columns.
+/// Rows per distinct key prefix, from what the index's access method counts.
 fn index_statistics(index: &IndexDef, rows: u64, txn: &WriteTxn) -> ExecResult<IndexStatistics> {
-    let width = index.columns.len();
-    let mut distinct = vec![0u64; width];
-    let mut entries = 0u64;
-    let mut previous: Vec<u8> = Vec::new();
-    let mut previous_ends: Vec<usize> = Vec::new();
-    let mut ends = Vec::with_capacity(width);
-    let mut cursor = IndexTree::open(index.root).cursor(txn);
-    let mut valid = cursor.first()?;
-    while valid {
-        let key = cursor.key();
-        ends.clear();
-        let mut offset = 0;
-        for (_, order) in &index.columns {
-            let length = keys::skip_value(&key[offset..], *order)
-                .map_err(|error| ExecError::new(sqlstate::DATA_CORRUPTED, error.to_string()))?;
-            offset += length;
-            ends.push(offset);
-        }
-        // Once a shorter prefix differs, every longer one does too.
-        let mut changed = entries == 0;
-        for (columns, end) in ends.iter().enumerate() {
-            changed = changed
-                || previous_ends.get(columns) != Some(end)
-                || previous[..*end] != key[..*end];
-            if changed {
-                distinct[columns] += 1;
-            }
-        }
-        entries += 1;
-        previous.clear();
-        previous.extend_from_slice(&key[..offset]);
-        std::mem::swap(&mut previous_ends, &mut ends);
-        valid = cursor.next()?;
-    }
+    let KeyStatistics {
+        entries,
+        distinct_prefixes: distinct,
+    } = IndexAccess::of(index).key_statistics(txn)?;
     let total = entries.max(rows) as f64;
     Ok(IndexStatistics {
         index: index.name.clone(),

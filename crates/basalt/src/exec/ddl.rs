@@ -18,14 +18,14 @@ use crate::catalog::{
 use crate::plan::bind::{BindError, rewrite};
 use crate::plan::ddl::{AlterTable, CreateIndex, CreateTable, ObjectKind};
 use crate::sqlstate;
-use crate::storage::btree::{IndexTree, TableTree};
+use crate::storage::btree::TableTree;
 use crate::storage::keys;
 use crate::txn::WriteTxn;
 use crate::types::Value;
 
 use super::error::{ExecError, ExecResult};
 use super::foreign_keys::{ResolvedKey, schema};
-use super::operators::key_value;
+use super::index_access::{IndexAccess, IndexAm};
 use super::record::{read_row_values, row_to_cells};
 
 fn already_exists(kind: &str, name: &str) -> ExecError {
@@ -112,8 +112,7 @@ pub fn create_table(
             suffix += 1;
         }
         used_names.push(name.clone());
-        let index_tree = IndexTree::create(txn)?;
-        let index = IndexDef {
+        let mut index = IndexDef {
             name,
             table: table.name.clone(),
             columns: key_columns
@@ -122,28 +121,14 @@ pub fn create_table(
                 .collect(),
             unique: true,
             method: IndexMethod::BTree,
-            root: index_tree.root(),
+            root: 0,
             implicit: true,
+            options: Vec::new(),
         };
+        index.root = IndexAccess::of(&index).create(txn)?;
         catalog::put_object(txn, &SchemaObject::Index(index))?;
     }
     Ok(true)
-}
-
-/// Encodes the index key of a row: the key, the length of its column part (before the row
-/// id) and whether a key column is NULL. `CREATE INDEX`, `REINDEX` and the integrity check
-/// use it, so they agree on what an index should hold.
-pub(crate) fn index_key(index: &IndexDef, values: &[Value], row_id: i64) -> (Vec<u8>, usize, bool) {
-    let mut key = Vec::new();
-    let mut has_null = false;
-    for (column, order) in &index.columns {
-        let value = values.get(*column).unwrap_or(&Value::Null);
-        has_null |= value.is_null();
-        keys::encode_value(&key_value(value), *order, &mut key);
-    }
-    let prefix_len = key.len();
-    keys::encode_row_id(row_id, &mut key);
-    (key, prefix_len, has_null)
 }
 
 /// Every row of a table as (row id, values in column order).
@@ -174,17 +159,18 @@ pub fn create_index(
     let table = catalog
         .table(&create.table)
         .ok_or_else(|| unknown_table(catalog, &create.table))?;
-    let tree = IndexTree::create(txn)?;
-    let index = IndexDef {
+    let mut index = IndexDef {
         name: create.name.clone(),
         table: table.name.clone(),
         columns: create.columns.clone(),
         unique: create.unique,
         method: create.method,
-        root: tree.root(),
+        root: 0,
         implicit: false,
+        options: create.options.clone(),
     };
-    fill_index(&index, table, tree, txn)?;
+    index.root = IndexAccess::of(&index).create(txn)?;
+    IndexAccess::of(&index).build(txn, &read_all_rows(table, txn)?)?;
     catalog::put_object(txn, &SchemaObject::Index(index))?;
     Ok(true)
 }
@@ -204,19 +190,16 @@ pub fn reindex(names: &[String], catalog: &Catalog, txn: &mut WriteTxn) -> ExecR
                 format!("index \"{name}\" does not exist"),
             ));
         };
-        if old.method != IndexMethod::BTree {
-            continue;
-        }
         let table = catalog
             .table(&old.table)
             .ok_or_else(|| unknown_table(catalog, &old.table))?;
-        let tree = IndexTree::create(txn)?;
+        let old_access = IndexAccess::of(old);
         let index = IndexDef {
-            root: tree.root(),
+            root: old_access.create(txn)?,
             ..IndexDef::clone(old)
         };
-        fill_index(&index, table, tree, txn)?;
-        IndexTree::open(old.root).destroy(txn)?;
+        IndexAccess::of(&index).build(txn, &read_all_rows(table, txn)?)?;
+        old_access.destroy(txn)?;
         if let Some(table_statistics) = catalog.statistics.get(&table.name.to_lowercase()) {
             let entry = statistics
                 .entry(table.name.to_lowercase())
@@ -232,41 +215,6 @@ pub fn reindex(names: &[String], catalog: &Catalog, txn: &mut WriteTxn) -> ExecR
     for table_statistics in statistics.into_values() {
         catalog::put_object(txn, &SchemaObject::Statistics(table_statistics))?;
     }
-    Ok(())
-}
-
-/// Fills the empty `tree` of `index` with an entry per row of `table` (a unique index fails
-/// with 23505 on duplicate keys, NULLs excepted).
-fn fill_index(
-    index: &IndexDef,
-    table: &TableDef,
-    tree: IndexTree,
-    txn: &mut WriteTxn,
-) -> ExecResult<()> {
-    let rows = read_all_rows(table, txn)?;
-    let mut entries: Vec<(Vec<u8>, usize, bool)> = rows
-        .iter()
-        .map(|(row_id, values)| index_key(index, values, *row_id))
-        .collect();
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    if index.unique {
-        for pair in entries.windows(2) {
-            let (a, b) = (&pair[0], &pair[1]);
-            if !a.2 && a.0[..a.1] == b.0[..b.1] {
-                return Err(ExecError::new(
-                    sqlstate::UNIQUE_VIOLATION,
-                    format!(
-                        "could not create unique index \"{}\": duplicate keys exist",
-                        index.name
-                    ),
-                ));
-            }
-        }
-    }
-    tree.bulk_load(
-        txn,
-        entries.into_iter().map(|(key, _, _)| (key, Vec::new())),
-    )?;
     Ok(())
 }
 
@@ -354,7 +302,7 @@ fn rebuild_without_column(
 }
 
 fn destroy_index(index: &IndexDef, txn: &mut WriteTxn) -> ExecResult<()> {
-    IndexTree::open(index.root).destroy(txn)?;
+    IndexAccess::of(index).destroy(txn)?;
     catalog::remove_object(txn, b'i', &index.name)?;
     Ok(())
 }

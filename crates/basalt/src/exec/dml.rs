@@ -17,15 +17,13 @@
 //! before it writes, and runs without that savepoint ([`fails_before_writing`]).
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::sync::Arc;
 
 use crate::catalog::{Catalog, IndexDef, TableDef};
 use crate::plan::bind::{self, BindError};
 use crate::plan::{ConflictAction, Expr, PlanKind, PlanNode};
 use crate::sqlstate;
-use crate::storage::btree::{IndexTree, TableTree};
-use crate::storage::keys;
+use crate::storage::btree::TableTree;
 use crate::storage::page::{PageNo, PageRead};
 use crate::txn::WriteTxn;
 use crate::types::{self, DataType, Value};
@@ -35,6 +33,7 @@ use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
 use super::eval;
 use super::foreign_keys::{Enforcer, ForeignKeyRules};
+use super::index_access::{IndexAccess, IndexAm, IndexEntry, IndexProbe};
 use super::operators::{self, sort::concatenate};
 use super::record::{read_row_values, row_to_cells};
 use super::triggers::{RowEvent, RowTriggers, TriggerRuntime};
@@ -536,25 +535,6 @@ pub(super) struct Writer<'a> {
     usable_size: usize,
 }
 
-/// A row's entry in one index: the column values' encoding followed by the row id.
-struct IndexEntry {
-    key: Vec<u8>,
-    /// Length of the column values' part: what a unique index must not hold twice.
-    values_len: usize,
-    /// Whether a column value is NULL (such an entry never collides in a unique index).
-    has_null: bool,
-    /// The leaf where the uniqueness probe for this entry ended, for
-    /// [`IndexTree::insert_near`]. Set through a shared reference by the probe.
-    leaf_hint: Cell<Option<PageNo>>,
-}
-
-impl IndexEntry {
-    /// The key without its row id.
-    fn values_key(&self) -> &[u8] {
-        &self.key[..self.values_len]
-    }
-}
-
 impl<'a> Writer<'a> {
     /// A writer of `table`, maintaining the indexes `rules` (bound for `table`) list.
     pub(super) fn new(
@@ -657,31 +637,6 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
-    fn index_key(index: &IndexDef, values: &[Value], row_id: Option<i64>) -> (Vec<u8>, bool) {
-        // Sized up front (a tag and eight bytes per number, the bytes plus a tag and
-        // terminator per string): growing from empty cost three reallocations per key.
-        let capacity: usize = index
-            .columns
-            .iter()
-            .map(|(column, _)| match values.get(*column) {
-                Some(Value::Text(text)) => text.len() + 4,
-                Some(Value::Blob(bytes)) => bytes.len() + 4,
-                _ => 9,
-            })
-            .sum();
-        let mut key = Vec::with_capacity(capacity + 9);
-        let mut has_null = false;
-        for (column, order) in &index.columns {
-            let value = values.get(*column).unwrap_or(&Value::Null);
-            has_null |= value.is_null();
-            keys::encode_value(&operators::key_value(value), *order, &mut key);
-        }
-        if let Some(row_id) = row_id {
-            keys::encode_row_id(row_id, &mut key);
-        }
-        (key, has_null)
-    }
-
     /// Row ids of rows (other than `except`) that collide with `values` on a unique index,
     /// leaving out indexes where the key equals `unchanged_from`'s (an update of row `except`
     /// from `unchanged_from` creates conflicts only where it changes the key: the row already
@@ -709,8 +664,8 @@ impl<'a> Writer<'a> {
             .indexes
             .iter()
             .zip(entries)
-            .filter(|(index, entry)| index.unique && !entry.has_null)
-            .map(|(index, entry)| (index, entry.values_key(), Some(&entry.leaf_hint)));
+            .filter(|(index, _)| index.unique)
+            .filter_map(|(index, entry)| Some((index, entry.unique_key()?, Some(entry))));
         self.rows_holding(probes, None)
     }
 
@@ -725,43 +680,36 @@ impl<'a> Writer<'a> {
             .iter()
             .filter(|index| index.unique)
             .filter_map(|index| {
-                let (key, has_null) = Self::index_key(index, values, None);
-                let changed =
-                    unchanged_from.is_none_or(|old| Self::index_key(index, old, None).0 != key);
-                (!has_null && changed).then_some((index, key))
+                let access = IndexAccess::of(index);
+                let key = access.unique_key(values)?;
+                let changed = unchanged_from
+                    .is_none_or(|old| access.unique_key(old).as_deref() != Some(&key[..]));
+                changed.then_some((index, key))
             })
             .collect()
     }
 
     /// Rows (other than `except`) holding an entry that starts with one of `probes`, each a
-    /// unique index with a key of column values and, optionally, where to note the leaf the
-    /// probe ended on (where the key would be inserted).
+    /// unique index with a unique key and, optionally, the entry to be inserted, which
+    /// notes where the probe ended (where its key goes).
     fn rows_holding<'i>(
         &self,
-        probes: impl IntoIterator<
-            Item = (
-                &'i Arc<IndexDef>,
-                &'i [u8],
-                Option<&'i Cell<Option<PageNo>>>,
-            ),
-        >,
+        probes: impl IntoIterator<Item = (&'i Arc<IndexDef>, &'i [u8], Option<&'i IndexEntry>)>,
         except: Option<i64>,
     ) -> ExecResult<Vec<(Arc<IndexDef>, i64)>> {
         let mut conflicts = Vec::new();
         let txn = self.txn.lock();
-        for (index, prefix, leaf_hint) in probes {
-            let mut cursor = IndexTree::open(index.root).cursor(&*txn);
-            cursor.seek_ge(prefix)?;
-            if let Some(hint) = leaf_hint {
-                hint.set(cursor.leaf_page());
-            }
-            while cursor.is_valid() && cursor.key().starts_with(prefix) {
-                let row_id = keys::decode_row_id(cursor.key())
-                    .map_err(|e| ExecError::new(sqlstate::DATA_CORRUPTED, e.to_string()))?;
-                if Some(row_id) != except {
-                    conflicts.push((index.clone(), row_id));
-                }
-                cursor.next()?;
+        for (index, prefix, entry) in probes {
+            let hint = IndexAccess::of(index)
+                .probe(&*txn)
+                .rows_with_prefix(prefix, |row_id| {
+                    if Some(row_id) != except {
+                        conflicts.push((index.clone(), row_id));
+                    }
+                    Ok(true)
+                })?;
+            if let Some(entry) = entry {
+                entry.set_hint(hint);
             }
         }
         Ok(conflicts)
@@ -1003,17 +951,10 @@ impl<'a> Writer<'a> {
         self.indexes
             .iter()
             .map(|index| {
-                let (values_key, has_null) = Self::index_key(index, values, None);
-                let values_len = values_key.len();
-                let mut key = values_key;
-                keys::encode_row_id(row_id, &mut key);
-                IndexTree::check_entry_fits(self.usable_size, &key, &[])?;
-                Ok(IndexEntry {
-                    key,
-                    values_len,
-                    has_null,
-                    leaf_hint: Cell::new(None),
-                })
+                let access = IndexAccess::of(index);
+                let entry = access.entry(values, row_id);
+                access.check_fits(&entry, self.usable_size)?;
+                Ok(entry)
             })
             .collect()
     }
@@ -1022,12 +963,7 @@ impl<'a> Writer<'a> {
     fn write_index_keys(&self, entries: &[IndexEntry]) -> ExecResult<()> {
         let mut txn = self.txn.lock();
         for (index, entry) in self.indexes.iter().zip(entries) {
-            IndexTree::open(index.root).insert_near(
-                &mut *txn,
-                entry.leaf_hint.get(),
-                &entry.key,
-                &[],
-            )?;
+            IndexAccess::of(index).insert(&mut *txn, entry)?;
         }
         Ok(())
     }
@@ -1073,13 +1009,7 @@ impl<'a> Writer<'a> {
             let cells = row_to_cells(self.table, &new);
             let mut txn = self.txn.lock();
             for index in self.indexes.iter() {
-                let (old_key, _) = Self::index_key(index, old, Some(row_id));
-                let (new_key, _) = Self::index_key(index, &new, Some(new_row_id));
-                if old_key != new_key {
-                    let tree = IndexTree::open(index.root);
-                    tree.delete(&mut *txn, &old_key)?;
-                    tree.insert(&mut *txn, &new_key, &[])?;
-                }
+                IndexAccess::of(index).update(&mut *txn, (old, row_id), (&new, new_row_id))?;
             }
             if new_row_id == row_id {
                 self.tree.update(&mut *txn, row_id, self.kinds, &cells)?;
@@ -1107,8 +1037,7 @@ impl<'a> Writer<'a> {
                 return Ok(false);
             }
             for index in self.indexes.iter() {
-                let (key, _) = Self::index_key(index, old, Some(row_id));
-                IndexTree::open(index.root).delete(&mut *txn, &key)?;
+                IndexAccess::of(index).delete(&mut *txn, old, row_id)?;
             }
         }
         enforcer.deleted(self.foreign_key_entry, old)?;
@@ -1127,6 +1056,7 @@ impl IndexDef {
             method: crate::catalog::IndexMethod::BTree,
             root: table.root,
             implicit: true,
+            options: Vec::new(),
         }
     }
 }

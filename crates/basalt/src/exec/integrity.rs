@@ -4,13 +4,14 @@
 //! rows, or the single row `ok`), as SQLite's pragma of the same name does:
 //!
 //! - **every tree**: the catalog tree, each table, index and sequence tree passes its
-//!   structural check (`TableTree::check_pages`, `IndexTree::check_pages`: page kinds,
-//!   ordering within and across pages and against the separators above, one leaf depth,
-//!   sibling links both ways, overflow chains, heap accounting);
+//!   structural check (`TableTree::check_pages`, an index's access method's `check_pages`,
+//!   for the B+tree `IndexTree::check_pages`: page kinds, ordering within and across pages
+//!   and against the separators above, one leaf depth, sibling links both ways, overflow
+//!   chains, heap accounting);
 //! - **every row against its indexes**: each row of a table has the entry each of its
-//!   indexes should hold (the key computed from the row exactly as `CREATE INDEX` computes
-//!   it), and each index entry names a row that exists and whose key it is, so an index
-//!   holds exactly one entry per row; a UNIQUE index has no two entries with the same
+//!   indexes should hold (the entry computed from the row by the index's access method, as
+//!   every writer computes it), and each index entry names a row that exists and whose key
+//!   it is (`IndexAm::verify_entries`), so an index holds exactly one entry per row; a UNIQUE index has no two entries with the same
 //!   non-NULL key; a NOT NULL column holds no NULL;
 //! - **every page of the file**: each page from 1 to the page count belongs to exactly one
 //!   tree or to the free list (whose own check is `crate::txn::free_list_check`): a page
@@ -24,15 +25,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::catalog::{self, CATALOG_ROOT_SLOT, Catalog, IndexDef, IndexMethod, TableDef};
+use crate::catalog::{self, CATALOG_ROOT_SLOT, Catalog, IndexDef, TableDef};
 use crate::sqlstate;
 use crate::storage::PageNo;
-use crate::storage::btree::{IndexTree, TableTree};
-use crate::storage::keys;
+use crate::storage::btree::TableTree;
 use crate::txn::free_list_check::check_free_list;
 
-use super::ddl::index_key;
 use super::error::{ExecError, ExecResult};
+use super::index_access::{IndexAccess, IndexAm, IndexProbe, StoredRow};
 use super::record::read_row_values;
 use super::source::PageSource;
 
@@ -195,12 +195,9 @@ fn check_tables(
         indexes.sort_by(|a, b| a.name.cmp(&b.name));
         let mut sound_indexes = Vec::new();
         for index in indexes {
-            if index.method != IndexMethod::BTree {
-                continue;
-            }
             let owner = format!("index {}", index.name);
-            match IndexTree::open(index.root).check_pages(source) {
-                Ok((_, pages)) => {
+            match IndexAccess::of(index).check_pages(source) {
+                Ok(pages) => {
                     report.claim(&owner, pages);
                     sound_indexes.push(index);
                 }
@@ -227,9 +224,11 @@ fn compare_rows(
     report: &mut Report,
 ) -> ExecResult<()> {
     let mut rows = TableTree::open(table.root).cursor(source.clone());
-    let mut cursors: Vec<_> = indexes
+    let accesses: Vec<IndexAccess<'_>> =
+        indexes.iter().map(|index| IndexAccess::of(index)).collect();
+    let mut probes: Vec<_> = accesses
         .iter()
-        .map(|index| IndexTree::open(index.root).cursor(source.clone()))
+        .map(|access| access.probe(source.clone()))
         .collect();
     let mut valid = rows.first()?;
     while valid && !report.full() {
@@ -255,9 +254,8 @@ fn compare_rows(
                 ));
             }
         }
-        for (index, cursor) in indexes.iter().zip(cursors.iter_mut()) {
-            let (key, _, _) = index_key(index, &values, row_id);
-            if !cursor.seek_ge(&key)? {
+        for ((index, access), probe) in indexes.iter().zip(&accesses).zip(probes.iter_mut()) {
+            if !probe.contains(&access.entry(&values, row_id))? {
                 report.problem(format!(
                     "table {}: row {row_id} is missing from index {}",
                     table.name, index.name
@@ -275,67 +273,26 @@ fn compare_rows(
     Ok(())
 }
 
-/// Checks that every entry of `index` names an existing row of `table` whose key it is, and
-/// that a UNIQUE index holds no two equal non-NULL keys.
+/// Checks that every entry of `index` names an existing row of `table` whose entry it is,
+/// and that a UNIQUE index holds no key twice (the access method walks its entries).
 fn compare_entries(
     source: &PageSource,
     table: &TableDef,
     index: &IndexDef,
     report: &mut Report,
 ) -> ExecResult<()> {
-    let mut entries = IndexTree::open(index.root).cursor(source.clone());
     let mut rows = TableTree::open(table.root).cursor(source.clone());
-    // The previous entry's key columns (the key without its row id), if it had no NULL.
-    let mut previous_unique: Option<Vec<u8>> = None;
-    let mut valid = entries.first()?;
-    while valid && !report.full() {
-        let entry = entries.key();
-        let row_id = match keys::decode_row_id(entry) {
-            Ok(row_id) => row_id,
-            Err(error) => {
-                report.problem(format!(
-                    "index {}: an entry has no row id: {error}",
-                    index.name
-                ));
-                valid = entries.next()?;
-                continue;
-            }
-        };
+    let row = |row_id| -> ExecResult<StoredRow> {
         if !rows.seek_ge(row_id)? {
-            report.problem(format!(
-                "index {}: entry for row {row_id}, which table {} does not have",
-                index.name, table.name
-            ));
-            valid = entries.next()?;
-            continue;
+            return Ok(StoredRow::Missing);
         }
-        let values = match read_row_values(&rows, table) {
-            Ok(values) => values,
-            // Reported by the row pass.
-            Err(_) => {
-                valid = entries.next()?;
-                continue;
-            }
-        };
-        let (expected, prefix_len, has_null) = index_key(index, &values, row_id);
-        if expected != entry {
-            report.problem(format!(
-                "index {}: the entry for row {row_id} does not match the row",
-                index.name
-            ));
-        } else if index.unique {
-            let prefix = &entry[..prefix_len];
-            if previous_unique.as_deref() == Some(prefix) {
-                report.problem(format!(
-                    "index {}: duplicate key in a UNIQUE index (row {row_id})",
-                    index.name
-                ));
-            }
-            previous_unique = (!has_null).then(|| prefix.to_vec());
-        }
-        valid = entries.next()?;
-    }
-    Ok(())
+        // An unreadable row is reported by the row pass.
+        Ok(read_row_values(&rows, table).map_or(StoredRow::Unreadable, StoredRow::Values))
+    };
+    IndexAccess::of(index).verify_entries(source.clone(), row, |problem| {
+        report.problem(problem);
+        !report.full()
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod eval;
 pub mod explain;
 pub mod explain_verbose;
 pub mod foreign_keys;
+pub mod index_access;
 pub mod integrity;
 pub mod operators;
 pub mod record;

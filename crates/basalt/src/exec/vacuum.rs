@@ -5,10 +5,10 @@
 //! the file from scratch, as SQLite's does. The caller's write transaction is restarted as
 //! a file of the header page alone ([`WriteTxn::restart_as_empty_file`]); then every tree
 //! the catalog knows — tables, indexes, sequence counters — is copied, in key order, from a
-//! read snapshot of the same commit into fresh, densely packed trees, and the catalog is
-//! written again with their new root pages. Nothing is decoded into SQL values: table rows
-//! move slot by slot as stored cells, index entries as key bytes, so the copy is exact
-//! whatever the column types.
+//! read snapshot of the same commit into fresh, densely packed trees (an index by its access
+//! method, `super::index_access`), and the catalog is written again with their new root
+//! pages. Nothing is decoded into SQL values: table rows move slot by slot as stored cells,
+//! index entries as key bytes, so the copy is exact whatever the column types.
 //!
 //! Guarantees:
 //! * The rebuilt database answers every query exactly as the old one did: same rows with
@@ -28,11 +28,12 @@
 use std::collections::HashMap;
 
 use crate::catalog::{self, Catalog, SchemaObject};
-use crate::storage::btree::{ColumnKind, IndexTree, OwnedValue, TableTree};
+use crate::storage::btree::{ColumnKind, OwnedValue, TableTree};
 use crate::storage::{PageNo, StorageError};
 use crate::txn::{ReadTxn, WriteTxn};
 
 use super::error::ExecResult;
+use super::index_access::{IndexAccess, IndexAm};
 
 /// Rebuilds the database `source` sees into `target`, which must be a write transaction
 /// on the same commit that has changed nothing yet.
@@ -52,7 +53,7 @@ pub fn rebuild(source: &ReadTxn, target: &mut WriteTxn) -> ExecResult<()> {
         objects.push(SchemaObject::Table(table));
     }
     for index in old_catalog.indexes.values() {
-        let root = copy_index_tree(source, index.root, target)?;
+        let root = IndexAccess::of(index).copy_into(source, target)?;
         moved.insert(index.root, root);
         let mut index = (**index).clone();
         index.root = root;
@@ -158,32 +159,11 @@ fn owned_row(
     Ok((row_id, values))
 }
 
-/// Copies the index tree at `root` in `source` into a new tree in `target`; returns the new
-/// root.
-fn copy_index_tree(source: &ReadTxn, root: PageNo, target: &mut WriteTxn) -> ExecResult<PageNo> {
-    let tree = IndexTree::create(target)?;
-    let mut cursor = IndexTree::open(root).cursor(source);
-    let mut valid = cursor.first()?;
-    let mut failure = None;
-    let entries = until_error(&mut failure, || {
-        if !valid {
-            return Ok(None);
-        }
-        let entry = (cursor.key().to_vec(), cursor.value().to_vec());
-        valid = cursor.next()?;
-        Ok(Some(entry))
-    });
-    tree.bulk_load(target, entries)?;
-    if let Some(error) = failure {
-        return Err(error.into());
-    }
-    Ok(tree.root())
-}
-
 /// The items `next` yields until it returns `None` or an error. The loaders pull their
 /// input one item at a time and cannot take a fallible iterator, so the first read error
-/// ends the input and is kept in `failure` for the caller to report after the load.
-fn until_error<'a, T>(
+/// ends the input and is kept in `failure` for the caller to report after the load. Index
+/// access methods copy their storage with it too (`IndexAm::copy_into`).
+pub(crate) fn until_error<'a, T>(
     failure: &'a mut Option<StorageError>,
     mut next: impl FnMut() -> crate::storage::Result<Option<T>> + 'a,
 ) -> impl Iterator<Item = T> + 'a {

@@ -36,6 +36,8 @@ pub struct CreateIndex {
     pub unique: bool,
     /// The access method (`USING`), chosen by [`crate::catalog::IndexMethod::from_name`].
     pub method: crate::catalog::IndexMethod,
+    /// `WITH (name = value, ...)`: checked by the method, kept as the catalog stores them.
+    pub options: Vec<(String, String)>,
     pub if_not_exists: bool,
 }
 

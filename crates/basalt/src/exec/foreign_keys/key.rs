@@ -12,13 +12,12 @@ use std::sync::Arc;
 
 use crate::catalog::{Catalog, ForeignKeyDef, IndexDef, ReferentialAction, TableDef};
 use crate::sqlstate;
-use crate::storage::btree::{IndexTree, TableTree};
-use crate::storage::keys;
+use crate::storage::btree::TableTree;
 use crate::txn::WriteTxn;
 use crate::types::{self, DataType, Value};
 
 use super::super::error::{ExecError, ExecResult};
-use super::super::operators::key_value;
+use super::super::index_access::{IndexAccess, IndexAm, IndexProbe};
 use super::super::record::stored_to_value;
 
 /// How a referenced row is found from a key: always one seek.
@@ -179,15 +178,21 @@ impl ResolvedKey {
                     .seek_ge(row_id)?)
             }
             ParentAccess::Index { index, key_order } => {
+                let access = IndexAccess::of(index);
                 buffer.clear();
-                for ((column, order), &position) in index.columns.iter().zip(key_order) {
+                for (key_column, ((column, _), &position)) in
+                    index.columns.iter().zip(key_order).enumerate()
+                {
                     let data_type = column_type(&self.parent, *column)?;
                     let converted = as_type(value(position), data_type)?;
-                    keys::encode_value(&key_value(&converted), *order, buffer);
+                    access.lookup_column(key_column, &converted, buffer);
                 }
-                let mut cursor = IndexTree::open(index.root).cursor(txn);
-                cursor.seek_ge(buffer)?;
-                Ok(cursor.is_valid() && cursor.key().starts_with(buffer))
+                let mut found = false;
+                access.probe(txn).rows_with_prefix(buffer, |_| {
+                    found = true;
+                    Ok(false)
+                })?;
+                Ok(found)
             }
         }
     }
@@ -222,25 +227,18 @@ impl ResolvedKey {
                 }
             }
             ChildAccess::IndexPrefix { index, key_order } => {
+                let access = IndexAccess::of(index);
                 buffer.clear();
-                for ((_, order), &position) in index.columns.iter().zip(key_order) {
+                for (key_column, &position) in key_order.iter().enumerate() {
                     let value = wanted
                         .get(position)
                         .ok_or_else(|| ExecError::internal("foreign key index order"))?;
-                    keys::encode_value(&key_value(value), *order, buffer);
+                    access.lookup_column(key_column, value, buffer);
                 }
-                let mut cursor = IndexTree::open(index.root).cursor(txn);
-                cursor.seek_ge(buffer)?;
-                while cursor.is_valid() && cursor.key().starts_with(buffer) {
-                    rows.push(
-                        keys::decode_row_id(cursor.key())
-                            .map_err(|e| ExecError::new(sqlstate::DATA_CORRUPTED, e.to_string()))?,
-                    );
-                    if first_only {
-                        break;
-                    }
-                    cursor.next()?;
-                }
+                access.probe(txn).rows_with_prefix(buffer, |row_id| {
+                    rows.push(row_id);
+                    Ok(!first_only)
+                })?;
             }
             ChildAccess::Scan => {
                 let mut cursor = TableTree::open(self.child.root).cursor(txn);
@@ -426,6 +424,7 @@ mod tests {
                 method: IndexMethod::BTree,
                 root: 20,
                 implicit: false,
+                options: Vec::new(),
             })
         };
         Catalog::from_objects(

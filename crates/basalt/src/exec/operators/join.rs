@@ -24,12 +24,12 @@ use crate::exec::batch::{BATCH_SIZE, Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
+use crate::exec::index_access::{AnyProbe, IndexAccess, IndexAm, IndexProbe};
 use crate::exec::row_key::any_null;
 use crate::exec::source::PageSource;
 use crate::plan::{Expr, JoinKind, ScanColumn};
 use crate::sqlstate;
-use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableTree};
-use crate::storage::keys;
+use crate::storage::btree::{TableCursor, TableTree};
 use crate::types::{DataType, Value};
 
 use super::sort::concatenate;
@@ -340,7 +340,8 @@ pub struct IndexJoin {
     left_keys: Vec<Expr>,
     residual: Option<Expr>,
     table_cursor: TableCursor<PageSource>,
-    index_cursor: Option<IndexCursor<PageSource>>,
+    /// Lookups in the index, kept from one left row to the next.
+    index_probe: Option<AnyProbe<PageSource>>,
     /// The encoded key prefix being probed, reused across rows.
     probe: Vec<u8>,
     state: JoinState,
@@ -369,9 +370,9 @@ impl IndexJoin {
         }
         let right_types = super::scan::column_types(&table, &columns);
         let table_cursor = TableTree::open(table.root).cursor(ctx.source.clone());
-        let index_cursor = index
+        let index_probe = index
             .as_ref()
-            .map(|index| IndexTree::open(index.root).cursor(ctx.source.clone()));
+            .map(|index| IndexAccess::of(index).probe(ctx.source.clone()));
         let mut state = JoinState::new(kind, left_types, right_types);
         state.right = Batch::with_types(&state.right_types, 1);
         Ok(IndexJoin {
@@ -382,7 +383,7 @@ impl IndexJoin {
             left_keys,
             residual,
             table_cursor,
-            index_cursor,
+            index_probe,
             probe: Vec::new(),
             state,
         })
@@ -391,33 +392,28 @@ impl IndexJoin {
     /// Loads into `state.right` the table rows whose key equals `key` (no NULLs in it).
     fn fetch(&mut self, key: &[Value]) -> ExecResult<()> {
         self.state.right.clear();
-        match (&self.index, &mut self.index_cursor) {
-            (Some(index), Some(index_cursor)) => {
-                self.probe.clear();
-                for (value, (_, order)) in key.iter().zip(&index.columns) {
-                    keys::encode_value(&super::scan::key_value(value), *order, &mut self.probe);
-                }
-                index_cursor.seek_ge(&self.probe)?;
-                while index_cursor.is_valid() && index_cursor.key().starts_with(&self.probe) {
-                    let row_id = keys::decode_row_id(index_cursor.key())
-                        .map_err(|e| ExecError::new(sqlstate::DATA_CORRUPTED, e.to_string()))?;
-                    if !self.table_cursor.seek_ge(row_id)? {
+        match (&self.index, &mut self.index_probe) {
+            (Some(index), Some(index_probe)) => {
+                IndexAccess::of(index).lookup_key(key, &mut self.probe);
+                let (table_cursor, table, columns, right) = (
+                    &mut self.table_cursor,
+                    &self.table,
+                    &self.columns,
+                    &mut self.state.right,
+                );
+                index_probe.rows_with_prefix(&self.probe, |row_id| {
+                    if !table_cursor.seek_ge(row_id)? {
                         return Err(ExecError::new(
                             sqlstate::DATA_CORRUPTED,
                             format!(
                                 "index of table {} points at missing row {row_id}",
-                                self.table.name
+                                table.name
                             ),
                         ));
                     }
-                    super::scan::read_row(
-                        &self.table_cursor,
-                        &self.table,
-                        &self.columns,
-                        &mut self.state.right,
-                    )?;
-                    index_cursor.next()?;
-                }
+                    super::scan::read_row(table_cursor, table, columns, right)?;
+                    Ok(true)
+                })?;
             }
             _ => {
                 let Some(Value::Integer(row_id)) = key.first() else {

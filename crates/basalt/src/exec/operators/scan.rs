@@ -7,10 +7,11 @@ use crate::exec::batch::{BATCH_SIZE, Batch};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
+use crate::exec::index_access::{BTreeIndex, IndexAccess, IndexAm};
 use crate::exec::source::PageSource;
 use crate::plan::{AccessPath, Expr, JoinKind, RangeBound, ScanColumn};
 use crate::sqlstate;
-use crate::storage::btree::{IndexCursor, IndexTree, TableCursor, TableLeaf, TableTree};
+use crate::storage::btree::{IndexCursor, TableCursor, TableLeaf, TableTree};
 use crate::storage::keys::{self, KeyValue};
 use crate::types::{DataType, Value};
 
@@ -416,7 +417,7 @@ fn read_leaf_rows(
 /// Encodes a bound's values as a key prefix of the index.
 fn bound_key(
     bound: &RangeBound,
-    index: &IndexDef,
+    index: &BTreeIndex<'_>,
     ctx: &ExecContext,
 ) -> ExecResult<Option<(Vec<u8>, bool, bool)>> {
     let (exprs, inclusive) = match bound {
@@ -426,10 +427,10 @@ fn bound_key(
     };
     let mut key = Vec::new();
     let mut has_null = false;
-    for (expr, (_, order)) in exprs.iter().zip(&index.columns) {
+    for (column, expr) in exprs.iter().enumerate() {
         let value = eval::evaluate_scalar(expr, ctx)?;
         has_null |= value.is_null();
-        keys::encode_value(&key_value(&value), *order, &mut key);
+        index.lookup_column(column, &value, &mut key);
     }
     Ok(Some((key, inclusive, has_null)))
 }
@@ -480,14 +481,17 @@ impl IndexScan {
         reverse: bool,
         ctx: &ExecContext,
     ) -> ExecResult<IndexScan> {
-        let mut index_cursor = IndexTree::open(index.root).cursor(ctx.source.clone());
+        // Key ranges and index order need an ordered method (the B+tree).
+        let access = IndexAccess::of(&index);
+        let ordered = access.ordered()?;
+        let mut index_cursor = ordered.cursor(ctx.source.clone());
         let table_cursor = TableTree::open(table.root).cursor(ctx.source.clone());
         let unique_point = index.unique
             && matches!((lower, upper), (RangeBound::Included(low), RangeBound::Included(high))
                 if low == high && low.len() == index.columns.len());
         let capacity = if unique_point { 1 } else { BATCH_SIZE };
-        let lower = bound_key(lower, &index, ctx)?;
-        let upper = bound_key(upper, &index, ctx)?;
+        let lower = bound_key(lower, ordered, ctx)?;
+        let upper = bound_key(upper, ordered, ctx)?;
         // A comparison with NULL is never true: such a range is empty.
         let empty = lower.as_ref().is_some_and(|b| b.2) || upper.as_ref().is_some_and(|b| b.2);
         // Entries are `prefix ‖ rest`: an inclusive bound covers every entry starting with the

@@ -376,11 +376,20 @@ impl Binder<'_> {
             return Err(BindError::unsupported("INCLUDE columns"));
         }
         let method = index_method(create.using.as_ref())?;
+        let mut options: Vec<(String, String)> = Vec::with_capacity(create.with.len());
         for option in &create.with {
             let (option, value) = index_option(option)?;
-            method
+            let value = method
                 .check_option(&option, &value)
                 .map_err(|message| BindError::new(sqlstate::INVALID_PARAMETER_VALUE, message))?;
+            // PostgreSQL's rule and code: one value per parameter.
+            if options.iter().any(|(name, _)| *name == option) {
+                return Err(BindError::new(
+                    sqlstate::INVALID_PARAMETER_VALUE,
+                    format!("parameter \"{option}\" specified more than once"),
+                ));
+            }
+            options.push((option, value));
         }
         let name = object_name(name)?;
         let table = self.target_table(&create.table_name)?;
@@ -417,6 +426,7 @@ impl Binder<'_> {
             columns,
             unique: create.unique,
             method,
+            options,
             if_not_exists: create.if_not_exists,
         }))
     }

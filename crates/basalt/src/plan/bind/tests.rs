@@ -64,6 +64,7 @@ fn apply_ddl(catalog: &mut Catalog, ddl: DdlStatement) {
                     method: IndexMethod::BTree,
                     root: 500,
                     implicit: false,
+                    options: Vec::new(),
                 }),
             );
         }

@@ -51,6 +51,7 @@ fn index_def(name: &str, table: &str, columns: &[(usize, KeyOrder)], unique: boo
         method: IndexMethod::BTree,
         root: 20,
         implicit: false,
+        options: Vec::new(),
     }
 }
 
