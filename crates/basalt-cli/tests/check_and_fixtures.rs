@@ -78,6 +78,32 @@ fn a_format_1_file_takes_writes_and_stays_sound() {
     assert_eq!((check.stdout.as_str(), check.code), ("ok\n", 0));
 }
 
+/// The fixture's `VARCHAR(12)` and `CHAR(3)` lengths were written in catalog format 3 as a
+/// plain length; read today as type modifiers, they are still enforced and still shown.
+#[test]
+fn a_format_1_files_declared_lengths_still_hold() {
+    let scratch = Scratch::new();
+    copy_fixture(&scratch, "v1-checkpointed.basalt");
+    let file = scratch.arg("v1-checkpointed.basalt");
+    let fits = scratch.run(
+        &["--csv", &file],
+        "INSERT INTO kinds (id, i, v, c) VALUES (6000, 1, 'twelve chars', 'abc');
+         SELECT v, c FROM kinds WHERE id = 6000;",
+    );
+    assert_eq!(fits.stderr, "");
+    assert_eq!(fits.stdout, "v,c\ntwelve chars,abc\n");
+    let too_long = scratch.run(
+        &["--csv", &file],
+        "INSERT INTO kinds (id, i, v) VALUES (6001, 1, 'thirteen char');",
+    );
+    assert!(too_long.stderr.contains("22001"), "{too_long:?}");
+    let too_long = scratch.run(
+        &["--csv", &file],
+        "INSERT INTO kinds (id, i, c) VALUES (6002, 1, 'abcd');",
+    );
+    assert!(too_long.stderr.contains("22001"), "{too_long:?}");
+}
+
 #[test]
 fn check_reports_problems_with_its_exit_status() {
     let scratch = Scratch::new();

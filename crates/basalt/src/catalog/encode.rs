@@ -1,6 +1,6 @@
 //! The binary form of catalog entries.
 //!
-//! Format version 4, little-endian: a version byte, then the object kind byte (`t`, `i`,
+//! Format version 5, little-endian: a version byte, then the object kind byte (`t`, `i`,
 //! `v`, `s` for statistics, `r` for triggers, `q` for sequences), then the object's fields in declaration order. Strings are a
 //! u32 length and UTF-8
 //! bytes; optional strings are a presence byte then the string; lists are a u32 count then
@@ -11,11 +11,14 @@
 //! taking PostgreSQL's default names. Version 3 added each column's generation expression
 //! (an optional string after its default); older entries decode with none. Version 4 added
 //! an index's storage parameters (a list of name and value strings after its implicit
-//! byte); older index entries decode with none.
+//! byte); older index entries decode with none. Version 5 replaced a column's maximum length
+//! (a presence byte and a u32) with its type modifier: a tag byte and two u32 arguments
+//! ([`TypeModifier::to_catalog`]); older entries decode their length as a
+//! [`TypeModifier::Length`].
 
 use crate::storage::StorageError;
 use crate::storage::keys::KeyOrder;
-use crate::types::DataType;
+use crate::types::{DataType, TypeModifier};
 
 use super::{
     ColumnDef, ForeignKeyDef, IndexDef, IndexMethod, IndexStatistics, ReferentialAction,
@@ -23,7 +26,7 @@ use super::{
     ViewDef,
 };
 
-const FORMAT_VERSION: u8 = 4;
+const FORMAT_VERSION: u8 = 5;
 /// The oldest version [`decode_entry`] reads.
 const OLDEST_FORMAT_VERSION: u8 = 1;
 
@@ -39,38 +42,12 @@ impl From<CatalogError> for StorageError {
 }
 
 fn data_type_byte(data_type: DataType) -> u8 {
-    match data_type {
-        DataType::Null => 0,
-        DataType::Boolean => 1,
-        DataType::Integer => 2,
-        DataType::Real => 3,
-        DataType::Text => 4,
-        DataType::Blob => 5,
-        DataType::Date => 6,
-        DataType::Timestamp => 7,
-        DataType::Json => 8,
-        DataType::Jsonb => 9,
-        DataType::Interval => 10,
-        DataType::Uuid => 11,
-    }
+    data_type.descriptor().catalog_tag
 }
 
 fn data_type_from_byte(byte: u8) -> Result<DataType, CatalogError> {
-    Ok(match byte {
-        0 => DataType::Null,
-        1 => DataType::Boolean,
-        2 => DataType::Integer,
-        3 => DataType::Real,
-        4 => DataType::Text,
-        5 => DataType::Blob,
-        6 => DataType::Date,
-        7 => DataType::Timestamp,
-        8 => DataType::Json,
-        9 => DataType::Jsonb,
-        10 => DataType::Interval,
-        11 => DataType::Uuid,
-        other => return Err(CatalogError(format!("unknown type byte {other}"))),
-    })
+    DataType::from_catalog_tag(byte)
+        .ok_or_else(|| CatalogError(format!("unknown type byte {byte}")))
 }
 
 fn action_byte(action: ReferentialAction) -> u8 {
@@ -204,8 +181,16 @@ fn encode_entry_as(object: &SchemaObject, version: u8) -> Vec<u8> {
                 out.str(&column.name);
                 out.u8(data_type_byte(column.data_type));
                 out.str(&column.declared_type);
-                out.bool(column.max_length.is_some());
-                out.u32(column.max_length.unwrap_or(0));
+                if version >= 5 {
+                    let (tag, first, second) =
+                        column.modifier.map_or((0, 0, 0), TypeModifier::to_catalog);
+                    out.u8(tag);
+                    out.u32(first);
+                    out.u32(second);
+                } else {
+                    out.bool(column.max_length().is_some());
+                    out.u32(column.max_length().unwrap_or(0));
+                }
                 out.bool(column.not_null);
                 out.opt_str(column.default.as_deref());
                 if version >= 3 {
@@ -353,8 +338,16 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 let name = input.str()?;
                 let data_type = data_type_from_byte(input.u8()?)?;
                 let declared_type = input.str()?;
-                let has_max = input.bool()?;
-                let max_length = input.u32()?;
+                let modifier = if version >= 5 {
+                    let (tag, first, second) = (input.u8()?, input.u32()?, input.u32()?);
+                    TypeModifier::from_catalog(tag, first, second).map_err(|tag| {
+                        CatalogError(format!("column {name} has unknown type modifier {tag}"))
+                    })?
+                } else {
+                    let has_max = input.bool()?;
+                    let max_length = input.u32()?;
+                    has_max.then_some(TypeModifier::Length(max_length))
+                };
                 let not_null = input.bool()?;
                 let default = input.opt_str()?;
                 let generated = if version >= 3 { input.opt_str()? } else { None };
@@ -368,7 +361,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                     name,
                     data_type,
                     declared_type,
-                    max_length: has_max.then_some(max_length),
+                    modifier,
                     not_null,
                     default,
                     generated,

@@ -10,7 +10,7 @@ fn sample_table() -> TableDef {
                 name: "id".into(),
                 data_type: DataType::Integer,
                 declared_type: "INTEGER".into(),
-                max_length: None,
+                modifier: None,
                 not_null: true,
                 default: None,
                 generated: None,
@@ -20,7 +20,7 @@ fn sample_table() -> TableDef {
                 name: "email".into(),
                 data_type: DataType::Text,
                 declared_type: "VARCHAR(80)".into(),
-                max_length: Some(80),
+                modifier: Some(TypeModifier::Length(80)),
                 not_null: false,
                 default: Some("'x'".into()),
                 generated: Some("upper(name)".into()),
@@ -123,6 +123,41 @@ fn version_2_columns_have_no_generation_expression() {
     assert_eq!(decoded.columns[1].generated, None);
     assert_eq!(decoded.columns[1].default, table.columns[1].default);
     assert_eq!(decoded.columns[1].slot, 2);
+}
+
+/// Before version 5 a column kept its VARCHAR length as a presence byte and a u32; those
+/// entries decode to the same modifier, and version 5 keeps it too.
+#[test]
+fn version_4_lengths_become_modifiers() {
+    let table = sample_table();
+    // (Version 1 entries differ in their foreign keys; `version_1_foreign_keys...` builds one.)
+    for version in [2, 3, 4, 5] {
+        let entry = encode_entry_as(&SchemaObject::Table(table.clone()), version);
+        let SchemaObject::Table(decoded) = decode_entry(&entry).unwrap() else {
+            panic!("not a table");
+        };
+        assert_eq!(
+            decoded.columns[1].modifier,
+            Some(TypeModifier::Length(80)),
+            "version {version}"
+        );
+        assert_eq!(decoded.columns[1].max_length(), Some(80));
+        assert_eq!(decoded.columns[0].modifier, None, "version {version}");
+    }
+    // Version 5 spends 9 bytes per column on the modifier where version 4 spent 5.
+    let version_4 = encode_entry_as(&SchemaObject::Table(table.clone()), 4);
+    let version_5 = encode_entry_as(&SchemaObject::Table(table.clone()), 5);
+    assert_eq!(version_5.len(), version_4.len() + 4 * table.columns.len());
+    // An unknown modifier tag is damage, not a guess.
+    let mut damaged = version_5.clone();
+    let declared = table.columns[0].declared_type.as_bytes();
+    let at = damaged
+        .windows(declared.len().max(1))
+        .position(|window| window == declared)
+        .unwrap()
+        + declared.len();
+    damaged[at] = 0xEE;
+    assert!(decode_entry(&damaged).is_err());
 }
 
 #[test]

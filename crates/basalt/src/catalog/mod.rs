@@ -22,7 +22,7 @@ use std::sync::Arc;
 use crate::storage::PageNo;
 use crate::storage::btree::ColumnKind;
 use crate::storage::keys::KeyOrder;
-use crate::types::{DataType, Value};
+use crate::types::{DataType, TypeModifier, Value};
 
 pub use encode::{CatalogError, decode_entry, encode_entry};
 pub use store::{MetaSlots, load_catalog, put_object, remove_object};
@@ -41,8 +41,8 @@ pub struct ColumnDef {
     pub data_type: DataType,
     /// The type as declared (`VARCHAR(20)`, `BIGINT`), for introspection and the wire.
     pub declared_type: String,
-    /// Maximum length for `VARCHAR(n)` / `CHAR(n)`.
-    pub max_length: Option<u32>,
+    /// The declared type's modifier (`VARCHAR(n)`'s length), enforced on every write.
+    pub modifier: Option<TypeModifier>,
     /// `NOT NULL`.
     pub not_null: bool,
     /// `DEFAULT` expression as SQL text.
@@ -57,28 +57,23 @@ pub struct ColumnDef {
 }
 
 impl ColumnDef {
+    /// The maximum length of a `VARCHAR(n)` / `CHAR(n)` column.
+    pub fn max_length(&self) -> Option<u32> {
+        match self.modifier {
+            Some(TypeModifier::Length(length)) => Some(length),
+            _ => None,
+        }
+    }
+
     /// How the column's values are stored in a table leaf.
     pub fn storage_kind(&self) -> ColumnKind {
         storage_kind(self.data_type)
     }
 }
 
-/// How values of a type are stored in a table leaf.
+/// How values of a type are stored in a table leaf (its descriptor's storage kind).
 pub fn storage_kind(data_type: DataType) -> ColumnKind {
-    match data_type {
-        DataType::Boolean => ColumnKind::Fixed1,
-        DataType::Integer | DataType::Real | DataType::Date | DataType::Timestamp => {
-            ColumnKind::Fixed8
-        }
-        // Intervals and UUIDs are 16 bytes, wider than a fixed slot: heap bytes like text.
-        DataType::Null
-        | DataType::Text
-        | DataType::Blob
-        | DataType::Json
-        | DataType::Jsonb
-        | DataType::Interval
-        | DataType::Uuid => ColumnKind::Var,
-    }
+    data_type.storage_kind()
 }
 
 /// A foreign key constraint (`REFERENCES`), enforced by `crate::exec::foreign_keys`.

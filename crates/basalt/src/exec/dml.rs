@@ -593,7 +593,7 @@ impl<'a> Writer<'a> {
                     ),
                 ));
             }
-            if let (Some(max), Value::Text(text)) = (column.max_length, &*value) {
+            if let (Some(max), Value::Text(text)) = (column.max_length(), &*value) {
                 *value = Value::Text(types::cast::enforce_char_length(text, max as usize, false)?);
             }
         }

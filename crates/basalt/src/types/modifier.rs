@@ -1,7 +1,10 @@
 //! [`TypeModifier`]: what a type name's parenthesised arguments add to the type —
-//! `VARCHAR(20)`'s length — kept beside the [`DataType`](super::DataType) wherever a column's
-//! declared type must be reported (the API's statement descriptions, and later the wire
-//! protocol's `atttypmod`).
+//! `VARCHAR(20)`'s length — kept with a column's definition in the catalog and reported with
+//! result columns (the API's statement descriptions, the wire protocol's `atttypmod`).
+//!
+//! A type's descriptor says which kind of modifier its declarations take
+//! ([`ModifierKind`]); a column declared with one keeps it in its catalog entry (format 5 and
+//! later, see `docs/file-format.md`), and the write path enforces it.
 
 /// A declared type's modifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -9,4 +12,89 @@
 pub enum TypeModifier {
     /// The maximum length in characters of `VARCHAR(n)` / `CHAR(n)`.
     Length(u32),
+}
+
+/// Which modifier a type's declaration may carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ModifierKind {
+    /// None: the type takes no arguments (or ignores them, as `NUMERIC(p, s)` still does).
+    None,
+    /// A maximum length ([`TypeModifier::Length`]).
+    Length,
+}
+
+/// PostgreSQL's `VARHDRSZ`: typmods of length-limited types count the 4-byte header.
+const VARHDRSZ: i32 = 4;
+
+impl TypeModifier {
+    /// The kind of modifier this is.
+    pub fn kind(self) -> ModifierKind {
+        match self {
+            TypeModifier::Length(_) => ModifierKind::Length,
+        }
+    }
+
+    /// The modifier as PostgreSQL's `atttypmod` (what RowDescription and `pg_attribute`
+    /// report): `VARCHAR(n)` is `n + 4`.
+    pub fn pg_typmod(self) -> i32 {
+        match self {
+            TypeModifier::Length(length) => {
+                i32::try_from(length).map_or(i32::MAX, |length| length.saturating_add(VARHDRSZ))
+            }
+        }
+    }
+
+    /// The modifier in a catalog entry: a tag byte and two 32-bit arguments (the second
+    /// unused by a length). Tag 0 means no modifier and is never produced here.
+    pub fn to_catalog(self) -> (u8, u32, u32) {
+        match self {
+            TypeModifier::Length(length) => (1, length, 0),
+        }
+    }
+
+    /// The modifier a catalog entry's `(tag, first, second)` stands for: `Ok(None)` for tag
+    /// 0, `Err` with the tag for one this version does not know.
+    pub fn from_catalog(tag: u8, first: u32, _second: u32) -> Result<Option<TypeModifier>, u8> {
+        match tag {
+            0 => Ok(None),
+            1 => Ok(Some(TypeModifier::Length(first))),
+            other => Err(other),
+        }
+    }
+}
+
+impl std::fmt::Display for TypeModifier {
+    /// The modifier as written after the type name: `(20)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TypeModifier::Length(length) => write!(f, "({length})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_form_round_trips() {
+        for modifier in [TypeModifier::Length(1), TypeModifier::Length(10_485_760)] {
+            let (tag, first, second) = modifier.to_catalog();
+            assert_ne!(tag, 0);
+            assert_eq!(
+                TypeModifier::from_catalog(tag, first, second),
+                Ok(Some(modifier))
+            );
+        }
+        assert_eq!(TypeModifier::from_catalog(0, 7, 7), Ok(None));
+        assert_eq!(TypeModifier::from_catalog(99, 0, 0), Err(99));
+    }
+
+    #[test]
+    fn typmods_are_postgresqls() {
+        assert_eq!(TypeModifier::Length(20).pg_typmod(), 24);
+        assert_eq!(TypeModifier::Length(u32::MAX).pg_typmod(), i32::MAX);
+        assert_eq!(TypeModifier::Length(20).to_string(), "(20)");
+    }
 }

@@ -37,20 +37,7 @@ pub enum DataType {
 impl DataType {
     /// The SQL name used in messages and introspection.
     pub fn name(self) -> &'static str {
-        match self {
-            DataType::Null => "unknown",
-            DataType::Boolean => "boolean",
-            DataType::Integer => "integer",
-            DataType::Real => "real",
-            DataType::Text => "text",
-            DataType::Blob => "blob",
-            DataType::Date => "date",
-            DataType::Timestamp => "timestamp",
-            DataType::Interval => "interval",
-            DataType::Uuid => "uuid",
-            DataType::Json => "json",
-            DataType::Jsonb => "jsonb",
-        }
+        self.descriptor().name
     }
 
     /// Whether values of this type are numbers (for arithmetic and numeric comparison).

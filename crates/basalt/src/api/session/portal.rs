@@ -322,8 +322,7 @@ fn describe_columns(columns: &[OutputColumn], catalog: &Catalog) -> Vec<ColumnDe
                 data_type: column.data_type,
                 modifier: origin
                     .as_ref()
-                    .and_then(|(_, definition)| definition.max_length)
-                    .map(TypeModifier::Length),
+                    .and_then(|(_, definition)| definition.modifier),
                 table: origin.as_ref().map(|(table, _)| table.clone()),
                 column: origin.map(|(_, definition)| definition.name.clone()),
             }

@@ -380,7 +380,7 @@ mod tests {
             name: name.into(),
             data_type,
             declared_type: String::new(),
-            max_length: None,
+            modifier: None,
             not_null: false,
             default: None,
             generated: None,

@@ -207,7 +207,7 @@ impl Binder<'_> {
                         column.data_type
                     },
                     declared_type: column.data_type.name().to_uppercase(),
-                    max_length: None,
+                    modifier: None,
                     not_null: false,
                     default: None,
                     generated: None,

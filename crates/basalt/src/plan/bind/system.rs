@@ -123,7 +123,7 @@ impl Binder<'_> {
                     column.default.as_deref(),
                     !not_null,
                     &declared_type_name(column),
-                    column.max_length.map(i64::from),
+                    column.max_length().map(i64::from),
                 );
                 row.extend(generation_facts(column.generated.as_deref()));
                 rows.push(row);

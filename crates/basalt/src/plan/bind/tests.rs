@@ -593,7 +593,7 @@ fn ddl() {
     let catalog = catalog();
     let table = catalog.table("t2").unwrap();
     assert_eq!(table.row_id_column, Some(0));
-    assert_eq!(table.columns[1].max_length, Some(10));
+    assert_eq!(table.columns[1].max_length(), Some(10));
     assert!(table.columns[1].not_null);
     assert_eq!(table.columns[2].default.as_deref(), Some("'2020-01-01'"));
     let ddl = |sql: &str| match try_bind(sql, &catalog)

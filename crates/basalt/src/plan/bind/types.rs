@@ -10,7 +10,7 @@ use sqlparser::ast;
 
 use crate::plan::expr::ScalarFunctionRef;
 use crate::sqlstate;
-use crate::types::{self, DataType, Value};
+use crate::types::{self, DataType, TypeModifier, Value};
 
 use super::error::BindError;
 
@@ -101,11 +101,15 @@ pub(super) fn parse_hex(hex: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// A declared SQL type → Basalt's type and the VARCHAR/CHAR length limit.
-pub(super) fn sql_type(data_type: &ast::DataType) -> Result<(DataType, Option<u32>), BindError> {
+/// A declared SQL type → Basalt's type and its modifier (the VARCHAR/CHAR length limit).
+pub(super) fn sql_type(
+    data_type: &ast::DataType,
+) -> Result<(DataType, Option<TypeModifier>), BindError> {
     use ast::DataType as T;
     let length = |length: &Option<ast::CharacterLength>| match length {
-        Some(ast::CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length).ok(),
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => {
+            u32::try_from(*length).ok().map(TypeModifier::Length)
+        }
         _ => None,
     };
     Ok(match data_type {

@@ -17,7 +17,7 @@ fn column_def(name: &str, data_type: DataType, slot: usize) -> ColumnDef {
         name: name.into(),
         data_type,
         declared_type: data_type.name().into(),
-        max_length: None,
+        modifier: None,
         not_null: false,
         default: None,
         generated: None,

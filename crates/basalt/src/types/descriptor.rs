@@ -1,0 +1,266 @@
+//! [`TypeDescriptor`]: one record per SQL type of what the layers around it need to know
+//! about the type as a whole — its name, how a table leaf stores it, its tag in catalog
+//! entries, the modifier its declaration may take, and what PostgreSQL calls it on the wire
+//! (type OID, name, length) — looked up through [`DataType::descriptor`], the one exhaustive
+//! dispatch over types for these facts.
+//!
+//! What it guarantees: every type has exactly one descriptor, catalog tags are distinct and
+//! stable (they are written into database files; `docs/file-format.md` lists them), and
+//! [`DataType::from_catalog_tag`] inverts [`TypeDescriptor::catalog_tag`]. The tests below
+//! check all of it over [`ALL_TYPES`], which a new type must join.
+//!
+//! How it fits: the catalog encodes column types through it, the table layer asks it for a
+//! column's storage kind, the API reports names and modifiers from it, and the wire server
+//! will map types to PostgreSQL OIDs with it. The value-level behaviour of a type (casts,
+//! comparison, key and spill encodings, text forms) lives in the modules of `types/` and
+//! `exec/` named in `docs/contributing/adding-a-type.md`.
+
+use super::modifier::ModifierKind;
+use super::value::DataType;
+use crate::storage::btree::ColumnKind;
+
+/// What the engine knows about one SQL type as a whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TypeDescriptor {
+    /// The type.
+    pub data_type: DataType,
+    /// The SQL name used in messages and introspection (`integer`, `timestamp`).
+    pub name: &'static str,
+    /// The byte that stands for the type in catalog entries. Written into files: never
+    /// reuse or renumber one.
+    pub catalog_tag: u8,
+    /// How a table leaf stores a value of the type.
+    pub storage: ColumnKind,
+    /// The modifier a declaration of the type may carry (`VARCHAR(n)`'s length).
+    pub modifier: ModifierKind,
+    /// PostgreSQL's OID for the type, as the wire protocol reports it.
+    pub pg_oid: u32,
+    /// PostgreSQL's name for the type (`pg_type.typname`).
+    pub pg_name: &'static str,
+    /// PostgreSQL's `typlen`: the fixed size in bytes, or -1 for a variable-length type.
+    pub pg_typlen: i16,
+}
+
+/// Every type, in catalog-tag order. A new type is added here and to
+/// [`DataType::descriptor`]; the tests check the two agree.
+pub const ALL_TYPES: [DataType; 12] = [
+    DataType::Null,
+    DataType::Boolean,
+    DataType::Integer,
+    DataType::Real,
+    DataType::Text,
+    DataType::Blob,
+    DataType::Date,
+    DataType::Timestamp,
+    DataType::Json,
+    DataType::Jsonb,
+    DataType::Interval,
+    DataType::Uuid,
+];
+
+const fn descriptor(
+    data_type: DataType,
+    name: &'static str,
+    catalog_tag: u8,
+    storage: ColumnKind,
+    modifier: ModifierKind,
+    pg: (u32, &'static str, i16),
+) -> TypeDescriptor {
+    TypeDescriptor {
+        data_type,
+        name,
+        catalog_tag,
+        storage,
+        modifier,
+        pg_oid: pg.0,
+        pg_name: pg.1,
+        pg_typlen: pg.2,
+    }
+}
+
+// Intervals and UUIDs are 16 bytes, wider than a fixed slot: heap bytes like text. All
+// integer types are 64-bit (int8 on the wire until declared widths are reported) and every
+// float is a double (float8).
+const NULL: TypeDescriptor = descriptor(
+    DataType::Null,
+    "unknown",
+    0,
+    ColumnKind::Var,
+    ModifierKind::None,
+    (705, "unknown", -2),
+);
+const BOOLEAN: TypeDescriptor = descriptor(
+    DataType::Boolean,
+    "boolean",
+    1,
+    ColumnKind::Fixed1,
+    ModifierKind::None,
+    (16, "bool", 1),
+);
+const INTEGER: TypeDescriptor = descriptor(
+    DataType::Integer,
+    "integer",
+    2,
+    ColumnKind::Fixed8,
+    ModifierKind::None,
+    (20, "int8", 8),
+);
+const REAL: TypeDescriptor = descriptor(
+    DataType::Real,
+    "real",
+    3,
+    ColumnKind::Fixed8,
+    ModifierKind::None,
+    (701, "float8", 8),
+);
+const TEXT: TypeDescriptor = descriptor(
+    DataType::Text,
+    "text",
+    4,
+    ColumnKind::Var,
+    ModifierKind::Length,
+    (25, "text", -1),
+);
+const BLOB: TypeDescriptor = descriptor(
+    DataType::Blob,
+    "blob",
+    5,
+    ColumnKind::Var,
+    ModifierKind::None,
+    (17, "bytea", -1),
+);
+const DATE: TypeDescriptor = descriptor(
+    DataType::Date,
+    "date",
+    6,
+    ColumnKind::Fixed8,
+    ModifierKind::None,
+    (1082, "date", 4),
+);
+const TIMESTAMP: TypeDescriptor = descriptor(
+    DataType::Timestamp,
+    "timestamp",
+    7,
+    ColumnKind::Fixed8,
+    ModifierKind::None,
+    (1114, "timestamp", 8),
+);
+const JSON: TypeDescriptor = descriptor(
+    DataType::Json,
+    "json",
+    8,
+    ColumnKind::Var,
+    ModifierKind::None,
+    (114, "json", -1),
+);
+const JSONB: TypeDescriptor = descriptor(
+    DataType::Jsonb,
+    "jsonb",
+    9,
+    ColumnKind::Var,
+    ModifierKind::None,
+    (3802, "jsonb", -1),
+);
+const INTERVAL: TypeDescriptor = descriptor(
+    DataType::Interval,
+    "interval",
+    10,
+    ColumnKind::Var,
+    ModifierKind::None,
+    (1186, "interval", 16),
+);
+const UUID: TypeDescriptor = descriptor(
+    DataType::Uuid,
+    "uuid",
+    11,
+    ColumnKind::Var,
+    ModifierKind::None,
+    (2950, "uuid", 16),
+);
+
+impl DataType {
+    /// The type's descriptor: the one exhaustive dispatch for the facts it holds.
+    pub fn descriptor(self) -> &'static TypeDescriptor {
+        match self {
+            DataType::Null => &NULL,
+            DataType::Boolean => &BOOLEAN,
+            DataType::Integer => &INTEGER,
+            DataType::Real => &REAL,
+            DataType::Text => &TEXT,
+            DataType::Blob => &BLOB,
+            DataType::Date => &DATE,
+            DataType::Timestamp => &TIMESTAMP,
+            DataType::Json => &JSON,
+            DataType::Jsonb => &JSONB,
+            DataType::Interval => &INTERVAL,
+            DataType::Uuid => &UUID,
+        }
+    }
+
+    /// The type a catalog entry's tag byte stands for.
+    pub fn from_catalog_tag(tag: u8) -> Option<DataType> {
+        ALL_TYPES
+            .into_iter()
+            .find(|data_type| data_type.descriptor().catalog_tag == tag)
+    }
+
+    /// How a table leaf stores values of this type.
+    pub fn storage_kind(self) -> ColumnKind {
+        self.descriptor().storage
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn every_type_has_its_own_descriptor_and_tag() {
+        let mut tags = HashSet::new();
+        let mut oids = HashSet::new();
+        for data_type in ALL_TYPES {
+            let descriptor = data_type.descriptor();
+            assert_eq!(descriptor.data_type, data_type);
+            assert!(
+                tags.insert(descriptor.catalog_tag),
+                "{data_type} tag reused"
+            );
+            assert!(oids.insert(descriptor.pg_oid), "{data_type} OID reused");
+            assert_eq!(
+                DataType::from_catalog_tag(descriptor.catalog_tag),
+                Some(data_type)
+            );
+            assert_eq!(data_type.name(), descriptor.name);
+        }
+        assert_eq!(DataType::from_catalog_tag(200), None);
+    }
+
+    /// The tags written into files before descriptors existed (catalog format 1-3) keep
+    /// their meaning.
+    #[test]
+    fn catalog_tags_are_the_ones_files_hold() {
+        let tags: Vec<u8> = ALL_TYPES
+            .iter()
+            .map(|data_type| data_type.descriptor().catalog_tag)
+            .collect();
+        assert_eq!(tags, (0..12).collect::<Vec<u8>>());
+        assert_eq!(DataType::Uuid.descriptor().catalog_tag, 11);
+        assert_eq!(DataType::Json.descriptor().catalog_tag, 8);
+    }
+
+    #[test]
+    fn fixed_storage_matches_postgresql_width_where_it_is_fixed() {
+        for data_type in ALL_TYPES {
+            let descriptor = data_type.descriptor();
+            if descriptor.storage == ColumnKind::Var {
+                continue;
+            }
+            // A fixed slot holds at least PostgreSQL's width (dates widen to 8 bytes).
+            let slot = descriptor.storage as i16;
+            assert!(slot >= descriptor.pg_typlen, "{data_type}");
+        }
+    }
+}
