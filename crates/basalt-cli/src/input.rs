@@ -2,9 +2,9 @@
 //! one statement stops and the next begins.
 //!
 //! Both questions are answered with the engine's own tokenizer (sqlparser's, configured by
-//! [`basalt::sql::BasaltDialect`]), so a `;` inside a string literal, a quoted identifier, a
+//! [`basalt::BasaltDialect`]), so a `;` inside a string literal, a quoted identifier, a
 //! dollar-quoted string or a comment never ends a statement, by exactly the engine's rules.
-//! The engine's `basalt::sql::split_statements` parses as well as splits, and stops at the
+//! The engine's statement splitter parses as well as splits, and stops at the
 //! first syntax error; the shell needs the statements before a broken one to run (and the
 //! broken one to be reported on its own, with a caret), so it splits on the tokens here and
 //! hands each statement's text to `Connection::prepare`, which parses it.
@@ -13,7 +13,7 @@
 //! [TEMP] TRIGGER`, whose program is `BEGIN stmt; stmt; END`, only a `;` right after `END`
 //! ends the statement.
 
-use basalt::sql::BasaltDialect;
+use basalt::BasaltDialect;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
 
 /// One statement of a piece of input.

@@ -10,7 +10,7 @@
     reason = "tests"
 )]
 
-use basalt::types::Interval;
+use basalt::Interval;
 use basalt::{Database, Value, ValueRef};
 
 fn texts(conn: &basalt::Connection, sql: &str) -> Vec<String> {

@@ -66,9 +66,14 @@ impl<'conn> Statement<'conn> {
         let conn = self.conn;
         let prepared = self.prepared()?;
         let values = params.into_values(&prepared.bound.parameters)?;
+        let planned_for = prepared.catalog.version;
         let outcome = conn.run(prepared, values)?;
-        // Re-planning after a schema change may change the result columns.
-        self.columns = output_columns(&self.prepared()?.bound);
+        // Re-planning after a schema change may change the result columns; otherwise they
+        // are the ones already held, not copied again on every execution.
+        let prepared = self.prepared()?;
+        if prepared.catalog.version != planned_for {
+            self.columns = output_columns(&prepared.bound);
+        }
         Ok(outcome)
     }
 

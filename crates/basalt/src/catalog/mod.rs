@@ -24,8 +24,8 @@ use crate::storage::btree::ColumnKind;
 use crate::storage::keys::KeyOrder;
 use crate::types::{DataType, TypeModifier, Value};
 
-pub use encode::{CatalogError, decode_entry, encode_entry};
-pub use store::{MetaSlots, load_catalog, put_object, remove_object};
+pub use encode::{decode_entry, encode_entry};
+pub use store::{load_catalog, put_object, remove_object};
 
 /// Meta slot holding the catalog tree's root page.
 pub const CATALOG_ROOT_SLOT: usize = 0;

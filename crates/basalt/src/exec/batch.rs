@@ -38,11 +38,6 @@ impl BytesVector {
         self.offsets.len().saturating_sub(1)
     }
 
-    /// Whether there are no values.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Appends a value.
     pub fn push(&mut self, value: &[u8]) {
         if self.offsets.is_empty() {
@@ -172,11 +167,6 @@ impl ColumnVector {
             ColumnData::Interval(values) => values.len(),
             ColumnData::Uuid(values) => values.len(),
         }
-    }
-
-    /// Whether the vector has no rows.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Whether row `row` is NULL.

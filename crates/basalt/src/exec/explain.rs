@@ -99,17 +99,6 @@ impl std::fmt::Debug for ExplainOptions<'_> {
     }
 }
 
-/// The plan as indented text; with a profile, each line ends with what the run measured.
-pub fn explain_lines(node: &PlanNode, profile: Option<&Profile>) -> Vec<String> {
-    explain_with(
-        node,
-        &ExplainOptions {
-            profile,
-            ..ExplainOptions::default()
-        },
-    )
-}
-
 /// The plan as indented text, as `options` asks. A node's lines are indented two spaces per
 /// level; with VERBOSE its details follow it four spaces deeper than the node, and the plans
 /// of subqueries in its expressions follow its inputs as `SubPlan N` entries.

@@ -35,11 +35,6 @@ impl SqlSyntaxError {
         sqlstate::SYNTAX_ERROR
     }
 
-    /// The SQLSTATE as text (42601).
-    pub fn code(&self) -> &'static str {
-        self.sqlstate().code()
-    }
-
     /// The offending line of `sql` with a `^` under the error's column, e.g.
     ///
     /// ```text
@@ -144,7 +139,7 @@ mod tests {
     #[test]
     fn display_and_code() {
         let e = err(2, 5);
-        assert_eq!(e.code(), "42601");
+        assert_eq!(e.sqlstate().code(), "42601");
         assert_eq!(
             e.to_string(),
             "syntax error at line 2, column 5 near \"x\": boom"

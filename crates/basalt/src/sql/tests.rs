@@ -589,7 +589,7 @@ fn error_position_mid_statement() {
     let e = fails(sql);
     assert_eq!((e.line, e.column), (2, 12), "{e}");
     assert_eq!(e.token.as_deref(), Some("d"));
-    assert_eq!(e.code(), "42601");
+    assert_eq!(e.sqlstate().code(), "42601");
     assert!(
         e.to_string()
             .starts_with("syntax error at line 2, column 12 near \"d\": "),

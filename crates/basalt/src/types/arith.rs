@@ -365,50 +365,6 @@ fn undefined_prefix(op: &'static str, a: &Value) -> TypeError {
     }
 }
 
-/// The result type of a binary operator for the binder, or the error it would raise.
-///
-/// `op` is one of `+ - * / % || & | # << >>`. NULL operands (the unknown type) adopt the
-/// other side's type.
-pub fn binary_result_type(
-    op: &'static str,
-    left: DataType,
-    right: DataType,
-) -> Result<DataType, TypeError> {
-    use DataType::*;
-    let undefined = || TypeError::UndefinedOperator {
-        op,
-        left: Some(left),
-        right,
-    };
-    let (l, r) = match (left, right) {
-        (Null, Null) => (Null, Null),
-        (Null, other) => (other, other),
-        (other, Null) => (other, other),
-        pair => pair,
-    };
-    match op {
-        "+" | "-" | "*" | "/" | "%" => match (l, r) {
-            (Null, Null) => Ok(Null),
-            (Integer, Integer) => Ok(Integer),
-            (Integer | Real, Integer | Real) => Ok(Real),
-            (Date, Integer) if matches!(op, "+" | "-") => Ok(Date),
-            (Integer, Date) if op == "+" => Ok(Date),
-            (Date, Date) if op == "-" => Ok(Integer),
-            _ => temporal_result_type(op, l, r).ok_or_else(undefined),
-        },
-        "||" => match (l, r) {
-            (Null, Null) | (Text, _) | (_, Text) => Ok(Text),
-            (Blob, Blob) => Ok(Blob),
-            _ => Err(undefined()),
-        },
-        "&" | "|" | "#" | "<<" | ">>" => match (l, r) {
-            (Null | Integer, Null | Integer) => Ok(if l == Null { Null } else { Integer }),
-            _ => Err(undefined()),
-        },
-        _ => Err(undefined()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -543,19 +499,5 @@ mod tests {
             add(&i(i64::MAX), &i(1)).unwrap_err().to_string(),
             "integer out of range"
         );
-    }
-
-    #[test]
-    fn result_types() {
-        use DataType::*;
-        assert_eq!(binary_result_type("+", Integer, Integer), Ok(Integer));
-        assert_eq!(binary_result_type("/", Integer, Real), Ok(Real));
-        assert_eq!(binary_result_type("+", Null, Real), Ok(Real));
-        assert_eq!(binary_result_type("-", Date, Date), Ok(Integer));
-        assert_eq!(binary_result_type("+", Integer, Date), Ok(Date));
-        assert_eq!(binary_result_type("||", Integer, Text), Ok(Text));
-        assert_eq!(binary_result_type("<<", Integer, Null), Ok(Integer));
-        assert!(binary_result_type("*", Date, Integer).is_err());
-        assert!(binary_result_type("+", Text, Integer).is_err());
     }
 }

@@ -1,25 +1,24 @@
-//! Comparison of values: SQL comparison operators, the sort order used by ORDER BY,
-//! GROUP BY and DISTINCT, grouping equality and hashing.
+//! Comparison of values: SQL comparison operators and the sort order used by ORDER BY,
+//! GROUP BY and DISTINCT.
 //!
 //! * [`compare`] is `<`, `=`, `>` and friends: NULL if either side is NULL (`Ok(None)`), an
 //!   error for types that cannot be compared.
 //! * [`sort_cmp`] is a total order over all values, NULL first; the executor reverses or
 //!   moves NULLs for `DESC` and `NULLS FIRST/LAST`.
-//! * [`values_equal_for_grouping`] and [`hash_value`] agree with `sort_cmp`'s equality, so
-//!   hash aggregation, hash joins and DISTINCT group exactly the values a sort would.
 //!
-//! Semantics shared by all three, following PostgreSQL: integers and reals compare by exact
+//! (Hash aggregation, hash joins and DISTINCT group by the executor's row keys,
+//! `exec/row_key.rs`, over columns of one type each.)
+//!
+//! Semantics shared by both, following PostgreSQL: integers and reals compare by exact
 //! numeric value (no rounding of large integers to doubles); reals order NaN above every
 //! other number and equal to itself, and −0.0 equals 0.0; text and blobs compare bytewise
 //! (the C collation); false < true; dates and timestamps compare chronologically, a date
 //! standing for its midnight; intervals compare by their span with a month as 30 days and a
 //! day as 24 hours (so `'1 mon' = '30 days'`, see [`super::Interval::span`]); UUIDs compare
-//! bytewise.
-//! standing for its midnight; jsonb values compare as `json::order` defines (semantically:
+//! bytewise; jsonb values compare as `json::order` defines (semantically:
 //! `1.0` equals `1`); json values do not compare at all.
 
 use std::cmp::Ordering;
-use std::hash::{Hash, Hasher};
 
 use super::datetime::MICROS_PER_DAY;
 use super::json;
@@ -49,116 +48,11 @@ pub fn sort_cmp(a: &Value, b: &Value) -> Ordering {
         (Value::Null, Value::Null) => Ordering::Equal,
         (Value::Null, _) => Ordering::Less,
         (_, Value::Null) => Ordering::Greater,
-        // json has no SQL order; its text keeps this order total and consistent with
-        // `hash_value` for whatever internal path sorts it.
+        // json has no SQL order; its text keeps this order total for whatever internal
+        // path sorts it.
         (Value::Json(x), Value::Json(y)) => x.as_bytes().cmp(y.as_bytes()),
         _ => compare_non_null(a, b).unwrap_or_else(|| type_rank(a).cmp(&type_rank(b))),
     }
-}
-
-/// Whether two values fall into the same group for GROUP BY / DISTINCT: NULLs group
-/// together, otherwise `sort_cmp` equality (so 1 and 1.0 group together, NaN with NaN).
-pub fn values_equal_for_grouping(a: &Value, b: &Value) -> bool {
-    sort_cmp(a, b) == Ordering::Equal
-}
-
-/// Feeds a value to a hasher consistently with [`values_equal_for_grouping`]: values that
-/// group together hash alike (`Integer(1)` and `Real(1.0)`, `0.0` and `-0.0`, every NaN, a
-/// date and the timestamp of its midnight).
-pub fn hash_value<H: Hasher + ?Sized>(value: &Value, state: &mut H) {
-    match value {
-        Value::Null => state.write_u8(0),
-        Value::Boolean(b) => {
-            state.write_u8(1);
-            state.write_u8(u8::from(*b));
-        }
-        Value::Integer(i) => hash_integer(*i, state),
-        Value::Real(r) => {
-            if r.is_nan() {
-                state.write_u8(3);
-            } else if let Some(i) = real_as_exact_integer(*r) {
-                hash_integer(i, state);
-            } else {
-                state.write_u8(4);
-                state.write_u64(r.to_bits());
-            }
-        }
-        Value::Text(s) => {
-            state.write_u8(5);
-            hash_bytes(s.as_bytes(), state);
-        }
-        Value::Blob(bytes) => {
-            state.write_u8(6);
-            hash_bytes(bytes, state);
-        }
-        Value::Date(days) => {
-            state.write_u8(7);
-            state.write_i128(i128::from(*days) * i128::from(MICROS_PER_DAY));
-        }
-        Value::Timestamp(micros) => {
-            state.write_u8(7);
-            state.write_i128(i128::from(*micros));
-        }
-        // The span, so that intervals equal under comparison hash alike.
-        Value::Interval(interval) => {
-            state.write_u8(8);
-            state.write_i128(interval.span());
-        }
-        Value::Uuid(bytes) => {
-            state.write_u8(9);
-            state.write(bytes);
-        }
-        Value::Json(text) => {
-            state.write_u8(10);
-            hash_bytes(text.as_bytes(), state);
-        }
-        Value::Jsonb(text) => {
-            // Equal jsonb values may be spelled differently (`1.0`, `1`): hash the sort key.
-            let mut key = Vec::new();
-            json::sort_key(text, &mut key);
-            state.write_u8(11);
-            hash_bytes(&key, state);
-        }
-    }
-}
-
-/// A value usable as a `HashMap`/`HashSet` key with grouping semantics
-/// ([`values_equal_for_grouping`] and [`hash_value`]).
-#[derive(Clone, Debug)]
-pub struct GroupKey(pub Value);
-
-impl PartialEq for GroupKey {
-    fn eq(&self, other: &GroupKey) -> bool {
-        values_equal_for_grouping(&self.0, &other.0)
-    }
-}
-
-impl Eq for GroupKey {}
-
-impl Hash for GroupKey {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        hash_value(&self.0, state);
-    }
-}
-
-/// Length-prefixed, so that adjacent values in a composite key cannot run together.
-fn hash_bytes<H: Hasher + ?Sized>(bytes: &[u8], state: &mut H) {
-    state.write_usize(bytes.len());
-    state.write(bytes);
-}
-
-fn hash_integer<H: Hasher + ?Sized>(i: i64, state: &mut H) {
-    state.write_u8(2);
-    state.write_i64(i);
-}
-
-/// The integer a real equals exactly, if any (−0.0 → 0).
-fn real_as_exact_integer(r: f64) -> Option<i64> {
-    // i64 covers [-2^63, 2^63); both bounds are exact doubles, and a whole double in that
-    // range converts to i64 without rounding.
-    const LOW: f64 = -9_223_372_036_854_775_808.0;
-    const HIGH: f64 = 9_223_372_036_854_775_808.0;
-    (r.fract() == 0.0 && (LOW..HIGH).contains(&r)).then_some(r as i64)
 }
 
 /// Comparison of two non-NULL values, `None` when their types are incomparable.
@@ -246,13 +140,6 @@ fn type_rank(value: &Value) -> u8 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::collections::hash_map::DefaultHasher;
-
-    fn hash_of(value: &Value) -> u64 {
-        let mut hasher = DefaultHasher::new();
-        hash_value(value, &mut hasher);
-        hasher.finish()
-    }
 
     type Case = (Value, Value, Result<Option<Ordering>, &'static str>);
 
@@ -369,42 +256,15 @@ mod tests {
             sort_cmp(&Value::Boolean(true), &Value::Integer(0)),
             Ordering::Less
         );
-        assert!(values_equal_for_grouping(&Value::Null, &Value::Null));
-        assert!(values_equal_for_grouping(
-            &Value::Real(-0.0),
-            &Value::Real(0.0)
-        ));
-        assert!(!values_equal_for_grouping(
-            &Value::Integer(1),
-            &Value::Text("1".into())
-        ));
-    }
-
-    #[test]
-    fn equal_values_hash_alike() {
-        let pairs = [
-            (Value::Integer(1), Value::Real(1.0)),
-            (Value::Integer(0), Value::Real(-0.0)),
-            (Value::Real(f64::NAN), Value::Real(-f64::NAN)),
-            (
-                Value::Integer(i64::MIN),
-                Value::Real(-9_223_372_036_854_775_808.0),
-            ),
-            (Value::Date(3), Value::Timestamp(3 * MICROS_PER_DAY)),
-            (Value::Null, Value::Null),
-        ];
-        for (a, b) in pairs {
-            assert!(values_equal_for_grouping(&a, &b), "{a:?} = {b:?}");
-            assert_eq!(hash_of(&a), hash_of(&b), "{a:?} vs {b:?}");
-        }
-        assert_ne!(hash_of(&Value::Integer(1)), hash_of(&Value::Real(1.5)));
-        // Works through a trait object too.
-        let mut hasher = DefaultHasher::new();
-        hash_value(&Value::Integer(1), &mut hasher as &mut dyn Hasher);
-        assert_eq!(hasher.finish(), hash_of(&Value::Real(1.0)));
-        let mut set = std::collections::HashSet::new();
-        set.insert(GroupKey(Value::Integer(2)));
-        assert!(set.contains(&GroupKey(Value::Real(2.0))));
+        assert_eq!(sort_cmp(&Value::Null, &Value::Null), Ordering::Equal);
+        assert_eq!(
+            sort_cmp(&Value::Real(-0.0), &Value::Real(0.0)),
+            Ordering::Equal
+        );
+        assert_ne!(
+            sort_cmp(&Value::Integer(1), &Value::Text("1".into())),
+            Ordering::Equal
+        );
     }
 
     fn numeric() -> impl Strategy<Value = Value> {
@@ -458,9 +318,6 @@ mod tests {
         }
         if ab == Ordering::Equal && bc == Ordering::Equal {
             prop_assert_eq!(ac, Ordering::Equal);
-        }
-        if ab == Ordering::Equal {
-            prop_assert_eq!(hash_of(a), hash_of(b), "hash of {:?} {:?}", a, b);
         }
         Ok(())
     }

@@ -441,14 +441,3 @@ pub(crate) fn iso_week(days: i64) -> (i64, i64) {
     let week = (thursday - days_from_civil(iso_year, 1, 1)) / 7 + 1;
     (iso_year, week)
 }
-
-/// The current time as microseconds since the epoch (UTC); for `now()`,
-/// `current_timestamp` and `current_date`, which the executor evaluates once per statement.
-pub fn current_timestamp_micros() -> i64 {
-    match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
-        Ok(since) => i64::try_from(since.as_micros()).unwrap_or(i64::MAX),
-        Err(before) => i64::try_from(before.duration().as_micros())
-            .map(|m| -m)
-            .unwrap_or(i64::MIN),
-    }
-}

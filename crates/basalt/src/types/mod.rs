@@ -51,12 +51,10 @@ pub mod uuid;
 mod value;
 
 pub use cast::{assignment_cast, cast, common_type, implicit_cast, parse_literal_for};
-pub use compare::{compare, hash_value, sort_cmp, values_equal_for_grouping};
-pub use datetime::current_timestamp_micros;
-pub use descriptor::{ALL_TYPES, TypeDescriptor};
+pub use compare::compare;
+pub use descriptor::TypeDescriptor;
 pub use error::TypeError;
-pub use format::format_real;
-pub use functions::{ScalarFunction, scalar_function};
+pub use functions::scalar_function;
 pub use interval::Interval;
 pub use modifier::{ModifierKind, TypeModifier};
 pub use value::{DataType, Value};

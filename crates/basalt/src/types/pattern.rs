@@ -2,8 +2,8 @@
 //!
 //! The executor evaluates `text LIKE pattern [ESCAPE e]` with [`like`], or, when the pattern
 //! is a constant, compiles it once with [`LikePattern::new`] and calls
-//! [`LikePattern::matches`] per row; the planner uses [`like_prefix`] to turn
-//! `col LIKE 'abc%'` into an index range seek.
+//! [`LikePattern::matches`] per row. [`like_prefix`] finds the literal prefix that would let
+//! the planner turn `col LIKE 'abc%'` into an index range; the planner does not do that yet.
 //!
 //! Patterns are compiled to a list of single-character tokens (a literal, any one character,
 //! a class, or "any run") and matched with the two-pointer wildcard algorithm, which
@@ -139,6 +139,10 @@ pub fn glob(text: &str, pattern: &str) -> bool {
 /// range seeks: `Some("abc")` for `'abc%'` and `'abc_d'`, `Some("a%b")` for `'a\%b%'` with
 /// escape `\`, the whole string for a pattern without wildcards. `None` when the prefix is
 /// empty or the pattern is invalid (nothing to seek on).
+#[allow(
+    dead_code,
+    reason = "the planner's LIKE-prefix index range is still to come; tested here"
+)]
 pub fn like_prefix(pattern: &str, escape: Option<char>) -> Option<String> {
     let compiled = LikePattern::new(pattern, escape, false).ok()?;
     let prefix: String = compiled

@@ -79,10 +79,6 @@ fn corrupt(error: impl ToString) -> ExecError {
 impl IndexAm for BTreeIndex<'_> {
     type Probe<S: PageRead> = BTreeProbe<S>;
 
-    fn index(&self) -> &IndexDef {
-        self.index
-    }
-
     fn create<W: PageWrite + ?Sized>(&self, txn: &mut W) -> ExecResult<PageNo> {
         Ok(IndexTree::create(txn)?.root())
     }

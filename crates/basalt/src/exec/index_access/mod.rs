@@ -73,11 +73,6 @@ pub struct IndexEntry {
 }
 
 impl IndexEntry {
-    /// The stored bytes.
-    pub fn key(&self) -> &[u8] {
-        &self.key
-    }
-
     /// The part a unique index holds once, if the entry can collide (no NULL in it).
     pub fn unique_key(&self) -> Option<&[u8]> {
         self.unique_len.and_then(|len| self.key.get(..len))
@@ -119,9 +114,6 @@ pub struct KeyStatistics {
 pub trait IndexAm {
     /// The method's lookup of entries by key.
     type Probe<S: PageRead>: IndexProbe;
-
-    /// The definition this handle serves.
-    fn index(&self) -> &IndexDef;
 
     /// Allocates fresh, empty storage for the index and returns its root page, which the
     /// caller records in the definition (CREATE INDEX, REINDEX). The definition's current
@@ -275,10 +267,6 @@ macro_rules! dispatch {
 
 impl IndexAm for IndexAccess<'_> {
     type Probe<S: PageRead> = AnyProbe<S>;
-
-    fn index(&self) -> &IndexDef {
-        dispatch!(self, method => method.index())
-    }
 
     fn create<W: PageWrite + ?Sized>(&self, txn: &mut W) -> ExecResult<PageNo> {
         dispatch!(self, method => method.create(txn))

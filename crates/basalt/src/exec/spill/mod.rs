@@ -179,11 +179,6 @@ impl SpillFile {
         self.flushed + self.buffer.len() as u64
     }
 
-    /// Whether nothing has been appended.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Appends one record.
     pub fn append(&mut self, record: &[u8], ctx: &ExecContext) -> ExecResult<()> {
         write_varint(record.len() as u64, &mut self.buffer);

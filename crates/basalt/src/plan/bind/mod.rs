@@ -61,9 +61,7 @@ use crate::types::DataType;
 pub use error::BindError;
 use parameters::PlaceholderNumbering;
 use scope::Scope;
-pub use trigger::{
-    BoundTriggerProgram, TriggerRow, bind_trigger_program, duplicate_trigger_error, trigger_row,
-};
+pub use trigger::{TriggerRow, bind_trigger_program, duplicate_trigger_error, trigger_row};
 
 /// Binds one parsed statement against `catalog`.
 pub fn bind(statement: &ast::Statement, catalog: &Catalog) -> Result<Bound, BindError> {

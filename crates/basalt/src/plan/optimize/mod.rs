@@ -92,7 +92,8 @@ pub fn optimize_bound_with(bound: Bound, catalog: &Catalog, statistics: &dyn Sta
 }
 
 /// `plan` rewritten by every rule (table sizes from ANALYZE only); the result produces the
-/// same rows.
+/// same rows. The optimizer's tests call it; statements go through [`optimize_bound_with`].
+#[cfg(test)]
 pub fn optimize(plan: PlanNode, catalog: &Catalog) -> PlanNode {
     let estimator = Estimator {
         catalog,
