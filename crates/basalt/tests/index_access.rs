@@ -12,42 +12,11 @@
     reason = "tests"
 )]
 
-use std::path::PathBuf;
+#[path = "common/scratch.rs"]
+mod scratch;
 
-use basalt::{Connection, Database, SchemaKind, Value};
-
-/// Every row of `sql` as text, in the query's order.
-fn rows(conn: &Connection, sql: &str) -> Vec<String> {
-    let mut statement = conn.prepare(sql).unwrap();
-    let columns = statement.column_count();
-    let mut rows = statement.query(()).unwrap();
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().unwrap() {
-        let values: Vec<String> = (0..columns)
-            .map(|i| format!("{:?}", row.get::<Value>(i).unwrap()))
-            .collect();
-        out.push(values.join("|"));
-    }
-    out
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("basalt-index-access-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use basalt::{Connection, Database, SchemaKind};
+use scratch::{TempDir, rows};
 
 /// The CREATE INDEX text of every explicit index, by name.
 fn index_sql(conn: &Connection) -> Vec<String> {
@@ -61,7 +30,7 @@ fn index_sql(conn: &Connection) -> Vec<String> {
 
 #[test]
 fn with_options_are_kept_across_reopen_vacuum_and_reindex() {
-    let dir = TempDir::new("options");
+    let dir = TempDir::new("index-access-options");
     let path = dir.0.join("db.basalt");
     let expected = vec![
         "CREATE INDEX t_k ON t (k) WITH (fillfactor = 70)".to_string(),

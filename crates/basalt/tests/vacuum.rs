@@ -9,24 +9,13 @@
     reason = "tests"
 )]
 
-use std::path::{Path, PathBuf};
+#[path = "common/scratch.rs"]
+mod scratch;
 
-use basalt::{Connection, Database, Value};
+use std::path::Path;
 
-/// Every row of `sql` as text, in the query's order.
-fn rows(conn: &Connection, sql: &str) -> Vec<String> {
-    let mut statement = conn.prepare(sql).unwrap();
-    let columns = statement.column_count();
-    let mut rows = statement.query(()).unwrap();
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().unwrap() {
-        let values: Vec<String> = (0..columns)
-            .map(|i| format!("{:?}", row.get::<Value>(i).unwrap()))
-            .collect();
-        out.push(values.join("|"));
-    }
-    out
-}
+use basalt::{Connection, Database};
+use scratch::{TempDir, rows};
 
 /// The header fields page count (offset 24) and free pages (offset 32) of the main file,
 /// as docs/file-format.md lays them out.
@@ -34,23 +23,6 @@ fn header_counts(path: &Path) -> (u32, u32) {
     let bytes = std::fs::read(path).unwrap();
     let field = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
     (field(24), field(32))
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("basalt-vacuum-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 const SCHEMA: &str = "
@@ -82,7 +54,7 @@ fn answers(conn: &Connection) -> Vec<Vec<String>> {
 
 #[test]
 fn vacuum_shrinks_the_file_and_keeps_every_answer() {
-    let dir = TempDir::new("shrink");
+    let dir = TempDir::new("vacuum-shrink");
     let path = dir.0.join("v.basalt");
     let db = Database::open(&path).unwrap();
     let conn = db.connect();
@@ -192,7 +164,7 @@ fn vacuum_refuses_a_transaction_block_and_unknown_tables() {
 
 #[test]
 fn a_reader_keeps_its_snapshot_through_vacuum_and_the_file_shrinks_after_it() {
-    let dir = TempDir::new("reader");
+    let dir = TempDir::new("vacuum-reader");
     let path = dir.0.join("r.basalt");
     let db = Database::open(&path).unwrap();
     let writer = db.connect();

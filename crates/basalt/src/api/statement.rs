@@ -10,7 +10,7 @@ use crate::types::DataType;
 use super::connection::Connection;
 use super::error::{Error, Result};
 use super::params::Params;
-use super::session::{Outcome, Prepared, RowStream, output_columns};
+use super::session::{Outcome, Prepared, RowStream};
 use super::value::{FromSql, ValueRef, value_ref};
 
 /// A statement parsed and planned once, executable many times with different parameters.
@@ -18,17 +18,21 @@ use super::value::{FromSql, ValueRef, value_ref};
 pub struct Statement<'conn> {
     conn: &'conn Connection,
     prepared: Option<Box<Prepared>>,
-    columns: Vec<OutputColumn>,
 }
 
 impl<'conn> Statement<'conn> {
     pub(crate) fn new(conn: &'conn Connection, prepared: Box<Prepared>) -> Self {
-        let columns = output_columns(&prepared.bound);
         Statement {
             conn,
             prepared: Some(prepared),
-            columns,
         }
+    }
+
+    /// The result columns of the statement's current plan.
+    fn columns(&self) -> &[OutputColumn] {
+        self.prepared
+            .as_deref()
+            .map_or(&[], |prepared| &prepared.columns)
     }
 
     fn prepared(&mut self) -> Result<&mut Prepared> {
@@ -39,12 +43,12 @@ impl<'conn> Statement<'conn> {
 
     /// Number of result columns (0 for statements that return no rows).
     pub fn column_count(&self) -> usize {
-        self.columns.len()
+        self.columns().len()
     }
 
     /// Names of the result columns.
     pub fn column_names(&self) -> Vec<&str> {
-        self.columns
+        self.columns()
             .iter()
             .map(|column| column.name.as_str())
             .collect()
@@ -52,7 +56,10 @@ impl<'conn> Statement<'conn> {
 
     /// Types of the result columns.
     pub fn column_types(&self) -> Vec<DataType> {
-        self.columns.iter().map(|column| column.data_type).collect()
+        self.columns()
+            .iter()
+            .map(|column| column.data_type)
+            .collect()
     }
 
     /// Number of parameters the statement takes.
@@ -66,15 +73,7 @@ impl<'conn> Statement<'conn> {
         let conn = self.conn;
         let prepared = self.prepared()?;
         let values = params.into_values(&prepared.bound.parameters)?;
-        let planned_for = prepared.catalog.version;
-        let outcome = conn.run(prepared, values)?;
-        // Re-planning after a schema change may change the result columns; otherwise they
-        // are the ones already held, not copied again on every execution.
-        let prepared = self.prepared()?;
-        if prepared.catalog.version != planned_for {
-            self.columns = output_columns(&prepared.bound);
-        }
-        Ok(outcome)
+        conn.run(prepared, values)
     }
 
     /// Runs the statement and streams its rows.
@@ -82,7 +81,7 @@ impl<'conn> Statement<'conn> {
         let outcome = self.start(params)?;
         Ok(Rows {
             stream: RowStream::new(outcome),
-            columns: &self.columns,
+            columns: self.columns(),
         })
     }
 

@@ -173,7 +173,7 @@ fn version_3_indexes_have_no_options() {
         options: vec![("fillfactor".into(), "70".into())],
     };
     let version_3 = encode_entry_as(&SchemaObject::Index(index.clone()), 3);
-    let version_4 = encode_entry(&SchemaObject::Index(index.clone()));
+    let version_4 = encode_entry_as(&SchemaObject::Index(index.clone()), 4);
     // Version 4 adds the option list (count, then name and value strings) at the end.
     let options_bytes = 4 + (4 + "fillfactor".len()) + (4 + "70".len());
     assert_eq!(version_3.len() + options_bytes, version_4.len());

@@ -67,13 +67,8 @@ impl ColumnDef {
 
     /// How the column's values are stored in a table leaf.
     pub fn storage_kind(&self) -> ColumnKind {
-        storage_kind(self.data_type)
+        self.data_type.storage_kind()
     }
-}
-
-/// How values of a type are stored in a table leaf (its descriptor's storage kind).
-pub fn storage_kind(data_type: DataType) -> ColumnKind {
-    data_type.storage_kind()
 }
 
 /// A foreign key constraint (`REFERENCES`), enforced by `crate::exec::foreign_keys`.

@@ -319,18 +319,7 @@ mod tests {
 
     #[test]
     fn null_casts_to_null() {
-        for to in [
-            DataType::Null,
-            DataType::Boolean,
-            DataType::Integer,
-            DataType::Real,
-            DataType::Text,
-            DataType::Blob,
-            DataType::Date,
-            DataType::Timestamp,
-            DataType::Interval,
-            DataType::Uuid,
-        ] {
+        for to in crate::types::descriptor::ALL_TYPES {
             assert_eq!(cast(&Value::Null, to), Ok(Value::Null));
         }
     }

@@ -79,122 +79,158 @@ const fn descriptor(
     }
 }
 
-// Intervals and UUIDs are 16 bytes, wider than a fixed slot: heap bytes like text. All
-// integer types are 64-bit (int8 on the wire until declared widths are reported) and every
-// float is a double (float8).
-const NULL: TypeDescriptor = descriptor(
-    DataType::Null,
-    "unknown",
-    0,
-    ColumnKind::Var,
-    ModifierKind::None,
-    (705, "unknown", -2),
-);
-const BOOLEAN: TypeDescriptor = descriptor(
-    DataType::Boolean,
-    "boolean",
-    1,
-    ColumnKind::Fixed1,
-    ModifierKind::None,
-    (16, "bool", 1),
-);
-const INTEGER: TypeDescriptor = descriptor(
-    DataType::Integer,
-    "integer",
-    2,
-    ColumnKind::Fixed8,
-    ModifierKind::None,
-    (20, "int8", 8),
-);
-const REAL: TypeDescriptor = descriptor(
-    DataType::Real,
-    "real",
-    3,
-    ColumnKind::Fixed8,
-    ModifierKind::None,
-    (701, "float8", 8),
-);
-const TEXT: TypeDescriptor = descriptor(
-    DataType::Text,
-    "text",
-    4,
-    ColumnKind::Var,
-    ModifierKind::Length,
-    (25, "text", -1),
-);
-const BLOB: TypeDescriptor = descriptor(
-    DataType::Blob,
-    "blob",
-    5,
-    ColumnKind::Var,
-    ModifierKind::None,
-    (17, "bytea", -1),
-);
-const DATE: TypeDescriptor = descriptor(
-    DataType::Date,
-    "date",
-    6,
-    ColumnKind::Fixed8,
-    ModifierKind::None,
-    (1082, "date", 4),
-);
-const TIMESTAMP: TypeDescriptor = descriptor(
-    DataType::Timestamp,
-    "timestamp",
-    7,
-    ColumnKind::Fixed8,
-    ModifierKind::None,
-    (1114, "timestamp", 8),
-);
-const JSON: TypeDescriptor = descriptor(
-    DataType::Json,
-    "json",
-    8,
-    ColumnKind::Var,
-    ModifierKind::None,
-    (114, "json", -1),
-);
-const JSONB: TypeDescriptor = descriptor(
-    DataType::Jsonb,
-    "jsonb",
-    9,
-    ColumnKind::Var,
-    ModifierKind::None,
-    (3802, "jsonb", -1),
-);
-const INTERVAL: TypeDescriptor = descriptor(
-    DataType::Interval,
-    "interval",
-    10,
-    ColumnKind::Var,
-    ModifierKind::None,
-    (1186, "interval", 16),
-);
-const UUID: TypeDescriptor = descriptor(
-    DataType::Uuid,
-    "uuid",
-    11,
-    ColumnKind::Var,
-    ModifierKind::None,
-    (2950, "uuid", 16),
-);
-
 impl DataType {
     /// The type's descriptor: the one exhaustive dispatch for the facts it holds.
+    ///
+    /// Intervals and UUIDs are 16 bytes, wider than a fixed slot: heap bytes like text. All
+    /// integer types are 64-bit (int8 on the wire until declared widths are reported) and
+    /// every float is a double (float8). Each descriptor is a constant, so this is a lookup.
     pub fn descriptor(self) -> &'static TypeDescriptor {
         match self {
-            DataType::Null => &NULL,
-            DataType::Boolean => &BOOLEAN,
-            DataType::Integer => &INTEGER,
-            DataType::Real => &REAL,
-            DataType::Text => &TEXT,
-            DataType::Blob => &BLOB,
-            DataType::Date => &DATE,
-            DataType::Timestamp => &TIMESTAMP,
-            DataType::Json => &JSON,
-            DataType::Jsonb => &JSONB,
-            DataType::Interval => &INTERVAL,
-            DataType::Uuid => &UUID,
+            DataType::Null => {
+                &const {
+                    descriptor(
+                        DataType::Null,
+                        "unknown",
+                        0,
+                        ColumnKind::Var,
+                        ModifierKind::None,
+                        (705, "unknown", -2),
+                    )
+                }
+            }
+            DataType::Boolean => {
+                &const {
+                    descriptor(
+                        DataType::Boolean,
+                        "boolean",
+                        1,
+                        ColumnKind::Fixed1,
+                        ModifierKind::None,
+                        (16, "bool", 1),
+                    )
+                }
+            }
+            DataType::Integer => {
+                &const {
+                    descriptor(
+                        DataType::Integer,
+                        "integer",
+                        2,
+                        ColumnKind::Fixed8,
+                        ModifierKind::None,
+                        (20, "int8", 8),
+                    )
+                }
+            }
+            DataType::Real => {
+                &const {
+                    descriptor(
+                        DataType::Real,
+                        "real",
+                        3,
+                        ColumnKind::Fixed8,
+                        ModifierKind::None,
+                        (701, "float8", 8),
+                    )
+                }
+            }
+            DataType::Text => {
+                &const {
+                    descriptor(
+                        DataType::Text,
+                        "text",
+                        4,
+                        ColumnKind::Var,
+                        ModifierKind::Length,
+                        (25, "text", -1),
+                    )
+                }
+            }
+            DataType::Blob => {
+                &const {
+                    descriptor(
+                        DataType::Blob,
+                        "blob",
+                        5,
+                        ColumnKind::Var,
+                        ModifierKind::None,
+                        (17, "bytea", -1),
+                    )
+                }
+            }
+            DataType::Date => {
+                &const {
+                    descriptor(
+                        DataType::Date,
+                        "date",
+                        6,
+                        ColumnKind::Fixed8,
+                        ModifierKind::None,
+                        (1082, "date", 4),
+                    )
+                }
+            }
+            DataType::Timestamp => {
+                &const {
+                    descriptor(
+                        DataType::Timestamp,
+                        "timestamp",
+                        7,
+                        ColumnKind::Fixed8,
+                        ModifierKind::None,
+                        (1114, "timestamp", 8),
+                    )
+                }
+            }
+            DataType::Json => {
+                &const {
+                    descriptor(
+                        DataType::Json,
+                        "json",
+                        8,
+                        ColumnKind::Var,
+                        ModifierKind::None,
+                        (114, "json", -1),
+                    )
+                }
+            }
+            DataType::Jsonb => {
+                &const {
+                    descriptor(
+                        DataType::Jsonb,
+                        "jsonb",
+                        9,
+                        ColumnKind::Var,
+                        ModifierKind::None,
+                        (3802, "jsonb", -1),
+                    )
+                }
+            }
+            DataType::Interval => {
+                &const {
+                    descriptor(
+                        DataType::Interval,
+                        "interval",
+                        10,
+                        ColumnKind::Var,
+                        ModifierKind::None,
+                        (1186, "interval", 16),
+                    )
+                }
+            }
+            DataType::Uuid => {
+                &const {
+                    descriptor(
+                        DataType::Uuid,
+                        "uuid",
+                        11,
+                        ColumnKind::Var,
+                        ModifierKind::None,
+                        (2950, "uuid", 16),
+                    )
+                }
+            }
         }
     }
 

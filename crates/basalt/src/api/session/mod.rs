@@ -70,6 +70,9 @@ pub(crate) struct Prepared {
     pub(crate) rules: TableRules,
     /// The foreign keys a modification enforces.
     pub(crate) foreign_keys: ForeignKeyRules,
+    /// The result columns of `bound` ([`output_columns`]), shared with the statement handles
+    /// and portals that hand out its rows, so that running it copies none of them.
+    pub(crate) columns: Arc<[OutputColumn]>,
 }
 
 /// What running a statement produced.
@@ -137,7 +140,7 @@ pub struct Session {
     pub(crate) db: Arc<DatabaseInner>,
     state: RefCell<SessionState>,
     /// Named prepared statements (the wire protocol's; `""` is the unnamed one).
-    statements: RefCell<HashMap<String, Arc<Mutex<Box<Prepared>>>>>,
+    statements: RefCell<HashMap<String, Arc<Mutex<Prepared>>>>,
     /// Open portals, by name.
     portals: RefCell<HashMap<String, portal::Portal>>,
     /// Shared with [`InterruptHandle`]s; set to cancel the running statement.
@@ -236,6 +239,7 @@ impl Session {
         Ok(Box::new(Prepared {
             sql: sql.to_string(),
             ast,
+            columns: output_columns(&bound).into(),
             bound,
             catalog,
             rules,
@@ -298,6 +302,7 @@ impl Session {
             prepared.bound = self.optimize(bind::bind(&prepared.ast, &catalog)?, &catalog, source);
             prepared.rules = table_rules(&prepared.bound, &catalog)?;
             prepared.foreign_keys = foreign_key_rules(&prepared.bound, &catalog);
+            prepared.columns = output_columns(&prepared.bound).into();
             prepared.catalog = catalog;
         }
         Ok(())
@@ -438,8 +443,8 @@ fn is_modification(plan: &PlanNode) -> bool {
     )
 }
 
-/// Output columns of a prepared statement.
-pub(crate) fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
+/// Output columns of a bound statement.
+fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
     let text = |name: &str| OutputColumn {
         name: name.into(),
         table: None,

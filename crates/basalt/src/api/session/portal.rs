@@ -23,7 +23,7 @@ use std::sync::atomic::Ordering;
 use parking_lot::Mutex;
 
 use super::stream::RowStream;
-use super::{Prepared, Session, output_columns};
+use super::{Prepared, Session};
 use crate::api::error::{Error, Result};
 use crate::api::params::Params;
 use crate::api::statement::Row;
@@ -88,9 +88,11 @@ pub struct Execution {
 /// A statement bound to parameter values, ready to run or part-way through its rows.
 #[derive(Debug)]
 pub(crate) struct Portal {
-    statement: Arc<Mutex<Box<Prepared>>>,
-    /// The result columns as of the latest planning of the statement.
-    columns: Vec<OutputColumn>,
+    statement: Arc<Mutex<Prepared>>,
+    /// The result columns as of the statement's planning the portal last saw, with the
+    /// catalog they were planned against (a column's source is a position in it).
+    columns: Arc<[OutputColumn]>,
+    catalog: Arc<Catalog>,
     state: PortalState,
 }
 
@@ -132,7 +134,7 @@ impl Session {
         let description = describe(&prepared);
         self.statements
             .borrow_mut()
-            .insert(name.to_owned(), Arc::new(Mutex::new(prepared)));
+            .insert(name.to_owned(), Arc::new(Mutex::new(*prepared)));
         Ok(description)
     }
 
@@ -162,16 +164,17 @@ impl Session {
             ));
         }
         let statement = self.statement(statement)?;
-        let (values, columns) = {
+        let (values, columns, catalog) = {
             let prepared = statement.lock();
             let values = params.into_values(&prepared.bound.parameters)?;
-            (values, output_columns(&prepared.bound))
+            (values, prepared.columns.clone(), prepared.catalog.clone())
         };
         self.portals.borrow_mut().insert(
             portal.to_owned(),
             Portal {
                 statement,
                 columns,
+                catalog,
                 state: PortalState::Bound(values),
             },
         );
@@ -188,8 +191,7 @@ impl Session {
             self.refresh(&mut prepared, &self.read_source()?)?;
             return Ok(describe(&prepared).columns);
         }
-        let prepared = open.statement.lock();
-        Ok(describe_columns(&open.columns, &prepared.catalog))
+        Ok(describe_columns(&open.columns, &open.catalog))
     }
 
     /// Runs the portal `portal`, or resumes it where its last execution stopped, handing each
@@ -217,7 +219,8 @@ impl Session {
             PortalState::Bound(values) => {
                 let mut prepared = open.statement.lock();
                 let outcome = self.run(&mut prepared, values)?;
-                open.columns = output_columns(&prepared.bound);
+                open.columns = prepared.columns.clone();
+                open.catalog = prepared.catalog.clone();
                 if let super::Outcome::Changed(count) = &outcome {
                     changed = Some(*count);
                 }
@@ -280,7 +283,7 @@ impl Session {
         self.portals.borrow().contains_key(name)
     }
 
-    fn statement(&self, name: &str) -> Result<Arc<Mutex<Box<Prepared>>>> {
+    fn statement(&self, name: &str) -> Result<Arc<Mutex<Prepared>>> {
         self.statements
             .borrow()
             .get(name)
@@ -300,7 +303,7 @@ pub(crate) fn describe(prepared: &Prepared) -> StatementDescription {
             data_type: parameter.data_type,
         })
         .collect();
-    let columns = describe_columns(&output_columns(&prepared.bound), &prepared.catalog);
+    let columns = describe_columns(&prepared.columns, &prepared.catalog);
     StatementDescription {
         parameters,
         columns,

@@ -19,9 +19,9 @@ use crate::exec::foreign_keys::ForeignKeyRules;
 use crate::exec::source::PageSource;
 use crate::exec::triggers;
 use crate::exec::{ddl, eval};
-use crate::plan::BoundStatement;
 use crate::plan::bind;
 use crate::plan::ddl::DdlStatement;
+use crate::plan::{BoundStatement, PlanNode};
 use crate::sqlstate;
 use crate::txn::WriteTxn;
 use crate::types::{DataType, Value};
@@ -133,15 +133,7 @@ impl Session {
                     changes,
                     last_insert_row_id,
                     returning,
-                } = dml::execute_modify(
-                    plan,
-                    &prepared.rules,
-                    self.foreign_keys_enforced()
-                        .then_some(&prepared.foreign_keys),
-                    write,
-                    &ctx,
-                    &self.trigger_runtime(&prepared.catalog),
-                )?;
+                } = self.execute_modify(plan, prepared, write, &ctx)?;
                 {
                     let mut state = self.state.borrow_mut();
                     state.changes = changes;
@@ -193,15 +185,7 @@ impl Session {
             } => {
                 let ctx = ctx.with_profiling();
                 let started = Instant::now();
-                let result = dml::execute_modify(
-                    plan,
-                    &prepared.rules,
-                    self.foreign_keys_enforced()
-                        .then_some(&prepared.foreign_keys),
-                    write,
-                    &ctx,
-                    &self.trigger_runtime(&prepared.catalog),
-                )?;
+                let result = self.execute_modify(plan, prepared, write, &ctx)?;
                 let elapsed = started.elapsed();
                 self.state.borrow_mut().changes = result.changes;
                 if let Some(profile) = &ctx.profile {
@@ -223,6 +207,26 @@ impl Session {
                 "not a write statement",
             )),
         }
+    }
+
+    /// Runs the modification `plan` of `prepared` in `write`: its table's defaults and
+    /// CHECKs, its foreign keys when this session enforces them, and its triggers.
+    fn execute_modify(
+        &self,
+        plan: &PlanNode,
+        prepared: &Prepared,
+        write: &Arc<Mutex<WriteTxn>>,
+        ctx: &ExecContext,
+    ) -> Result<ModifyResult> {
+        Ok(dml::execute_modify(
+            plan,
+            &prepared.rules,
+            self.foreign_keys_enforced()
+                .then_some(&prepared.foreign_keys),
+            write,
+            ctx,
+            &self.trigger_runtime(&prepared.catalog),
+        )?)
     }
 
     fn apply_ddl(
