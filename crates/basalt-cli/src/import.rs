@@ -340,7 +340,7 @@ fn infer_types(
         .map(|seen| match seen {
             Seen::Integers => DataType::Integer,
             Seen::Reals => DataType::Real,
-            Seen::Nothing | Seen::Text => DataType::Text,
+            Seen::Nothing | Seen::Text => DataType::Text(None),
         })
         .collect())
 }
@@ -395,7 +395,7 @@ fn load(
     let values: Vec<String> = targets
         .iter()
         .map(|t| match t.data_type {
-            DataType::Text => "?".to_string(),
+            DataType::Text(_) => "?".to_string(),
             other => format!("CAST(? AS {})", other.name().to_uppercase()),
         })
         .collect();
@@ -479,7 +479,7 @@ fn load(
 /// A field as a parameter: NULL when empty (except for text), trimmed for typed columns.
 fn field_value(text: &str, data_type: DataType) -> Value {
     match data_type {
-        DataType::Text => Value::Text(text.to_string()),
+        DataType::Text(_) => Value::Text(text.to_string()),
         _ if text.trim().is_empty() => Value::Null,
         _ => Value::Text(text.trim().to_string()),
     }

@@ -77,12 +77,15 @@ fn describe_reports_parameters_and_columns_with_their_sources() {
         .unwrap();
     let parameter_types: Vec<DataType> =
         description.parameters.iter().map(|p| p.data_type).collect();
-    assert_eq!(parameter_types, vec![DataType::Integer, DataType::Text]);
+    assert_eq!(
+        parameter_types,
+        vec![DataType::Integer, DataType::Text(None)]
+    );
     assert_eq!(
         names_and_types(&description.columns),
         vec![
             column("id", DataType::Integer),
-            column("who", DataType::Text),
+            column("who", DataType::Text(Some(20))),
             column("?column?", DataType::Real),
             column("count", DataType::Integer),
         ]
@@ -90,9 +93,14 @@ fn describe_reports_parameters_and_columns_with_their_sources() {
     let who = &description.columns[1];
     assert_eq!(who.table.as_deref(), Some("t"));
     assert_eq!(who.column.as_deref(), Some("name"));
-    assert_eq!(who.modifier, Some(TypeModifier::Length(20)));
+    assert_eq!(who.data_type, DataType::Text(Some(20)));
+    assert_eq!(who.data_type.modifier(), Some(TypeModifier::Length(20)));
+    assert_eq!(
+        who.data_type.modifier().map(TypeModifier::pg_typmod),
+        Some(24)
+    );
     assert_eq!(description.columns[0].column.as_deref(), Some("id"));
-    assert_eq!(description.columns[0].modifier, None);
+    assert_eq!(description.columns[0].data_type.modifier(), None);
     assert_eq!(
         description.columns[2].table, None,
         "an expression has no source"
@@ -124,7 +132,7 @@ fn describe_reports_parameters_and_columns_with_their_sources() {
         .unwrap();
     assert_eq!(returning.columns[0].column.as_deref(), Some("name"));
     assert_eq!(
-        returning.columns[0].modifier,
+        returning.columns[0].data_type.modifier(),
         Some(TypeModifier::Length(20))
     );
     assert_eq!(returning.columns[1].column, None);
@@ -153,7 +161,7 @@ fn statement_names_follow_postgresql() {
     session.prepare_named("", "SELECT 'two'").unwrap();
     assert_eq!(
         session.describe_statement("").unwrap().columns[0].data_type,
-        DataType::Text
+        DataType::Text(None)
     );
     let missing = session.describe_statement("nope").unwrap_err();
     assert_eq!(missing.sqlstate(), sqlstate::INVALID_SQL_STATEMENT_NAME);

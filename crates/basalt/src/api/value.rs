@@ -56,7 +56,7 @@ impl ValueRef<'_> {
             ValueRef::Boolean(_) => DataType::Boolean.name(),
             ValueRef::Integer(_) => DataType::Integer.name(),
             ValueRef::Real(_) => DataType::Real.name(),
-            ValueRef::Text(_) => DataType::Text.name(),
+            ValueRef::Text(_) => DataType::Text(None).name(),
             ValueRef::Blob(_) => DataType::Blob.name(),
             ValueRef::Date(_) => DataType::Date.name(),
             ValueRef::Timestamp(_) => DataType::Timestamp.name(),

@@ -182,8 +182,10 @@ fn encode_entry_as(object: &SchemaObject, version: u8) -> Vec<u8> {
                 out.u8(data_type_byte(column.data_type));
                 out.str(&column.declared_type);
                 if version >= 5 {
-                    let (tag, first, second) =
-                        column.modifier.map_or((0, 0, 0), TypeModifier::to_catalog);
+                    let (tag, first, second) = column
+                        .data_type
+                        .modifier()
+                        .map_or((0, 0, 0), TypeModifier::to_catalog);
                     out.u8(tag);
                     out.u32(first);
                     out.u32(second);
@@ -348,6 +350,11 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                     let max_length = input.u32()?;
                     has_max.then_some(TypeModifier::Length(max_length))
                 };
+                let data_type = data_type.with_modifier(modifier).ok_or_else(|| {
+                    CatalogError(format!(
+                        "column {name} of type {data_type} has a modifier the type does not take"
+                    ))
+                })?;
                 let not_null = input.bool()?;
                 let default = input.opt_str()?;
                 let generated = if version >= 3 { input.opt_str()? } else { None };
@@ -361,7 +368,6 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                     name,
                     data_type,
                     declared_type,
-                    modifier,
                     not_null,
                     default,
                     generated,

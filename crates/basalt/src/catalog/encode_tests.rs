@@ -10,7 +10,6 @@ fn sample_table() -> TableDef {
                 name: "id".into(),
                 data_type: DataType::Integer,
                 declared_type: "INTEGER".into(),
-                modifier: None,
                 not_null: true,
                 default: None,
                 generated: None,
@@ -18,9 +17,8 @@ fn sample_table() -> TableDef {
             },
             ColumnDef {
                 name: "email".into(),
-                data_type: DataType::Text,
+                data_type: DataType::Text(Some(80)),
                 declared_type: "VARCHAR(80)".into(),
-                modifier: Some(TypeModifier::Length(80)),
                 not_null: false,
                 default: Some("'x'".into()),
                 generated: Some("upper(name)".into()),
@@ -137,12 +135,16 @@ fn version_4_lengths_become_modifiers() {
             panic!("not a table");
         };
         assert_eq!(
-            decoded.columns[1].modifier,
+            decoded.columns[1].data_type.modifier(),
             Some(TypeModifier::Length(80)),
             "version {version}"
         );
         assert_eq!(decoded.columns[1].max_length(), Some(80));
-        assert_eq!(decoded.columns[0].modifier, None, "version {version}");
+        assert_eq!(
+            decoded.columns[0].data_type.modifier(),
+            None,
+            "version {version}"
+        );
     }
     // Version 5 spends 9 bytes per column on the modifier where version 4 spent 5.
     let version_4 = encode_entry_as(&SchemaObject::Table(table.clone()), 4);

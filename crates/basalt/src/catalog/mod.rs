@@ -22,7 +22,7 @@ use std::sync::Arc;
 use crate::storage::PageNo;
 use crate::storage::btree::ColumnKind;
 use crate::storage::keys::KeyOrder;
-use crate::types::{DataType, TypeModifier, Value};
+use crate::types::{DataType, Value};
 
 pub use encode::{decode_entry, encode_entry};
 pub use store::{load_catalog, put_object, remove_object};
@@ -37,12 +37,11 @@ pub const SCHEMA_VERSION_SLOT: usize = 1;
 pub struct ColumnDef {
     /// Name as written (case-folded per SQL rules by the binder).
     pub name: String,
-    /// The value type.
+    /// The value type, with its declared modifier (`VARCHAR(20)`'s length), enforced on
+    /// every write.
     pub data_type: DataType,
     /// The type as declared (`VARCHAR(20)`, `BIGINT`), for introspection and the wire.
     pub declared_type: String,
-    /// The declared type's modifier (`VARCHAR(n)`'s length), enforced on every write.
-    pub modifier: Option<TypeModifier>,
     /// `NOT NULL`.
     pub not_null: bool,
     /// `DEFAULT` expression as SQL text.
@@ -59,10 +58,7 @@ pub struct ColumnDef {
 impl ColumnDef {
     /// The maximum length of a `VARCHAR(n)` / `CHAR(n)` column.
     pub fn max_length(&self) -> Option<u32> {
-        match self.modifier {
-            Some(TypeModifier::Length(length)) => Some(length),
-            _ => None,
-        }
+        self.data_type.max_length()
     }
 
     /// How the column's values are stored in a table leaf.

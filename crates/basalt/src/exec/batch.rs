@@ -109,7 +109,7 @@ impl ColumnVector {
             DataType::Boolean => ColumnData::Boolean(Vec::with_capacity(rows)),
             DataType::Integer => ColumnData::Integer(Vec::with_capacity(rows)),
             DataType::Real => ColumnData::Real(Vec::with_capacity(rows)),
-            DataType::Text => ColumnData::Text(BytesVector::with_capacity(rows)),
+            DataType::Text(_) => ColumnData::Text(BytesVector::with_capacity(rows)),
             DataType::Blob => ColumnData::Blob(BytesVector::with_capacity(rows)),
             DataType::Date => ColumnData::Date(Vec::with_capacity(rows)),
             DataType::Timestamp => ColumnData::Timestamp(Vec::with_capacity(rows)),
@@ -140,7 +140,7 @@ impl ColumnVector {
             ColumnData::Boolean(_) => DataType::Boolean,
             ColumnData::Integer(_) => DataType::Integer,
             ColumnData::Real(_) => DataType::Real,
-            ColumnData::Text(_) => DataType::Text,
+            ColumnData::Text(_) => DataType::Text(None),
             ColumnData::Blob(_) => DataType::Blob,
             ColumnData::Date(_) => DataType::Date,
             ColumnData::Timestamp(_) => DataType::Timestamp,
@@ -522,7 +522,7 @@ mod tests {
 
     #[test]
     fn push_get_gather_and_nulls() {
-        let mut batch = Batch::with_types(&[DataType::Integer, DataType::Text], 4);
+        let mut batch = Batch::with_types(&[DataType::Integer, DataType::Text(None)], 4);
         batch.push_row(&[Value::Integer(1), Value::Text("a".into())]);
         batch.push_row(&[Value::Null, Value::Text("bcd".into())]);
         batch.push_row(&[Value::Integer(3), Value::Null]);

@@ -35,7 +35,7 @@ pub fn evaluate_scalar(expr: &Expr, ctx: &ExecContext) -> ExecResult<Value> {
     // Literals and parameters, the usual VALUES entries, skip the one-row vector.
     match expr {
         Expr::Literal { value, data_type }
-            if value.is_null() || value.data_type() == *data_type =>
+            if value.is_null() || value.data_type() == data_type.unmodified() =>
         {
             return Ok(value.clone());
         }
@@ -186,7 +186,7 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
         }
         Expr::Cast { operand, to } => {
             let operand = evaluate(operand, batch, ctx)?;
-            if operand.data_type() == *to {
+            if operand.data_type().unmodified() == to.unmodified() {
                 return Ok(operand);
             }
             row_wise(*to, rows, |row| Ok(types::cast(&operand.get(row), *to)?))

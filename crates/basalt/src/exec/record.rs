@@ -50,7 +50,7 @@ pub fn stored_to_value(stored: StoredValue<'_>, data_type: DataType) -> Result<V
         (StoredValue::Fixed(bits), DataType::Real) => Value::Real(f64::from_bits(bits)),
         (StoredValue::Fixed(bits), DataType::Date) => Value::Date(bits as i64 as i32),
         (StoredValue::Fixed(bits), DataType::Timestamp) => Value::Timestamp(bits as i64),
-        (StoredValue::Bytes(bytes), DataType::Text) => Value::Text(
+        (StoredValue::Bytes(bytes), DataType::Text(_)) => Value::Text(
             String::from_utf8(bytes.into_owned())
                 .map_err(|_| StorageError::corrupt("stored text is not UTF-8"))?,
         ),

@@ -38,10 +38,10 @@ pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
     Ok(match (value, to) {
         (Value::Null, _) => Value::Null,
         (_, DataType::Null) => return Err(cannot()),
-        (v, t) if v.data_type() == t => v.clone(),
+        (v, t) if v.data_type() == t.unmodified() => v.clone(),
 
         (Value::Text(s), t) => return parse_text(s, t),
-        (v, DataType::Text) => Value::Text(v.to_string()),
+        (v, DataType::Text(_)) => Value::Text(v.to_string()),
 
         (Value::Json(s), DataType::Jsonb) => Value::Jsonb(json::normalize_jsonb(s)?),
         // jsonb text is valid json text.
@@ -72,6 +72,7 @@ pub fn parse_literal_for(data_type: DataType, text: &str) -> Result<Value, TypeE
 /// Text literals are not covered: the binder types a quoted literal as "unknown" and casts it
 /// to whatever its context needs, as PostgreSQL does.
 pub fn implicit_cast(from: DataType, to: DataType) -> bool {
+    let (from, to) = (from.unmodified(), to.unmodified());
     from == to
         || matches!(
             (from, to),
@@ -92,7 +93,7 @@ pub fn assignment_cast(from: DataType, to: DataType) -> bool {
                 | (DataType::Timestamp, DataType::Date)
                 | (DataType::Json, DataType::Jsonb)
                 | (DataType::Jsonb, DataType::Json)
-                | (_, DataType::Text)
+                | (_, DataType::Text(_))
         )
 }
 
@@ -101,6 +102,7 @@ pub fn assignment_cast(from: DataType, to: DataType) -> bool {
 /// real for integer and real, timestamp for date and timestamp; otherwise `None` (a type
 /// error for the binder to report).
 pub fn common_type(a: DataType, b: DataType) -> Option<DataType> {
+    let (a, b) = (a.unmodified(), b.unmodified());
     match (a, b) {
         _ if a == b => Some(a),
         (DataType::Null, other) | (other, DataType::Null) => Some(other),
@@ -149,11 +151,11 @@ fn parse_text(text: &str, to: DataType) -> Result<Value, TypeError> {
     Ok(match to {
         DataType::Null => {
             return Err(TypeError::CannotCoerce {
-                from: DataType::Text,
+                from: DataType::Text(None),
                 to,
             });
         }
-        DataType::Text => Value::Text(text.to_owned()),
+        DataType::Text(_) => Value::Text(text.to_owned()),
         DataType::Blob => Value::Blob(text.as_bytes().to_vec()),
         DataType::Integer => Value::Integer(parse_integer(text)?),
         DataType::Real => Value::Real(parse_real(text)?),
@@ -533,7 +535,7 @@ mod tests {
             ),
         ];
         for (value, expected) in cases {
-            assert_eq!(cast(&value, DataType::Text), Ok(text(expected)));
+            assert_eq!(cast(&value, DataType::Text(None)), Ok(text(expected)));
         }
     }
 
@@ -555,7 +557,7 @@ mod tests {
             Value::Timestamp(951_782_400_000_000),
         ];
         for value in values {
-            let as_text = cast(&value, DataType::Text).unwrap();
+            let as_text = cast(&value, DataType::Text(None)).unwrap();
             let back = cast(&as_text, value.data_type());
             assert_eq!(back, Ok(value.clone()), "via {as_text:?}");
         }
@@ -576,20 +578,20 @@ mod tests {
         #[test]
         fn every_date_round_trips(days in proptest::prelude::any::<i32>()) {
             let value = Value::Date(days);
-            let as_text = cast(&value, DataType::Text).unwrap();
+            let as_text = cast(&value, DataType::Text(None)).unwrap();
             proptest::prop_assert_eq!(cast(&as_text, DataType::Date), Ok(value));
         }
 
         #[test]
         fn every_timestamp_round_trips(micros in proptest::prelude::any::<i64>()) {
             let value = Value::Timestamp(micros);
-            let as_text = cast(&value, DataType::Text).unwrap();
+            let as_text = cast(&value, DataType::Text(None)).unwrap();
             proptest::prop_assert_eq!(cast(&as_text, DataType::Timestamp), Ok(value));
         }
 
         #[test]
         fn every_real_round_trips(x in proptest::prelude::any::<f64>()) {
-            let as_text = cast(&Value::Real(x), DataType::Text).unwrap();
+            let as_text = cast(&Value::Real(x), DataType::Text(None)).unwrap();
             match cast(&as_text, DataType::Real) {
                 Ok(Value::Real(y)) => proptest::prop_assert!(
                     x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
@@ -630,16 +632,16 @@ mod tests {
         assert!(implicit_cast(Null, Blob));
         assert!(implicit_cast(Date, Timestamp));
         assert!(!implicit_cast(Real, Integer));
-        assert!(!implicit_cast(Integer, Text));
+        assert!(!implicit_cast(Integer, Text(None)));
         assert!(assignment_cast(Real, Integer));
-        assert!(assignment_cast(Integer, Text));
-        assert!(!assignment_cast(Text, Integer));
+        assert!(assignment_cast(Integer, Text(None)));
+        assert!(!assignment_cast(Text(None), Integer));
         assert_eq!(common_type(Integer, Real), Some(Real));
-        assert_eq!(common_type(Null, Text), Some(Text));
+        assert_eq!(common_type(Null, Text(None)), Some(Text(None)));
         assert_eq!(common_type(Null, Null), Some(Null));
         assert_eq!(common_type(Timestamp, Date), Some(Timestamp));
-        assert_eq!(common_type(Text, Text), Some(Text));
-        assert_eq!(common_type(Text, Integer), None);
+        assert_eq!(common_type(Text(None), Text(None)), Some(Text(None)));
+        assert_eq!(common_type(Text(None), Integer), None);
         assert_eq!(common_type(Boolean, Integer), None);
     }
 

@@ -49,7 +49,7 @@ pub const ALL_TYPES: [DataType; 12] = [
     DataType::Boolean,
     DataType::Integer,
     DataType::Real,
-    DataType::Text,
+    DataType::Text(None),
     DataType::Blob,
     DataType::Date,
     DataType::Timestamp,
@@ -135,10 +135,10 @@ impl DataType {
                     )
                 }
             }
-            DataType::Text => {
+            DataType::Text(_) => {
                 &const {
                     descriptor(
-                        DataType::Text,
+                        DataType::Text(None),
                         "text",
                         4,
                         ColumnKind::Var,

@@ -1,8 +1,15 @@
 //! The [`Value`] enum and the [`DataType`] of a column or expression.
+//!
+//! A `DataType` carries its type modifier where the type takes one (`VARCHAR(20)` is
+//! `Text(Some(20))`): a column's type is its declared type, and an expression that reads a
+//! column unchanged has that type too, which is what statement descriptions report. Type
+//! *checks* — casts, coercion, comparison — look through the modifier with
+//! [`DataType::unmodified`]; only writes into a column and the type's own casts enforce it.
 
 use std::fmt;
 
 use super::interval::Interval;
+use super::modifier::TypeModifier;
 
 /// The type of a column or expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -16,8 +23,9 @@ pub enum DataType {
     Integer,
     /// `REAL`, `DOUBLE PRECISION`, `FLOAT`, `NUMERIC`, `DECIMAL`: 64-bit IEEE 754.
     Real,
-    /// `TEXT`, `VARCHAR(n)`, `CHAR(n)`: UTF-8.
-    Text,
+    /// `TEXT`, `VARCHAR(n)`, `CHAR(n)`: UTF-8, with the declared maximum length in
+    /// characters (`None` for `TEXT` and for text computed by an expression).
+    Text(Option<u32>),
     /// `BLOB`, `BYTEA`.
     Blob,
     /// `DATE`: days since 1970-01-01.
@@ -44,9 +52,53 @@ impl DataType {
     pub fn is_numeric(self) -> bool {
         matches!(self, DataType::Integer | DataType::Real)
     }
+
+    /// Whether this is text (`TEXT`, or `VARCHAR(n)` of any length).
+    pub fn is_text(self) -> bool {
+        matches!(self, DataType::Text(_))
+    }
+
+    /// The type without its modifier: what casts, coercion and comparison look at.
+    /// `VARCHAR(20)` and `TEXT` are the same type to them.
+    pub fn unmodified(self) -> DataType {
+        match self {
+            DataType::Text(_) => DataType::Text(None),
+            other => other,
+        }
+    }
+
+    /// The modifier this type carries, in its catalog and wire form.
+    pub fn modifier(self) -> Option<TypeModifier> {
+        match self {
+            DataType::Text(length) => length.map(TypeModifier::Length),
+            _ => None,
+        }
+    }
+
+    /// This type with `modifier` in place of its own, or `None` when the type does not
+    /// take a modifier of that kind (a catalog entry pairing them is damaged).
+    pub fn with_modifier(self, modifier: Option<TypeModifier>) -> Option<DataType> {
+        match (self, modifier) {
+            (data_type, None) => Some(data_type.unmodified()),
+            (DataType::Text(_), Some(TypeModifier::Length(length))) => {
+                Some(DataType::Text(Some(length)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The maximum length of `VARCHAR(n)` / `CHAR(n)`.
+    pub fn max_length(self) -> Option<u32> {
+        match self {
+            DataType::Text(length) => length,
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for DataType {
+    /// The type's name, without its modifier: messages about types speak of `text`
+    /// whether the column was declared `VARCHAR(20)` or `TEXT`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -90,7 +142,7 @@ impl Value {
             Value::Boolean(_) => DataType::Boolean,
             Value::Integer(_) => DataType::Integer,
             Value::Real(_) => DataType::Real,
-            Value::Text(_) => DataType::Text,
+            Value::Text(_) => DataType::Text(None),
             Value::Blob(_) => DataType::Blob,
             Value::Date(_) => DataType::Date,
             Value::Timestamp(_) => DataType::Timestamp,

@@ -56,7 +56,7 @@ pub(super) fn analyzed_lines(
 
 /// Rows of one text column.
 pub(super) fn text_rows(lines: Vec<String>, ctx: ExecContext) -> Outcome {
-    let mut batch = crate::exec::batch::Batch::with_types(&[DataType::Text], lines.len());
+    let mut batch = crate::exec::batch::Batch::with_types(&[DataType::Text(None)], lines.len());
     for line in lines {
         batch.push_row(&[Value::Text(line)]);
     }

@@ -448,7 +448,7 @@ fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
     let text = |name: &str| OutputColumn {
         name: name.into(),
         table: None,
-        data_type: DataType::Text,
+        data_type: DataType::Text(None),
         source: None,
     };
     match &bound.statement {

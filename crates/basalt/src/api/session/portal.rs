@@ -30,7 +30,7 @@ use crate::api::statement::Row;
 use crate::catalog::Catalog;
 use crate::plan::OutputColumn;
 use crate::sqlstate;
-use crate::types::{DataType, TypeModifier, Value};
+use crate::types::{DataType, Value};
 
 /// What a prepared statement takes and returns, as a client needs to know before running
 /// it (the wire protocol's ParameterDescription and RowDescription).
@@ -61,11 +61,9 @@ pub struct ParameterDescription {
 pub struct ColumnDescription {
     /// The column's name in the result (an alias, a column name, `?column?`, `count`, ...).
     pub name: String,
-    /// The type of its values.
+    /// The type of its values, with its modifier (`VARCHAR(20)`'s length) when the column
+    /// is a table column read as is: [`DataType::modifier`], [`TypeModifier::pg_typmod`].
     pub data_type: DataType,
-    /// The declared type modifier (`VARCHAR(20)`'s length) when the column is a table
-    /// column read as is.
-    pub modifier: Option<TypeModifier>,
     /// The table the column comes from, when it is a table column read as is.
     pub table: Option<String>,
     /// The column's name in that table (it may be renamed by an alias in the result).
@@ -300,7 +298,8 @@ pub(crate) fn describe(prepared: &Prepared) -> StatementDescription {
         .iter()
         .map(|parameter| ParameterDescription {
             name: parameter.name.clone(),
-            data_type: parameter.data_type,
+            // A parameter compared with a VARCHAR(20) column is text of any length.
+            data_type: parameter.data_type.unmodified(),
         })
         .collect();
     let columns = describe_columns(&prepared.columns, &prepared.catalog);
@@ -323,9 +322,6 @@ fn describe_columns(columns: &[OutputColumn], catalog: &Catalog) -> Vec<ColumnDe
             ColumnDescription {
                 name: column.name.clone(),
                 data_type: column.data_type,
-                modifier: origin
-                    .as_ref()
-                    .and_then(|(_, definition)| definition.modifier),
                 table: origin.as_ref().map(|(table, _)| table.clone()),
                 column: origin.map(|(_, definition)| definition.name.clone()),
             }

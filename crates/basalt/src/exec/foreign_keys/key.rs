@@ -351,7 +351,7 @@ fn key_text<'v>(values: impl Iterator<Item = Option<&'v Value>>) -> String {
 /// `value` as type `data_type` (the implicit conversions the binder allows between
 /// referencing and referenced columns), borrowed when it already is.
 fn as_type(value: &Value, data_type: DataType) -> ExecResult<Cow<'_, Value>> {
-    if value.is_null() || value.data_type() == data_type {
+    if value.is_null() || value.data_type() == data_type.unmodified() {
         Ok(Cow::Borrowed(value))
     } else {
         Ok(Cow::Owned(types::cast(value, data_type)?))
@@ -361,7 +361,7 @@ fn as_type(value: &Value, data_type: DataType) -> ExecResult<Cow<'_, Value>> {
 /// `value` as type `data_type` if that type holds it exactly (converting back gives it
 /// again), else `None`.
 fn exact_as_type(value: &Value, data_type: DataType) -> Option<Cow<'_, Value>> {
-    if value.is_null() || value.data_type() == data_type {
+    if value.is_null() || value.data_type() == data_type.unmodified() {
         return Some(Cow::Borrowed(value));
     }
     let converted = types::cast(value, data_type).ok()?;
@@ -380,7 +380,6 @@ mod tests {
             name: name.into(),
             data_type,
             declared_type: String::new(),
-            modifier: None,
             not_null: false,
             default: None,
             generated: None,
@@ -434,7 +433,7 @@ mod tests {
                     "p",
                     vec![
                         column("id", DataType::Integer, 0),
-                        column("code", DataType::Text, 1),
+                        column("code", DataType::Text(None), 1),
                     ],
                     Some(0),
                 )),
@@ -442,7 +441,7 @@ mod tests {
                     "c",
                     vec![
                         column("a", DataType::Integer, 0),
-                        column("code", DataType::Text, 1),
+                        column("code", DataType::Text(None), 1),
                         column("x", DataType::Integer, 2),
                     ],
                     None,

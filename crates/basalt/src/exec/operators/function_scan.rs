@@ -165,7 +165,7 @@ mod tests {
                 index: 0,
                 data_type: DataType::Json,
             }],
-            vec![DataType::Json, DataType::Text],
+            vec![DataType::Json, DataType::Text(None)],
         )
         .unwrap();
         let mut values = Vec::new();
@@ -193,7 +193,7 @@ mod tests {
                 index: 0,
                 data_type: DataType::Jsonb,
             }],
-            vec![DataType::Jsonb, DataType::Text, DataType::Jsonb],
+            vec![DataType::Jsonb, DataType::Text(None), DataType::Jsonb],
         )
         .unwrap();
         let error = collect(&mut scan, &ctx).unwrap_err();

@@ -112,8 +112,8 @@ mod tests {
 
     fn run(function: AggregateFunction, rows: &[Vec<Value>]) -> ExecResult<Value> {
         let types: Vec<DataType> = match function {
-            AggregateFunction::JsonAgg | AggregateFunction::JsonbAgg => vec![DataType::Text],
-            _ => vec![DataType::Text, DataType::Integer],
+            AggregateFunction::JsonAgg | AggregateFunction::JsonbAgg => vec![DataType::Text(None)],
+            _ => vec![DataType::Text(None), DataType::Integer],
         };
         let call = AggregateCall {
             function,

@@ -50,7 +50,7 @@ impl Lcg {
 const TYPES: [DataType; 7] = [
     DataType::Integer,
     DataType::Integer,
-    DataType::Text,
+    DataType::Text(None),
     DataType::Blob,
     DataType::Real,
     DataType::Date,
@@ -295,15 +295,18 @@ fn partitioned_aggregation_gives_the_in_memory_groups() {
         call(Sum, vec![col(0)], false, None, DataType::Integer),
         call(Avg, vec![col(4)], false, None, DataType::Real),
         call(Total, vec![col(4)], false, None, DataType::Real),
-        call(Min, vec![col(2)], false, None, DataType::Text),
+        call(Min, vec![col(2)], false, None, DataType::Text(None)),
         call(Max, vec![col(3)], false, None, DataType::Blob),
         call(Min, vec![col(5)], false, None, DataType::Date),
         call(
             StringAgg,
-            vec![col(2), literal(Value::Text("|".into()), DataType::Text)],
+            vec![
+                col(2),
+                literal(Value::Text("|".into()), DataType::Text(None)),
+            ],
             false,
             None,
-            DataType::Text,
+            DataType::Text(None),
         ),
         call(Count, vec![col(2)], true, None, DataType::Integer),
         call(Sum, vec![col(0)], false, Some(col(6)), DataType::Integer),
@@ -348,10 +351,10 @@ fn partitions_that_are_still_too_big_are_divided_again() {
         ),
         call(
             AggregateFunction::Max,
-            vec![column(2, DataType::Text)],
+            vec![column(2, DataType::Text(None))],
             false,
             None,
-            DataType::Text,
+            DataType::Text(None),
         ),
     ];
     let (expected, actual, spilled) = both_budgets(|_| {
@@ -359,7 +362,7 @@ fn partitions_that_are_still_too_big_are_divided_again() {
             input(&rows, &TYPES),
             vec![column(0, DataType::Integer)],
             aggregates.clone(),
-            vec![DataType::Integer, DataType::Integer, DataType::Text],
+            vec![DataType::Integer, DataType::Integer, DataType::Text(None)],
             TYPES.to_vec(),
         ))
     });
@@ -382,7 +385,7 @@ fn pair_rows(count: usize, seed: u64, keys: u64) -> Vec<Vec<Value>> {
         .collect()
 }
 
-const PAIR_TYPES: [DataType; 2] = [DataType::Integer, DataType::Text];
+const PAIR_TYPES: [DataType; 2] = [DataType::Integer, DataType::Text(None)];
 
 #[test]
 fn distinct_and_set_operations_spill_by_partition() {
@@ -454,7 +457,7 @@ fn join_rows(count: usize, seed: u64, low: u64, high: u64, blob: bool) -> Vec<Ve
         .collect()
 }
 
-const LEFT_TYPES: [DataType; 3] = [DataType::Integer, DataType::Integer, DataType::Text];
+const LEFT_TYPES: [DataType; 3] = [DataType::Integer, DataType::Integer, DataType::Text(None)];
 const RIGHT_TYPES: [DataType; 3] = [DataType::Integer, DataType::Integer, DataType::Blob];
 
 fn hash_join(

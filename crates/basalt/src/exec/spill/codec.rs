@@ -143,7 +143,7 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
         (DataType::Date, ColumnData::Date(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
         }
-        (DataType::Text, ColumnData::Text(values))
+        (DataType::Text(_), ColumnData::Text(values))
         | (DataType::Blob, ColumnData::Blob(values))
         | (DataType::Json, ColumnData::Json(values))
         | (DataType::Jsonb, ColumnData::Jsonb(values)) => {
@@ -172,7 +172,7 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
             (DataType::Real, Value::Real(v)) => out.extend_from_slice(&v.to_le_bytes()),
             (DataType::Real, Value::Integer(v)) => out.extend_from_slice(&(v as f64).to_le_bytes()),
             (DataType::Date, Value::Date(v)) => out.extend_from_slice(&v.to_le_bytes()),
-            (DataType::Text, Value::Text(v))
+            (DataType::Text(_), Value::Text(v))
             | (DataType::Json, Value::Json(v))
             | (DataType::Jsonb, Value::Jsonb(v)) => {
                 write_varint(v.len() as u64, out);
@@ -214,7 +214,7 @@ fn decode_cell<'a>(
         DataType::Interval | DataType::Uuid => {
             Cell::Bytes(Cow::Borrowed(take(bytes, position, 16)?))
         }
-        DataType::Text | DataType::Blob | DataType::Json | DataType::Jsonb => {
+        DataType::Text(_) | DataType::Blob | DataType::Json | DataType::Jsonb => {
             let (length, used) = read_varint(bytes.get(*position..).unwrap_or(&[]))
                 .ok_or_else(|| corrupt("bad value length"))?;
             *position += used;
@@ -240,7 +240,7 @@ mod tests {
 
     #[test]
     fn vectors_of_another_type_convert_as_vector_push_does() {
-        let codec = RowCodec::new(&[DataType::Real, DataType::Integer, DataType::Text]);
+        let codec = RowCodec::new(&[DataType::Real, DataType::Integer, DataType::Text(None)]);
         let mut batch =
             Batch::with_types(&[DataType::Integer, DataType::Null, DataType::Integer], 1);
         batch.push_row(&[Value::Integer(3), Value::Null, Value::Integer(9)]);

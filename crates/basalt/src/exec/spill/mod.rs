@@ -457,7 +457,7 @@ mod tests {
             DataType::Boolean,
             DataType::Integer,
             DataType::Real,
-            DataType::Text,
+            DataType::Text(None),
             DataType::Blob,
             DataType::Date,
             DataType::Timestamp,

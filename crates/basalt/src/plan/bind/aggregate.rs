@@ -169,7 +169,7 @@ impl Binder<'_> {
             }
             ("min" | "max", 1) => {
                 let target = if is_untyped(asts[0]) && args[0].data_type() != DataType::Null {
-                    DataType::Text
+                    DataType::Text(None)
                 } else {
                     args[0].data_type()
                 };
@@ -189,14 +189,14 @@ impl Binder<'_> {
                 }
                 let mut converted = Vec::with_capacity(2);
                 for (arg, ast) in args.into_iter().zip(&asts) {
-                    let arg = self.resolve_untyped(arg, ast, DataType::Text)?;
+                    let arg = self.resolve_untyped(arg, ast, DataType::Text(None))?;
                     if arg.data_type() == DataType::Blob {
                         return Err(undefined(&[arg]));
                     }
-                    converted.push(coerce(arg, DataType::Text));
+                    converted.push(coerce(arg, DataType::Text(None)));
                 }
                 args = converted;
-                (AggregateFunction::StringAgg, DataType::Text)
+                (AggregateFunction::StringAgg, DataType::Text(None))
             }
             ("bool_and" | "bool_or" | "every", 1) => {
                 let arg = self.as_boolean(args.remove(0), asts[0], name)?;
@@ -212,7 +212,7 @@ impl Binder<'_> {
                 // Any type converts to JSON; an untyped literal is text, as in PostgreSQL.
                 let mut converted = Vec::with_capacity(args.len());
                 for (arg, ast) in args.into_iter().zip(&asts) {
-                    converted.push(self.type_if_untyped(arg, ast, DataType::Text)?);
+                    converted.push(self.type_if_untyped(arg, ast, DataType::Text(None))?);
                 }
                 args = converted;
                 match name {
@@ -229,7 +229,8 @@ impl Binder<'_> {
             args,
             distinct: call.distinct,
             filter,
-            data_type,
+            // max() of a VARCHAR(10) column is text, as PostgreSQL types it.
+            data_type: data_type.unmodified(),
         })
     }
 }

@@ -91,13 +91,13 @@ impl Binder<'_> {
         collation: Collation,
     ) -> Result<Expr, BindError> {
         let data_type = bound.data_type();
-        if !matches!(data_type, DataType::Text | DataType::Null) {
+        if !matches!(data_type, DataType::Text(_) | DataType::Null) {
             return Err(BindError::new(
                 sqlstate::DATATYPE_MISMATCH,
                 format!("collations are not supported by type {data_type}"),
             ));
         }
-        let bound = self.resolve_untyped(bound, ast, DataType::Text)?;
+        let bound = self.resolve_untyped(bound, ast, DataType::Text(None))?;
         match collation {
             Collation::Binary => Ok(bound),
             Collation::NoCase => self.call_scalar("collate_nocase", vec![bound]),

@@ -53,7 +53,7 @@ impl Binder<'_> {
         if let Some(base) = crate::catalog::serial_base_type(&declared) {
             return self.bind_serial_column(column, base, position, constraints, table_name);
         }
-        let (data_type, modifier) = sql_type(&column.data_type)?;
+        let data_type = sql_type(&column.data_type)?;
         let mut def = ColumnDef {
             name: ident_name(&column.name),
             data_type,
@@ -61,7 +61,6 @@ impl Binder<'_> {
                 ast::DataType::Unspecified => String::new(),
                 ref declared => declared.to_string(),
             },
-            modifier,
             not_null: false,
             default: None,
             generated: None,

@@ -201,13 +201,14 @@ impl Binder<'_> {
             for column in &plan.schema {
                 columns.push(ColumnDef {
                     name: column.name.clone(),
+                    // The query's types without their modifiers, as before types carried
+                    // them: a VARCHAR(20) column read by the query becomes TEXT here.
                     data_type: if column.data_type == DataType::Null {
-                        DataType::Text
+                        DataType::Text(None)
                     } else {
-                        column.data_type
+                        column.data_type.unmodified()
                     },
                     declared_type: column.data_type.name().to_uppercase(),
-                    modifier: None,
                     not_null: false,
                     default: None,
                     generated: None,

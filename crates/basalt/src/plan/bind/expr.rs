@@ -15,7 +15,7 @@ use crate::types::{DataType, Value};
 
 use super::error::BindError;
 use super::scope::Scope;
-use super::types::{castable, common_type, convert_text, fold_cast, parse_hex, sql_type};
+use super::types::{cast_target, castable, common_type, convert_text, fold_cast, parse_hex};
 use super::{Binder, ident_name};
 
 /// Whether an expression is an untyped literal or parameter whose type comes from context.
@@ -32,8 +32,12 @@ pub(super) fn is_untyped(expr: &ast::Expr) -> bool {
 
 /// `expr` converted to `to`: constants are converted now when the conversion is exact,
 /// anything else gets a cast.
+///
+/// The result has `to`'s type without its modifier: a conversion does not enforce a
+/// declared length (writes into a column do, see `exec::dml`).
 pub(super) fn coerce(expr: Expr, to: DataType) -> Expr {
-    if expr.data_type() == to || to == DataType::Null {
+    let to = to.unmodified();
+    if expr.data_type().unmodified() == to || to == DataType::Null {
         return expr;
     }
     if let Expr::Literal { value, .. } = &expr
@@ -65,7 +69,7 @@ impl Binder<'_> {
             },
             ast::Expr::Value(value) => self.bind_value(&value.value, value.span.start),
             ast::Expr::TypedString(typed) => {
-                let (to, _) = sql_type(&typed.data_type)?;
+                let to = cast_target(&typed.data_type)?;
                 let text = match &typed.value.value {
                     ast::Value::SingleQuotedString(text) => text,
                     other => {
@@ -170,7 +174,7 @@ impl Binder<'_> {
                 {
                     return Err(BindError::unsupported(format!("cast form {expr}")));
                 }
-                let (to, _) = sql_type(data_type)?;
+                let to = cast_target(data_type)?;
                 let bound = self.bind_expr(operand, scope)?;
                 if is_untyped(operand) {
                     return self.resolve_untyped(bound, operand, to);
@@ -370,6 +374,9 @@ impl Binder<'_> {
         ast: &ast::Expr,
         to: DataType,
     ) -> Result<Expr, BindError> {
+        // A literal or parameter takes the context's type, not its modifier: text compared
+        // with a VARCHAR(20) column is text of any length (PostgreSQL's typmod -1).
+        let to = to.unmodified();
         if to == DataType::Null || !is_untyped(ast) {
             return Ok(coerce(bound, to));
         }
@@ -521,7 +528,7 @@ impl Binder<'_> {
             {
                 DataType::Null
             } else {
-                DataType::Text
+                DataType::Text(None)
             };
         }
         let mut result = Vec::with_capacity(items.len());
@@ -593,7 +600,7 @@ impl Binder<'_> {
                     let bound = self.bind_expr(operand, scope)?;
                     operands.push(match bound.data_type() {
                         DataType::Blob => bound,
-                        _ => self.resolve_untyped(bound, operand, DataType::Text)?,
+                        _ => self.resolve_untyped(bound, operand, DataType::Text(None))?,
                     });
                 }
                 let right = operands.pop();
@@ -605,7 +612,7 @@ impl Binder<'_> {
                         {
                             DataType::Blob
                         } else {
-                            DataType::Text
+                            DataType::Text(None)
                         };
                         Ok(binary(
                             op,

@@ -110,7 +110,7 @@ impl Binder<'_> {
             }
         }
         let message = self.bind_expr(args[1], scope)?;
-        let message = self.type_if_untyped(message, args[1], DataType::Text)?;
+        let message = self.type_if_untyped(message, args[1], DataType::Text(None))?;
         let Some(resolved) = super::types::resolve_function("raise", &[message.data_type()])?
         else {
             return Err(BindError::undefined_function(
@@ -295,7 +295,7 @@ impl Binder<'_> {
                                 value: Value::Text(_),
                                 ..
                             },
-                        ) => DataType::Text,
+                        ) => DataType::Text(None),
                         _ => DataType::Null,
                     };
                     args.push(self.resolve_untyped(bound, ast, target)?);
@@ -321,12 +321,12 @@ impl Binder<'_> {
         for operand in [left, right] {
             let bound = self.bind_expr(operand, scope)?;
             types.push(bound.data_type());
-            args.push(self.resolve_untyped(bound, operand, DataType::Text)?);
+            args.push(self.resolve_untyped(bound, operand, DataType::Text(None))?);
         }
         if let [left_type, right_type] = types[..]
             && [left_type, right_type]
                 .iter()
-                .any(|t| !matches!(t, DataType::Text | DataType::Null))
+                .any(|t| !matches!(t, DataType::Text(_) | DataType::Null))
         {
             let symbol = match (negated, insensitive) {
                 (false, false) => "~",
@@ -343,7 +343,7 @@ impl Binder<'_> {
         if insensitive {
             args.push(Expr::Literal {
                 value: Value::Text("i".to_owned()),
-                data_type: DataType::Text,
+                data_type: DataType::Text(None),
             });
         }
         let matched = self.call_scalar("regexp_like", args)?;

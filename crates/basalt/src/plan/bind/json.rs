@@ -133,14 +133,14 @@ impl Binder<'_> {
             DataType::Jsonb => "jsonb",
             _ => return Err(undefined(&left_bound, &right_bound)),
         };
-        let right_bound = self.type_if_untyped(right_bound, right, DataType::Text)?;
+        let right_bound = self.type_if_untyped(right_bound, right, DataType::Text(None))?;
         let function = match (op, right_bound.data_type()) {
-            (JsonOperator::Get, DataType::Text) => "object_field",
-            (JsonOperator::GetText, DataType::Text) => "object_field_text",
+            (JsonOperator::Get, DataType::Text(_)) => "object_field",
+            (JsonOperator::GetText, DataType::Text(_)) => "object_field_text",
             (JsonOperator::Get, DataType::Integer) => "array_element",
             (JsonOperator::GetText, DataType::Integer) => "array_element_text",
-            (JsonOperator::GetPath, DataType::Text) => "extract_path_op",
-            (JsonOperator::GetPathText, DataType::Text) => "extract_path_text_op",
+            (JsonOperator::GetPath, DataType::Text(_)) => "extract_path_op",
+            (JsonOperator::GetPathText, DataType::Text(_)) => "extract_path_text_op",
             _ => return Err(undefined(&left_bound, &right_bound)),
         };
         self.call_scalar(

@@ -121,11 +121,11 @@ impl Binder<'_> {
     ) -> Result<Expr, BindError> {
         let text_operand = |binder: &mut Self, expr: &ast::Expr| -> Result<Expr, BindError> {
             let bound = binder.bind_expr(expr, scope)?;
-            let bound = binder.resolve_untyped(bound, expr, DataType::Text)?;
+            let bound = binder.resolve_untyped(bound, expr, DataType::Text(None))?;
             match bound.data_type() {
-                DataType::Text | DataType::Null => Ok(coerce(bound, DataType::Text)),
+                DataType::Text(_) | DataType::Null => Ok(coerce(bound, DataType::Text(None))),
                 // SQLite compares numbers with LIKE as their text.
-                DataType::Integer | DataType::Real => Ok(coerce(bound, DataType::Text)),
+                DataType::Integer | DataType::Real => Ok(coerce(bound, DataType::Text(None))),
                 other => Err(BindError::undefined_function(format!(
                     "operator does not exist: {other} ~~ text"
                 ))),

@@ -365,7 +365,7 @@ pub(super) fn cast_columns(plan: PlanNode, types: &[DataType]) -> PlanNode {
         .schema
         .iter()
         .zip(types)
-        .all(|(column, to)| column.data_type == *to)
+        .all(|(column, to)| column.data_type.unmodified() == to.unmodified())
     {
         return plan;
     }

@@ -420,7 +420,7 @@ impl Binder<'_> {
             .schema
             .iter()
             .map(|column| match column.data_type {
-                DataType::Null => DataType::Text,
+                DataType::Null => DataType::Text(None),
                 other => other,
             })
             .collect();
@@ -474,7 +474,7 @@ impl Binder<'_> {
             ));
         }
         for (position, (fixed, column)) in types.iter().zip(&recursive.schema).enumerate() {
-            if common_type(*fixed, column.data_type) != Some(*fixed) {
+            if common_type(*fixed, column.data_type) != Some(fixed.unmodified()) {
                 let overall = common_type(*fixed, column.data_type).ok_or_else(|| {
                     BindError::mismatch(format!(
                         "UNION types {fixed} and {} cannot be matched",

@@ -628,11 +628,11 @@ fn figure_name(expr: &ast::Expr) -> Option<String> {
             .or_else(|| {
                 super::types::sql_type(data_type)
                     .ok()
-                    .map(|(t, _)| t.name().to_string())
+                    .map(|t| t.name().to_string())
             }),
         ast::Expr::TypedString(typed) => super::types::sql_type(&typed.data_type)
             .ok()
-            .map(|(t, _)| t.name().to_string()),
+            .map(|t| t.name().to_string()),
         ast::Expr::Case { .. } => Some("case".to_string()),
         ast::Expr::Exists { .. } => Some("exists".to_string()),
         ast::Expr::Substring { .. } => Some("substring".to_string()),

@@ -42,7 +42,8 @@ impl Binder<'_> {
         let mut bound = Vec::with_capacity(args.len());
         for (position, &arg) in args.iter().enumerate() {
             let expr = self.bind_expr(arg, scope)?;
-            let target = json_untyped_argument_type(function, position).unwrap_or(DataType::Text);
+            let target =
+                json_untyped_argument_type(function, position).unwrap_or(DataType::Text(None));
             bound.push(self.type_if_untyped(expr, arg, target)?);
         }
         let types: Vec<DataType> = bound.iter().map(Expr::data_type).collect();

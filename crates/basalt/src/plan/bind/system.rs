@@ -100,10 +100,10 @@ impl Binder<'_> {
         }
         values(
             &[
-                ("table_catalog", DataType::Text),
-                ("table_schema", DataType::Text),
-                ("table_name", DataType::Text),
-                ("table_type", DataType::Text),
+                ("table_catalog", DataType::Text(None)),
+                ("table_schema", DataType::Text(None)),
+                ("table_name", DataType::Text(None)),
+                ("table_type", DataType::Text(None)),
             ],
             rows,
         )
@@ -149,17 +149,17 @@ impl Binder<'_> {
         }
         Ok(values(
             &[
-                ("table_catalog", DataType::Text),
-                ("table_schema", DataType::Text),
-                ("table_name", DataType::Text),
-                ("column_name", DataType::Text),
+                ("table_catalog", DataType::Text(None)),
+                ("table_schema", DataType::Text(None)),
+                ("table_name", DataType::Text(None)),
+                ("column_name", DataType::Text(None)),
                 ("ordinal_position", DataType::Integer),
-                ("column_default", DataType::Text),
-                ("is_nullable", DataType::Text),
-                ("data_type", DataType::Text),
+                ("column_default", DataType::Text(None)),
+                ("is_nullable", DataType::Text(None)),
+                ("data_type", DataType::Text(None)),
                 ("character_maximum_length", DataType::Integer),
-                ("is_generated", DataType::Text),
-                ("generation_expression", DataType::Text),
+                ("is_generated", DataType::Text(None)),
+                ("generation_expression", DataType::Text(None)),
             ],
             rows,
         ))
@@ -186,10 +186,10 @@ impl Binder<'_> {
             .collect();
         values(
             &[
-                ("type", DataType::Text),
-                ("name", DataType::Text),
-                ("tbl_name", DataType::Text),
-                ("sql", DataType::Text),
+                ("type", DataType::Text(None)),
+                ("name", DataType::Text(None)),
+                ("tbl_name", DataType::Text(None)),
+                ("sql", DataType::Text(None)),
             ],
             rows,
         )
@@ -204,7 +204,7 @@ fn generation_facts(expression: Option<&str>) -> [Expr; 2] {
         } else {
             "NEVER"
         }),
-        expression.map_or_else(|| literal(Value::Null, DataType::Text), text),
+        expression.map_or_else(|| literal(Value::Null, DataType::Text(None)), text),
     ]
 }
 
@@ -225,7 +225,7 @@ fn column_row(
         text(table),
         text(column),
         literal(Value::Integer(position as i64 + 1), DataType::Integer),
-        default.map_or_else(|| literal(Value::Null, DataType::Text), text),
+        default.map_or_else(|| literal(Value::Null, DataType::Text(None)), text),
         text(if nullable { "YES" } else { "NO" }),
         text(data_type),
         literal(
@@ -260,7 +260,7 @@ fn declared_type_name(column: &ColumnDef) -> String {
 }
 
 fn text(value: &str) -> Expr {
-    literal(Value::Text(value.into()), DataType::Text)
+    literal(Value::Text(value.into()), DataType::Text(None))
 }
 
 fn literal(value: Value, data_type: DataType) -> Expr {

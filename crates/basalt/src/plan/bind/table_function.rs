@@ -95,7 +95,12 @@ impl Binder<'_> {
         } else {
             2..=3
         };
-        if !arity.contains(&bound.len()) || types.iter().zip(expected).any(|(t, e)| t != e) {
+        if !arity.contains(&bound.len())
+            || types
+                .iter()
+                .zip(expected)
+                .any(|(t, e)| t.unmodified() != e.unmodified())
+        {
             let names: Vec<&str> = written_types.iter().map(|t| t.name()).collect();
             return Err(BindError::undefined_function(format!(
                 "function generate_series({}) does not exist",

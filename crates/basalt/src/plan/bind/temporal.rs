@@ -185,7 +185,7 @@ mod tests {
         assert_eq!(signature(BinaryOp::Add, Timestamp, Timestamp), None);
         assert_eq!(signature(BinaryOp::Divide, Integer, Interval), None);
         assert_eq!(signature(BinaryOp::Subtract, Date, Date), None);
-        assert_eq!(signature(BinaryOp::Add, Interval, Text), None);
+        assert_eq!(signature(BinaryOp::Add, Interval, Text(None)), None);
         assert_eq!(signature(BinaryOp::Remainder, Interval, Integer), None);
     }
 

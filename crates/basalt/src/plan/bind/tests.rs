@@ -198,7 +198,7 @@ fn unknown_literals_take_context_type() {
     assert_eq!(
         types,
         [
-            DataType::Text,
+            DataType::Text(None),
             DataType::Null,
             DataType::Real,
             DataType::Real
@@ -220,14 +220,14 @@ fn parameters_number_left_to_right_and_take_types() {
         types,
         [
             DataType::Integer,
-            DataType::Text,
+            DataType::Text(None),
             DataType::Null,
             DataType::Real
         ]
     );
     let bound = try_bind("INSERT INTO t2 (a, x) VALUES (:id, :name)", &catalog()).unwrap();
     assert_eq!(bound.parameters[1].name.as_deref(), Some("name"));
-    assert_eq!(bound.parameters[1].data_type, DataType::Text);
+    assert_eq!(bound.parameters[1].data_type, DataType::Text(None));
 }
 
 #[test]
@@ -279,7 +279,7 @@ fn aggregates_and_grouping() {
             DataType::Integer,
             DataType::Integer,
             DataType::Real,
-            DataType::Text
+            DataType::Text(None)
         ]
     );
     let PlanKind::Sort { keys, .. } = &node.kind else {
@@ -395,7 +395,7 @@ fn subqueries_and_ctes() {
     else {
         panic!()
     };
-    assert_eq!(*data_type, DataType::Text);
+    assert_eq!(*data_type, DataType::Text(None));
     let mut outer = false;
     fn walk(node: &PlanNode, found: &mut bool) {
         if let PlanKind::Filter { predicate, .. } = &node.kind {
@@ -438,7 +438,7 @@ fn expressions() {
          abs(a), length(c), max(a, b, 3) FROM t1",
     );
     let exprs = project_exprs(&node);
-    assert_eq!(exprs[0].data_type(), DataType::Text);
+    assert_eq!(exprs[0].data_type(), DataType::Text(None));
     assert_eq!(exprs[1].data_type(), DataType::Real);
     assert!(matches!(
         &exprs[4],
@@ -456,7 +456,7 @@ fn expressions() {
     ));
     assert!(matches!(&exprs[7], Expr::Like { glob: true, .. }));
     assert_eq!(exprs[12].data_type(), DataType::Integer);
-    assert_eq!(exprs[17].data_type(), DataType::Text);
+    assert_eq!(exprs[17].data_type(), DataType::Text(None));
     assert!(
         matches!(&exprs[18], Expr::InList { operand, .. } if operand.data_type() == DataType::Real)
     );
@@ -470,7 +470,7 @@ fn expressions() {
     plan("SELECT * FROM t1 WHERE a AND NOT b");
     assert_eq!(
         project_exprs(&plan("SELECT + c FROM t1"))[0].data_type(),
-        DataType::Text
+        DataType::Text(None)
     );
     assert_eq!(error_code("SELECT * FROM t1 WHERE c"), "42804");
     assert_eq!(error_code("SELECT c + 1 FROM t1"), "42883");
@@ -610,7 +610,7 @@ fn ddl() {
     };
     assert_eq!(create.row_id_column, None);
     assert_eq!(create.unique_constraints, vec![vec![0, 1], vec![2]]);
-    assert_eq!(create.columns[2].data_type, DataType::Text);
+    assert_eq!(create.columns[2].data_type, DataType::Text(None));
     assert_eq!(create.checks, ["b > 0"]);
     let DdlStatement::CreateIndex(index) = ddl("CREATE UNIQUE INDEX i1 ON t1 (b DESC, a)") else {
         panic!()

@@ -219,7 +219,7 @@ fn sql_type(data_type: DataType) -> Option<ast::DataType> {
         DataType::Boolean => ast::DataType::Boolean,
         DataType::Integer => ast::DataType::BigInt(None),
         DataType::Real => ast::DataType::DoublePrecision,
-        DataType::Text => ast::DataType::Text,
+        DataType::Text(_) => ast::DataType::Text,
         DataType::Blob => ast::DataType::Bytea,
         DataType::Date => ast::DataType::Date,
         DataType::Timestamp => ast::DataType::Timestamp(None, ast::TimezoneInfo::None),

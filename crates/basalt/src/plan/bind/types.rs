@@ -10,7 +10,7 @@ use sqlparser::ast;
 
 use crate::plan::expr::ScalarFunctionRef;
 use crate::sqlstate;
-use crate::types::{self, DataType, TypeModifier, Value};
+use crate::types::{self, DataType, Value};
 
 use super::error::BindError;
 
@@ -40,16 +40,17 @@ pub(super) fn assignable(from: DataType, to: DataType) -> bool {
 /// Whether an explicit `CAST(x AS to)` from `from` is allowed.
 pub(super) fn castable(from: DataType, to: DataType) -> bool {
     use DataType::*;
+    let (from, to) = (from.unmodified(), to.unmodified());
     from == to
         || from == Null
-        || from == Text
-        || to == Text
+        || from.is_text()
+        || to.is_text()
         || (from.is_numeric() || from == Boolean) && (to.is_numeric() || to == Boolean)
         || matches!(
             (from, to),
             (Date, Timestamp)
                 | (Timestamp, Date)
-                | (Text, Blob)
+                | (Text(_), Blob)
                 | (Json, Jsonb)
                 | (Jsonb, Json)
                 | (Jsonb, Integer | Real | Boolean)
@@ -60,7 +61,7 @@ pub(super) fn castable(from: DataType, to: DataType) -> bool {
 /// 22P02 (or the conversion's own SQLSTATE) when the text is not of that form.
 pub(super) fn convert_text(text: &str, to: DataType) -> Result<Value, BindError> {
     match to {
-        DataType::Null | DataType::Text => Ok(Value::Text(text.to_string())),
+        DataType::Null | DataType::Text(_) => Ok(Value::Text(text.to_string())),
         // PostgreSQL's bytea input: `\x` then hex digits.
         DataType::Blob => Ok(Value::Blob(match text.strip_prefix("\\x") {
             Some(hex) => parse_hex(hex).ok_or_else(|| {
@@ -101,15 +102,12 @@ pub(super) fn parse_hex(hex: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// A declared SQL type → Basalt's type and its modifier (the VARCHAR/CHAR length limit).
-pub(super) fn sql_type(
-    data_type: &ast::DataType,
-) -> Result<(DataType, Option<TypeModifier>), BindError> {
+/// A declared SQL type → Basalt's type, carrying its modifier (the VARCHAR/CHAR length
+/// limit): a column's type.
+pub(super) fn sql_type(data_type: &ast::DataType) -> Result<DataType, BindError> {
     use ast::DataType as T;
     let length = |length: &Option<ast::CharacterLength>| match length {
-        Some(ast::CharacterLength::IntegerLength { length, .. }) => {
-            u32::try_from(*length).ok().map(TypeModifier::Length)
-        }
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => u32::try_from(*length).ok(),
         _ => None,
     };
     Ok(match data_type {
@@ -133,7 +131,7 @@ pub(super) fn sql_type(
         | T::IntegerUnsigned(_)
         | T::BigIntUnsigned(_)
         | T::UnsignedInteger
-        | T::Unsigned => (DataType::Integer, None),
+        | T::Unsigned => DataType::Integer,
         T::Numeric(_)
         | T::Decimal(_)
         | T::Dec(_)
@@ -144,13 +142,13 @@ pub(super) fn sql_type(
         | T::Float64
         | T::Real
         | T::Double(_)
-        | T::DoublePrecision => (DataType::Real, None),
+        | T::DoublePrecision => DataType::Real,
         T::Character(n)
         | T::Char(n)
         | T::CharacterVarying(n)
         | T::CharVarying(n)
         | T::Varchar(n)
-        | T::Nvarchar(n) => (DataType::Text, length(n)),
+        | T::Nvarchar(n) => DataType::Text(length(n)),
         T::Text
         | T::TinyText
         | T::MediumText
@@ -159,7 +157,7 @@ pub(super) fn sql_type(
         | T::Clob(_)
         | T::CharacterLargeObject(_)
         | T::CharLargeObject(_)
-        | T::Unspecified => (DataType::Text, None),
+        | T::Unspecified => DataType::Text(None),
         T::Blob(_)
         | T::Bytea
         | T::Binary(_)
@@ -167,14 +165,14 @@ pub(super) fn sql_type(
         | T::TinyBlob
         | T::MediumBlob
         | T::LongBlob
-        | T::Bytes(_) => (DataType::Blob, None),
-        T::Bool | T::Boolean => (DataType::Boolean, None),
-        T::Date => (DataType::Date, None),
-        T::Timestamp(_, _) | T::Datetime(_) | T::TimestampNtz(_) => (DataType::Timestamp, None),
+        | T::Bytes(_) => DataType::Blob,
+        T::Bool | T::Boolean => DataType::Boolean,
+        T::Date => DataType::Date,
+        T::Timestamp(_, _) | T::Datetime(_) | T::TimestampNtz(_) => DataType::Timestamp,
         T::Interval {
             fields: None,
             precision: None,
-        } => (DataType::Interval, None),
+        } => DataType::Interval,
         // A column restricted to some fields or a seconds precision would have to enforce
         // them on every assignment; only the literal syntax (`INTERVAL '1' DAY`) has them.
         T::Interval { .. } => {
@@ -182,11 +180,22 @@ pub(super) fn sql_type(
                 "type {data_type} (INTERVAL with fields or a precision)"
             )));
         }
-        T::Uuid => (DataType::Uuid, None),
-        T::JSON => (DataType::Json, None),
-        T::JSONB => (DataType::Jsonb, None),
-        T::Custom(name, _) => (affinity_type(&name.to_string())?, None),
+        T::Uuid => DataType::Uuid,
+        T::JSON => DataType::Json,
+        T::JSONB => DataType::Jsonb,
+        T::Custom(name, _) => affinity_type(&name.to_string())?,
         other => return Err(BindError::unsupported(format!("type {other}"))),
+    })
+}
+
+/// The type an explicit cast (`CAST(x AS t)`, `t 'literal'`) converts to: the declared
+/// type without the modifiers a cast does not enforce. A cast to `VARCHAR(n)` does not
+/// truncate (SQLite's behaviour; PostgreSQL would cut the text at n characters), so its
+/// result is plain text rather than a type claiming a length its values may exceed.
+pub(super) fn cast_target(data_type: &ast::DataType) -> Result<DataType, BindError> {
+    Ok(match sql_type(data_type)? {
+        DataType::Text(_) => DataType::Text(None),
+        other => other,
     })
 }
 
@@ -201,7 +210,7 @@ fn affinity_type(name: &str) -> Result<DataType, BindError> {
         || lower.contains("text")
         || lower == "string"
     {
-        DataType::Text
+        DataType::Text(None)
     } else if lower.contains("blob") {
         DataType::Blob
     } else if lower.contains("real")

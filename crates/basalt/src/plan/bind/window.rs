@@ -302,7 +302,7 @@ impl Binder<'_> {
             Expr::Literal {
                 value: Value::Text(_),
                 ..
-            } => DataType::Text,
+            } => DataType::Text(None),
             _ => DataType::Null,
         };
         self.resolve_untyped(value, ast, target)

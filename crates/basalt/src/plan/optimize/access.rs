@@ -49,7 +49,7 @@ fn exact_key_order(data_type: DataType) -> bool {
         data_type,
         DataType::Boolean
             | DataType::Integer
-            | DataType::Text
+            | DataType::Text(_)
             | DataType::Blob
             | DataType::Date
             | DataType::Timestamp
@@ -78,7 +78,7 @@ fn comparison(position_in_filter: usize, conjunct: &Expr) -> Option<Comparison> 
     let Expr::Column { index, data_type } = column else {
         return None;
     };
-    (value.data_type() == *data_type).then(|| Comparison {
+    (value.data_type().unmodified() == data_type.unmodified()).then(|| Comparison {
         position: *index,
         op,
         value: value.clone(),
@@ -279,7 +279,7 @@ fn reads_column(
         && table
             .columns
             .get(column)
-            .is_some_and(|c| c.data_type == comparison_type)
+            .is_some_and(|c| c.data_type.unmodified() == comparison_type.unmodified())
 }
 
 fn row_id_candidate(
@@ -482,7 +482,7 @@ fn like_prefix_range(conjunct: &Expr) -> Vec<Comparison> {
     let (
         Expr::Column {
             index,
-            data_type: DataType::Text,
+            data_type: DataType::Text(_),
         },
         Expr::Literal {
             value: Value::Text(pattern),
@@ -506,7 +506,7 @@ fn like_prefix_range(conjunct: &Expr) -> Vec<Comparison> {
     }
     let text = |text: String| Expr::Literal {
         value: Value::Text(text),
-        data_type: DataType::Text,
+        data_type: DataType::Text(None),
     };
     let mut range = Vec::with_capacity(2);
     if let Some(successor) = text_successor(&prefix) {
@@ -599,7 +599,7 @@ fn in_list_seeks(
         if list.is_empty()
             || !list
                 .iter()
-                .all(|value| is_bound_value(value) && value.data_type() == data_type)
+                .all(|value| is_bound_value(value) && value.data_type() == data_type.unmodified())
         {
             continue;
         }

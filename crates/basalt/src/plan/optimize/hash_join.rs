@@ -73,7 +73,10 @@ pub fn equi_key(conjunct: &Expr, left_width: usize, right_width: usize) -> Optio
     else {
         return None;
     };
-    if !is_movable(left) || !is_movable(right) || left.data_type() != right.data_type() {
+    if !is_movable(left)
+        || !is_movable(right)
+        || left.data_type().unmodified() != right.data_type().unmodified()
+    {
         return None;
     }
     let side = |expr: &Expr| -> Option<bool> {

@@ -220,7 +220,9 @@ fn plan_access(node: &PlanNode, estimator: &Estimator<'_>) -> Option<Access> {
         .zip(left_keys)
         .enumerate()
         .filter_map(|(position, (right_key, left_key))| match right_key {
-            Expr::Column { index, data_type } if left_key.data_type() == *data_type => {
+            Expr::Column { index, data_type }
+                if left_key.data_type().unmodified() == data_type.unmodified() =>
+            {
                 Some((position, *columns.get(*index)?))
             }
             _ => None,

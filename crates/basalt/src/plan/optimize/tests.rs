@@ -17,7 +17,6 @@ fn column_def(name: &str, data_type: DataType, slot: usize) -> ColumnDef {
         name: name.into(),
         data_type,
         declared_type: data_type.name().into(),
-        modifier: None,
         not_null: false,
         default: None,
         generated: None,
@@ -66,7 +65,12 @@ fn catalog() -> Catalog {
             SchemaObject::Table(table_def("t2", &[("c", Integer), ("d", Real)], None)),
             SchemaObject::Table(table_def(
                 "t3",
-                &[("id", Integer), ("x", Integer), ("y", Text), ("r", Real)],
+                &[
+                    ("id", Integer),
+                    ("x", Integer),
+                    ("y", Text(None)),
+                    ("r", Real),
+                ],
                 Some(0),
             )),
             SchemaObject::Index(index_def(
@@ -505,13 +509,13 @@ fn index_prefix_equality_then_range() {
     // x = 3 AND y > 'b' on index (x, y).
     let predicate = and(
         bin(BinaryOp::Equal, col(1, Integer), int(3)),
-        bin(BinaryOp::Greater, col(2, Text), text("b")),
+        bin(BinaryOp::Greater, col(2, Text(None)), text("b")),
     );
     let optimized = optimize(filter(scan(&catalog, "t3"), predicate), &catalog);
     let (kept, input) = as_filter(&optimized);
     // The integer equality is exact and leaves the filter; a one-sided range leaves it only
     // on a NOT NULL column, so `y > 'b'` stays.
-    assert_eq!(kept, &bin(BinaryOp::Greater, col(2, Text), text("b")));
+    assert_eq!(kept, &bin(BinaryOp::Greater, col(2, Text(None)), text("b")));
     let (index, lower, upper) = index_range(input);
     assert_eq!(index.name, "t3_xy");
     assert_eq!(lower, &RangeBound::Excluded(vec![int(3), text("b")]));
@@ -521,7 +525,7 @@ fn index_prefix_equality_then_range() {
     let optimized = optimize(
         filter(
             scan(&catalog, "t3"),
-            bin(BinaryOp::Greater, col(2, Text), text("b")),
+            bin(BinaryOp::Greater, col(2, Text(None)), text("b")),
         ),
         &catalog,
     );
@@ -688,7 +692,7 @@ fn in_lists_become_seeks_on_the_row_id_or_an_index() {
 
     // On a column no index leads with, or with a value of another type: a full scan.
     for predicate in [
-        in_list(col(2, Text), vec![text("a")]),
+        in_list(col(2, Text(None)), vec![text("a")]),
         in_list(col(1, Integer), vec![int(1), real(2.5)]),
         Expr::InList {
             operand: Box::new(col(0, Integer)),

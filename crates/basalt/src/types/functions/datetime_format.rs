@@ -50,7 +50,7 @@ fn to_char_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     } else {
         check_args(name, args, &[Param::Temporal, Param::Text], &[])?;
     }
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn to_timestamp_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {

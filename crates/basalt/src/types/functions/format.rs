@@ -37,7 +37,7 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
 fn format_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_variadic(name, args, 1, Param::Any)?;
     check_args(name, args.get(..1).unwrap_or(&[]), &[Param::Text], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn uuid_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {

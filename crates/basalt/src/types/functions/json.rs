@@ -141,12 +141,12 @@ fn jsonb_field_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError
 
 fn json_field_text_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     field_of(name, args, false, Param::Text)?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn jsonb_field_text_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     field_of(name, args, true, Param::Text)?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn json_element_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
@@ -161,12 +161,12 @@ fn jsonb_element_type(name: &str, args: &[DataType]) -> Result<DataType, TypeErr
 
 fn json_element_text_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     field_of(name, args, false, Param::Integer)?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn jsonb_element_text_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     field_of(name, args, true, Param::Integer)?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn variadic_path(name: &str, args: &[DataType], binary: bool) -> Result<(), TypeError> {
@@ -192,12 +192,12 @@ fn jsonb_variadic_path_type(name: &str, args: &[DataType]) -> Result<DataType, T
 
 fn json_variadic_path_text_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     variadic_path(name, args, false)?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn jsonb_variadic_path_text_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     variadic_path(name, args, true)?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn jsonb_pair_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
@@ -212,12 +212,12 @@ fn jsonb_exists_type(name: &str, args: &[DataType]) -> Result<DataType, TypeErro
 
 fn json_typeof_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Json], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn jsonb_typeof_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Jsonb], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn json_length_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
@@ -254,12 +254,12 @@ fn json_extract_type(name: &str, args: &[DataType]) -> Result<DataType, TypeErro
     let fits = args.split_first().is_some_and(|(first, rest)| {
         matches!(
             first,
-            DataType::Json | DataType::Jsonb | DataType::Text | DataType::Null
+            DataType::Json | DataType::Jsonb | DataType::Text(_) | DataType::Null
         ) && !rest.is_empty()
             && rest.iter().all(|t| Param::Text.accepts(*t))
     });
     if fits {
-        Ok(DataType::Text)
+        Ok(DataType::Text(None))
     } else {
         Err(TypeError::undefined_signature(name, args))
     }

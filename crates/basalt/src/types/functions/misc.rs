@@ -32,7 +32,7 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
 
 fn typeof_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Any], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 /// The common type of all arguments, or 42804 naming the two that cannot be matched.
@@ -65,27 +65,27 @@ fn extreme_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
 
 fn hex_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Any], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn to_hex_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Integer], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn md5_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Bytes], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn raise_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn collate_nocase_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 // ---- implementations ----

@@ -58,12 +58,12 @@ thread_local! {
 
 fn replace_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text; 3], &[Param::Text])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn match_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text; 2], &[Param::Text])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn like_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {

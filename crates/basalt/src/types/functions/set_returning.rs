@@ -52,7 +52,7 @@ static FUNCTIONS: &[SetReturningFunction] = &[
                 "json_each",
                 args,
                 false,
-                &[("key", DataType::Text), ("value", DataType::Json)],
+                &[("key", DataType::Text(None)), ("value", DataType::Json)],
             )
         },
         scalar: false,
@@ -65,7 +65,7 @@ static FUNCTIONS: &[SetReturningFunction] = &[
                 "jsonb_each",
                 args,
                 true,
-                &[("key", DataType::Text), ("value", DataType::Jsonb)],
+                &[("key", DataType::Text(None)), ("value", DataType::Jsonb)],
             )
         },
         scalar: false,
@@ -78,7 +78,10 @@ static FUNCTIONS: &[SetReturningFunction] = &[
                 "json_each_text",
                 args,
                 false,
-                &[("key", DataType::Text), ("value", DataType::Text)],
+                &[
+                    ("key", DataType::Text(None)),
+                    ("value", DataType::Text(None)),
+                ],
             )
         },
         scalar: false,
@@ -91,7 +94,10 @@ static FUNCTIONS: &[SetReturningFunction] = &[
                 "jsonb_each_text",
                 args,
                 true,
-                &[("key", DataType::Text), ("value", DataType::Text)],
+                &[
+                    ("key", DataType::Text(None)),
+                    ("value", DataType::Text(None)),
+                ],
             )
         },
         scalar: false,
@@ -130,7 +136,7 @@ static FUNCTIONS: &[SetReturningFunction] = &[
                 "json_array_elements_text",
                 args,
                 false,
-                &[("value", DataType::Text)],
+                &[("value", DataType::Text(None))],
             )
         },
         scalar: false,
@@ -143,7 +149,7 @@ static FUNCTIONS: &[SetReturningFunction] = &[
                 "jsonb_array_elements_text",
                 args,
                 true,
-                &[("value", DataType::Text)],
+                &[("value", DataType::Text(None))],
             )
         },
         scalar: false,
@@ -156,7 +162,7 @@ static FUNCTIONS: &[SetReturningFunction] = &[
                 "json_object_keys",
                 args,
                 false,
-                &[("json_object_keys", DataType::Text)],
+                &[("json_object_keys", DataType::Text(None))],
             )
         },
         scalar: true,
@@ -169,7 +175,7 @@ static FUNCTIONS: &[SetReturningFunction] = &[
                 "jsonb_object_keys",
                 args,
                 true,
-                &[("jsonb_object_keys", DataType::Text)],
+                &[("jsonb_object_keys", DataType::Text(None))],
             )
         },
         scalar: true,

@@ -59,7 +59,7 @@ fn text_to_int(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
 
 fn text_to_text(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 /// `substr(text|blob, integer[, integer])`, returning the first argument's type.
@@ -73,23 +73,23 @@ fn substr_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     Ok(if args.first() == Some(&DataType::Blob) {
         DataType::Blob
     } else {
-        DataType::Text
+        DataType::Text(None)
     })
 }
 
 fn trim_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text], &[Param::Text])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn replace_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text; 3], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn text_int_to_text(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text, Param::Integer], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn text_text_to_int(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
@@ -104,7 +104,7 @@ fn instr_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
 
 fn pad_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text, Param::Integer], &[Param::Text])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn starts_with_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
@@ -114,23 +114,23 @@ fn starts_with_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError
 
 fn split_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text, Param::Text, Param::Integer], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn chr_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Integer], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn concat_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_variadic(name, args, 1, Param::Any)?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 fn concat_ws_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_variadic(name, args, 1, Param::Any)?;
     check_args(name, args.get(..1).unwrap_or(&[]), &[Param::Text], &[])?;
-    Ok(DataType::Text)
+    Ok(DataType::Text(None))
 }
 
 // ---- helpers ----
