@@ -75,6 +75,9 @@ pub const CARDINALITY_VIOLATION: SqlState = SqlState("21000");
 
 // Class 22 — Data Exception: a value that is malformed, out of range or not allowed.
 
+/// A value an operation does not allow, without a more specific code (pgvector's
+/// dimension mismatches).
+pub const DATA_EXCEPTION: SqlState = SqlState("22000");
 /// Text longer than a `VARCHAR(n)` / `CHAR(n)` column allows.
 pub const STRING_DATA_RIGHT_TRUNCATION: SqlState = SqlState("22001");
 /// A number outside its type's range: overflow, an out-of-range literal, exhausted row ids.

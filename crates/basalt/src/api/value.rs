@@ -29,6 +29,8 @@ pub enum ValueRef<'a> {
     Json(&'a str),
     /// A `jsonb` value: its text in jsonb's normalized form.
     Jsonb(&'a str),
+    /// A `vector` value: its elements, pointing into the result batch.
+    Vector(&'a [f32]),
 }
 
 impl ValueRef<'_> {
@@ -47,6 +49,7 @@ impl ValueRef<'_> {
             ValueRef::Uuid(v) => Value::Uuid(*v),
             ValueRef::Json(v) => Value::Json(v.to_string()),
             ValueRef::Jsonb(v) => Value::Jsonb(v.to_string()),
+            ValueRef::Vector(v) => Value::Vector(v.to_vec()),
         }
     }
 
@@ -64,6 +67,7 @@ impl ValueRef<'_> {
             ValueRef::Uuid(_) => DataType::Uuid.name(),
             ValueRef::Json(_) => DataType::Json.name(),
             ValueRef::Jsonb(_) => DataType::Jsonb.name(),
+            ValueRef::Vector(_) => DataType::Vector(None).name(),
         }
     }
 }
@@ -90,6 +94,7 @@ pub(crate) fn value_ref(vector: &ColumnVector, row: usize) -> ValueRef<'_> {
         ColumnData::Uuid(v) => v.get(row).map_or(ValueRef::Null, ValueRef::Uuid),
         ColumnData::Json(v) => ValueRef::Json(v.get_str(row)),
         ColumnData::Jsonb(v) => ValueRef::Jsonb(v.get_str(row)),
+        ColumnData::Vector(v) => ValueRef::Vector(v.get(row)),
     }
 }
 
@@ -195,6 +200,24 @@ impl<'a> FromSql<'a> for &'a [u8] {
     }
 }
 
+impl<'a> FromSql<'a> for Vec<f32> {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Vector(v) => Ok(v.to_vec()),
+            other => Err(mismatch(other, "Vec<f32>")),
+        }
+    }
+}
+
+impl<'a> FromSql<'a> for &'a [f32] {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Vector(v) => Ok(v),
+            other => Err(mismatch(other, "&[f32]")),
+        }
+    }
+}
+
 impl<'a, T: FromSql<'a>> FromSql<'a> for Option<T> {
     fn from_sql(value: ValueRef<'a>) -> Result<Self> {
         match value {
@@ -266,6 +289,25 @@ impl ToSql for [u8] {
 impl ToSql for Vec<u8> {
     fn to_sql(&self) -> Value {
         Value::Blob(self.clone())
+    }
+}
+
+/// A vector parameter (`VECTOR`), bound without a text round trip.
+impl ToSql for [f32] {
+    fn to_sql(&self) -> Value {
+        Value::Vector(self.to_vec())
+    }
+}
+
+impl ToSql for Vec<f32> {
+    fn to_sql(&self) -> Value {
+        Value::Vector(self.clone())
+    }
+}
+
+impl<const N: usize> ToSql for [f32; N] {
+    fn to_sql(&self) -> Value {
+        Value::Vector(self.to_vec())
     }
 }
 

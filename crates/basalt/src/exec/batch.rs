@@ -73,6 +73,81 @@ impl BytesVector {
     }
 }
 
+/// VECTOR values in one arena of `f32`s: value `i` is `values[offsets[i]..offsets[i + 1]]`,
+/// so a distance kernel reads it as a slice without copying, and filling a batch from a page
+/// does not allocate per vector.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FloatsVector {
+    offsets: Vec<u32>,
+    values: Vec<f32>,
+}
+
+impl FloatsVector {
+    /// An empty vector with room for `rows` values.
+    pub fn with_capacity(rows: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        FloatsVector {
+            offsets,
+            values: Vec::new(),
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    fn end_value(&mut self) {
+        self.offsets
+            .push(u32::try_from(self.values.len()).unwrap_or(u32::MAX));
+    }
+
+    /// Appends a value.
+    pub fn push(&mut self, value: &[f32]) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.values.extend_from_slice(value);
+        self.end_value();
+    }
+
+    /// Appends a value stored little-endian (a table cell); `false` when the bytes are not
+    /// whole `f32`s, and nothing is appended then.
+    pub fn push_le_bytes(&mut self, bytes: &[u8]) -> bool {
+        if !bytes.len().is_multiple_of(4) {
+            return false;
+        }
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.values.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]])),
+        );
+        self.end_value();
+        true
+    }
+
+    /// Value `row` (empty if out of range).
+    pub fn get(&self, row: usize) -> &[f32] {
+        match (self.offsets.get(row), self.offsets.get(row + 1)) {
+            (Some(&start), Some(&end)) => {
+                self.values.get(start as usize..end as usize).unwrap_or(&[])
+            }
+            _ => &[],
+        }
+    }
+
+    /// Removes every value, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.offsets.clear();
+        self.offsets.push(0);
+        self.values.clear();
+    }
+}
+
 /// The typed values of one column of a batch.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ColumnData {
@@ -91,6 +166,8 @@ pub enum ColumnData {
     Json(BytesVector),
     /// Normalized JSON text, as `Value::Jsonb`.
     Jsonb(BytesVector),
+    /// Vectors, as `Value::Vector`.
+    Vector(FloatsVector),
 }
 
 /// One column of a batch: typed values plus a null mask (empty = no NULLs).
@@ -117,6 +194,7 @@ impl ColumnVector {
             DataType::Uuid => ColumnData::Uuid(Vec::with_capacity(rows)),
             DataType::Json => ColumnData::Json(BytesVector::with_capacity(rows)),
             DataType::Jsonb => ColumnData::Jsonb(BytesVector::with_capacity(rows)),
+            DataType::Vector(_) => ColumnData::Vector(FloatsVector::with_capacity(rows)),
         };
         ColumnVector {
             data,
@@ -148,6 +226,7 @@ impl ColumnVector {
             ColumnData::Uuid(_) => DataType::Uuid,
             ColumnData::Json(_) => DataType::Json,
             ColumnData::Jsonb(_) => DataType::Jsonb,
+            ColumnData::Vector(_) => DataType::Vector(None),
         }
     }
 
@@ -166,6 +245,7 @@ impl ColumnVector {
             ColumnData::Timestamp(values) => values.len(),
             ColumnData::Interval(values) => values.len(),
             ColumnData::Uuid(values) => values.len(),
+            ColumnData::Vector(values) => values.len(),
         }
     }
 
@@ -213,6 +293,7 @@ impl ColumnVector {
             ColumnData::Uuid(values) => values.get(row).map_or(Value::Null, |&v| Value::Uuid(v)),
             ColumnData::Json(values) => Value::Json(values.get_str(row).to_string()),
             ColumnData::Jsonb(values) => Value::Jsonb(values.get_str(row).to_string()),
+            ColumnData::Vector(values) => Value::Vector(values.get(row).to_vec()),
         }
     }
 
@@ -237,6 +318,7 @@ impl ColumnVector {
             (ColumnData::Uuid(values), Value::Uuid(v)) => values.push(*v),
             (ColumnData::Json(values), Value::Json(v))
             | (ColumnData::Jsonb(values), Value::Jsonb(v)) => values.push(v.as_bytes()),
+            (ColumnData::Vector(values), Value::Vector(v)) => values.push(v),
             (data, _) => {
                 push_placeholder(data);
                 self.set_null(row, true);
@@ -291,6 +373,11 @@ impl ColumnVector {
                     return Err("stored JSON is not UTF-8");
                 }
                 values.push(bytes)
+            }
+            (ColumnData::Vector(values), Stored::Bytes(bytes)) => {
+                if !values.push_le_bytes(bytes) {
+                    return Err("stored vector is not a whole number of f32s");
+                }
             }
             _ => return Err("stored value does not match the column type"),
         }
@@ -388,6 +475,7 @@ impl ColumnVector {
             (ColumnData::Uuid(to), ColumnData::Uuid(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
+            (ColumnData::Vector(to), ColumnData::Vector(from)) => to.push(from.get(row)),
             _ => {
                 let value = other.get(row);
                 self.push(&value);
@@ -422,6 +510,7 @@ impl ColumnVector {
             ColumnData::Timestamp(values) => values.len() * 8,
             ColumnData::Interval(values) => values.len() * 16,
             ColumnData::Uuid(values) => values.len() * 16,
+            ColumnData::Vector(values) => values.offsets.len() * 4 + values.values.len() * 4,
         };
         values + self.nulls.len()
     }
@@ -441,6 +530,7 @@ impl ColumnVector {
             ColumnData::Timestamp(values) => values.clear(),
             ColumnData::Interval(values) => values.clear(),
             ColumnData::Uuid(values) => values.clear(),
+            ColumnData::Vector(values) => values.clear(),
         }
         self.nulls.clear();
     }
@@ -460,6 +550,7 @@ fn push_placeholder(data: &mut ColumnData) {
         ColumnData::Timestamp(values) => values.push(0),
         ColumnData::Interval(values) => values.push(Interval::ZERO),
         ColumnData::Uuid(values) => values.push([0; 16]),
+        ColumnData::Vector(values) => values.push(&[]),
     }
 }
 

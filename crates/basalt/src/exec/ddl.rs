@@ -293,7 +293,8 @@ fn rebuild_without_column(
     let fresh = TableTree::create(txn)?;
     for (row_id, mut values) in rows {
         values.remove(position);
-        let cells = row_to_cells(new_table, &values);
+        let mut vector_bytes = Vec::new();
+        let cells = row_to_cells(new_table, &values, &mut vector_bytes);
         fresh.insert(txn, row_id, &kinds, &cells)?;
     }
     TableTree::open(table.root).destroy(txn)?;
@@ -504,7 +505,8 @@ pub fn alter_table(
                     if values.last().is_some_and(Value::is_null) {
                         continue;
                     }
-                    let cells = row_to_cells(&new_table, values);
+                    let mut vector_bytes = Vec::new();
+                    let cells = row_to_cells(&new_table, values, &mut vector_bytes);
                     tree.update(txn, *row_id, &kinds, &cells)?;
                 }
             }

@@ -593,8 +593,15 @@ impl<'a> Writer<'a> {
                     ),
                 ));
             }
-            if let (Some(max), Value::Text(text)) = (column.max_length(), &*value) {
-                *value = Value::Text(types::cast::enforce_char_length(text, max as usize, false)?);
+            match (column.data_type, &*value) {
+                (DataType::Text(Some(max)), Value::Text(text)) => {
+                    *value =
+                        Value::Text(types::cast::enforce_char_length(text, max as usize, false)?);
+                }
+                (DataType::Vector(dimensions), Value::Vector(elements)) => {
+                    types::vector::check_dimensions(dimensions, elements.len())?;
+                }
+                _ => {}
             }
         }
         if !self.rules.checks.is_empty() {
@@ -931,7 +938,8 @@ impl<'a> Writer<'a> {
 
     /// Writes a new row to the table; a taken row id is a primary-key violation (23505).
     fn write_row(&self, row_id: i64, values: &[Value]) -> ExecResult<()> {
-        let cells = row_to_cells(self.table, values);
+        let mut vector_bytes = Vec::new();
+        let cells = row_to_cells(self.table, values, &mut vector_bytes);
         let mut txn = self.txn.lock();
         if !self.tree.insert(&mut *txn, row_id, self.kinds, &cells)? {
             return Err(self.duplicate_error(None));
@@ -1006,7 +1014,8 @@ impl<'a> Writer<'a> {
             return Err(self.duplicate_error(Some(index)));
         }
         {
-            let cells = row_to_cells(self.table, &new);
+            let mut vector_bytes = Vec::new();
+            let cells = row_to_cells(self.table, &new, &mut vector_bytes);
             let mut txn = self.txn.lock();
             for index in self.indexes.iter() {
                 IndexAccess::of(index).update(&mut *txn, (old, row_id), (&new, new_row_id))?;

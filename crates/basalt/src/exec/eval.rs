@@ -186,7 +186,8 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
         }
         Expr::Cast { operand, to } => {
             let operand = evaluate(operand, batch, ctx)?;
-            if operand.data_type().unmodified() == to.unmodified() {
+            // A cast to a modifier it enforces (`::vector(3)`) always runs.
+            if to.modifier().is_none() && operand.data_type().unmodified() == to.unmodified() {
                 return Ok(operand);
             }
             row_wise(*to, rows, |row| Ok(types::cast(&operand.get(row), *to)?))

@@ -787,6 +787,7 @@ fn literal(value: &Value) -> String {
         Value::Timestamp(_) => format!("TIMESTAMP {}", quoted(value.to_string())),
         Value::Interval(_) => format!("INTERVAL {}", quoted(value.to_string())),
         Value::Uuid(_) => format!("{}::uuid", quoted(value.to_string())),
+        Value::Vector(_) => format!("{}::vector", quoted(value.to_string())),
     }
 }
 

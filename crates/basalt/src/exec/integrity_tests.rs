@@ -63,7 +63,7 @@ fn index_key_of(
     let index = catalog.indexes.get(index).expect("index");
     let mut key = Vec::new();
     for (value, (_, order)) in values.iter().zip(&index.columns) {
-        keys::encode_value(&crate::exec::operators::key_value(value), *order, &mut key);
+        crate::exec::operators::encode_key_value(value, *order, &mut key);
     }
     key
 }

@@ -5,28 +5,51 @@
 //! i64's bits, REAL as the f64's bits, DATE as the i32 sign-extended, TIMESTAMP as the i64,
 //! BOOLEAN as one byte, TEXT as UTF-8 bytes, BLOB as bytes, JSON and JSONB as the UTF-8
 //! bytes of their (validated, for JSONB normalized) text, INTERVAL as its 16-byte stored
-//! form (months i32, days i32, microseconds i64, little-endian), UUID as its 16 bytes.
+//! form (months i32, days i32, microseconds i64, little-endian), UUID as its 16 bytes,
+//! VECTOR as its elements' 4-byte little-endian `f32`s (the cell's length gives the
+//! dimension).
 //! Slots of dropped columns hold NULL.
 
 use crate::catalog::TableDef;
 use crate::storage::btree::{CellValue, Value as StoredValue};
 use crate::storage::{Result, StorageError};
-use crate::types::{DataType, Interval, Value};
+use crate::types::{DataType, Interval, Value, vector};
 
 /// The cells of one row: `values` are the table's columns in table order, already of the
-/// columns' types (or NULL).
-pub fn row_to_cells<'a>(table: &TableDef, values: &'a [Value]) -> Vec<CellValue<'a>> {
+/// columns' types (or NULL). Vectors are stored as little-endian bytes, which are built in
+/// `vector_bytes` (cleared first) for the cells to borrow.
+pub fn row_to_cells<'a>(
+    table: &TableDef,
+    values: &'a [Value],
+    vector_bytes: &'a mut Vec<Vec<u8>>,
+) -> Vec<CellValue<'a>> {
+    vector_bytes.clear();
+    for value in values {
+        if let Value::Vector(elements) = value {
+            let mut bytes = Vec::with_capacity(elements.len() * 4);
+            vector::to_le_bytes(elements, &mut bytes);
+            vector_bytes.push(bytes);
+        }
+    }
+    let vector_bytes: &'a Vec<Vec<u8>> = vector_bytes;
+    let mut next_vector = vector_bytes.iter();
     let mut cells = vec![CellValue::Null; table.slot_count];
     for (column, value) in table.columns.iter().zip(values) {
-        if let Some(cell) = cells.get_mut(column.slot) {
-            *cell = value_to_cell(value);
+        let cell = match value {
+            Value::Vector(_) => next_vector
+                .next()
+                .map_or(CellValue::Null, |bytes| CellValue::Var(bytes)),
+            other => scalar_cell(other),
+        };
+        if let Some(slot) = cells.get_mut(column.slot) {
+            *slot = cell;
         }
     }
     cells
 }
 
-/// One value as a cell.
-pub fn value_to_cell(value: &Value) -> CellValue<'_> {
+/// One value other than a vector as a cell.
+fn scalar_cell(value: &Value) -> CellValue<'_> {
     match value {
         Value::Null => CellValue::Null,
         Value::Boolean(v) => CellValue::Fixed(u64::from(*v)),
@@ -38,6 +61,8 @@ pub fn value_to_cell(value: &Value) -> CellValue<'_> {
         Value::Blob(v) => CellValue::Var(v),
         Value::Interval(v) => CellValue::Var(v.as_bytes()),
         Value::Uuid(v) => CellValue::Var(v),
+        // Vectors are encoded by `row_to_cells`, which never passes one here.
+        Value::Vector(_) => CellValue::Null,
     }
 }
 
@@ -71,6 +96,15 @@ pub fn stored_to_value(stored: StoredValue<'_>, data_type: DataType) -> Result<V
             String::from_utf8(bytes.into_owned())
                 .map_err(|_| StorageError::corrupt("stored JSON is not UTF-8"))?,
         ),
+        (StoredValue::Bytes(bytes), DataType::Vector(_)) => {
+            let mut elements = Vec::new();
+            if !vector::decode_le_bytes(&bytes, &mut elements) {
+                return Err(StorageError::corrupt(
+                    "stored vector is not a whole number of f32s",
+                ));
+            }
+            Value::Vector(elements)
+        }
         (stored, data_type) => {
             return Err(StorageError::corrupt(format!(
                 "stored value {stored:?} does not fit a {data_type} column"

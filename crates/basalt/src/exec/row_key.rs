@@ -8,7 +8,7 @@
 //! ascending encodings are equal.
 
 use crate::storage::keys::{self, KeyOrder, KeyValue};
-use crate::types::json;
+use crate::types::{json, vector};
 
 use super::batch::{ColumnData, ColumnVector};
 
@@ -48,6 +48,13 @@ pub fn encode_cell(vector: &ColumnVector, row: usize, order: KeyOrder, out: &mut
             // as a blob (prefix-free, so later columns still compare correctly).
             let mut encoded = Vec::new();
             json::sort_key(values.get_str(row), &mut encoded);
+            keys::encode_value(&KeyValue::Blob(&encoded), order, out);
+            return;
+        }
+        ColumnData::Vector(values) => {
+            // Vectors order as pgvector's `vector_cmp` (see `types::vector::key_bytes`).
+            let mut encoded = Vec::new();
+            vector::key_bytes(values.get(row), &mut encoded);
             keys::encode_value(&KeyValue::Blob(&encoded), order, out);
             return;
         }

@@ -16,7 +16,7 @@ use super::datetime::{
 };
 use super::interval::parse::parse_interval;
 use super::uuid::parse_uuid;
-use super::{DataType, TypeError, Value, json};
+use super::{DataType, TypeError, Value, json, vector};
 
 /// Converts `value` to type `to` (an explicit cast).
 ///
@@ -29,7 +29,8 @@ use super::{DataType, TypeError, Value, json};
 /// [`TypeError::CannotCoerce`].
 /// timestamp (midnight; the date containing the instant); text → json (validated) and
 /// jsonb (normalized); json ↔ jsonb; jsonb → integer, real, boolean (of a jsonb number or
-/// boolean). Anything else is [`TypeError::CannotCoerce`].
+/// boolean); text → vector (pgvector's `[1,2,3]`), and a vector to `VECTOR(n)` checking its
+/// dimension. Anything else is [`TypeError::CannotCoerce`].
 pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
     let cannot = || TypeError::CannotCoerce {
         from: value.data_type(),
@@ -38,6 +39,11 @@ pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
     Ok(match (value, to) {
         (Value::Null, _) => Value::Null,
         (_, DataType::Null) => return Err(cannot()),
+        // A cast to VECTOR(n) checks the dimension, as pgvector's typmod coercion does.
+        (Value::Vector(elements), DataType::Vector(dimensions)) => {
+            vector::check_dimensions(dimensions, elements.len())?;
+            value.clone()
+        }
         (v, t) if v.data_type() == t.unmodified() => v.clone(),
 
         (Value::Text(s), t) => return parse_text(s, t),
@@ -169,6 +175,11 @@ fn parse_text(text: &str, to: DataType) -> Result<Value, TypeError> {
             Value::Json(text.to_owned())
         }
         DataType::Jsonb => Value::Jsonb(json::normalize_jsonb(text)?),
+        DataType::Vector(dimensions) => {
+            let elements = vector::parse(text)?;
+            vector::check_dimensions(dimensions, elements.len())?;
+            Value::Vector(elements)
+        }
     })
 }
 

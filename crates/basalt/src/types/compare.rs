@@ -16,13 +16,14 @@
 //! standing for its midnight; intervals compare by their span with a month as 30 days and a
 //! day as 24 hours (so `'1 mon' = '30 days'`, see [`super::Interval::span`]); UUIDs compare
 //! bytewise; jsonb values compare as `json::order` defines (semantically:
-//! `1.0` equals `1`); json values do not compare at all.
+//! `1.0` equals `1`); json values do not compare at all; vectors compare as pgvector's
+//! `vector_cmp` (element by element, then the shorter first: `types::vector::compare`).
 
 use std::cmp::Ordering;
 
 use super::datetime::MICROS_PER_DAY;
-use super::json;
 use super::{TypeError, Value};
+use super::{json, vector};
 
 /// SQL comparison: `Ok(None)` when either side is NULL, the ordering otherwise, and
 /// [`TypeError::Incomparable`] (42883) for types with no comparison between them.
@@ -72,6 +73,7 @@ fn compare_non_null(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Interval(x), Value::Interval(y)) => x.span().cmp(&y.span()),
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
         (Value::Jsonb(x), Value::Jsonb(y)) => json::compare(x, y),
+        (Value::Vector(x), Value::Vector(y)) => vector::compare(x, y),
         // json has no comparison operators (PostgreSQL's json has none either).
         _ => return None,
     })
@@ -133,6 +135,7 @@ fn type_rank(value: &Value) -> u8 {
         Value::Uuid(_) => 7,
         Value::Json(_) => 6,
         Value::Jsonb(_) => 7,
+        Value::Vector(_) => 8,
     }
 }
 

@@ -44,7 +44,7 @@ pub struct TypeDescriptor {
 
 /// Every type, in catalog-tag order. A new type is added here and to
 /// [`DataType::descriptor`]; the tests check the two agree.
-pub const ALL_TYPES: [DataType; 12] = [
+pub const ALL_TYPES: [DataType; 13] = [
     DataType::Null,
     DataType::Boolean,
     DataType::Integer,
@@ -57,7 +57,11 @@ pub const ALL_TYPES: [DataType; 12] = [
     DataType::Jsonb,
     DataType::Interval,
     DataType::Uuid,
+    DataType::Vector(None),
 ];
+
+/// The OID reported for VECTOR (see [`DataType::descriptor`]).
+pub const VECTOR_OID: u32 = 16_385;
 
 const fn descriptor(
     data_type: DataType,
@@ -231,6 +235,21 @@ impl DataType {
                     )
                 }
             }
+            // pgvector's type has no fixed OID (CREATE EXTENSION assigns one); Basalt
+            // reports this one, the first OID PostgreSQL leaves to user objects, and clients
+            // look it up by name (`SELECT oid FROM pg_type WHERE typname = 'vector'`).
+            DataType::Vector(_) => {
+                &const {
+                    descriptor(
+                        DataType::Vector(None),
+                        "vector",
+                        12,
+                        ColumnKind::Var,
+                        ModifierKind::Dimensions,
+                        (VECTOR_OID, "vector", -1),
+                    )
+                }
+            }
         }
     }
 
@@ -282,7 +301,7 @@ mod tests {
             .iter()
             .map(|data_type| data_type.descriptor().catalog_tag)
             .collect();
-        assert_eq!(tags, (0..12).collect::<Vec<u8>>());
+        assert_eq!(tags, (0..13).collect::<Vec<u8>>());
         assert_eq!(DataType::Uuid.descriptor().catalog_tag, 11);
         assert_eq!(DataType::Json.descriptor().catalog_tag, 8);
     }

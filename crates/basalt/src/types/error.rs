@@ -25,6 +25,10 @@ pub enum TypeError {
         /// The SQL name of the target type.
         type_name: &'static str,
     },
+    /// A number out of its type's range, with the message PostgreSQL or pgvector gives
+    /// for it (22003), e.g. `"1e39" is out of range for type vector`.
+    #[error("{0}")]
+    OutOfRange(String),
     /// Division or remainder by zero, for integers and reals alike (22012).
     #[error("division by zero")]
     DivisionByZero,
@@ -78,6 +82,10 @@ pub enum TypeError {
         /// The declared maximum length in characters.
         max: usize,
     },
+    /// A value the operation does not allow, in pgvector's class-22 general code (22000),
+    /// e.g. vectors of different dimensions.
+    #[error("{0}")]
+    DataException(String),
     /// A function argument with a value the function does not accept (22023).
     #[error("{0}")]
     InvalidArgument(String),
@@ -152,9 +160,9 @@ impl TypeError {
     /// The PostgreSQL SQLSTATE for this error.
     pub fn sqlstate(&self) -> SqlState {
         match self {
-            TypeError::NumericOutOfRange { .. } | TypeError::ValueOutOfRange { .. } => {
-                sqlstate::NUMERIC_VALUE_OUT_OF_RANGE
-            }
+            TypeError::NumericOutOfRange { .. }
+            | TypeError::ValueOutOfRange { .. }
+            | TypeError::OutOfRange(_) => sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
             TypeError::DivisionByZero => sqlstate::DIVISION_BY_ZERO,
             TypeError::InvalidTextRepresentation { .. }
             | TypeError::InvalidJson(_)
@@ -166,6 +174,7 @@ impl TypeError {
             | TypeError::DatetimeOutOfRange { .. } => sqlstate::DATETIME_FIELD_OVERFLOW,
             TypeError::StringTooLong { .. } => sqlstate::STRING_DATA_RIGHT_TRUNCATION,
             TypeError::InvalidArgument(_) => sqlstate::INVALID_PARAMETER_VALUE,
+            TypeError::DataException(_) => sqlstate::DATA_EXCEPTION,
             TypeError::NegativeSubstringLength => sqlstate::SUBSTRING_ERROR,
             TypeError::InvalidLogarithmArgument(_) => sqlstate::INVALID_ARGUMENT_FOR_LOGARITHM,
             TypeError::InvalidPowerArgument(_) => sqlstate::INVALID_ARGUMENT_FOR_POWER_FUNCTION,

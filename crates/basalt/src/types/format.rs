@@ -14,6 +14,7 @@
 //! * intervals in PostgreSQL's `postgres` style, `1 year 2 mons 3 days 04:05:06.5` (see
 //!   [`super::interval`]); UUIDs in lower-case `8-4-4-4-12` hex (see [`super::uuid`]);
 //! * json as its text, jsonb as its normalized text (see [`super::json`]);
+//! * vectors as pgvector prints them, `[1,2.5,-0.03]` (see [`super::vector`]);
 //! * NULL as the empty string (callers that must distinguish NULL check for it first).
 
 use std::fmt::{self, Write as _};
@@ -42,6 +43,11 @@ impl fmt::Display for Value {
             Value::Interval(interval) => write!(f, "{interval}"),
             Value::Uuid(uuid) => f.write_str(&format_uuid(uuid)),
             Value::Json(text) | Value::Jsonb(text) => f.write_str(text),
+            Value::Vector(elements) => {
+                let mut text = String::with_capacity(elements.len() * 8 + 2);
+                super::vector::format(elements, &mut text);
+                f.write_str(&text)
+            }
         }
     }
 }
@@ -104,6 +110,22 @@ pub fn format_real(value: f64) -> String {
 /// Rust's `{:e}` formatting already produces the shortest representation that reads back
 /// exactly (like Ryu, which PostgreSQL uses); this only takes it apart.
 pub(crate) fn shortest_digits(value: f64) -> (bool, String, i32) {
+    let text = format!("{:e}", value.abs());
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((text.as_str(), "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    (
+        value.is_sign_negative(),
+        digits.to_owned(),
+        exponent.parse().unwrap_or(0),
+    )
+}
+
+/// The shortest round-trip decimal digits of a finite non-zero `f32`, as
+/// [`shortest_digits`] gives them for a double (PostgreSQL's `float4out` and pgvector's
+/// output print these).
+pub(crate) fn shortest_digits_f32(value: f32) -> (bool, String, i32) {
     let text = format!("{:e}", value.abs());
     let (mantissa, exponent) = text.split_once('e').unwrap_or((text.as_str(), "0"));
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();

@@ -29,6 +29,7 @@
 //! * [`datetime`]: calendar math, date/time parsing and formatting;
 //! * [`interval`]: INTERVAL values, their arithmetic, text forms and `age`;
 //! * [`uuid`](mod@uuid): UUID text forms and random generation;
+//! * [`vector`]: VECTOR values (pgvector's type), their text form, order and distances;
 //! * [`json`]: JSON validation, jsonb normalization, ordering, containment and paths;
 //! * `format`: `Display for Value` in PostgreSQL's text output form.
 //!
@@ -49,6 +50,7 @@ mod modifier;
 pub mod pattern;
 pub mod uuid;
 mod value;
+pub mod vector;
 
 pub use cast::{assignment_cast, cast, common_type, implicit_cast, parse_literal_for};
 pub use compare::compare;

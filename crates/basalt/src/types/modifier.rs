@@ -12,6 +12,8 @@
 pub enum TypeModifier {
     /// The maximum length in characters of `VARCHAR(n)` / `CHAR(n)`.
     Length(u32),
+    /// The number of elements of `VECTOR(n)`.
+    Dimensions(u32),
 }
 
 /// Which modifier a type's declaration may carry.
@@ -22,6 +24,8 @@ pub enum ModifierKind {
     None,
     /// A maximum length ([`TypeModifier::Length`]).
     Length,
+    /// A number of dimensions ([`TypeModifier::Dimensions`]).
+    Dimensions,
 }
 
 /// PostgreSQL's `VARHDRSZ`: typmods of length-limited types count the 4-byte header.
@@ -32,16 +36,18 @@ impl TypeModifier {
     pub fn kind(self) -> ModifierKind {
         match self {
             TypeModifier::Length(_) => ModifierKind::Length,
+            TypeModifier::Dimensions(_) => ModifierKind::Dimensions,
         }
     }
 
     /// The modifier as PostgreSQL's `atttypmod` (what RowDescription and `pg_attribute`
-    /// report): `VARCHAR(n)` is `n + 4`.
+    /// report): `VARCHAR(n)` is `n + 4`, pgvector's `VECTOR(n)` is `n`.
     pub fn pg_typmod(self) -> i32 {
         match self {
             TypeModifier::Length(length) => {
                 i32::try_from(length).map_or(i32::MAX, |length| length.saturating_add(VARHDRSZ))
             }
+            TypeModifier::Dimensions(dimensions) => i32::try_from(dimensions).unwrap_or(i32::MAX),
         }
     }
 
@@ -50,6 +56,7 @@ impl TypeModifier {
     pub fn to_catalog(self) -> (u8, u32, u32) {
         match self {
             TypeModifier::Length(length) => (1, length, 0),
+            TypeModifier::Dimensions(dimensions) => (2, dimensions, 0),
         }
     }
 
@@ -59,6 +66,7 @@ impl TypeModifier {
         match tag {
             0 => Ok(None),
             1 => Ok(Some(TypeModifier::Length(first))),
+            2 => Ok(Some(TypeModifier::Dimensions(first))),
             other => Err(other),
         }
     }
@@ -68,7 +76,9 @@ impl std::fmt::Display for TypeModifier {
     /// The modifier as written after the type name: `(20)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            TypeModifier::Length(length) => write!(f, "({length})"),
+            TypeModifier::Length(length) | TypeModifier::Dimensions(length) => {
+                write!(f, "({length})")
+            }
         }
     }
 }
@@ -79,7 +89,11 @@ mod tests {
 
     #[test]
     fn catalog_form_round_trips() {
-        for modifier in [TypeModifier::Length(1), TypeModifier::Length(10_485_760)] {
+        for modifier in [
+            TypeModifier::Length(1),
+            TypeModifier::Length(10_485_760),
+            TypeModifier::Dimensions(384),
+        ] {
             let (tag, first, second) = modifier.to_catalog();
             assert_ne!(tag, 0);
             assert_eq!(
@@ -96,5 +110,6 @@ mod tests {
         assert_eq!(TypeModifier::Length(20).pg_typmod(), 24);
         assert_eq!(TypeModifier::Length(u32::MAX).pg_typmod(), i32::MAX);
         assert_eq!(TypeModifier::Length(20).to_string(), "(20)");
+        assert_eq!(TypeModifier::Dimensions(384).pg_typmod(), 384);
     }
 }

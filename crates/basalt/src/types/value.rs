@@ -40,6 +40,9 @@ pub enum DataType {
     Json,
     /// `JSONB`: JSON in normalized form (keys sorted and unique, canonical whitespace).
     Jsonb,
+    /// `VECTOR(n)`: pgvector's vector of `f32`, with the declared dimension (`None` for a
+    /// `VECTOR` column of any dimension and for computed vectors). See [`crate::types::vector`].
+    Vector(Option<u32>),
 }
 
 impl DataType {
@@ -63,6 +66,7 @@ impl DataType {
     pub fn unmodified(self) -> DataType {
         match self {
             DataType::Text(_) => DataType::Text(None),
+            DataType::Vector(_) => DataType::Vector(None),
             other => other,
         }
     }
@@ -71,6 +75,7 @@ impl DataType {
     pub fn modifier(self) -> Option<TypeModifier> {
         match self {
             DataType::Text(length) => length.map(TypeModifier::Length),
+            DataType::Vector(dimensions) => dimensions.map(TypeModifier::Dimensions),
             _ => None,
         }
     }
@@ -82,6 +87,9 @@ impl DataType {
             (data_type, None) => Some(data_type.unmodified()),
             (DataType::Text(_), Some(TypeModifier::Length(length))) => {
                 Some(DataType::Text(Some(length)))
+            }
+            (DataType::Vector(_), Some(TypeModifier::Dimensions(dimensions))) => {
+                Some(DataType::Vector(Some(dimensions)))
             }
             _ => None,
         }
@@ -132,6 +140,8 @@ pub enum Value {
     Json(String),
     /// JSON text in jsonb's normalized form (see `types::json`).
     Jsonb(String),
+    /// A vector of 1 to 16,000 finite `f32`s (see `types::vector`).
+    Vector(Vec<f32>),
 }
 
 impl Value {
@@ -150,6 +160,7 @@ impl Value {
             Value::Uuid(_) => DataType::Uuid,
             Value::Json(_) => DataType::Json,
             Value::Jsonb(_) => DataType::Jsonb,
+            Value::Vector(_) => DataType::Vector(None),
         }
     }
 

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use crate::catalog::IndexDef;
 use crate::exec::error::{ExecError, ExecResult};
-use crate::exec::operators::key_value;
+use crate::exec::operators::encode_key_value;
 use crate::exec::vacuum::until_error;
 use crate::sqlstate;
 use crate::storage::btree::{IndexCursor, IndexTree};
@@ -49,7 +49,7 @@ impl<'d> BTreeIndex<'d> {
         for (column, order) in &self.index.columns {
             let value = values.get(*column).unwrap_or(&Value::Null);
             has_null |= value.is_null();
-            keys::encode_value(&key_value(value), *order, key);
+            encode_key_value(value, *order, key);
         }
         has_null
     }
@@ -103,7 +103,7 @@ impl IndexAm for BTreeIndex<'_> {
     fn lookup_column(&self, column: usize, value: &Value, out: &mut Vec<u8>) {
         // Past the key columns there is nothing to match: the key stays a whole prefix.
         if let Some((_, order)) = self.index.columns.get(column) {
-            keys::encode_value(&key_value(value), *order, out);
+            encode_key_value(value, *order, out);
         }
     }
 

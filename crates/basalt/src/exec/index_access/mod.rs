@@ -42,7 +42,7 @@
 //! # Where it lives
 //!
 //! In `exec`, not `storage` or `catalog`: it maps SQL values of a row (`types::Value`,
-//! through `operators::key_value`) to entries and reads catalog definitions, which the
+//! through `operators::encode_key_value`) to entries and reads catalog definitions, which the
 //! storage layer below must not know, and it runs inside the executor's transactions.
 
 mod btree;

@@ -17,7 +17,7 @@ use crate::exec::spill::{MAX_PARTITION_DEPTH, Partitions, SpilledRows};
 use crate::plan::{AggregateCall, AggregateFunction, Expr};
 use crate::sqlstate;
 use crate::storage::keys::KeyOrder;
-use crate::types::{DataType, Interval, Value};
+use crate::types::{DataType, Interval, Value, vector};
 
 use super::Operator;
 use super::json_aggregate;
@@ -40,6 +40,13 @@ pub(super) enum Accumulator {
     Total(f64),
     Average {
         sum: f64,
+        count: i64,
+    },
+    /// sum(vector): element-wise in `f32`, as pgvector's `vector_add`.
+    VectorSum(Option<Vec<f32>>),
+    /// avg(vector): element-wise sums in double precision, as pgvector's `vector_accum`.
+    VectorAverage {
+        sum: Vec<f64>,
         count: i64,
     },
     /// Min or max: the current best value and its ascending key.
@@ -75,6 +82,15 @@ impl Accumulator {
             }
             AggregateFunction::Sum if argument_type == DataType::Interval => {
                 Accumulator::IntervalSum(None)
+            }
+            AggregateFunction::Sum if matches!(argument_type, DataType::Vector(_)) => {
+                Accumulator::VectorSum(None)
+            }
+            AggregateFunction::Avg if matches!(argument_type, DataType::Vector(_)) => {
+                Accumulator::VectorAverage {
+                    sum: Vec::new(),
+                    count: 0,
+                }
             }
             AggregateFunction::Sum => Accumulator::RealSum(None),
             AggregateFunction::Avg if argument_type == DataType::Interval => {
@@ -152,6 +168,37 @@ impl Accumulator {
             }
             Accumulator::IntervalAverage { sum, count } => {
                 *sum = sum.checked_add(interval(first, row)?)?;
+                *count += 1;
+            }
+            Accumulator::VectorSum(sum) => {
+                let value = vector_elements(first, row)?;
+                *sum = Some(match sum.take() {
+                    None => {
+                        grown = value.len() * 4;
+                        value.to_vec()
+                    }
+                    Some(sum) => vector::elementwise(&sum, value, |x, y| x + y, false)?,
+                });
+            }
+            Accumulator::VectorAverage { sum, count } => {
+                let value = vector_elements(first, row)?;
+                if *count == 0 {
+                    grown = value.len() * 8;
+                    sum.resize(value.len(), 0.0);
+                } else if sum.len() != value.len() {
+                    return Err(vector::check_dimensions(
+                        u32::try_from(sum.len()).ok(),
+                        value.len(),
+                    )
+                    .err()
+                    .map_or_else(
+                        || ExecError::internal("vector average dimensions"),
+                        ExecError::from,
+                    ));
+                }
+                for (total, element) in sum.iter_mut().zip(value) {
+                    *total += f64::from(*element);
+                }
                 *count += 1;
             }
             Accumulator::Total(total) => *total += number(first, row)?,
@@ -239,6 +286,19 @@ impl Accumulator {
                     Value::Interval(sum.divide(*count as f64)?)
                 }
             }
+            Accumulator::VectorSum(sum) => sum.clone().map_or(Value::Null, Value::Vector),
+            Accumulator::VectorAverage { sum, count } => {
+                if *count == 0 {
+                    Value::Null
+                } else {
+                    let average: Vec<f32> = sum
+                        .iter()
+                        .map(|total| (total / *count as f64) as f32)
+                        .collect();
+                    vector::check(&average)?;
+                    Value::Vector(average)
+                }
+            }
             Accumulator::Total(total) => Value::Real(*total),
             Accumulator::Average { sum, count } => {
                 if *count == 0 {
@@ -277,6 +337,15 @@ fn heap_bytes(value: &Value) -> usize {
         Value::Text(text) => text.len(),
         Value::Blob(bytes) => bytes.len(),
         _ => 0,
+    }
+}
+
+fn vector_elements(column: &ColumnVector, row: usize) -> ExecResult<&[f32]> {
+    match &column.data {
+        ColumnData::Vector(values) => Ok(values.get(row)),
+        _ => Err(ExecError::internal(
+            "vector aggregate over a non-vector column",
+        )),
     }
 }
 

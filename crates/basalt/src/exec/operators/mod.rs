@@ -21,7 +21,7 @@ pub mod sort;
 mod spill_tests;
 mod window;
 
-pub use scan::key_value;
+pub use scan::encode_key_value;
 
 use super::batch::Batch;
 use super::context::ExecContext;

@@ -12,7 +12,7 @@ use crate::exec::source::PageSource;
 use crate::plan::{AccessPath, Expr, JoinKind, RangeBound, ScanColumn};
 use crate::sqlstate;
 use crate::storage::btree::{IndexCursor, TableCursor, TableLeaf, TableTree};
-use crate::storage::keys::{self, KeyValue};
+use crate::storage::keys::{self, KeyOrder, KeyValue};
 use crate::types::{DataType, Value};
 
 use super::Operator;
@@ -435,10 +435,24 @@ fn bound_key(
     Ok(Some((key, inclusive, has_null)))
 }
 
-/// A value as an index key column.
-pub fn key_value(value: &Value) -> KeyValue<'_> {
+/// Appends `value` as an index key column under `order`.
+pub fn encode_key_value(value: &Value, order: KeyOrder, out: &mut Vec<u8>) {
     match value {
-        Value::Null => KeyValue::Null,
+        // A vector keys by its own memcomparable bytes (pgvector's order), carried as a blob
+        // so the encoding stays prefix-free for the columns after it.
+        Value::Vector(v) => {
+            let mut bytes = Vec::with_capacity(v.len() * 4);
+            crate::types::vector::key_bytes(v, &mut bytes);
+            keys::encode_value(&KeyValue::Blob(&bytes), order, out);
+        }
+        other => keys::encode_value(&scalar_key_value(other), order, out),
+    }
+}
+
+/// A value other than a vector as a key column.
+fn scalar_key_value(value: &Value) -> KeyValue<'_> {
+    match value {
+        Value::Null | Value::Vector(_) => KeyValue::Null,
         Value::Boolean(v) => KeyValue::Boolean(*v),
         Value::Integer(v) => KeyValue::Integer(*v),
         Value::Real(v) => KeyValue::Real(*v),

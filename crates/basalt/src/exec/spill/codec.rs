@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use crate::exec::batch::{Batch, ColumnData, ColumnVector};
 use crate::exec::error::ExecResult;
 use crate::storage::btree::Value as Cell;
-use crate::types::{DataType, Interval, Value};
+use crate::types::{DataType, Interval, Value, vector};
 
 use super::corrupt;
 
@@ -163,6 +163,11 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
         (DataType::Uuid, ColumnData::Uuid(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default());
         }
+        (DataType::Vector(_), ColumnData::Vector(values)) => {
+            let elements = values.get(row);
+            write_varint(elements.len() as u64 * 4, out);
+            vector::to_le_bytes(elements, out);
+        }
         // A vector of another type: convert through a value, as `ColumnVector::push` does.
         _ => match (data_type, column.get(row)) {
             (DataType::Boolean, Value::Boolean(v)) => out.push(u8::from(v)),
@@ -184,6 +189,10 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
             }
             (DataType::Interval, Value::Interval(v)) => out.extend_from_slice(v.as_bytes()),
             (DataType::Uuid, Value::Uuid(v)) => out.extend_from_slice(&v),
+            (DataType::Vector(_), Value::Vector(v)) => {
+                write_varint(v.len() as u64 * 4, out);
+                vector::to_le_bytes(&v, out);
+            }
             _ => return false,
         },
     }
@@ -214,7 +223,12 @@ fn decode_cell<'a>(
         DataType::Interval | DataType::Uuid => {
             Cell::Bytes(Cow::Borrowed(take(bytes, position, 16)?))
         }
-        DataType::Text(_) | DataType::Blob | DataType::Json | DataType::Jsonb => {
+        // Vectors as their stored cell, little-endian f32s, as a table leaf holds them.
+        DataType::Text(_)
+        | DataType::Blob
+        | DataType::Json
+        | DataType::Jsonb
+        | DataType::Vector(_) => {
             let (length, used) = read_varint(bytes.get(*position..).unwrap_or(&[]))
                 .ok_or_else(|| corrupt("bad value length"))?;
             *position += used;

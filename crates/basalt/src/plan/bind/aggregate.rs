@@ -154,12 +154,14 @@ impl Binder<'_> {
                     DataType::Real => DataType::Real,
                     // sum and avg of intervals are intervals (total has no interval form).
                     DataType::Interval if name != "total" => DataType::Interval,
+                    // sum and avg of vectors are vectors, element by element (pgvector).
+                    DataType::Vector(_) if name != "total" => DataType::Vector(None),
                     _ => return Err(undefined(&[arg])),
                 };
                 let (function, input, result) = match name {
                     "sum" => (AggregateFunction::Sum, input, input),
-                    "avg" if input == DataType::Interval => {
-                        (AggregateFunction::Avg, input, DataType::Interval)
+                    "avg" if matches!(input, DataType::Interval | DataType::Vector(_)) => {
+                        (AggregateFunction::Avg, input, input)
                     }
                     "avg" => (AggregateFunction::Avg, input, DataType::Real),
                     _ => (AggregateFunction::Total, DataType::Real, DataType::Real),

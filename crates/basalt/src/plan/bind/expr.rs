@@ -11,6 +11,8 @@ use sqlparser::ast;
 
 use crate::plan::expr::{BinaryOp, Expr, UnaryOp};
 use crate::sqlstate;
+use crate::types::functions::vector::operator_function;
+use crate::types::vector::kernels::Metric;
 use crate::types::{DataType, Value};
 
 use super::error::BindError;
@@ -28,6 +30,25 @@ pub(super) fn is_untyped(expr: &ast::Expr) -> bool {
         ),
         _ => false,
     }
+}
+
+/// `expr` (already of `to`'s type) checked against the modifier an explicit cast keeps
+/// (`'[1,2]'::vector(3)` is 22000): a constant now, anything else by a cast the executor
+/// runs. A target without a modifier leaves `expr` as it is.
+fn enforce_modifier(expr: Expr, to: DataType) -> Result<Expr, BindError> {
+    if to.modifier().is_none() {
+        return Ok(expr);
+    }
+    Ok(match expr {
+        Expr::Literal { value, .. } => Expr::Literal {
+            value: crate::types::cast(&value, to).map_err(super::types::type_error)?,
+            data_type: to,
+        },
+        operand => Expr::Cast {
+            operand: Box::new(operand),
+            to,
+        },
+    })
 }
 
 /// `expr` converted to `to`: constants are converted now when the conversion is exact,
@@ -177,7 +198,8 @@ impl Binder<'_> {
                 let to = cast_target(data_type)?;
                 let bound = self.bind_expr(operand, scope)?;
                 if is_untyped(operand) {
-                    return self.resolve_untyped(bound, operand, to);
+                    let resolved = self.resolve_untyped(bound, operand, to)?;
+                    return enforce_modifier(resolved, to);
                 }
                 let from = bound.data_type();
                 if !castable(from, to) {
@@ -186,7 +208,7 @@ impl Binder<'_> {
                         format!("cannot cast type {from} to {to}"),
                     ));
                 }
-                Ok(coerce(bound, to))
+                enforce_modifier(coerce(bound, to), to)
             }
             ast::Expr::Case {
                 operand,
@@ -549,6 +571,13 @@ impl Binder<'_> {
         if let Some(json_operator) = super::json::JsonOperator::of(op) {
             return self.bind_json_operator(left, json_operator, right, scope);
         }
+        // pgvector's distance operators are calls of its distance functions.
+        if let B::Custom(spelling) = op
+            && let Some(metric) = Metric::from_operator(spelling)
+        {
+            let bound = vec![self.bind_expr(left, scope)?, self.bind_expr(right, scope)?];
+            return self.call_registered(operator_function(metric), bound, &[left, right]);
+        }
         let op = match op {
             B::Plus => BinaryOp::Add,
             B::Minus => BinaryOp::Subtract,
@@ -595,9 +624,19 @@ impl Binder<'_> {
                 Ok(binary(op, left, right, DataType::Boolean))
             }
             BinaryOp::Concat => {
+                let left_bound = self.bind_expr(left, scope)?;
+                let right_bound = self.bind_expr(right, scope)?;
+                if matches!(left_bound.data_type(), DataType::Vector(_))
+                    || matches!(right_bound.data_type(), DataType::Vector(_))
+                {
+                    return self.call_registered(
+                        "vector_concat",
+                        vec![left_bound, right_bound],
+                        &[left, right],
+                    );
+                }
                 let mut operands = Vec::with_capacity(2);
-                for operand in [left, right] {
-                    let bound = self.bind_expr(operand, scope)?;
+                for (bound, operand) in [(left_bound, left), (right_bound, right)] {
                     operands.push(match bound.data_type() {
                         DataType::Blob => bound,
                         _ => self.resolve_untyped(bound, operand, DataType::Text(None))?,
@@ -638,6 +677,22 @@ impl Binder<'_> {
         let left_bound = self.bind_expr(left, scope)?;
         let right_bound = self.bind_expr(right, scope)?;
         let (left_type, right_type) = (left_bound.data_type(), right_bound.data_type());
+        // Vectors add, subtract and multiply element by element (pgvector's vector_add...).
+        if matches!(left_type, DataType::Vector(_)) || matches!(right_type, DataType::Vector(_)) {
+            let function = match op {
+                BinaryOp::Add => Some("vector_add"),
+                BinaryOp::Subtract => Some("vector_sub"),
+                BinaryOp::Multiply => Some("vector_mul"),
+                _ => None,
+            };
+            if let Some(function) = function {
+                return self.call_registered(
+                    function,
+                    vec![left_bound, right_bound],
+                    &[left, right],
+                );
+            }
+        }
         let bitwise = matches!(
             op,
             BinaryOp::BitAnd

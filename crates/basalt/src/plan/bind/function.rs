@@ -277,32 +277,39 @@ impl Binder<'_> {
                     data_type,
                 })
             }
-            _ => {
-                let mut args = Vec::with_capacity(bound.len());
-                for (position, (bound, ast)) in bound.into_iter().zip(asts).enumerate() {
-                    // An untyped argument takes the JSON type of a JSON function's document
-                    // parameter; otherwise, with nothing else to go on, it is text (NULL
-                    // stays unknown).
-                    let target = match (
-                        crate::types::functions::json_untyped_argument_type(&name, position),
-                        &bound,
-                    ) {
-                        (Some(json_type), _) if super::expr::is_untyped(ast) => json_type,
-                        (Some(_), _) => DataType::Null,
-                        (
-                            None,
-                            Expr::Literal {
-                                value: Value::Text(_),
-                                ..
-                            },
-                        ) => DataType::Text(None),
-                        _ => DataType::Null,
-                    };
-                    args.push(self.resolve_untyped(bound, ast, target)?);
-                }
-                self.call_scalar(&name, args)
-            }
+            _ => self.call_registered(&name, bound, &asts),
         }
+    }
+
+    /// A call of registry function `name` on arguments bound from `asts`. An untyped
+    /// argument takes the type of a JSON function's document parameter or a vector function's
+    /// vector; otherwise, with nothing else to go on, it is text (NULL stays unknown).
+    pub(super) fn call_registered(
+        &mut self,
+        name: &str,
+        bound: Vec<Expr>,
+        asts: &[&ast::Expr],
+    ) -> Result<Expr, BindError> {
+        let mut args = Vec::with_capacity(bound.len());
+        for (position, (bound, ast)) in bound.into_iter().zip(asts).enumerate() {
+            let target = match (
+                crate::types::functions::untyped_argument_type(name, position),
+                &bound,
+            ) {
+                (Some(declared), _) if super::expr::is_untyped(ast) => declared,
+                (Some(_), _) => DataType::Null,
+                (
+                    None,
+                    Expr::Literal {
+                        value: Value::Text(_),
+                        ..
+                    },
+                ) => DataType::Text(None),
+                _ => DataType::Null,
+            };
+            args.push(self.resolve_untyped(bound, ast, target)?);
+        }
+        self.call_scalar(name, args)
     }
 
     /// `string ~ pattern` and its case-insensitive (`~*`) and negated (`!~`, `!~*`) forms:

@@ -230,6 +230,10 @@ fn sql_type(data_type: DataType) -> Option<ast::DataType> {
         DataType::Uuid => ast::DataType::Uuid,
         DataType::Json => ast::DataType::JSON,
         DataType::Jsonb => ast::DataType::JSONB,
+        DataType::Vector(dimensions) => ast::DataType::Custom(
+            ast::ObjectName::from(vec![ast::Ident::new("vector")]),
+            dimensions.map(|n| vec![n.to_string()]).unwrap_or_default(),
+        ),
     })
 }
 

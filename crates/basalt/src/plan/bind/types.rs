@@ -10,7 +10,7 @@ use sqlparser::ast;
 
 use crate::plan::expr::ScalarFunctionRef;
 use crate::sqlstate;
-use crate::types::{self, DataType, Value};
+use crate::types::{self, DataType, Value, vector};
 
 use super::error::BindError;
 
@@ -183,9 +183,32 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<DataType, BindError>
         T::Uuid => DataType::Uuid,
         T::JSON => DataType::Json,
         T::JSONB => DataType::Jsonb,
+        T::Custom(name, arguments) if name.to_string().eq_ignore_ascii_case("vector") => {
+            vector_type(arguments)?
+        }
         T::Custom(name, _) => affinity_type(&name.to_string())?,
         other => return Err(BindError::unsupported(format!("type {other}"))),
     })
+}
+
+/// `VECTOR` or `VECTOR(n)`, with pgvector's checks of n (22023).
+fn vector_type(arguments: &[String]) -> Result<DataType, BindError> {
+    let invalid = || {
+        BindError::new(
+            sqlstate::INVALID_PARAMETER_VALUE,
+            "invalid type modifier".to_string(),
+        )
+    };
+    match arguments {
+        [] => Ok(DataType::Vector(None)),
+        [dimensions] => {
+            let dimensions: i64 = dimensions.trim().parse().map_err(|_| invalid())?;
+            let dimensions = vector::check_declared_dimensions(dimensions)
+                .map_err(|error| BindError::new(error.sqlstate(), error.to_string()))?;
+            Ok(DataType::Vector(Some(dimensions)))
+        }
+        _ => Err(invalid()),
+    }
 }
 
 /// The type an explicit cast (`CAST(x AS t)`, `t 'literal'`) converts to: the declared

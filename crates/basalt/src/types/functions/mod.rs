@@ -64,10 +64,18 @@ mod number_format;
 mod regex;
 pub mod set_returning;
 mod string;
+pub mod vector;
 
 use super::{DataType, TypeError, Value};
 
 pub use json::untyped_argument_type as json_untyped_argument_type;
+
+/// The type an untyped literal argument at `position` of function `name` takes, where the
+/// function's parameter says (a JSON document, a vector); `None` when it does not.
+pub fn untyped_argument_type(name: &str, position: usize) -> Option<DataType> {
+    json::untyped_argument_type(name, position)
+        .or_else(|| vector::untyped_argument_type(name, position))
+}
 
 /// One scalar function.
 #[derive(Debug)]
@@ -103,6 +111,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         datetime_format::FUNCTIONS,
         interval::FUNCTIONS,
         json::FUNCTIONS,
+        vector::FUNCTIONS,
     ]
     .into_iter()
     .flatten()
@@ -123,6 +132,8 @@ enum Param {
     Interval,
     Json,
     Jsonb,
+    /// A vector of any dimension.
+    Vector,
 }
 
 impl Param {
@@ -139,6 +150,7 @@ impl Param {
                 Param::Interval => t == T::Interval,
                 Param::Json => t == T::Json,
                 Param::Jsonb => t == T::Jsonb,
+                Param::Vector => matches!(t, T::Vector(_)),
             }
     }
 }
