@@ -311,6 +311,11 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
             args,
             data_type,
         } => {
+            if let Some(distances) =
+                super::eval_vector::try_distance(&function.name, args, batch, ctx, rows)?
+            {
+                return Ok(distances);
+            }
             let definition = types::scalar_function(&function.name).ok_or_else(|| {
                 ExecError::new(
                     sqlstate::UNDEFINED_FUNCTION,
@@ -482,7 +487,8 @@ fn row_wise(
 }
 
 fn push_conformed(out: &mut ColumnVector, value: Value, data_type: DataType) -> ExecResult<()> {
-    if value.is_null() || value.data_type() == data_type || data_type == DataType::Null {
+    if value.is_null() || value.data_type() == data_type.unmodified() || data_type == DataType::Null
+    {
         out.push(&value);
     } else {
         out.push(&types::cast(&value, data_type)?);

@@ -1,7 +1,7 @@
 //! Distance kernels for VECTOR: L2, inner product, cosine and L1 over `f32` slices — the
 //! inner loops of exact search, HNSW and the distance operators (`<->`, `<#>`, `<=>`, `<+>`).
 //!
-//! L2, inner product and cosine run on the `simsimd` crate, which picks the widest SIMD unit
+//! L2 and inner product (and cosine, from three inner products) run on the `simsimd` crate, which picks the widest SIMD unit
 //! the CPU has at run time (AVX2, AVX-512, NEON, SVE) and has portable code for the rest;
 //! its API is safe, so no `unsafe` is needed here. L1 has no simsimd kernel and uses the
 //! portable loop below. Each accelerated kernel has a scalar twin in [`scalar`], computed in
@@ -69,18 +69,28 @@ pub fn inner_product(a: &[f32], b: &[f32]) -> f64 {
     <f32 as SpatialSimilarity>::dot(a, b).unwrap_or_else(|| scalar::inner_product(a, b))
 }
 
-/// The cosine distance, pgvector's way: NaN when a vector is zero.
+/// The cosine distance, pgvector's way: `1 - a·b / sqrt(|a|² |b|²)` with the similarity
+/// clamped to [-1, 1], and NaN when a vector is zero (0 / 0).
+///
+/// Three inner products rather than simsimd's own cosine kernel: that one normalizes with an
+/// approximate reciprocal square root, which leaves identical vectors about 1e-8 apart
+/// instead of 0.
 pub fn cosine_distance(a: &[f32], b: &[f32]) -> f64 {
-    let Some(distance) = <f32 as SpatialSimilarity>::cos(a, b) else {
-        return scalar::cosine_distance(a, b);
-    };
-    // simsimd answers 0 for two zero vectors and 1 for one; pgvector's division gives NaN.
-    // Those answers are also right for parallel and orthogonal vectors, so only they are
-    // checked, with the norms.
-    if (distance == 0.0 || distance == 1.0) && (is_zero(a) || is_zero(b)) {
+    cosine_from_parts(
+        inner_product(a, b),
+        inner_product(a, a),
+        inner_product(b, b),
+    )
+}
+
+/// The cosine distance from `a·b`, `|a|²` and `|b|²` (so a search can compute its query's
+/// norm once).
+pub fn cosine_from_parts(ab: f64, aa: f64, bb: f64) -> f64 {
+    let similarity = ab / (aa * bb).sqrt();
+    if similarity.is_nan() {
         return f64::NAN;
     }
-    distance.clamp(0.0, 2.0)
+    1.0 - similarity.clamp(-1.0, 1.0)
 }
 
 /// The L1 (Manhattan) distance: eight independent sums, which the compiler keeps in SIMD
@@ -101,10 +111,6 @@ pub fn l1_distance(a: &[f32], b: &[f32]) -> f64 {
         .map(|(x, y)| f64::from((x - y).abs()))
         .sum();
     lanes.iter().map(|lane| f64::from(*lane)).sum::<f64>() + tail
-}
-
-fn is_zero(values: &[f32]) -> bool {
-    values.iter().all(|value| *value == 0.0)
 }
 
 /// The reference kernels: plain loops in double precision, for the tests to check the
@@ -130,12 +136,13 @@ pub mod scalar {
     }
 
     /// The cosine distance (NaN when a vector is zero).
+    #[cfg(test)]
     pub fn cosine_distance(a: &[f32], b: &[f32]) -> f64 {
-        let similarity = inner_product(a, b) / (inner_product(a, a) * inner_product(b, b)).sqrt();
-        if similarity.is_nan() {
-            return f64::NAN;
-        }
-        1.0 - similarity.clamp(-1.0, 1.0)
+        super::cosine_from_parts(
+            inner_product(a, b),
+            inner_product(a, a),
+            inner_product(b, b),
+        )
     }
 
     /// The L1 distance.

@@ -92,19 +92,18 @@ pub fn parse(text: &str) -> Result<Vec<f32>, TypeError> {
         type_name: "vector",
         text: text.to_owned(),
     };
-    let inner = text
-        .trim()
+    let inner = c_trim(text)
         .strip_prefix('[')
         .and_then(|rest| rest.strip_suffix(']'))
         .ok_or_else(invalid)?;
-    if inner.trim().is_empty() {
+    if c_trim(inner).is_empty() {
         return Err(TypeError::DataException(
             "vector must have at least 1 dimension".to_owned(),
         ));
     }
     let mut values = Vec::with_capacity(inner.len() / 4 + 1);
     for element in inner.split(',') {
-        let element = element.trim();
+        let element = c_trim(element);
         let value = parse_element(element).ok_or_else(invalid)?;
         if value.is_infinite() && !element.to_ascii_lowercase().contains("inf") {
             return Err(TypeError::OutOfRange(format!(
@@ -115,6 +114,12 @@ pub fn parse(text: &str) -> Result<Vec<f32>, TypeError> {
     }
     check(&values)?;
     Ok(values)
+}
+
+/// `text` without the whitespace C's `isspace` knows (space, tab, newline, vertical tab,
+/// form feed, carriage return), which is what pgvector skips; other Unicode spaces are not.
+fn c_trim(text: &str) -> &str {
+    text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r'))
 }
 
 /// One element as C's `strtof` reads it (pgvector parses with it): a decimal float, a

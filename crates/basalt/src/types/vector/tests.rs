@@ -12,6 +12,12 @@ fn text(values: &[f32]) -> String {
 #[test]
 fn text_round_trips_in_pgvectors_form() {
     assert_eq!(parse("[1,2,3]").unwrap(), vec![1.0, 2.0, 3.0]);
+    assert_eq!(parse("\t[\n1,\x0b2\x0c\r]\n").unwrap(), vec![1.0, 2.0]);
+    assert_eq!(parse("[1,\u{a0}2]").unwrap_err().code(), "22P02");
+    assert_eq!(
+        parse("[+1,.5,5.,-.5e1,1E2]").unwrap(),
+        vec![1.0, 0.5, 5.0, -5.0, 100.0]
+    );
     assert_eq!(
         parse(" [ 1 , 2.5 ,-3e-2 ] ").unwrap(),
         vec![1.0, 2.5, -0.03]
@@ -170,7 +176,17 @@ fn distances_are_pgvectors() {
     assert_eq!(Metric::L1.distance(&a, &b).unwrap(), 9.0);
     let cosine = Metric::Cosine.distance(&a, &b).unwrap();
     // pgvector itself computes in f32 (it prints 0.025368153802923787 here).
-    assert!((cosine - (1.0 - 32.0 / (14f64 * 77.0).sqrt())).abs() < 1e-6);
+    assert!((cosine - (1.0 - 32.0 / (14f64 * 77.0).sqrt())).abs() < 1e-9);
+    // Identical and opposite vectors are exactly 0 and 2 apart, as in pgvector.
+    assert_eq!(Metric::Cosine.distance(&a, &a).unwrap(), 0.0);
+    assert_eq!(
+        Metric::Cosine.distance(&[1.0, 1.0], &[1.0, 1.0]).unwrap(),
+        0.0
+    );
+    assert_eq!(
+        Metric::Cosine.distance(&a, &[-1.0, -2.0, -3.0]).unwrap(),
+        2.0
+    );
     // Zero vectors have no direction.
     assert!(
         Metric::Cosine
