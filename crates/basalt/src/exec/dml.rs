@@ -581,7 +581,7 @@ impl<'a> Writer<'a> {
             self.compute_generated(&mut out)?;
         }
         for (column, value) in self.table.columns.iter().zip(out.iter_mut()) {
-            if !value.is_null() && value.data_type() != column.data_type.unmodified() {
+            if !value.is_null() && !value.is_of(column.data_type) {
                 *value = types::cast(value, column.data_type)?;
             }
             if value.is_null() && column.not_null {
@@ -629,7 +629,7 @@ impl<'a> Writer<'a> {
     /// values. The expressions read only base columns, cast here to their types first.
     fn compute_generated(&self, values: &mut [Value]) -> ExecResult<()> {
         for (column, value) in self.table.columns.iter().zip(values.iter_mut()) {
-            if !value.is_null() && value.data_type() != column.data_type.unmodified() {
+            if !value.is_null() && !value.is_of(column.data_type) {
                 *value = types::cast(value, column.data_type)?;
             }
         }

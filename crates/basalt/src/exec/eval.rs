@@ -422,7 +422,7 @@ fn parameter(index: usize, data_type: DataType, ctx: &ExecContext) -> ExecResult
 
 /// Converts a parameter value to the type its context expects.
 fn conform(value: Value, data_type: DataType) -> ExecResult<Value> {
-    if data_type == DataType::Null || value.is_null() || value.data_type() == data_type {
+    if data_type == DataType::Null || value.is_null() || value.is_of(data_type) {
         return Ok(value);
     }
     Ok(types::cast(&value, data_type)?)

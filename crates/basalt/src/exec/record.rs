@@ -23,32 +23,41 @@ pub fn row_to_cells<'a>(
     values: &'a [Value],
     vector_bytes: &'a mut Vec<Vec<u8>>,
 ) -> Vec<CellValue<'a>> {
-    vector_bytes.clear();
-    for value in values {
-        if let Value::Vector(elements) = value {
-            let mut bytes = Vec::with_capacity(elements.len() * 4);
-            vector::to_le_bytes(elements, &mut bytes);
-            vector_bytes.push(bytes);
+    let mut cells = vec![CellValue::Null; table.slot_count];
+    let mut has_vectors = false;
+    for (column, value) in table.columns.iter().zip(values) {
+        has_vectors |= matches!(value, Value::Vector(_));
+        if let Some(slot) = cells.get_mut(column.slot) {
+            *slot = scalar_cell(value);
         }
     }
-    let vector_bytes: &'a Vec<Vec<u8>> = vector_bytes;
-    let mut next_vector = vector_bytes.iter();
-    let mut cells = vec![CellValue::Null; table.slot_count];
-    for (column, value) in table.columns.iter().zip(values) {
-        let cell = match value {
-            Value::Vector(_) => next_vector
-                .next()
-                .map_or(CellValue::Null, |bytes| CellValue::Var(bytes)),
-            other => scalar_cell(other),
-        };
-        if let Some(slot) = cells.get_mut(column.slot) {
-            *slot = cell;
+    // Vectors (rare; most tables have none) are encoded after the others, since their
+    // cells borrow bytes built here rather than the values.
+    if has_vectors {
+        vector_bytes.clear();
+        for value in values.iter().take(table.columns.len()) {
+            if let Value::Vector(elements) = value {
+                let mut bytes = Vec::with_capacity(elements.len() * 4);
+                vector::to_le_bytes(elements, &mut bytes);
+                vector_bytes.push(bytes);
+            }
+        }
+        let vector_bytes: &'a Vec<Vec<u8>> = vector_bytes;
+        let mut next_vector = vector_bytes.iter();
+        for (column, value) in table.columns.iter().zip(values) {
+            if let Value::Vector(_) = value
+                && let (Some(slot), Some(bytes)) = (cells.get_mut(column.slot), next_vector.next())
+            {
+                *slot = CellValue::Var(bytes);
+            }
         }
     }
     cells
 }
 
-/// One value other than a vector as a cell.
+/// One value other than a vector as a cell (a vector is NULL here; `row_to_cells` puts its
+/// bytes in afterwards).
+#[inline]
 fn scalar_cell(value: &Value) -> CellValue<'_> {
     match value {
         Value::Null => CellValue::Null,
@@ -61,7 +70,6 @@ fn scalar_cell(value: &Value) -> CellValue<'_> {
         Value::Blob(v) => CellValue::Var(v),
         Value::Interval(v) => CellValue::Var(v.as_bytes()),
         Value::Uuid(v) => CellValue::Var(v),
-        // Vectors are encoded by `row_to_cells`, which never passes one here.
         Value::Vector(_) => CellValue::Null,
     }
 }

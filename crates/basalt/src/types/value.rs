@@ -168,4 +168,25 @@ impl Value {
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }
+
+    /// Whether the value is of `data_type` (its modifier aside): one match, the check the
+    /// write path and parameter binding make per value before converting it.
+    pub fn is_of(&self, data_type: DataType) -> bool {
+        matches!(
+            (self, data_type),
+            (Value::Null, DataType::Null)
+                | (Value::Boolean(_), DataType::Boolean)
+                | (Value::Integer(_), DataType::Integer)
+                | (Value::Real(_), DataType::Real)
+                | (Value::Text(_), DataType::Text(_))
+                | (Value::Blob(_), DataType::Blob)
+                | (Value::Date(_), DataType::Date)
+                | (Value::Timestamp(_), DataType::Timestamp)
+                | (Value::Interval(_), DataType::Interval)
+                | (Value::Uuid(_), DataType::Uuid)
+                | (Value::Json(_), DataType::Json)
+                | (Value::Jsonb(_), DataType::Jsonb)
+                | (Value::Vector(_), DataType::Vector(_))
+        )
+    }
 }

@@ -450,6 +450,7 @@ pub fn encode_key_value(value: &Value, order: KeyOrder, out: &mut Vec<u8>) {
 }
 
 /// A value other than a vector as a key column.
+#[inline]
 fn scalar_key_value(value: &Value) -> KeyValue<'_> {
     match value {
         Value::Null | Value::Vector(_) => KeyValue::Null,
