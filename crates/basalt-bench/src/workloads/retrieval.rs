@@ -72,8 +72,8 @@ const K: usize = 10;
 /// How far beyond the exact 10th distance a returned row still counts as a tie. Against the
 /// double-precision distances of the quick run's data, the largest error either engine made
 /// was 8.7e-7 (sqlite-vec, summing in f32; Basalt 1.7e-7); 1e-5 is ten times that, while the
-/// median gap between the 10th and 11th neighbours is 4.4e-4 at 10k rows and 2.7e-4 at 100k.
-/// (ann-benchmarks counts ties within 1e-3.)
+/// median gap between the 10th and 11th neighbours is 4.4e-4 at 10k rows and 2.7e-4 at 100k
+/// (measured once, with a probe not kept in the suite). ann-benchmarks counts ties within 1e-3.
 pub const TIE: f64 = 1e-5;
 
 /// The rows of a run (see the module comment).
