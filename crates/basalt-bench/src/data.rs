@@ -1,5 +1,5 @@
 //! Deterministic benchmark data: a small seeded generator and the value shapes the workloads
-//! insert (words, e-mail addresses, permutations, filler text).
+//! insert (words, e-mail addresses, permutations, filler text, clustered vectors).
 //!
 //! Every driver must see byte-for-byte the same data, so nothing here depends on the driver,
 //! the clock or the platform: the generator is SplitMix64 (one 64-bit state, a fixed output
@@ -60,6 +60,21 @@ impl Rng {
         self.unit() < p
     }
 
+    /// An approximately standard normal value: the sum of twelve uniforms, less six (mean 0,
+    /// variance 1, tails cut at ±6). It needs only integer additions and one exact scaling,
+    /// so unlike Box–Muller, whose `ln` and `cos` come from the platform's maths library, it
+    /// is bit-identical on every platform. Each uniform is a 16-bit quarter of a 64-bit draw,
+    /// taken at the middle of its step so the mean is exactly 0.
+    pub fn normal(&mut self) -> f64 {
+        let mut sum = 0u64;
+        for _ in 0..3 {
+            let bits = self.next_u64();
+            sum += (bits & 0xFFFF) + (bits >> 16 & 0xFFFF) + (bits >> 32 & 0xFFFF) + (bits >> 48);
+        }
+        // Twelve uniforms (k + 0.5) / 2^16; every step is exact in f64.
+        (sum as f64 + 6.0) / 65_536.0 - 6.0
+    }
+
     /// A score with two decimals in `[0, 100)`: values that print and round-trip exactly in
     /// every engine, so reading them back compares bit for bit.
     pub fn score(&mut self) -> f64 {
@@ -105,6 +120,68 @@ impl Rng {
             values.swap(i, j);
         }
         values
+    }
+}
+
+/// Clustered vectors: a mixture of Gaussians in `dims` dimensions, so that nearest neighbours
+/// mean something (a query's neighbours are the members of its cluster, at distances that
+/// differ) and an approximate index has a recall to measure.
+///
+/// Every centre coordinate is standard normal; each cluster has its own spread σ, uniform in
+/// `[0.3, 0.7)`. A vector picks its cluster uniformly and adds σ × N(0, 1) to each coordinate
+/// of the centre (so its cosine similarity to the centre is about 1/√(1 + σ²), 0.82–0.96,
+/// while two centres are nearly orthogonal). Row `id` and query `index` are each a function of
+/// the seed, the label and their number alone (separate streams), so the table never has to
+/// be held in memory: a row is generated again wherever it is needed, bit for bit.
+#[derive(Clone, Debug)]
+pub struct GaussianMixture {
+    seed: u64,
+    dims: usize,
+    /// `clusters × dims` centre coordinates, row-major.
+    centres: Vec<f64>,
+    spreads: Vec<f64>,
+    row_label: String,
+    query_label: String,
+}
+
+impl GaussianMixture {
+    /// The mixture of stream `label` of the run seeded with `seed`.
+    pub fn new(seed: u64, label: &str, clusters: usize, dims: usize) -> GaussianMixture {
+        let clusters = clusters.max(1);
+        let mut rng = Rng::new(seed, &format!("{label}.centres"));
+        let centres = (0..clusters * dims).map(|_| rng.normal()).collect();
+        let spreads = (0..clusters).map(|_| 0.3 + 0.4 * rng.unit()).collect();
+        GaussianMixture {
+            seed,
+            dims,
+            centres,
+            spreads,
+            row_label: format!("{label}.row"),
+            query_label: format!("{label}.query"),
+        }
+    }
+
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// Replaces `out` with the vector of row `id`.
+    pub fn row(&self, id: u64, out: &mut Vec<f32>) {
+        self.draw(Rng::for_item(self.seed, &self.row_label, id), out);
+    }
+
+    /// Replaces `out` with query vector `index`: drawn like a row (near a cluster) from a
+    /// stream of its own, so it is not one of the rows.
+    pub fn query(&self, index: u64, out: &mut Vec<f32>) {
+        self.draw(Rng::for_item(self.seed, &self.query_label, index), out);
+    }
+
+    fn draw(&self, mut rng: Rng, out: &mut Vec<f32>) {
+        let cluster = rng.below(self.spreads.len() as u64) as usize;
+        let spread = self.spreads[cluster];
+        let centre = &self.centres[cluster * self.dims..(cluster + 1) * self.dims];
+        out.clear();
+        out.extend(centre.iter().map(|c| (c + spread * rng.normal()) as f32));
     }
 }
 
@@ -195,6 +272,51 @@ mod tests {
             assert!(rng.below(7) < 7);
             let unit = rng.unit();
             assert!((0.0..1.0).contains(&unit));
+        }
+    }
+
+    #[test]
+    fn normal_values_have_mean_zero_and_variance_one() {
+        let mut rng = Rng::new(5, "normal");
+        let n = 200_000;
+        let values: Vec<f64> = (0..n).map(|_| rng.normal()).collect();
+        let mean = values.iter().sum::<f64>() / n as f64;
+        let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64;
+        assert!(mean.abs() < 0.01, "mean {mean}");
+        assert!((variance - 1.0).abs() < 0.01, "variance {variance}");
+        assert!(values.iter().all(|v| v.abs() <= 6.0));
+        // Pinned, like the generator itself: a change changes every vector workload's data.
+        assert_eq!(Rng::new(1, "pin").normal().to_bits(), 0x3fc7_3200_0000_0000);
+    }
+
+    #[test]
+    fn mixture_rows_are_functions_of_their_id_and_cluster() {
+        let mixture = GaussianMixture::new(9, "m", 8, 384);
+        let again = GaussianMixture::new(9, "m", 8, 384);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        mixture.row(17, &mut a);
+        again.row(17, &mut b);
+        assert_eq!(a.len(), 384);
+        assert_eq!(a, b, "same seed, same row");
+        mixture.query(17, &mut b);
+        assert_ne!(a, b, "queries come from their own stream");
+        // A row is close to its own centre by cosine and far from every other.
+        let cosine = |x: &[f32], y: &[f64]| {
+            let dot: f64 = x.iter().zip(y).map(|(a, b)| f64::from(*a) * b).sum();
+            let nx: f64 = x.iter().map(|a| f64::from(*a).powi(2)).sum();
+            let ny: f64 = y.iter().map(|b| b * b).sum();
+            dot / (nx * ny).sqrt()
+        };
+        for id in 0..50 {
+            let mut rng = Rng::for_item(9, "m.row", id);
+            let cluster = rng.below(8) as usize;
+            mixture.row(id, &mut a);
+            let own = cosine(&a, &mixture.centres[cluster * 384..(cluster + 1) * 384]);
+            assert!(own > 0.75, "row {id}: cosine {own} to its centre");
+            for other in (0..8).filter(|c| *c != cluster) {
+                let far = cosine(&a, &mixture.centres[other * 384..(other + 1) * 384]);
+                assert!(far < own - 0.5, "row {id}: cluster {other} at {far}");
+            }
         }
     }
 

@@ -10,7 +10,11 @@
 //!   legitimately add floats in different orders, and a rounded float that is a whole number
 //!   hashes as that integer (one engine's `SUM` may return 3.0 or 4987654.000000001 where
 //!   another returns 3 or 4987654.0);
-//! - booleans hash as 0/1 and text and blobs as their bytes (with distinct tags).
+//! - booleans hash as 0/1 and text and blobs as their bytes (with distinct tags);
+//! - a vector hashes as the blob of its little-endian f32s, the form SQLite (through
+//!   sqlite-vec) stores and returns, so the same vector read from either engine digests the
+//!   same. Vector search answers are not digested from floats at all: see
+//!   `workloads::retrieval`.
 //!
 //! Hashing costs a few nanoseconds per value and runs identically for every driver, so it is
 //! part of "reading the result", like a user's code touching each column.
@@ -132,7 +136,25 @@ pub fn hash_value(value: Val<'_>) -> u64 {
         Val::Real(v) => hash_real(v),
         Val::Text(v) => hash_bytes(TAG_TEXT, v.as_bytes()),
         Val::Blob(v) => hash_bytes(TAG_BLOB, v),
+        Val::Vector(v) => hash_f32s(v),
     }
+}
+
+/// The hash of `values` as a blob of their little-endian bytes, without building the blob:
+/// [`hash_bytes`] over eight-byte words, each two consecutive f32s.
+fn hash_f32s(values: &[f32]) -> u64 {
+    let word = |pair: &[f32]| {
+        pair.iter().enumerate().fold(0u64, |word, (i, x)| {
+            word | u64::from(x.to_bits()) << (32 * i)
+        })
+    };
+    let mut hash = mix(TAG_BLOB ^ (values.len() * 4) as u64);
+    let mut pairs = values.chunks_exact(2);
+    for pair in &mut pairs {
+        hash = (hash ^ word(pair)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        hash ^= hash >> 29;
+    }
+    mix(hash ^ word(pairs.remainder()))
 }
 
 fn hash_real(value: f64) -> u64 {
@@ -278,6 +300,26 @@ mod tests {
         assert_ne!(hash_value(Val::Real(0.6)), hash_value(Val::Real(0.61)));
         assert_ne!(hash_value(Val::Text("1")), hash_value(Val::Int(1)));
         assert_ne!(hash_value(Val::Text("ab")), hash_value(Val::Blob(b"ab")));
+    }
+
+    #[test]
+    fn vectors_hash_as_their_little_endian_blob() {
+        for vector in [
+            &[][..],
+            &[1.5][..],
+            &[1.0, -2.0][..],
+            &[0.1, 0.2, 0.3, -0.0, f32::MAX][..],
+        ] {
+            let bytes = crate::driver::vector_bytes(vector);
+            assert_eq!(
+                hash_value(Val::Vector(vector)),
+                hash_value(Val::Blob(&bytes))
+            );
+        }
+        assert_ne!(
+            hash_value(Val::Vector(&[1.0, 2.0])),
+            hash_value(Val::Vector(&[2.0, 1.0]))
+        );
     }
 
     #[test]

@@ -62,7 +62,7 @@ fn metric<'a>(envelope: &'a Value, workload: &str, driver: &str, name: &str) -> 
 #[test]
 fn suite_runs_gates_and_reports() {
     let out = scratch("run");
-    let envelope = run_suite(&out, &["--only", "W1,F.graph"]);
+    let envelope = run_suite(&out, &["--only", "W1,F.graph,W10"]);
 
     for file in ["results.json", "results.md", "ratios.svg"] {
         assert!(out.join(file).is_file(), "{file} missing");
@@ -90,6 +90,26 @@ fn suite_runs_gates_and_reports() {
         comparisons
             .iter()
             .any(|c| c["workload"] == "W1.v1" && c["ratio"].is_f64())
+    );
+
+    // Vector search: Basalt's exact top-10 against sqlite-vec's, both gated on the same ids
+    // and both exact (recall 1 against the brute force in the harness).
+    for driver in ["basalt", "sqlite"] {
+        let search = metric(
+            &envelope,
+            "W10.v1",
+            driver,
+            "cosine top-10, exact, 100k × 384",
+        );
+        assert_eq!(search["status"], "ok", "{driver}: {search}");
+        assert_eq!(search["notes"]["recall@10"], 1.0, "{driver}: {search}");
+        assert_eq!(search["answer"]["rows"], 1000, "100 queries × 10 ids");
+        assert!(search["notes"]["raw vector bytes"].as_f64().unwrap() > 0.0);
+    }
+    assert!(
+        comparisons
+            .iter()
+            .any(|c| c["workload"] == "W10.v1" && c["ratio"].is_f64())
     );
 
     // What Basalt cannot run is reported with the engine's own message, not skipped. The

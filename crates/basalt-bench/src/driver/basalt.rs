@@ -81,6 +81,7 @@ fn values(params: &[Val<'_>]) -> Vec<basalt::Value> {
             Val::Real(v) => basalt::Value::Real(v),
             Val::Text(v) => basalt::Value::Text(v.to_string()),
             Val::Blob(v) => basalt::Value::Blob(v.to_vec()),
+            Val::Vector(v) => basalt::Value::Vector(v.to_vec()),
         })
         .collect()
 }
@@ -140,6 +141,7 @@ impl RowRef for BasaltRow<'_, '_> {
                 anyhow::bail!("interval results are not supported by the benchmark drivers")
             }
             basalt::ValueRef::Json(v) | basalt::ValueRef::Jsonb(v) => Val::Text(v),
+            basalt::ValueRef::Vector(v) => Val::Vector(v),
             // A type added after this driver: no workload reads it yet.
             other => anyhow::bail!("the benchmark drivers cannot read {other:?}"),
         })

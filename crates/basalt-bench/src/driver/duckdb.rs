@@ -56,6 +56,13 @@ impl duckdb::ToSql for Val<'_> {
             Val::Real(v) => ValueRef::Double(v),
             Val::Text(v) => ValueRef::Text(v.as_bytes()),
             Val::Blob(v) => ValueRef::Blob(v),
+            // No DuckDB workload binds vectors; the blob of little-endian f32s, as SQLite
+            // gets, keeps the conversion total.
+            Val::Vector(v) => {
+                return Ok(ToSqlOutput::Owned(duckdb::types::Value::Blob(
+                    super::vector_bytes(v),
+                )));
+            }
         }))
     }
 }

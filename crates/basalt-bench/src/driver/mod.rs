@@ -31,6 +31,16 @@ pub enum Val<'a> {
     Real(f64),
     Text(&'a str),
     Blob(&'a [u8]),
+    /// A vector of f32s: Basalt binds it as a `VECTOR` value; SQLite and DuckDB, which have
+    /// no vector type, get the blob of its little-endian f32s ([`vector_bytes`]), the form
+    /// sqlite-vec takes.
+    Vector(&'a [f32]),
+}
+
+/// A vector as the blob of its elements in little-endian order: sqlite-vec's compact
+/// `float[N]` form.
+pub fn vector_bytes(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// One result row, readable column by column without copying.
@@ -208,6 +218,9 @@ pub struct OpenOptions {
     /// `PRAGMA foreign_keys` as the workload says, set explicitly on every connection of
     /// every engine (both enforce foreign keys when it is on).
     pub foreign_keys: bool,
+    /// Register sqlite-vec (its functions and the `vec0` module) on every SQLite connection:
+    /// the vector comparator of group C. Basalt's vectors are built in; DuckDB ignores it.
+    pub sqlite_vec: bool,
 }
 
 #[cfg(test)]
@@ -264,6 +277,7 @@ mod agreement {
                 &Location::Memory,
                 &OpenOptions {
                     foreign_keys: false,
+                    sqlite_vec: false,
                 },
             )
             .unwrap();

@@ -10,16 +10,24 @@
 //!
 //! `PRAGMA foreign_keys` is always set explicitly, because rusqlite's bundled build turns
 //! foreign keys on by default while the workloads say when they want them.
+//!
+//! Workloads that compare vector search (group C) ask for sqlite-vec
+//! ([`OpenOptions::sqlite_vec`]): the `sqlite-vec` crate compiles sqlite-vec's C source into
+//! this binary, and every connection of such a workload registers it ([`load_sqlite_vec`]).
+//! No other workload's connections carry it, so opening a database costs what it always did.
 
+use std::ffi::{CStr, c_char, c_int};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::Context as _;
+use rusqlite::ffi;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 
 use super::{
     BUSY_TIMEOUT_MS, Db, Location, OpenOptions, RowRef, RowSink, STATEMENT_CACHE, Session, Val,
+    vector_bytes,
 };
 
 /// Which SQLite profile.
@@ -43,6 +51,7 @@ pub fn open(
         path,
         profile,
         foreign_keys: options.foreign_keys,
+        sqlite_vec: options.sqlite_vec,
         memory: Mutex::new(None),
     };
     if db.path.is_none() {
@@ -61,6 +70,7 @@ struct SqliteDb {
     path: Option<PathBuf>,
     profile: Profile,
     foreign_keys: bool,
+    sqlite_vec: bool,
     memory: Mutex<Option<rusqlite::Connection>>,
 }
 
@@ -95,8 +105,58 @@ impl SqliteDb {
              PRAGMA foreign_keys = {};",
             if self.foreign_keys { "ON" } else { "OFF" }
         ))?;
+        if self.sqlite_vec {
+            load_sqlite_vec(&connection)?;
+        }
         Ok(connection)
     }
+}
+
+/// The C signature of sqlite-vec's entry point, `sqlite3_vec_init`.
+type VecInit = unsafe extern "C" fn(
+    *mut ffi::sqlite3,
+    *mut *mut c_char,
+    *const ffi::sqlite3_api_routines,
+) -> c_int;
+
+/// Registers sqlite-vec's functions and its `vec0` module on `connection`: what
+/// `sqlite3_auto_extension` would do for every connection of the process, done for this one.
+/// The crate compiles sqlite-vec with `SQLITE_CORE`, so the extension calls the bundled
+/// SQLite that rusqlite links, directly.
+#[allow(
+    unsafe_code,
+    reason = "sqlite-vec is C: its entry point is called on rusqlite's raw connection handle"
+)]
+fn load_sqlite_vec(connection: &rusqlite::Connection) -> anyhow::Result<()> {
+    // SAFETY: the crate declares `sqlite3_vec_init` as `fn()`, but the C definition it links
+    // is `int sqlite3_vec_init(sqlite3 *, char **, const sqlite3_api_routines *)`, which
+    // `VecInit` spells out; both are function pointers of the same size, and calling through
+    // `VecInit` calls the function with its real signature (the crate's own example does this
+    // transmute).
+    let init = unsafe {
+        std::mem::transmute::<unsafe extern "C" fn(), VecInit>(sqlite_vec::sqlite3_vec_init)
+    };
+    let mut message: *mut c_char = std::ptr::null_mut();
+    // SAFETY: `handle()` is the open connection's `sqlite3 *`, used on this thread while
+    // `connection` is borrowed; `message` is a valid place for the error message; built with
+    // `SQLITE_CORE`, the entry point ignores its API-routines argument, so null is allowed.
+    let code = unsafe { init(connection.handle(), &mut message, std::ptr::null()) };
+    if code == ffi::SQLITE_OK {
+        return Ok(());
+    }
+    let detail = if message.is_null() {
+        String::new()
+    } else {
+        // SAFETY: on failure sqlite-vec sets `message` with `sqlite3_mprintf`: a
+        // NUL-terminated string that the caller owns and frees with `sqlite3_free`, which
+        // happens here once it has been copied.
+        unsafe {
+            let text = CStr::from_ptr(message).to_string_lossy().into_owned();
+            ffi::sqlite3_free(message.cast());
+            text
+        }
+    };
+    anyhow::bail!("registering sqlite-vec failed (SQLite code {code}): {detail}")
 }
 
 impl Db for SqliteDb {
@@ -126,6 +186,13 @@ impl rusqlite::ToSql for Val<'_> {
             Val::Real(v) => ValueRef::Real(v),
             Val::Text(v) => ValueRef::Text(v.as_bytes()),
             Val::Blob(v) => ValueRef::Blob(v),
+            // sqlite-vec's compact form: the blob of the little-endian f32s (one copy, as
+            // Basalt's driver makes one copy into its `Value::Vector`).
+            Val::Vector(v) => {
+                return Ok(ToSqlOutput::Owned(rusqlite::types::Value::Blob(
+                    vector_bytes(v),
+                )));
+            }
         }))
     }
 }

@@ -25,6 +25,7 @@ pub fn workloads() -> Vec<Workload> {
         title,
         drivers: WITH_DUCKDB,
         foreign_keys: false,
+        sqlite_vec: false,
         run,
     };
     vec![

@@ -24,6 +24,7 @@ pub fn workloads() -> Vec<Workload> {
         title,
         drivers: BOTH_PROFILES,
         foreign_keys: true,
+        sqlite_vec: false,
         run,
     };
     vec![

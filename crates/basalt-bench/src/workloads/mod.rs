@@ -13,9 +13,10 @@
 //! table, computing a check digest) is not. A failure is recorded against the metric — with
 //! the engine's own message — and the workload moves on to its next metric.
 //!
-//! Groups C (retrieval) and G (wire protocol) are part of the [`Group`] list so the registry,
-//! reports and filters already know them; their workloads arrive with the vector, full-text
-//! and server features.
+//! Group C (retrieval) has W10, vector search (`retrieval`); its BM25 and hybrid workloads
+//! (W11, W12) arrive with the full-text feature. Group G (wire protocol) is part of the
+//! [`Group`] list so the registry, reports and filters already know it; its workloads arrive
+//! with the server.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,7 @@ mod driver_shapes;
 mod micro;
 mod micro_pipeline;
 mod oltp;
+mod retrieval;
 mod tpcb;
 
 /// The catalogue's groups.
@@ -86,7 +88,6 @@ impl Group {
     /// Why a group has no workloads yet.
     pub fn pending(self) -> Option<&'static str> {
         match self {
-            Group::Retrieval => Some("joins with the vector and full-text features"),
             Group::Wire => Some("joins with the PostgreSQL wire server"),
             _ => None,
         }
@@ -104,6 +105,8 @@ pub struct Workload {
     pub drivers: &'static [DriverKind],
     /// `PRAGMA foreign_keys` for the whole workload.
     pub foreign_keys: bool,
+    /// Whether SQLite's connections register sqlite-vec (group C's vector comparator).
+    pub sqlite_vec: bool,
     pub run: fn(&mut Ctx<'_>) -> anyhow::Result<()>,
 }
 
@@ -125,6 +128,7 @@ pub fn registry() -> Vec<Workload> {
     let mut all = Vec::new();
     all.extend(oltp::workloads());
     all.extend(analytics::workloads());
+    all.extend(retrieval::workloads());
     all.extend(tpcb::workloads());
     all.extend(driver_shapes::workloads());
     all.extend(micro::workloads());
@@ -256,6 +260,7 @@ impl<'a> Ctx<'a> {
     fn options(&self) -> OpenOptions {
         OpenOptions {
             foreign_keys: self.workload.foreign_keys,
+            sqlite_vec: self.workload.sqlite_vec,
         }
     }
 
@@ -521,6 +526,12 @@ impl<'a> Sample<'a> {
     /// Adds `value` to the note `key` (summed over timed iterations).
     pub fn note(&mut self, key: &str, value: f64) {
         *self.notes.entry(key.to_string()).or_insert(0.0) += value;
+    }
+
+    /// Sets the note `key` to `value`, replacing what an earlier iteration set: for figures
+    /// every iteration reproduces rather than adds to (a recall, a load time measured once).
+    pub fn set_note(&mut self, key: &str, value: f64) {
+        self.notes.insert(key.to_string(), value);
     }
 }
 

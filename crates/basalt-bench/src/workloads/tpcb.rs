@@ -33,6 +33,7 @@ pub fn workloads() -> Vec<Workload> {
         title,
         drivers: SQLITE_ONLY,
         foreign_keys: false,
+        sqlite_vec: false,
         run,
     };
     vec![

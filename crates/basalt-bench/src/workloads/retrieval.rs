@@ -1,0 +1,536 @@
+//! Group C — retrieval. W10: vector top-10 by cosine distance over clustered 384-dimensional
+//! f32 vectors, exact search, Basalt against SQLite with sqlite-vec.
+//!
+//! Data ([`GaussianMixture`], stream `w10`): 100 Gaussian clusters; 100k rows in the
+//! catalogue and the full run. A scaled run keeps at least 10k rows, the catalogue's smaller
+//! size, so the quick run (5% of 100k would be 5k) measures 10k; only the suite's smoke run
+//! goes below that. 100 query vectors are drawn near the clusters from a stream of their own,
+//! so none of them is a row. Rows and queries are functions of the seed and their number, so
+//! the harness never holds the table: it generates a row again where it needs one.
+//!
+//! Each engine answers in its own idiom, over the same data, with the same queries, each run
+//! through the driver's prepared-statement cache with the query vector bound as a parameter:
+//! - Basalt: `items(id INTEGER PRIMARY KEY, emb VECTOR(384) NOT NULL)` and
+//!   `SELECT id FROM items ORDER BY emb <=> $1 LIMIT 10` (a scan keeping a heap of 10);
+//! - SQLite: sqlite-vec's `vec0` virtual table, `vec0(emb float[384] distance_metric=cosine)`,
+//!   and its KNN query `SELECT rowid FROM items WHERE emb MATCH ?1 AND k = 10`: sqlite-vec's
+//!   exact search, a brute-force scan of every chunk of vectors keeping the best 10.
+//!
+//! Loading is set-up, one transaction per engine; its time (the engine's statements only, not
+//! generating the vectors) is a note beside the raw vector bytes (rows × 384 × 4).
+//!
+//! The metric times each query on its own, so the median and p95 are per-query latencies.
+//! After the queries, their ids are checked against the exact neighbours computed here by
+//! brute force in double precision over the same rows ([`exact_neighbours`]): recall@10 is the
+//! share of each query's exact top 10 that the engine returned, averaged over the queries,
+//! where a returned id outside the exact top 10 still counts when its exact distance is within
+//! [`TIE`] of the 10th (a tie up to rounding: each engine computes cosine from the f32
+//! vectors its own way). Exact search should score 1.
+//!
+//! The gated answer is made of ids, never of distances, so float rounding cannot make two
+//! correct engines disagree: a query whose result is the exact top 10 up to ties digests as
+//! the exact top 10's ids (the same for every correct engine); any other result digests as
+//! the ids it returned, which matches no correct engine's answer.
+//!
+//! For the approximate (HNSW) index to come: a metric for it is another [`measure_search`]
+//! beside the exact one, on the same [`VectorData`], with its own SQL, its build time and its
+//! index bytes / raw vector bytes as notes, and a gate of its own — its recall is below 1 by
+//! design, so its answer cannot be the exact ids — which SQLite must also produce under the
+//! same metric name, or the gate has no reference to compare it with.
+
+use std::time::{Duration, Instant};
+
+use crate::data::GaussianMixture;
+use crate::digest::Digest;
+use crate::driver::{DriverKind, RowRef, RowSink, Session, Val};
+use crate::model::Mode;
+
+use super::{Ctx, Group, Metric, SQLITE_ONLY, Sample, Workload};
+
+pub fn workloads() -> Vec<Workload> {
+    vec![Workload {
+        id: "W10.v1",
+        group: Group::Retrieval,
+        title: "vector top-10 by cosine distance, exact, against sqlite-vec",
+        drivers: SQLITE_ONLY,
+        foreign_keys: false,
+        sqlite_vec: true,
+        run: w10,
+    }]
+}
+
+/// Dimensions of every vector.
+pub const DIMS: usize = 384;
+/// The catalogue's (and the full run's) table size.
+const ROWS: usize = 100_000;
+/// The fewest rows a scaled run uses: the catalogue's smaller size (what the quick run runs).
+const MIN_ROWS: usize = 10_000;
+const CLUSTERS: usize = 100;
+const QUERIES: usize = 100;
+/// Neighbours per query.
+const K: usize = 10;
+/// How far beyond the exact 10th distance a returned row still counts as a tie. Against the
+/// double-precision distances of the quick run's data, the largest error either engine made
+/// was 8.7e-7 (sqlite-vec, summing in f32; Basalt 1.7e-7); 1e-5 is ten times that, while the
+/// median gap between the 10th and 11th neighbours is 4.4e-4 at 10k rows and 2.7e-4 at 100k
+/// (measured once, with a probe not kept in the suite). ann-benchmarks counts ties within 1e-3.
+pub const TIE: f64 = 1e-5;
+
+/// The rows of a run (see the module comment).
+fn rows(ctx: &Ctx<'_>) -> usize {
+    let scaled = ctx.size(ROWS);
+    if ctx.settings.mode == Mode::Smoke {
+        scaled
+    } else {
+        scaled.max(MIN_ROWS)
+    }
+}
+
+/// One engine's SQL for the vector table: its own idiom for the same data and question.
+struct VectorSql {
+    schema: String,
+    insert: &'static str,
+    exact_top_k: String,
+}
+
+impl VectorSql {
+    fn for_driver(driver: DriverKind) -> anyhow::Result<VectorSql> {
+        match driver {
+            DriverKind::Basalt | DriverKind::BasaltFull => Ok(VectorSql {
+                schema: format!(
+                    "CREATE TABLE items (id INTEGER PRIMARY KEY, emb VECTOR({DIMS}) NOT NULL)"
+                ),
+                insert: "INSERT INTO items (id, emb) VALUES ($1, $2)",
+                exact_top_k: format!("SELECT id FROM items ORDER BY emb <=> $1 LIMIT {K}"),
+            }),
+            DriverKind::Sqlite | DriverKind::SqliteDefault => Ok(VectorSql {
+                schema: format!(
+                    "CREATE VIRTUAL TABLE items USING vec0(emb float[{DIMS}] distance_metric=cosine)"
+                ),
+                insert: "INSERT INTO items (rowid, emb) VALUES (?1, ?2)",
+                exact_top_k: format!("SELECT rowid FROM items WHERE emb MATCH ?1 AND k = {K}"),
+            }),
+            DriverKind::Duckdb => anyhow::bail!("W10 has no DuckDB form"),
+        }
+    }
+}
+
+/// A vector in double precision with its squared norm: the brute force's arithmetic.
+#[derive(Clone, Debug, Default)]
+struct Wide {
+    values: Vec<f64>,
+    norm2: f64,
+}
+
+impl Wide {
+    fn new(vector: &[f32]) -> Wide {
+        let mut wide = Wide::default();
+        wide.set(vector);
+        wide
+    }
+
+    fn set(&mut self, vector: &[f32]) {
+        self.values.clear();
+        self.values.extend(vector.iter().map(|x| f64::from(*x)));
+        self.norm2 = dot(&self.values, &self.values);
+    }
+
+    /// pgvector's cosine distance, `1 - a·b / √(|a|²|b|²)`, in double precision.
+    fn cosine_distance(&self, other: &Wide) -> f64 {
+        1.0 - dot(&self.values, &other.values) / (self.norm2 * other.norm2).sqrt()
+    }
+}
+
+/// A dot product in a fixed order (four running sums, then the rest), so it vectorizes and
+/// gives the same bits every run.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut sums = [0.0f64; 4];
+    let (mut left, mut right) = (a.chunks_exact(4), b.chunks_exact(4));
+    for (x, y) in (&mut left).zip(&mut right) {
+        for lane in 0..4 {
+            sums[lane] += x[lane] * y[lane];
+        }
+    }
+    let tail: f64 = left
+        .remainder()
+        .iter()
+        .zip(right.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
+}
+
+/// One query's exact nearest rows: (distance, id), nearest first, equal distances by id.
+type Neighbours = Vec<(f64, i64)>;
+
+fn nearer(a: (f64, i64), b: (f64, i64)) -> bool {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).is_lt()
+}
+
+/// The exact `k` nearest rows of every query by brute force in double precision: one pass
+/// over the rows (each generated again from its id), each row's distance to every query.
+fn exact_neighbours(
+    mixture: &GaussianMixture,
+    rows: usize,
+    queries: &[Wide],
+    k: usize,
+) -> Vec<Neighbours> {
+    let mut best: Vec<Neighbours> = vec![Vec::with_capacity(k + 1); queries.len()];
+    let (mut vector, mut row) = (Vec::with_capacity(mixture.dims()), Wide::default());
+    for id in 1..=rows as i64 {
+        mixture.row(id as u64, &mut vector);
+        row.set(&vector);
+        for (query, best) in queries.iter().zip(&mut best) {
+            let candidate = (row.cosine_distance(query), id);
+            if best.len() == k && best.last().is_some_and(|last| !nearer(candidate, *last)) {
+                continue;
+            }
+            let at = best.partition_point(|entry| nearer(*entry, candidate));
+            best.insert(at, candidate);
+            best.truncate(k);
+        }
+    }
+    best
+}
+
+/// What a workload needs to run and check vector searches: the generator, the table size,
+/// the query vectors (as bound, and widened), and their exact neighbours.
+struct VectorData {
+    mixture: GaussianMixture,
+    rows: usize,
+    queries: Vec<Vec<f32>>,
+    wide_queries: Vec<Wide>,
+    exact: Vec<Neighbours>,
+}
+
+impl VectorData {
+    fn new(ctx: &Ctx<'_>) -> VectorData {
+        let mixture = GaussianMixture::new(ctx.seed(), "w10", CLUSTERS, DIMS);
+        let rows = rows(ctx);
+        let queries: Vec<Vec<f32>> = (0..QUERIES as u64)
+            .map(|index| {
+                let mut query = Vec::with_capacity(DIMS);
+                mixture.query(index, &mut query);
+                query
+            })
+            .collect();
+        let wide_queries: Vec<Wide> = queries.iter().map(|query| Wide::new(query)).collect();
+        let exact = exact_neighbours(&mixture, rows, &wide_queries, K);
+        VectorData {
+            mixture,
+            rows,
+            queries,
+            wide_queries,
+            exact,
+        }
+    }
+
+    /// Bytes of the vectors themselves, as f32s: the yardstick for an index's size.
+    fn raw_bytes(&self) -> usize {
+        self.rows * DIMS * size_of::<f32>()
+    }
+
+    /// Loads the rows in one transaction; returns the time spent in the engine's statements
+    /// (generating the vectors is not counted).
+    fn load(&self, session: &mut dyn Session, sql: &VectorSql) -> anyhow::Result<Duration> {
+        session.execute_batch(&sql.schema)?;
+        let mut vector = Vec::with_capacity(DIMS);
+        let start = Instant::now();
+        session.execute("BEGIN", &[])?;
+        let mut spent = start.elapsed();
+        for id in 1..=self.rows as i64 {
+            self.mixture.row(id as u64, &mut vector);
+            let start = Instant::now();
+            session.execute(sql.insert, &[Val::Int(id), Val::Vector(&vector)])?;
+            spent += start.elapsed();
+        }
+        let start = Instant::now();
+        session.execute("COMMIT", &[])?;
+        Ok(spent + start.elapsed())
+    }
+
+    /// Compares each query's returned ids with its exact neighbours (see the module comment),
+    /// counting a returned id within `tie` of the k-th exact distance as found.
+    fn judge(&self, results: &[Vec<i64>], tie: f64) -> Judgement {
+        let mut judgement = Judgement {
+            recall: 0.0,
+            ties: 0,
+            exact: Vec::with_capacity(results.len()),
+        };
+        let (mut vector, mut row) = (Vec::with_capacity(DIMS), Wide::default());
+        for ((returned, want), query) in results.iter().zip(&self.exact).zip(&self.wide_queries) {
+            let Some(&(last, _)) = want.last() else {
+                judgement.exact.push(returned.is_empty());
+                continue;
+            };
+            let mut distinct = returned.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let mut found = 0;
+            for &id in &distinct {
+                if want.iter().any(|&(_, wanted)| wanted == id) {
+                    found += 1;
+                } else if id >= 1 && id <= self.rows as i64 {
+                    self.mixture.row(id as u64, &mut vector);
+                    row.set(&vector);
+                    if row.cosine_distance(query) <= last + tie {
+                        found += 1;
+                        judgement.ties += 1;
+                    }
+                }
+            }
+            let found = found.min(want.len());
+            judgement.recall += found as f64 / want.len() as f64;
+            judgement.exact.push(
+                returned.len() == want.len() && distinct.len() == want.len() && found == want.len(),
+            );
+        }
+        judgement.recall /= results.len().max(1) as f64;
+        judgement
+    }
+
+    /// The gated answer: rows (query, id), the exact top-k's ids for a query answered exactly
+    /// up to ties, the returned ids for any other.
+    fn digest(&self, digest: &mut Digest, results: &[Vec<i64>], judgement: &Judgement) {
+        for (query, (returned, exact)) in results.iter().zip(&judgement.exact).enumerate() {
+            let query = query as i64;
+            if *exact {
+                for &(_, id) in &self.exact[query as usize] {
+                    digest.add_values(&[Val::Int(query), Val::Int(id)]);
+                }
+            } else {
+                for &id in returned {
+                    digest.add_values(&[Val::Int(query), Val::Int(id)]);
+                }
+            }
+        }
+    }
+}
+
+/// How one run of the queries compares with the exact neighbours.
+#[derive(Debug)]
+struct Judgement {
+    /// recall@k averaged over the queries, ties counting as found.
+    recall: f64,
+    /// Returned ids outside the exact top k that counted as ties.
+    ties: usize,
+    /// Per query: whether the result is the exact top k up to ties.
+    exact: Vec<bool>,
+}
+
+/// Collects the first column of each row as an id.
+struct Ids<'a>(&'a mut Vec<i64>);
+
+impl RowSink for Ids<'_> {
+    fn row(&mut self, row: &dyn RowRef) -> anyhow::Result<()> {
+        match row.value(0)? {
+            Val::Int(id) => {
+                self.0.push(id);
+                Ok(())
+            }
+            other => anyhow::bail!("expected a row id, got {other:?}"),
+        }
+    }
+}
+
+/// Times every query of `data` through `sql` (one measurement per query), then judges the
+/// ids, digests the answer and notes the recall. `notes` are figures of the set-up (load or
+/// build time, sizes) to report beside it.
+fn measure_search(
+    ctx: &mut Ctx<'_>,
+    session: &mut dyn Session,
+    data: &VectorData,
+    metric: Metric,
+    sql: &str,
+    notes: &[(&str, f64)],
+) -> anyhow::Result<()> {
+    let mut results: Vec<Vec<i64>> = vec![Vec::with_capacity(K); data.queries.len()];
+    ctx.measure(metric, |s: &mut Sample<'_>| {
+        s.time_batches(data.queries.len() as u64, 1, |index, _| {
+            let index = index as usize;
+            let ids = &mut results[index];
+            ids.clear();
+            session.query(sql, &[Val::Vector(&data.queries[index])], &mut Ids(ids))
+        })?;
+        let judgement = data.judge(&results, TIE);
+        data.digest(&mut s.digest, &results, &judgement);
+        s.set_note(&format!("recall@{K}"), judgement.recall);
+        s.set_note("ties counted as found", judgement.ties as f64);
+        s.set_note("rows", data.rows as f64);
+        for &(key, value) in notes {
+            s.set_note(key, value);
+        }
+        Ok(())
+    })
+}
+
+fn w10(ctx: &mut Ctx<'_>) -> anyhow::Result<()> {
+    let sql = VectorSql::for_driver(ctx.driver)?;
+    let data = VectorData::new(ctx);
+    let db = ctx.open("vectors")?;
+    let mut session = db.connect()?;
+    let load = data.load(session.as_mut(), &sql)?;
+    measure_search(
+        ctx,
+        session.as_mut(),
+        &data,
+        Metric::new(format!("cosine top-{K}, exact, 100k × {DIMS}"), "query"),
+        &sql.exact_top_k,
+        &[
+            ("load s", load.as_secs_f64()),
+            ("raw vector bytes", data.raw_bytes() as f64),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        reason = "tests"
+    )]
+    use super::*;
+
+    fn small_data(rows: usize) -> VectorData {
+        let mixture = GaussianMixture::new(3, "w10-test", 6, DIMS);
+        let queries: Vec<Vec<f32>> = (0..8)
+            .map(|index| {
+                let mut query = Vec::new();
+                mixture.query(index, &mut query);
+                query
+            })
+            .collect();
+        let wide_queries: Vec<Wide> = queries.iter().map(|query| Wide::new(query)).collect();
+        let exact = exact_neighbours(&mixture, rows, &wide_queries, K);
+        VectorData {
+            mixture,
+            rows,
+            queries,
+            wide_queries,
+            exact,
+        }
+    }
+
+    /// The ids in exact order, as a correct engine returns them.
+    fn exact_ids(data: &VectorData) -> Vec<Vec<i64>> {
+        data.exact
+            .iter()
+            .map(|n| n.iter().map(|&(_, id)| id).collect())
+            .collect()
+    }
+
+    fn answer(data: &VectorData, results: &[Vec<i64>], tie: f64) -> crate::digest::Answer {
+        let mut digest = Digest::unordered();
+        data.digest(&mut digest, results, &data.judge(results, tie));
+        digest.answer()
+    }
+
+    #[test]
+    fn brute_force_matches_a_full_sort() {
+        let data = small_data(300);
+        let mut vector = Vec::new();
+        for (query, neighbours) in data.wide_queries.iter().zip(&data.exact) {
+            let mut all: Vec<(f64, i64)> = (1..=300)
+                .map(|id| {
+                    data.mixture.row(id as u64, &mut vector);
+                    (Wide::new(&vector).cosine_distance(query), id)
+                })
+                .collect();
+            all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            all.truncate(K);
+            assert_eq!(&all, neighbours);
+        }
+    }
+
+    #[test]
+    fn exact_results_score_one_in_any_order() {
+        let data = small_data(300);
+        let mut results = exact_ids(&data);
+        let judgement = data.judge(&results, TIE);
+        assert_eq!(judgement.recall, 1.0);
+        assert_eq!(judgement.ties, 0);
+        assert!(judgement.exact.iter().all(|&exact| exact));
+        let before = answer(&data, &results, TIE);
+        results[0].reverse();
+        assert_eq!(
+            answer(&data, &results, TIE),
+            before,
+            "order within a top-k is free"
+        );
+    }
+
+    #[test]
+    fn a_tie_at_the_boundary_is_the_same_answer() {
+        let data = small_data(300);
+        // The 11th-nearest row of query 0 in place of the 10th, as rounding could swap two
+        // rows at nearly the same distance.
+        let mut vector = Vec::new();
+        let mut all: Vec<(f64, i64)> = (1..=300)
+            .map(|id| {
+                data.mixture.row(id as u64, &mut vector);
+                (
+                    Wide::new(&vector).cosine_distance(&data.wide_queries[0]),
+                    id,
+                )
+            })
+            .collect();
+        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let (eleventh, tenth) = (all[K], all[K - 1]);
+        let gap = eleventh.0 - tenth.0;
+        assert!(gap > 0.0);
+        let mut swapped = exact_ids(&data);
+        swapped[0][K - 1] = eleventh.1;
+        let right = answer(&data, &exact_ids(&data), TIE);
+
+        // Within the tolerance: a tie, found, and the same answer as the exact ids.
+        let judgement = data.judge(&swapped, gap * 2.0);
+        assert!(judgement.exact[0]);
+        assert_eq!((judgement.recall, judgement.ties), (1.0, 1));
+        assert_eq!(answer(&data, &swapped, gap * 2.0), right);
+
+        // Beyond it: one of ten missed in one of eight queries, and a different answer.
+        let judgement = data.judge(&swapped, gap / 2.0);
+        assert!(!judgement.exact[0]);
+        assert!((judgement.recall - (1.0 - 0.1 / 8.0)).abs() < 1e-12);
+        assert_ne!(answer(&data, &swapped, gap / 2.0), right);
+    }
+
+    #[test]
+    fn wrong_short_or_repeated_results_are_different_answers() {
+        let data = small_data(300);
+        let right = answer(&data, &exact_ids(&data), TIE);
+        // The farthest row instead of the nearest.
+        let mut vector = Vec::new();
+        let farthest = (1..=300)
+            .map(|id| {
+                data.mixture.row(id as u64, &mut vector);
+                (
+                    Wide::new(&vector).cosine_distance(&data.wide_queries[1]),
+                    id,
+                )
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .unwrap()
+            .1;
+        let mut wrong = exact_ids(&data);
+        wrong[1][0] = farthest;
+        assert_ne!(answer(&data, &wrong, TIE), right);
+        assert!(data.judge(&wrong, TIE).recall < 1.0);
+        let mut short = exact_ids(&data);
+        short[2].pop();
+        assert_ne!(answer(&data, &short, TIE), right);
+        let mut repeated = exact_ids(&data);
+        repeated[3][1] = repeated[3][0];
+        assert_ne!(answer(&data, &repeated, TIE), right);
+        assert!(!data.judge(&repeated, TIE).exact[3]);
+    }
+
+    #[test]
+    fn fewer_rows_than_k_ask_for_every_row() {
+        let data = small_data(4);
+        assert!(data.exact.iter().all(|n| n.len() == 4));
+        assert_eq!(data.judge(&exact_ids(&data), TIE).recall, 1.0);
+    }
+}
