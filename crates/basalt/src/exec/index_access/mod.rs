@@ -46,6 +46,7 @@
 //! storage layer below must not know, and it runs inside the executor's transactions.
 
 mod btree;
+mod hnsw;
 
 use std::cell::Cell;
 use std::collections::HashSet;
