@@ -181,6 +181,22 @@ impl<T: PageRead + ?Sized> PageRead for &T {
     }
 }
 
+/// Lets code generic over a reader take a write transaction by `&mut` and still read it (an
+/// HNSW graph being changed reads its pages through the same handle).
+impl<T: PageRead + ?Sized> PageRead for &mut T {
+    fn page(&self, page_no: PageNo) -> Result<PageRef> {
+        (**self).page(page_no)
+    }
+
+    fn usable_size(&self) -> usize {
+        (**self).usable_size()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        (**self).generation()
+    }
+}
+
 /// Lets a cursor own a shared handle to its transaction (so query results can stream
 /// without borrowing from the connection that started them).
 impl<T: PageRead + ?Sized> PageRead for Arc<T> {

@@ -14,3 +14,4 @@
 
 pub mod graph;
 pub mod memory;
+pub mod page;
