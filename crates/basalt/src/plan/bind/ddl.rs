@@ -421,6 +421,10 @@ impl Binder<'_> {
             let nulls_first = column.column.options.nulls_first.unwrap_or(descending);
             columns.push((position, KeyOrder::new(descending, nulls_first)));
         }
+        let method = match method {
+            IndexMethod::Hnsw(_) => hnsw_method(create, &table, &columns, &options)?,
+            other => other,
+        };
         Ok(DdlStatement::CreateIndex(CreateIndex {
             name,
             table: table.name.clone(),
@@ -750,6 +754,74 @@ fn index_method(using: Option<&ast::IndexType>) -> Result<IndexMethod, BindError
             format!("access method \"{name}\" does not exist"),
         ),
     })
+}
+
+/// `CREATE INDEX ... USING hnsw`: pgvector's rules. One column, of a vector type with
+/// declared dimensions; no UNIQUE, no ASC/DESC; the operator class chooses the distance
+/// (`vector_l2_ops` when none is named); `ef_construction` at least `2 * m`.
+fn hnsw_method(
+    create: &ast::CreateIndex,
+    table: &TableDef,
+    columns: &[(usize, KeyOrder)],
+    options: &[(String, String)],
+) -> Result<IndexMethod, BindError> {
+    let unsupported = |what: &str| {
+        BindError::new(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            format!("access method \"hnsw\" does not support {what}"),
+        )
+    };
+    if create.unique {
+        return Err(unsupported("unique indexes"));
+    }
+    let ([(position, _)], [column]) = (columns, create.columns.as_slice()) else {
+        return Err(unsupported("multicolumn indexes"));
+    };
+    if column.column.options.sort.is_some() || column.column.options.nulls_first.is_some() {
+        return Err(unsupported("ASC/DESC options"));
+    }
+    let class = column
+        .operator_class
+        .as_ref()
+        .map_or_else(|| "vector_l2_ops".to_string(), |name| name.to_string());
+    let metric = IndexMethod::hnsw_metric(&class).ok_or_else(|| {
+        BindError::new(
+            sqlstate::UNDEFINED_OBJECT,
+            format!("operator class \"{class}\" does not exist for access method \"hnsw\""),
+        )
+    })?;
+    match table.columns.get(*position).map(|c| c.data_type) {
+        Some(DataType::Vector(Some(_))) => {}
+        Some(DataType::Vector(None)) => {
+            return Err(BindError::new(
+                sqlstate::DATA_EXCEPTION,
+                "column does not have dimensions",
+            ));
+        }
+        other => {
+            return Err(BindError::new(
+                sqlstate::DATATYPE_MISMATCH,
+                format!(
+                    "operator class \"{class}\" does not accept data type {}",
+                    other.map_or("unknown", DataType::name)
+                ),
+            ));
+        }
+    }
+    let option = |name: &str, default: usize| {
+        options
+            .iter()
+            .find(|(option, _)| option == name)
+            .and_then(|(_, value)| value.parse::<usize>().ok())
+            .unwrap_or(default)
+    };
+    if option("ef_construction", 64) < 2 * option("m", 16) {
+        return Err(BindError::new(
+            sqlstate::INVALID_PARAMETER_VALUE,
+            "ef_construction must be greater than or equal to 2 * m",
+        ));
+    }
+    Ok(IndexMethod::Hnsw(metric))
 }
 
 /// One `name = value` of `CREATE INDEX ... WITH (...)`, the value a literal: a number, a

@@ -57,6 +57,11 @@ impl MemoryGraph {
         Ok(node)
     }
 
+    /// The dimension of the vectors.
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
     /// The nodes, by id.
     pub fn nodes(&self) -> &[MemoryNode] {
         &self.nodes

@@ -122,7 +122,7 @@ impl Meta {
         let has_entry = bytes.get(12).copied().ok_or_else(|| damaged("short"))? != 0;
         let entry_level = usize::from(bytes.get(13).copied().ok_or_else(|| damaged("short"))?);
         let entry_node = u64_at(bytes, 16).ok_or_else(|| damaged("short"))?;
-        if m < 2 || dimensions == 0 {
+        if m < 2 {
             return Err(damaged("bad parameters").into());
         }
         Ok(Meta {
@@ -194,30 +194,46 @@ pub fn create<W: PageWrite + ?Sized>(
     txn: &mut W,
     metric: Metric,
     parameters: Parameters,
-    dimensions: usize,
 ) -> ExecResult<PageNo> {
     let root = txn.allocate_page()?;
     let meta = Meta {
         metric,
         parameters,
-        dimensions,
+        dimensions: 0,
         entry: None,
         first_page: 0,
         last_page: 0,
         nodes: 0,
         level_state: 0x9E37_79B9_7F4A_7C15,
     };
-    if ELEMENT_HEADER + meta.record_size(graph::MAX_LEVEL) > txn.usable_size() {
+    meta.encode(txn.page_mut(root)?)?;
+    Ok(root)
+}
+
+/// Fails with 54000 when a node record of `dimensions` (with room for every level) cannot fit
+/// a page of `usable_size` bytes.
+pub fn check_fits(parameters: Parameters, dimensions: usize, usable_size: usize) -> ExecResult<()> {
+    let meta = Meta {
+        metric: Metric::L2,
+        parameters,
+        dimensions,
+        entry: None,
+        first_page: 0,
+        last_page: 0,
+        nodes: 0,
+        level_state: 0,
+    };
+    if dimensions > usize::from(u16::MAX)
+        || ELEMENT_HEADER + meta.record_size(graph::MAX_LEVEL) > usable_size.min(0xFFFF)
+    {
         return Err(ExecError::new(
             crate::sqlstate::PROGRAM_LIMIT_EXCEEDED,
             format!(
-                "an HNSW index on {dimensions} dimensions does not fit pages of {} bytes",
-                txn.usable_size()
+                "an hnsw index on {dimensions} dimensions does not fit pages of {usable_size} bytes"
             ),
         ));
     }
-    meta.encode(txn.page_mut(root)?)?;
-    Ok(root)
+    Ok(())
 }
 
 /// An HNSW graph in pages, read (and, over a `PageWrite`, changed) through `store`.
@@ -283,6 +299,34 @@ impl<S: PageRead> PageGraph<S> {
                 .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]])),
         );
         Ok((row_id, level))
+    }
+
+    /// Builds the graph of `rows` in memory, drawing levels from the meta page's state as
+    /// `append` would; returns it with the advanced state, for `write_memory_graph`.
+    pub fn build_from<'v>(
+        self,
+        rows: impl IntoIterator<Item = (i64, &'v [f32])>,
+    ) -> ExecResult<(MemoryGraph, u64)> {
+        let mut meta = self.meta;
+        let mut built: Option<MemoryGraph> = None;
+        for (row_id, vector) in rows {
+            let graph = built.get_or_insert_with(|| {
+                MemoryGraph::new(meta.metric, vector.len(), meta.parameters)
+            });
+            if vector.len() != graph.dimensions() {
+                return Err(crate::types::vector::different_dimensions(
+                    graph.dimensions(),
+                    vector.len(),
+                )
+                .into());
+            }
+            graph.insert(row_id, vector, meta.draw_level())?;
+        }
+        let state = meta.level_state;
+        Ok((
+            built.unwrap_or_else(|| MemoryGraph::new(meta.metric, 0, meta.parameters)),
+            state,
+        ))
     }
 
     /// Calls `each(node, row id, vector)` for every node, in storage order.
@@ -396,8 +440,24 @@ impl<S: PageRead> GraphRead for PageGraph<S> {
 }
 
 impl<W: PageWrite + ?Sized> PageGraph<&mut W> {
+    /// Fixes the graph's dimension at its first vector (later ones must match it).
+    fn take_dimensions(&mut self, dimensions: usize) -> ExecResult<()> {
+        if self.meta.dimensions == 0 {
+            check_fits(self.meta.parameters, dimensions, self.store.usable_size())?;
+            self.meta.dimensions = dimensions;
+        } else if self.meta.dimensions != dimensions {
+            return Err(crate::types::vector::different_dimensions(
+                self.meta.dimensions,
+                dimensions,
+            )
+            .into());
+        }
+        Ok(())
+    }
+
     /// Stores a node for `row_id` and links it into the graph.
     pub fn append(&mut self, row_id: i64, vector: &[f32]) -> ExecResult<NodeId> {
+        self.take_dimensions(vector.len())?;
         let level = self.meta.draw_level();
         let node = self.store_record(row_id, vector, level)?;
         let parameters = self.meta.parameters;
@@ -461,7 +521,12 @@ impl<W: PageWrite + ?Sized> PageGraph<&mut W> {
 
     /// Writes a graph built in memory (into this empty index), node records in the memory
     /// graph's order, with its links translated to page addresses.
-    pub fn write_memory_graph(&mut self, built: &MemoryGraph) -> ExecResult<()> {
+    pub fn write_memory_graph(&mut self, built: &MemoryGraph, level_state: u64) -> ExecResult<()> {
+        self.meta.level_state = level_state;
+        if built.nodes().is_empty() {
+            return self.write_meta();
+        }
+        self.take_dimensions(built.dimensions())?;
         let mut addresses = Vec::with_capacity(built.nodes().len());
         for (id, node) in built.nodes().iter().enumerate() {
             let level = node.neighbors.len().saturating_sub(1);
@@ -599,7 +664,7 @@ mod tests {
             .collect();
 
         let mut store = TestStore::new(4096);
-        let root = create(&mut store, Metric::Cosine, parameters, 24).unwrap();
+        let root = create(&mut store, Metric::Cosine, parameters).unwrap();
         {
             let mut graph = PageGraph::open(&mut store, root).unwrap();
             for (row_id, vector) in &rows {
@@ -626,10 +691,10 @@ mod tests {
         for (row_id, vector) in &rows {
             built.insert(*row_id, vector, meta.draw_level()).unwrap();
         }
-        let root = create(&mut store, Metric::Cosine, parameters, 24).unwrap();
+        let root = create(&mut store, Metric::Cosine, parameters).unwrap();
         PageGraph::open(&mut store, root)
             .unwrap()
-            .write_memory_graph(&built)
+            .write_memory_graph(&built, meta.level_state)
             .unwrap();
         let written = PageGraph::open(&store, root).unwrap();
         assert!(recall(&written, &rows, &queries) >= 0.95);
@@ -649,7 +714,7 @@ mod tests {
             ef_construction: 8,
         };
         let mut store = TestStore::new(4096);
-        let root = create(&mut store, Metric::L2, parameters, 3).unwrap();
+        let root = create(&mut store, Metric::L2, parameters).unwrap();
         {
             let mut graph = PageGraph::open(&mut store, root).unwrap();
             graph.append(1, &[1.0, 2.0, 3.0]).unwrap();
@@ -664,17 +729,13 @@ mod tests {
         // A meta page with the wrong magic does not open.
         let element = store.page(first).unwrap();
         assert!(Meta::decode(first, &element).is_err());
-        // Too many dimensions for the page size is 54000 at creation.
-        let error = create(
-            &mut store,
-            Metric::L2,
-            Parameters {
-                m: 16,
-                ef_construction: 64,
-            },
-            2000,
-        )
-        .unwrap_err();
+        // Too many dimensions for the page size is 54000.
+        let parameters = Parameters {
+            m: 16,
+            ef_construction: 64,
+        };
+        let error = check_fits(parameters, 2000, 4096).unwrap_err();
+        assert!(check_fits(parameters, 384, 4096).is_ok());
         assert_eq!(error.code, crate::sqlstate::PROGRAM_LIMIT_EXCEEDED);
     }
 }
