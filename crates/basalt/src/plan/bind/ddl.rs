@@ -75,7 +75,14 @@ impl Binder<'_> {
             ast::Statement::Set(ast::Set::SingleAssignment {
                 variable, values, ..
             }) => Ok(DdlStatement::Setting {
-                name: object_name(variable)?,
+                name: setting_name(
+                    &variable
+                        .0
+                        .iter()
+                        .filter_map(|part| part.as_ident().map(ident_name))
+                        .collect::<Vec<_>>(),
+                )
+                .map_or_else(|| object_name(variable), Ok)?,
                 value: Some(values.iter().map(expr_text).collect::<Vec<_>>().join(", ")),
                 show: false,
             }),
@@ -85,11 +92,10 @@ impl Binder<'_> {
                 show: false,
             }),
             ast::Statement::ShowVariable { variable } => Ok(DdlStatement::Setting {
-                name: variable
-                    .iter()
-                    .map(ident_name)
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                name: {
+                    let parts: Vec<String> = variable.iter().map(ident_name).collect();
+                    setting_name(&parts).unwrap_or_else(|| parts.join(" "))
+                },
                 value: None,
                 show: true,
             }),
@@ -690,6 +696,17 @@ impl Binder<'_> {
             other => return Err(BindError::unsupported(format!("ALTER TABLE {other}"))),
         };
         Ok(DdlStatement::AlterTable(action))
+    }
+}
+
+/// The name of a namespaced setting (`hnsw.ef_search`, pgvector's), from its parts; `None`
+/// for any other name.
+fn setting_name(parts: &[String]) -> Option<String> {
+    match parts {
+        [namespace, name] if namespace.eq_ignore_ascii_case("hnsw") => {
+            Some(format!("hnsw.{}", name.to_lowercase()))
+        }
+        _ => None,
     }
 }
 
