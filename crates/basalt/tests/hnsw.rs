@@ -73,7 +73,11 @@ fn recall(conn: &Connection, sql: &str, queries: &[Vec<f32>]) -> f64 {
         let exact: HashSet<i64> = ids(conn, sql, query).into_iter().collect();
         conn.execute_batch("SET hnsw.exact_search = off").unwrap();
         let found = ids(conn, sql, query);
-        assert_eq!(found.len(), exact.len(), "the index returned fewer rows than exist");
+        assert_eq!(
+            found.len(),
+            exact.len(),
+            "the index returned fewer rows than exist"
+        );
         hits += found.iter().filter(|id| exact.contains(id)).count();
         total += exact.len();
     }
@@ -89,8 +93,7 @@ fn check(conn: &Connection, stage: &str) {
 }
 
 const NEAREST: &str = "SELECT id FROM items ORDER BY emb <=> $1 LIMIT 10";
-const NEAREST_IN_CATEGORY: &str =
-    "SELECT id FROM items WHERE cat = 3 ORDER BY emb <=> $1 LIMIT 10";
+const NEAREST_IN_CATEGORY: &str = "SELECT id FROM items WHERE cat = 3 ORDER BY emb <=> $1 LIMIT 10";
 
 #[test]
 fn hnsw_recall_filters_writes_and_maintenance() {
@@ -121,9 +124,13 @@ fn hnsw_recall_filters_writes_and_maintenance() {
         )
         .unwrap();
         check(&conn, "the build");
-        let plan = rows(&conn, &format!("EXPLAIN {}", NEAREST.replace("$1", "'[1]'")));
+        let plan = rows(
+            &conn,
+            &format!("EXPLAIN {}", NEAREST.replace("$1", "'[1]'")),
+        );
         assert!(
-            plan.iter().any(|line| line.contains("Vector Search using items_emb")),
+            plan.iter()
+                .any(|line| line.contains("Vector Search using items_emb")),
             "{plan:?}"
         );
 
@@ -144,7 +151,10 @@ fn hnsw_recall_filters_writes_and_maintenance() {
             "SELECT id FROM items WHERE id IN (5, 500, 5000) ORDER BY emb <=> $1 LIMIT 10",
             &queries[0],
         );
-        assert_eq!(few.iter().copied().collect::<HashSet<_>>(), HashSet::from([5, 500, 5000]));
+        assert_eq!(
+            few.iter().copied().collect::<HashSet<_>>(),
+            HashSet::from([5, 500, 5000])
+        );
 
         // Rows inserted one at a time after the build are found.
         let mut insert = conn
@@ -161,20 +171,29 @@ fn hnsw_recall_filters_writes_and_maintenance() {
         )
         .unwrap();
         let exact_twin = ids(&conn, NEAREST, &queries[0]);
-        assert_eq!(exact_twin.first(), Some(&30_000), "an inserted row equal to the query is nearest");
+        assert_eq!(
+            exact_twin.first(),
+            Some(&30_000),
+            "an inserted row equal to the query is nearest"
+        );
         let grown = recall(&conn, NEAREST, queries);
         assert!(grown >= 0.95, "recall@10 after inserts: {grown}");
         check(&conn, "inserts");
 
         // Deleted rows never come back; updated rows are found by their new vector only.
         let nearest_before = ids(&conn, NEAREST, &queries[1]);
-        conn.execute("DELETE FROM items WHERE id % 3 = 0", ()).unwrap();
+        conn.execute("DELETE FROM items WHERE id % 3 = 0", ())
+            .unwrap();
         conn.execute("DELETE FROM items WHERE id = $1", (nearest_before[0],))
             .unwrap();
         for query in queries {
             let found = ids(&conn, NEAREST, query);
             assert_eq!(found.len(), 10);
-            assert!(found.iter().all(|id| id % 3 != 0 && *id != nearest_before[0]));
+            assert!(
+                found
+                    .iter()
+                    .all(|id| id % 3 != 0 && *id != nearest_before[0])
+            );
         }
         conn.execute(
             "UPDATE items SET emb = $1 WHERE id = 7",
@@ -183,7 +202,10 @@ fn hnsw_recall_filters_writes_and_maintenance() {
         .unwrap();
         assert_eq!(ids(&conn, NEAREST, &queries[2]).first(), Some(&7));
         let after_writes = recall(&conn, NEAREST, queries);
-        assert!(after_writes >= 0.95, "recall@10 after deletes: {after_writes}");
+        assert!(
+            after_writes >= 0.95,
+            "recall@10 after deletes: {after_writes}"
+        );
         check(&conn, "deletes and updates");
 
         // A rolled-back insert leaves the graph as it was.
@@ -209,7 +231,10 @@ fn hnsw_recall_filters_writes_and_maintenance() {
     // A third of the rows were deleted: the table, its index and the graph's stale nodes
     // give their pages back.
     let size_after = std::fs::metadata(&path).unwrap().len();
-    assert!(size_after < size_before, "VACUUM: {size_before} -> {size_after} bytes");
+    assert!(
+        size_after < size_before,
+        "VACUUM: {size_before} -> {size_after} bytes"
+    );
     let vacuumed = recall(&conn, NEAREST, queries);
     assert!(vacuumed >= 0.95, "recall@10 after VACUUM: {vacuumed}");
     conn.execute_batch("REINDEX items_emb").unwrap();

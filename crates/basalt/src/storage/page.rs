@@ -77,6 +77,10 @@ pub mod kind {
     pub const OVERFLOW: u8 = 5;
     /// A free-list trunk page listing free pages.
     pub const FREELIST_TRUNK: u8 = 6;
+    /// The meta page (root) of an HNSW index (`exec/index_access/hnsw/page.rs`).
+    pub const HNSW_META: u8 = 7;
+    /// A page of an HNSW index's node records.
+    pub const HNSW_ELEMENTS: u8 = 8;
 }
 
 /// One page image in memory: `page_size` bytes including the checksum trailer.

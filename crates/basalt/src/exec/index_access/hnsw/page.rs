@@ -5,13 +5,13 @@
 //!
 //! # Layout (little-endian)
 //!
-//! Meta page: `HNSW` (4 bytes), format version 1 (u8), metric (u8: 0 L2, 1 negative inner
+//! Meta page: page kind 7 and `HNS` (4 bytes), format version 1 (u8), metric (u8: 0 L2, 1 negative inner
 //! product, 2 cosine, 3 L1), m (u16), ef_construction (u16), dimensions (u16), has-entry (u8),
 //! entry level (u8), 2 zero bytes, entry node (u64), first element page (u32), last element
 //! page (u32), node count (u64), level-draw state (u64, a xorshift state, so levels are
 //! reproducible and need no clock or global random source).
 //!
-//! Element page: `HNSE` (4 bytes), next element page (u32, 0 at the end of the chain), end of
+//! Element page: page kind 8 and `HNE` (4 bytes), next element page (u32, 0 at the end of the chain), end of
 //! the used bytes (u16), node count (u16), then node records back to back. A record never
 //! moves once written, so a node is addressed by its page and byte offset, packed into a
 //! `NodeId` as `page << 16 | offset`.
@@ -33,8 +33,10 @@ use crate::types::vector::kernels::Metric;
 use super::graph::{self, GraphRead, GraphWrite, NodeId, Parameters};
 use super::memory::MemoryGraph;
 
-const META_MAGIC: &[u8; 4] = b"HNSW";
-const ELEMENT_MAGIC: &[u8; 4] = b"HNSE";
+/// The first four bytes of a meta page: its page kind, then `HNS`.
+const META_MAGIC: &[u8; 4] = &[crate::storage::page::kind::HNSW_META, b'H', b'N', b'S'];
+/// The first four bytes of an element page: its page kind, then `HNE`.
+const ELEMENT_MAGIC: &[u8; 4] = &[crate::storage::page::kind::HNSW_ELEMENTS, b'H', b'N', b'E'];
 const FORMAT_VERSION: u8 = 1;
 const ELEMENT_HEADER: usize = 12;
 const RECORD_HEADER: usize = 12;
