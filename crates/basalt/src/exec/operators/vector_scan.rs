@@ -8,8 +8,8 @@
 //! * with a filter, the search widens — doubling its beam from `hnsw.ef_search` — until
 //!   `limit + offset` rows pass or every node has been considered, so a filtered query returns
 //!   the full LIMIT whenever that many rows match, however selective the filter;
-//! * with `hnsw.exact_search` on, it reads the whole table instead (the TopN above then
-//!   computes the exact answer), for recall checks.
+//! * with `hnsw.exact_search` on, or a NULL query vector, it reads the whole table instead
+//!   (the TopN above then computes the exact answer), for recall checks.
 //!
 //! Rows come nearest first as the graph ranks them; the TopN the planner keeps above this
 //! scan orders them by the exact distance.
@@ -52,7 +52,17 @@ impl VectorScan {
         search: VectorSearch,
         ctx: &ExecContext,
     ) -> ExecResult<Self> {
-        let exact = if ctx.vector_search.exact {
+        // A NULL query vector has no nearest rows: every distance is NULL, and the exact
+        // path returns rows in table order, as a scan would.
+        let null_query = matches!(
+            search.query,
+            Expr::Literal {
+                value: Value::Null,
+                ..
+            }
+        ) || (matches!(search.query, Expr::Parameter { .. })
+            && eval::evaluate_scalar(&search.query, ctx)?.is_null());
+        let exact = if ctx.vector_search.exact || null_query {
             Some(TableScan::new(
                 Arc::clone(&table),
                 columns.clone(),
