@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 
 use sqlparser::tokenizer::{Token, Tokenizer};
 
-use super::{Catalog, ForeignKeyDef, IndexDef, ReferentialAction, TableDef, ViewDef};
+use super::{Catalog, ForeignKeyDef, IndexDef, IndexMethod, ReferentialAction, TableDef, ViewDef};
 use crate::sql::BasaltDialect;
 use crate::sql::names::POSTGRESQL_RESERVED;
 use crate::storage::keys::KeyOrder;
@@ -309,11 +309,18 @@ fn create_index_sql(index: &IndexDef, table: &TableDef) -> String {
                 .columns
                 .get(*position)
                 .map_or_else(String::new, |column| quote_identifier(&column.name));
-            format!("{name}{}", order_suffix(*order))
+            match index.method.operator_class() {
+                Some(class) => format!("{name} {class}"),
+                None => format!("{name}{}", order_suffix(*order)),
+            }
         })
         .collect();
+    let using = match index.method {
+        IndexMethod::BTree => String::new(),
+        method => format!(" USING {}", method.name()),
+    };
     let mut sql = format!(
-        "CREATE {}INDEX {} ON {} ({})",
+        "CREATE {}INDEX {} ON {}{using} ({})",
         if index.unique { "UNIQUE " } else { "" },
         quote_identifier(&index.name),
         quote_identifier(&table.name),

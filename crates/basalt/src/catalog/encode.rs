@@ -18,6 +18,7 @@
 
 use crate::storage::StorageError;
 use crate::storage::keys::KeyOrder;
+use crate::types::vector::kernels::Metric;
 use crate::types::{DataType, TypeModifier};
 
 use super::{
@@ -235,6 +236,10 @@ fn encode_entry_as(object: &SchemaObject, version: u8) -> Vec<u8> {
             out.bool(index.unique);
             out.u8(match index.method {
                 IndexMethod::BTree => 0,
+                IndexMethod::Hnsw(Metric::L2) => 1,
+                IndexMethod::Hnsw(Metric::NegativeInnerProduct) => 2,
+                IndexMethod::Hnsw(Metric::Cosine) => 3,
+                IndexMethod::Hnsw(Metric::L1) => 4,
             });
             out.u32(index.root);
             out.bool(index.implicit);
@@ -464,6 +469,10 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
             let unique = input.bool()?;
             let method = match input.u8()? {
                 0 => IndexMethod::BTree,
+                1 => IndexMethod::Hnsw(Metric::L2),
+                2 => IndexMethod::Hnsw(Metric::NegativeInnerProduct),
+                3 => IndexMethod::Hnsw(Metric::Cosine),
+                4 => IndexMethod::Hnsw(Metric::L1),
                 other => return Err(CatalogError(format!("unknown index method {other}"))),
             };
             let root = input.u32()?;

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use crate::storage::PageNo;
 use crate::storage::btree::ColumnKind;
 use crate::storage::keys::KeyOrder;
+use crate::types::vector::kernels::Metric;
 use crate::types::{DataType, Value};
 
 pub use encode::{decode_entry, encode_entry};
@@ -175,6 +176,9 @@ impl TableDef {
 pub enum IndexMethod {
     /// An ordered B+tree on memcomparable keys.
     BTree,
+    /// An HNSW graph over one vector column (pgvector's `hnsw`), ordered by the distance its
+    /// operator class names (`vector_l2_ops` → L2, ...).
+    Hnsw(Metric),
 }
 
 /// Why `CREATE INDEX ... USING name` names no method Basalt has.
@@ -192,6 +196,9 @@ impl IndexMethod {
     pub fn from_name(name: &str) -> Result<IndexMethod, UnknownIndexMethod> {
         match name.to_ascii_lowercase().as_str() {
             "btree" => Ok(IndexMethod::BTree),
+            // The operator class (`vector_cosine_ops`) chooses the distance; L2 is the
+            // default, as pgvector's `vector_l2_ops` is.
+            "hnsw" => Ok(IndexMethod::Hnsw(Metric::L2)),
             "hash" | "gin" | "gist" | "spgist" | "brin" | "bloom" => {
                 Err(UnknownIndexMethod::NotSupported(name.to_ascii_lowercase()))
             }
@@ -203,7 +210,32 @@ impl IndexMethod {
     pub fn name(self) -> &'static str {
         match self {
             IndexMethod::BTree => "btree",
+            IndexMethod::Hnsw(_) => "hnsw",
         }
+    }
+
+    /// The operator class an HNSW index's distance is named by (`vector_cosine_ops`).
+    pub fn operator_class(self) -> Option<&'static str> {
+        match self {
+            IndexMethod::BTree => None,
+            IndexMethod::Hnsw(metric) => Some(match metric {
+                Metric::L2 => "vector_l2_ops",
+                Metric::NegativeInnerProduct => "vector_ip_ops",
+                Metric::Cosine => "vector_cosine_ops",
+                Metric::L1 => "vector_l1_ops",
+            }),
+        }
+    }
+
+    /// The distance of an HNSW operator class, by name.
+    pub fn hnsw_metric(operator_class: &str) -> Option<Metric> {
+        Some(match operator_class.to_ascii_lowercase().as_str() {
+            "vector_l2_ops" => Metric::L2,
+            "vector_ip_ops" => Metric::NegativeInnerProduct,
+            "vector_cosine_ops" => Metric::Cosine,
+            "vector_l1_ops" => Metric::L1,
+            _ => return None,
+        })
     }
 
     /// The storage parameters `CREATE INDEX ... WITH (name = value)` accepts for the method,
@@ -230,8 +262,24 @@ impl IndexMethod {
                     "invalid value for boolean option \"deduplicate_items\": {other}"
                 )),
             },
+            // pgvector's bounds.
+            (IndexMethod::Hnsw(_), "m") => integer_option(name, value, 2, 100),
+            (IndexMethod::Hnsw(_), "ef_construction") => integer_option(name, value, 4, 1000),
             _ => Err(format!("unrecognized parameter \"{name}\"")),
         }
+    }
+}
+
+/// An integer storage parameter within `low..=high`, as PostgreSQL words the errors.
+fn integer_option(name: &str, value: &Value, low: i64, high: i64) -> Result<String, String> {
+    match value {
+        Value::Integer(n) if (low..=high).contains(n) => Ok(n.to_string()),
+        Value::Integer(n) => Err(format!(
+            "value {n} out of bounds for option \"{name}\" (valid values are {low} to {high})"
+        )),
+        other => Err(format!(
+            "invalid value for integer option \"{name}\": {other}"
+        )),
     }
 }
 
@@ -572,6 +620,16 @@ impl Catalog {
         self.indexes
             .values()
             .filter(move |index| index.table.eq_ignore_ascii_case(table))
+    }
+
+    /// The indexes of `table` with a key order (B+trees): the ones key ranges, seeks, ORDER BY
+    /// and index joins may use. An HNSW index is reached only by a vector search.
+    pub fn ordered_indexes_of<'a>(
+        &'a self,
+        table: &'a str,
+    ) -> impl Iterator<Item = &'a Arc<IndexDef>> + 'a {
+        self.indexes_of(table)
+            .filter(|index| index.method == IndexMethod::BTree)
     }
 
     /// A unique index of `table` whose columns are exactly `columns`, in any order (so it

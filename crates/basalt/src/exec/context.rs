@@ -66,6 +66,26 @@ pub struct ExecContext {
     /// outside a connection, where nothing is remembered. (An `Option` so that making a
     /// context, once per statement, allocates nothing.)
     pub sequence_values: Option<Arc<parking_lot::Mutex<HashMap<String, i64>>>>,
+    /// `SET hnsw.ef_search` and `SET hnsw.exact_search`.
+    pub vector_search: VectorSearchSettings,
+}
+
+/// The session's settings for vector searches through an HNSW index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VectorSearchSettings {
+    /// The beam width of a search (`hnsw.ef_search`, pgvector's default 40; 1 to 1000).
+    pub ef_search: u16,
+    /// Read the whole table instead of the index (`hnsw.exact_search`), for recall checks.
+    pub exact: bool,
+}
+
+impl Default for VectorSearchSettings {
+    fn default() -> Self {
+        VectorSearchSettings {
+            ef_search: 40,
+            exact: false,
+        }
+    }
 }
 
 impl ExecContext {
@@ -83,7 +103,14 @@ impl ExecContext {
             spill_directory: None,
             spilled: Cell::new(SpillStats::default()),
             sequence_values: None,
+            vector_search: VectorSearchSettings::default(),
         }
+    }
+
+    /// The same context with the session's vector search settings.
+    pub fn with_vector_search(mut self, settings: VectorSearchSettings) -> Self {
+        self.vector_search = settings;
+        self
     }
 
     /// The same context, remembering `nextval` results in the connection's `values`.

@@ -132,7 +132,10 @@ pub fn create_table(
 }
 
 /// Every row of a table as (row id, values in column order).
-fn read_all_rows(table: &TableDef, txn: &WriteTxn) -> ExecResult<Vec<(i64, Vec<Value>)>> {
+pub(super) fn read_all_rows<S: crate::storage::PageRead>(
+    table: &TableDef,
+    txn: S,
+) -> ExecResult<Vec<(i64, Vec<Value>)>> {
     let mut rows = Vec::new();
     let mut cursor = TableTree::open(table.root).cursor(txn);
     let mut valid = cursor.first()?;
@@ -170,7 +173,8 @@ pub fn create_index(
         options: create.options.clone(),
     };
     index.root = IndexAccess::of(&index).create(txn)?;
-    IndexAccess::of(&index).build(txn, &read_all_rows(table, txn)?)?;
+    let rows = read_all_rows(table, &*txn)?;
+    IndexAccess::of(&index).build(txn, &rows)?;
     catalog::put_object(txn, &SchemaObject::Index(index))?;
     Ok(true)
 }
@@ -198,7 +202,8 @@ pub fn reindex(names: &[String], catalog: &Catalog, txn: &mut WriteTxn) -> ExecR
             root: old_access.create(txn)?,
             ..IndexDef::clone(old)
         };
-        IndexAccess::of(&index).build(txn, &read_all_rows(table, txn)?)?;
+        let rows = read_all_rows(table, &*txn)?;
+        IndexAccess::of(&index).build(txn, &rows)?;
         old_access.destroy(txn)?;
         if let Some(table_statistics) = catalog.statistics.get(&table.name.to_lowercase()) {
             let entry = statistics
@@ -284,7 +289,7 @@ fn rebuild_without_column(
     new_table: &mut TableDef,
     txn: &mut WriteTxn,
 ) -> ExecResult<()> {
-    let rows = read_all_rows(table, txn)?;
+    let rows = read_all_rows(table, &*txn)?;
     for (slot, column) in new_table.columns.iter_mut().enumerate() {
         column.slot = slot;
     }
@@ -459,7 +464,7 @@ pub fn alter_table(
             column.slot = new_table.slot_count;
             new_table.slot_count += 1;
             new_table.columns.push(column.clone());
-            let mut rows = read_all_rows(table, txn)?;
+            let mut rows = read_all_rows(table, &*txn)?;
             // The rows that get a value: all of them or none for a constant, each computed
             // one for a generated column.
             let mut any_filled = false;
@@ -715,7 +720,7 @@ pub fn alter_table(
             new_table.foreign_keys.push(key.clone());
             // Like PostgreSQL, a key added to a table with rows must hold for all of them.
             let resolved = ResolvedKey::resolve(&Arc::new(new_table.clone()), key, catalog)?;
-            let rows = read_all_rows(table, txn)?;
+            let rows = read_all_rows(table, &*txn)?;
             schema::check_existing_rows(&resolved, rows.iter().map(|(_, values)| values), txn)?;
         }
         AlterTable::DropConstraint {

@@ -227,6 +227,12 @@ fn label(kind: &PlanKind) -> String {
                 AccessPath::Seeks { index: None, keys } => {
                     format!("Row Id Seeks on {} ({} keys)", table.name, keys.len())
                 }
+                AccessPath::VectorSearch(search) => {
+                    format!(
+                        "Vector Search using {} on {} (hnsw)",
+                        search.index.name, table.name
+                    )
+                }
                 AccessPath::Seeks {
                     index: Some(index),
                     keys,

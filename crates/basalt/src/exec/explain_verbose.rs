@@ -196,6 +196,35 @@ impl<'a> Printer<'a, '_> {
                             self.list(keys, &input)
                         ));
                     }
+                    AccessPath::VectorSearch(search) => {
+                        let crate::plan::VectorSearch {
+                            index,
+                            query,
+                            limit,
+                            offset,
+                            filter,
+                        } = search.as_ref();
+                        let column = index_column_names(table, index)
+                            .first()
+                            .map_or_else(String::new, |(name, _)| name.clone());
+                        let operator = match index.method {
+                            crate::catalog::IndexMethod::Hnsw(metric) => metric.operator(),
+                            crate::catalog::IndexMethod::BTree => "?",
+                        };
+                        lines.push(format!(
+                            "Order By: {column} {operator} {}",
+                            self.expr(query, &input)
+                        ));
+                        let offset = offset.as_ref().map_or_else(String::new, |o| {
+                            format!(" offset {}", self.expr(o, &input))
+                        });
+                        lines.push(format!("Rows: {}{offset}", self.expr(limit, &input)));
+                        if let Some(filter) = filter {
+                            // The filter reads the scan's own output row.
+                            let own = scope.with_columns(scan_names(table, columns));
+                            lines.push(format!("Search Filter: {}", self.expr(filter, &own)));
+                        }
+                    }
                 }
             }
             PlanKind::Filter { predicate, .. } => {

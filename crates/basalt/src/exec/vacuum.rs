@@ -53,7 +53,19 @@ pub fn rebuild(source: &ReadTxn, target: &mut WriteTxn) -> ExecResult<()> {
         objects.push(SchemaObject::Table(table));
     }
     for index in old_catalog.indexes.values() {
-        let root = IndexAccess::of(index).copy_into(source, target)?;
+        let access = IndexAccess::of(index);
+        let root = match old_catalog.table(&index.table) {
+            // An HNSW graph is rebuilt from the rows, which drops its stale nodes.
+            Some(table) if access.rebuilds_from_rows() => {
+                let root = access.create(target)?;
+                let mut fresh = (**index).clone();
+                fresh.root = root;
+                IndexAccess::of(&fresh)
+                    .build(target, &super::ddl::read_all_rows(table, source)?)?;
+                root
+            }
+            _ => access.copy_into(source, target)?,
+        };
         moved.insert(index.root, root);
         let mut index = (**index).clone();
         index.root = root;

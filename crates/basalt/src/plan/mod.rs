@@ -119,6 +119,24 @@ pub enum AccessPath {
         index: Option<Arc<IndexDef>>,
         keys: Vec<Expr>,
     },
+    /// `ORDER BY <distance to query> LIMIT n` through an HNSW index: the rows nearest
+    /// `query` (a constant or parameter vector), nearest first as the index finds them, each
+    /// checked against the table at the statement's snapshot and against `filter` (the WHERE
+    /// conjuncts on this table), the search widening until `limit + offset` rows pass or the
+    /// graph is exhausted. A TopN above orders them exactly.
+    VectorSearch(Box<VectorSearch>),
+}
+
+/// What an [`AccessPath::VectorSearch`] searches for (boxed: the path is in every scan).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VectorSearch {
+    pub index: Arc<IndexDef>,
+    /// The query vector: a constant or a parameter.
+    pub query: Expr,
+    pub limit: Expr,
+    pub offset: Option<Expr>,
+    /// The WHERE conjuncts on the scanned table, over the scan's output row.
+    pub filter: Option<Expr>,
 }
 
 impl AccessPath {
@@ -135,7 +153,7 @@ impl AccessPath {
         match self {
             AccessPath::RowIdRange { lower, upper }
             | AccessPath::IndexRange { lower, upper, .. } => Some((lower, upper)),
-            AccessPath::Full | AccessPath::Seeks { .. } => None,
+            AccessPath::Full | AccessPath::Seeks { .. } | AccessPath::VectorSearch(_) => None,
         }
     }
 }

@@ -29,6 +29,12 @@ macro_rules! node_parts {
                     }
                 }
                 AccessPath::Seeks { keys, .. } => exprs.extend(keys.$iter()),
+                AccessPath::VectorSearch(search) => {
+                    exprs.push(mut_or_ref!($iter, search.query));
+                    exprs.push(mut_or_ref!($iter, search.limit));
+                    exprs.extend(mut_or_ref!($iter, search.offset).$iter());
+                    exprs.extend(mut_or_ref!($iter, search.filter).$iter());
+                }
             },
             PlanKind::Filter { input, predicate } => {
                 exprs.push(predicate);

@@ -77,6 +77,10 @@ pub mod kind {
     pub const OVERFLOW: u8 = 5;
     /// A free-list trunk page listing free pages.
     pub const FREELIST_TRUNK: u8 = 6;
+    /// The meta page (root) of an HNSW index (`exec/index_access/hnsw/page.rs`).
+    pub const HNSW_META: u8 = 7;
+    /// A page of an HNSW index's node records.
+    pub const HNSW_ELEMENTS: u8 = 8;
 }
 
 /// One page image in memory: `page_size` bytes including the checksum trailer.
@@ -168,6 +172,22 @@ pub trait PageRead {
 }
 
 impl<T: PageRead + ?Sized> PageRead for &T {
+    fn page(&self, page_no: PageNo) -> Result<PageRef> {
+        (**self).page(page_no)
+    }
+
+    fn usable_size(&self) -> usize {
+        (**self).usable_size()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        (**self).generation()
+    }
+}
+
+/// Lets code generic over a reader take a write transaction by `&mut` and still read it (an
+/// HNSW graph being changed reads its pages through the same handle).
+impl<T: PageRead + ?Sized> PageRead for &mut T {
     fn page(&self, page_no: PageNo) -> Result<PageRef> {
         (**self).page(page_no)
     }

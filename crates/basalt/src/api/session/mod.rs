@@ -76,6 +76,10 @@ pub(crate) struct Prepared {
 }
 
 /// What running a statement produced.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one Outcome per statement, moved once; boxing its context would allocate per statement"
+)]
 pub(crate) enum Outcome {
     /// Rows to stream (queries, RETURNING, SHOW, EXPLAIN).
     Rows {
@@ -104,6 +108,8 @@ struct SessionState {
     settings: BTreeMap<String, String>,
     /// `SET work_mem`: the operator memory budget overriding `Options::operator_memory`.
     work_mem: Option<usize>,
+    /// `SET hnsw.ef_search`, `SET hnsw.exact_search`.
+    vector_search: crate::exec::context::VectorSearchSettings,
     /// `PRAGMA busy_timeout`: how long this connection waits for the writer slot, overriding
     /// the database's `busy_timeout` option.
     busy_timeout: Option<std::time::Duration>,
@@ -193,6 +199,7 @@ impl Session {
                 self.db.options.spill_directory.clone().map(Arc::new),
             )
             .with_sequence_values(sequence_values)
+            .with_vector_search(self.state.borrow().vector_search)
     }
 
     /// Runs every statement of `sql` in order (no parameters), discarding any rows, and

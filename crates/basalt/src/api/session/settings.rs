@@ -66,6 +66,28 @@ impl Session {
                 self.state.borrow_mut().busy_timeout =
                     Some(std::time::Duration::from_millis(milliseconds));
             }
+            if name == "hnsw.ef_search" {
+                let ef = value
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|ef| (1..=1000).contains(ef))
+                    .ok_or_else(|| {
+                        Error::new(
+                            sqlstate::INVALID_PARAMETER_VALUE,
+                            format!("invalid value for hnsw.ef_search: {value} (1 to 1000)"),
+                        )
+                    })?;
+                self.state.borrow_mut().vector_search.ef_search = ef;
+            }
+            if name == "hnsw.exact_search" {
+                let exact = parse_switch(&value).ok_or_else(|| {
+                    Error::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for hnsw.exact_search: {value}"),
+                    )
+                })?;
+                self.state.borrow_mut().vector_search.exact = exact;
+            }
             if name == "work_mem" {
                 let bytes =
                     crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {

@@ -46,6 +46,7 @@
 //! storage layer below must not know, and it runs inside the executor's transactions.
 
 mod btree;
+mod hnsw;
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -57,6 +58,7 @@ use crate::types::Value;
 use super::error::ExecResult;
 
 pub use btree::{BTreeIndex, BTreeProbe};
+pub use hnsw::{HnswIndex, HnswProbe};
 
 /// A row's entry in one index, as its method derives it from the row's values.
 #[derive(Debug)]
@@ -176,6 +178,13 @@ pub trait IndexAm {
         new: (&[Value], i64),
     ) -> ExecResult<bool>;
 
+    /// Whether VACUUM rebuilds this index from the table's rows (with `create` and `build`)
+    /// rather than copying its storage (`copy_into`): an HNSW graph, whose stale nodes only
+    /// the rows can tell apart.
+    fn rebuilds_from_rows(&self) -> bool {
+        false
+    }
+
     /// Frees all the index's storage (DROP, REINDEX of the old storage).
     fn destroy<W: PageWrite + ?Sized>(&self, txn: &mut W) -> ExecResult<()>;
 
@@ -230,6 +239,7 @@ pub trait IndexProbe {
 #[derive(Debug, Clone, Copy)]
 pub enum IndexAccess<'d> {
     BTree(BTreeIndex<'d>),
+    Hnsw(HnswIndex<'d>),
 }
 
 impl<'d> IndexAccess<'d> {
@@ -237,6 +247,7 @@ impl<'d> IndexAccess<'d> {
     pub fn of(index: &'d IndexDef) -> IndexAccess<'d> {
         match index.method {
             IndexMethod::BTree => IndexAccess::BTree(BTreeIndex::new(index)),
+            IndexMethod::Hnsw(metric) => IndexAccess::Hnsw(HnswIndex::new(index, metric)),
         }
     }
 
@@ -246,6 +257,10 @@ impl<'d> IndexAccess<'d> {
     pub fn ordered(&self) -> ExecResult<&BTreeIndex<'d>> {
         match self {
             IndexAccess::BTree(tree) => Ok(tree),
+            IndexAccess::Hnsw(_) => Err(super::error::ExecError::new(
+                crate::sqlstate::FEATURE_NOT_SUPPORTED,
+                "an hnsw index has no key order",
+            )),
         }
     }
 }
@@ -254,6 +269,7 @@ impl<'d> IndexAccess<'d> {
 #[derive(Debug)]
 pub enum AnyProbe<S: PageRead> {
     BTree(BTreeProbe<S>),
+    Hnsw(HnswProbe<S>),
 }
 
 /// Runs `$body` with `$method` bound to the implementation behind an [`IndexAccess`].
@@ -261,6 +277,7 @@ macro_rules! dispatch {
     ($access:expr, $method:ident => $body:expr) => {
         match $access {
             IndexAccess::BTree($method) => $body,
+            IndexAccess::Hnsw($method) => $body,
         }
     };
 }
@@ -322,6 +339,10 @@ impl IndexAm for IndexAccess<'_> {
         dispatch!(self, method => method.destroy(txn))
     }
 
+    fn rebuilds_from_rows(&self) -> bool {
+        dispatch!(self, method => method.rebuilds_from_rows())
+    }
+
     fn copy_into<S: PageRead + ?Sized, W: PageWrite + ?Sized>(
         &self,
         source: &S,
@@ -331,7 +352,10 @@ impl IndexAm for IndexAccess<'_> {
     }
 
     fn probe<S: PageRead>(&self, store: S) -> AnyProbe<S> {
-        dispatch!(self, method => AnyProbe::BTree(method.probe(store)))
+        match self {
+            IndexAccess::BTree(method) => AnyProbe::BTree(method.probe(store)),
+            IndexAccess::Hnsw(method) => AnyProbe::Hnsw(method.probe(store)),
+        }
     }
 
     fn check_pages<S: PageRead + ?Sized>(
@@ -363,12 +387,14 @@ impl<S: PageRead> IndexProbe for AnyProbe<S> {
     ) -> ExecResult<Option<PageNo>> {
         match self {
             AnyProbe::BTree(probe) => probe.rows_with_prefix(prefix, each),
+            AnyProbe::Hnsw(probe) => probe.rows_with_prefix(prefix, each),
         }
     }
 
     fn contains(&mut self, entry: &IndexEntry) -> ExecResult<bool> {
         match self {
             AnyProbe::BTree(probe) => probe.contains(entry),
+            AnyProbe::Hnsw(probe) => probe.contains(entry),
         }
     }
 }

@@ -19,6 +19,7 @@ mod setop;
 pub mod sort;
 #[cfg(test)]
 mod spill_tests;
+mod vector_scan;
 mod window;
 
 pub use scan::encode_key_value;

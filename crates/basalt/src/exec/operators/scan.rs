@@ -104,6 +104,12 @@ pub(super) fn build_scan(
             reverse,
             ctx,
         )?),
+        AccessPath::VectorSearch(search) => Box::new(super::vector_scan::VectorScan::new(
+            Arc::clone(table),
+            columns.to_vec(),
+            search.as_ref().clone(),
+            ctx,
+        )?),
         AccessPath::Seeks { index, keys } => {
             let key_type = keys.first().map_or(DataType::Null, Expr::data_type);
             let values = super::basic::ValuesOperator::new(

@@ -75,7 +75,14 @@ impl Binder<'_> {
             ast::Statement::Set(ast::Set::SingleAssignment {
                 variable, values, ..
             }) => Ok(DdlStatement::Setting {
-                name: object_name(variable)?,
+                name: setting_name(
+                    &variable
+                        .0
+                        .iter()
+                        .filter_map(|part| part.as_ident().map(ident_name))
+                        .collect::<Vec<_>>(),
+                )
+                .map_or_else(|| object_name(variable), Ok)?,
                 value: Some(values.iter().map(expr_text).collect::<Vec<_>>().join(", ")),
                 show: false,
             }),
@@ -85,11 +92,10 @@ impl Binder<'_> {
                 show: false,
             }),
             ast::Statement::ShowVariable { variable } => Ok(DdlStatement::Setting {
-                name: variable
-                    .iter()
-                    .map(ident_name)
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                name: {
+                    let parts: Vec<String> = variable.iter().map(ident_name).collect();
+                    setting_name(&parts).unwrap_or_else(|| parts.join(" "))
+                },
                 value: None,
                 show: true,
             }),
@@ -421,6 +427,10 @@ impl Binder<'_> {
             let nulls_first = column.column.options.nulls_first.unwrap_or(descending);
             columns.push((position, KeyOrder::new(descending, nulls_first)));
         }
+        let method = match method {
+            IndexMethod::Hnsw(_) => hnsw_method(create, &table, &columns, &options)?,
+            other => other,
+        };
         Ok(DdlStatement::CreateIndex(CreateIndex {
             name,
             table: table.name.clone(),
@@ -689,6 +699,17 @@ impl Binder<'_> {
     }
 }
 
+/// The name of a namespaced setting (`hnsw.ef_search`, pgvector's), from its parts; `None`
+/// for any other name.
+fn setting_name(parts: &[String]) -> Option<String> {
+    match parts {
+        [namespace, name] if namespace.eq_ignore_ascii_case("hnsw") => {
+            Some(format!("hnsw.{}", name.to_lowercase()))
+        }
+        _ => None,
+    }
+}
+
 /// A setting's value as text: strings without quotes, anything else as written.
 fn setting_text(value: &ast::Value) -> String {
     match value {
@@ -750,6 +771,74 @@ fn index_method(using: Option<&ast::IndexType>) -> Result<IndexMethod, BindError
             format!("access method \"{name}\" does not exist"),
         ),
     })
+}
+
+/// `CREATE INDEX ... USING hnsw`: pgvector's rules. One column, of a vector type with
+/// declared dimensions; no UNIQUE, no ASC/DESC; the operator class chooses the distance
+/// (`vector_l2_ops` when none is named); `ef_construction` at least `2 * m`.
+fn hnsw_method(
+    create: &ast::CreateIndex,
+    table: &TableDef,
+    columns: &[(usize, KeyOrder)],
+    options: &[(String, String)],
+) -> Result<IndexMethod, BindError> {
+    let unsupported = |what: &str| {
+        BindError::new(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            format!("access method \"hnsw\" does not support {what}"),
+        )
+    };
+    if create.unique {
+        return Err(unsupported("unique indexes"));
+    }
+    let ([(position, _)], [column]) = (columns, create.columns.as_slice()) else {
+        return Err(unsupported("multicolumn indexes"));
+    };
+    if column.column.options.sort.is_some() || column.column.options.nulls_first.is_some() {
+        return Err(unsupported("ASC/DESC options"));
+    }
+    let class = column
+        .operator_class
+        .as_ref()
+        .map_or_else(|| "vector_l2_ops".to_string(), |name| name.to_string());
+    let metric = IndexMethod::hnsw_metric(&class).ok_or_else(|| {
+        BindError::new(
+            sqlstate::UNDEFINED_OBJECT,
+            format!("operator class \"{class}\" does not exist for access method \"hnsw\""),
+        )
+    })?;
+    match table.columns.get(*position).map(|c| c.data_type) {
+        Some(DataType::Vector(Some(_))) => {}
+        Some(DataType::Vector(None)) => {
+            return Err(BindError::new(
+                sqlstate::DATA_EXCEPTION,
+                "column does not have dimensions",
+            ));
+        }
+        other => {
+            return Err(BindError::new(
+                sqlstate::DATATYPE_MISMATCH,
+                format!(
+                    "operator class \"{class}\" does not accept data type {}",
+                    other.map_or("unknown", DataType::name)
+                ),
+            ));
+        }
+    }
+    let option = |name: &str, default: usize| {
+        options
+            .iter()
+            .find(|(option, _)| option == name)
+            .and_then(|(_, value)| value.parse::<usize>().ok())
+            .unwrap_or(default)
+    };
+    if option("ef_construction", 64) < 2 * option("m", 16) {
+        return Err(BindError::new(
+            sqlstate::INVALID_PARAMETER_VALUE,
+            "ef_construction must be greater than or equal to 2 * m",
+        ));
+    }
+    Ok(IndexMethod::Hnsw(metric))
 }
 
 /// One `name = value` of `CREATE INDEX ... WITH (...)`, the value a literal: a number, a

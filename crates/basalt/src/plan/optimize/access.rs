@@ -218,7 +218,9 @@ fn enforced_by_scan(scan: &PlanNode, conjuncts: &[Expr]) -> Vec<usize> {
             lower,
             upper,
         } => (Some(index), lower, upper),
-        AccessPath::Full | AccessPath::Seeks { .. } => return Vec::new(),
+        AccessPath::Full | AccessPath::Seeks { .. } | AccessPath::VectorSearch(_) => {
+            return Vec::new();
+        }
     };
     if *lower == RangeBound::Unbounded && *upper == RangeBound::Unbounded {
         return Vec::new();
@@ -257,7 +259,7 @@ fn best_candidate(
         return None;
     }
     let mut best = row_id_candidate(table, columns, &comparisons);
-    for index in catalog.indexes_of(&table.name) {
+    for index in catalog.ordered_indexes_of(&table.name) {
         if let Some(candidate) = index_candidate(table, index, columns, &comparisons)
             && best.as_ref().is_none_or(|b| candidate.score > b.score)
         {
@@ -617,8 +619,10 @@ fn in_list_seeks(
                         && reads_column(table, columns, position, *column, data_type)
                 };
                 // A unique index on exactly this column gives at most one row per value.
-                let mut indexes: Vec<&Arc<IndexDef>> =
-                    catalog.indexes_of(&table.name).filter(usable).collect();
+                let mut indexes: Vec<&Arc<IndexDef>> = catalog
+                    .ordered_indexes_of(&table.name)
+                    .filter(usable)
+                    .collect();
                 indexes.sort_by_key(|index| !(index.unique && index.columns.len() == 1));
                 match indexes.first() {
                     Some(index) => Some(Arc::clone(index)),

@@ -87,6 +87,14 @@ impl Estimator<'_> {
                 };
                 rows * range_fraction(lower, upper, fixed)
             }
+            // At most the rows the search is asked for (its limit is usually a constant).
+            AccessPath::VectorSearch(search) => match &search.limit {
+                Expr::Literal {
+                    value: crate::types::Value::Integer(limit),
+                    ..
+                } => (*limit as f64).clamp(1.0, self.table_rows(table)),
+                _ => self.table_rows(table).min(100.0),
+            },
             AccessPath::Seeks { index, keys } => {
                 let per_key = match index {
                     None => 1.0,

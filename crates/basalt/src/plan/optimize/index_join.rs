@@ -255,7 +255,7 @@ fn best_access(
         });
     }
     let mut best: Option<Access> = None;
-    for index in estimator.catalog.indexes_of(&table.name) {
+    for index in estimator.catalog.ordered_indexes_of(&table.name) {
         if index.method != IndexMethod::BTree {
             continue;
         }

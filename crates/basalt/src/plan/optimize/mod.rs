@@ -33,6 +33,7 @@ mod order;
 mod pushdown;
 mod reorder;
 mod util;
+mod vector_search;
 
 #[cfg(test)]
 mod tests;
@@ -122,7 +123,9 @@ fn physical(mut node: PlanNode, estimator: &Estimator<'_>) -> PlanNode {
         }
         PlanKind::Filter { .. } => access::choose_access(node, estimator.catalog),
         PlanKind::Sort { .. } => order::sort(node, estimator.catalog),
-        PlanKind::Limit { .. } => order::limit(node, estimator.catalog),
+        PlanKind::Limit { .. } => {
+            vector_search::rewrite(order::limit(node, estimator.catalog), estimator.catalog)
+        }
         _ => node,
     }
 }

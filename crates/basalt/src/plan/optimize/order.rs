@@ -203,6 +203,7 @@ fn rewrite(
             access,
             reverse: false,
         } => match access {
+            AccessPath::VectorSearch(_) => return None,
             AccessPath::Full | AccessPath::RowIdRange { .. } => {
                 if let Some(reverse) = row_id_order(table, columns, keys) {
                     PlanKind::Scan {
@@ -212,9 +213,10 @@ fn rewrite(
                         reverse,
                     }
                 } else if switch_to_index && matches!(access, AccessPath::Full) {
-                    let (index, reverse) = catalog.indexes_of(&table.name).find_map(|index| {
-                        Some((index, index_order(table, index, columns, keys, 0)?))
-                    })?;
+                    let (index, reverse) =
+                        catalog.ordered_indexes_of(&table.name).find_map(|index| {
+                            Some((index, index_order(table, index, columns, keys, 0)?))
+                        })?;
                     PlanKind::Scan {
                         table: table.clone(),
                         columns: columns.clone(),
@@ -296,7 +298,7 @@ fn same_prefix_index(
         .iter()
         .map(|(c, _)| *c)
         .collect();
-    catalog.indexes_of(&table.name).find_map(|index| {
+    catalog.ordered_indexes_of(&table.name).find_map(|index| {
         let same_leading = index.columns.len() >= fixed
             && index.columns[..fixed]
                 .iter()

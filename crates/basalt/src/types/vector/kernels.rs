@@ -29,6 +29,16 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The operator spelling.
+    pub fn operator(self) -> &'static str {
+        match self {
+            Metric::L2 => "<->",
+            Metric::NegativeInnerProduct => "<#>",
+            Metric::Cosine => "<=>",
+            Metric::L1 => "<+>",
+        }
+    }
+
     /// The metric an operator spells.
     pub fn from_operator(op: &str) -> Option<Metric> {
         Some(match op {

@@ -1,0 +1,295 @@
+//! The HNSW algorithms (Malkov & Yashunin, "Efficient and robust approximate nearest
+//! neighbor search using Hierarchical Navigable Small World graphs", 2016/2018) over any
+//! graph store: greedy descent through the upper layers, the beam search of one layer
+//! (`SEARCH-LAYER`), insertion with the neighbour-selection heuristic (`SELECT-NEIGHBORS-
+//! HEURISTIC`, keeping pruned connections to fill a list), and the level draw.
+//!
+//! What it guarantees: the algorithms only read and write the graph through [`GraphRead`] /
+//! [`GraphWrite`], so the same code builds a graph in memory (`memory.rs`, for CREATE INDEX)
+//! and maintains one in database pages inside a transaction; every list it writes has at
+//! most `max_neighbors(level)` entries and never the node itself; a search visits each node
+//! at most once per layer. Nothing here panics on a malformed graph: a store reports damage
+//! as an error, and a dangling or repeated neighbour is skipped.
+//!
+//! Distances are "smaller is nearer" for every metric (`<#>` is the negative inner product),
+//! as the index's operator class defines them.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashSet};
+
+use crate::exec::error::ExecResult;
+
+/// A node of the graph, as the store addresses it.
+pub type NodeId = u64;
+
+/// A node with its distance to the query, ordered by distance (then id, for determinism).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scored {
+    pub distance: f64,
+    pub node: NodeId,
+}
+
+impl Eq for Scored {}
+
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // NaN (a cosine distance to a zero vector) sorts after every number.
+        self.distance
+            .total_cmp(&other.distance)
+            .then(self.node.cmp(&other.node))
+    }
+}
+
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The parameters of one index: `m` (neighbours per node above layer 0; layer 0 keeps
+/// `2 m`) and `ef_construction` (the beam width while inserting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parameters {
+    pub m: usize,
+    pub ef_construction: usize,
+}
+
+impl Parameters {
+    /// The most neighbours a node keeps on `level`.
+    pub fn max_neighbors(&self, level: usize) -> usize {
+        if level == 0 { self.m * 2 } else { self.m }
+    }
+
+    /// The level of a new node, from a uniform draw `u` in (0, 1]: `floor(-ln(u) / ln(m))`,
+    /// capped so a pathological draw cannot make a tall tower.
+    pub fn level_for(&self, u: f64) -> usize {
+        let m = self.m.max(2) as f64;
+        let level = (-u.max(f64::MIN_POSITIVE).ln() / m.ln()).floor();
+        if level.is_finite() && level > 0.0 {
+            (level as usize).min(MAX_LEVEL)
+        } else {
+            0
+        }
+    }
+}
+
+/// The highest layer a node may reach (with m = 16 a level above 8 has probability 16^-9).
+pub const MAX_LEVEL: usize = 15;
+
+/// Read access to a graph.
+pub trait GraphRead {
+    /// The entry point and its level, `None` for an empty graph.
+    fn entry_point(&self) -> ExecResult<Option<(NodeId, usize)>>;
+    /// The distance from `node`'s vector to `query`.
+    fn distance_to(&self, node: NodeId, query: &[f32]) -> ExecResult<f64>;
+    /// `node`'s neighbours on `level` (empty above the node's own level), into `out`
+    /// (cleared first).
+    fn neighbors(&self, node: NodeId, level: usize, out: &mut Vec<NodeId>) -> ExecResult<()>;
+}
+
+/// Write access, for insertion.
+pub trait GraphWrite: GraphRead {
+    /// The distance between two nodes' vectors.
+    fn distance_between(&self, a: NodeId, b: NodeId) -> ExecResult<f64>;
+    /// Replaces `node`'s neighbour list on `level`.
+    fn set_neighbors(&mut self, node: NodeId, level: usize, neighbors: &[NodeId])
+    -> ExecResult<()>;
+    /// Makes `node` (of `level`) the entry point.
+    fn set_entry_point(&mut self, node: NodeId, level: usize) -> ExecResult<()>;
+}
+
+/// Beam search of one layer from `entry` points: the (at most) `ef` nodes nearest `query`
+/// found, nearest first. `visited` is cleared first and reused across calls.
+pub fn search_layer<G: GraphRead + ?Sized>(
+    graph: &G,
+    query: &[f32],
+    entry: &[Scored],
+    ef: usize,
+    level: usize,
+    visited: &mut HashSet<NodeId>,
+) -> ExecResult<Vec<Scored>> {
+    visited.clear();
+    let ef = ef.max(1);
+    // Candidates to expand, nearest first; results so far, farthest on top.
+    let mut candidates: BinaryHeap<Reverse<Scored>> = BinaryHeap::new();
+    let mut results: BinaryHeap<Scored> = BinaryHeap::new();
+    for point in entry {
+        if visited.insert(point.node) {
+            candidates.push(Reverse(*point));
+            results.push(*point);
+        }
+    }
+    while results.len() > ef {
+        results.pop();
+    }
+    let mut neighbors = Vec::new();
+    while let Some(Reverse(nearest)) = candidates.pop() {
+        if let Some(farthest) = results.peek()
+            && results.len() >= ef
+            && nearest.distance.total_cmp(&farthest.distance) == Ordering::Greater
+        {
+            break;
+        }
+        graph.neighbors(nearest.node, level, &mut neighbors)?;
+        for &neighbor in &neighbors {
+            if !visited.insert(neighbor) {
+                continue;
+            }
+            let distance = graph.distance_to(neighbor, query)?;
+            let scored = Scored {
+                distance,
+                node: neighbor,
+            };
+            let admit = results.len() < ef
+                || results
+                    .peek()
+                    .is_some_and(|farthest| scored.cmp(farthest) == Ordering::Less);
+            if admit {
+                candidates.push(Reverse(scored));
+                results.push(scored);
+                if results.len() > ef {
+                    results.pop();
+                }
+            }
+        }
+    }
+    let mut found = results.into_vec();
+    found.sort();
+    Ok(found)
+}
+
+/// The `k` nodes nearest `query` (nearest first), searching layer 0 with beam width `ef`
+/// (at least k) after a greedy descent from the entry point.
+pub fn search<G: GraphRead + ?Sized>(
+    graph: &G,
+    query: &[f32],
+    k: usize,
+    ef: usize,
+) -> ExecResult<Vec<Scored>> {
+    let Some((entry, top)) = graph.entry_point()? else {
+        return Ok(Vec::new());
+    };
+    let mut visited = HashSet::new();
+    let mut nearest = vec![Scored {
+        distance: graph.distance_to(entry, query)?,
+        node: entry,
+    }];
+    for level in (1..=top).rev() {
+        nearest = search_layer(graph, query, &nearest, 1, level, &mut visited)?;
+    }
+    let mut found = search_layer(graph, query, &nearest, ef.max(k), 0, &mut visited)?;
+    found.truncate(k);
+    Ok(found)
+}
+
+/// The neighbour-selection heuristic: from `candidates` (any order), at most `limit` nodes,
+/// nearest first, each kept only if it is nearer to the base than to every node kept before
+/// it (so the list spans directions instead of crowding one cluster); pruned candidates fill
+/// any room left, nearest first (`keepPrunedConnections`).
+pub fn select_neighbors<G: GraphWrite + ?Sized>(
+    graph: &G,
+    candidates: &[Scored],
+    limit: usize,
+) -> ExecResult<Vec<NodeId>> {
+    let mut sorted = candidates.to_vec();
+    sorted.sort();
+    sorted.dedup_by_key(|scored| scored.node);
+    let mut kept: Vec<Scored> = Vec::with_capacity(limit);
+    let mut pruned = Vec::new();
+    for candidate in sorted {
+        if kept.len() >= limit {
+            break;
+        }
+        let mut diverse = true;
+        for chosen in &kept {
+            let between = graph.distance_between(candidate.node, chosen.node)?;
+            if between.total_cmp(&candidate.distance) == Ordering::Less {
+                diverse = false;
+                break;
+            }
+        }
+        if diverse {
+            kept.push(candidate);
+        } else {
+            pruned.push(candidate);
+        }
+    }
+    let mut chosen: Vec<NodeId> = kept.iter().map(|scored| scored.node).collect();
+    for candidate in pruned {
+        if chosen.len() >= limit {
+            break;
+        }
+        chosen.push(candidate.node);
+    }
+    Ok(chosen)
+}
+
+/// Links a new node (already stored, with `vector` and `level`) into the graph: finds its
+/// neighbours on each of its layers, writes its lists, adds it to each neighbour's list
+/// (shrinking a list that overflows with the heuristic), and makes it the entry point when it
+/// is the tallest node.
+pub fn insert<G: GraphWrite + ?Sized>(
+    graph: &mut G,
+    parameters: Parameters,
+    node: NodeId,
+    vector: &[f32],
+    level: usize,
+) -> ExecResult<()> {
+    let Some((entry, top)) = graph.entry_point()? else {
+        return graph.set_entry_point(node, level);
+    };
+    let mut visited = HashSet::new();
+    let mut nearest = vec![Scored {
+        distance: graph.distance_to(entry, vector)?,
+        node: entry,
+    }];
+    for layer in (level + 1..=top).rev() {
+        nearest = search_layer(&*graph, vector, &nearest, 1, layer, &mut visited)?;
+    }
+    let mut neighbor_list = Vec::new();
+    for layer in (0..=level.min(top)).rev() {
+        let found = search_layer(
+            &*graph,
+            vector,
+            &nearest,
+            parameters.ef_construction,
+            layer,
+            &mut visited,
+        )?;
+        let found: Vec<Scored> = found.into_iter().filter(|s| s.node != node).collect();
+        let limit = parameters.max_neighbors(layer);
+        let chosen = select_neighbors(&*graph, &found, limit)?;
+        graph.set_neighbors(node, layer, &chosen)?;
+        for &neighbor in &chosen {
+            graph.neighbors(neighbor, layer, &mut neighbor_list)?;
+            if neighbor_list.contains(&node) {
+                continue;
+            }
+            if neighbor_list.len() < limit {
+                neighbor_list.push(node);
+                graph.set_neighbors(neighbor, layer, &neighbor_list)?;
+                continue;
+            }
+            // Full: re-select among the old list and the new node, seen from the neighbour.
+            let mut scored = Vec::with_capacity(neighbor_list.len() + 1);
+            for &other in neighbor_list.iter().chain(std::iter::once(&node)) {
+                if other == neighbor {
+                    continue;
+                }
+                scored.push(Scored {
+                    distance: graph.distance_between(neighbor, other)?,
+                    node: other,
+                });
+            }
+            let shrunk = select_neighbors(&*graph, &scored, limit)?;
+            graph.set_neighbors(neighbor, layer, &shrunk)?;
+        }
+        if !found.is_empty() {
+            nearest = found;
+        }
+    }
+    if level > top {
+        graph.set_entry_point(node, level)?;
+    }
+    Ok(())
+}

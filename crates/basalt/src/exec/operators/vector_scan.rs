@@ -1,0 +1,215 @@
+//! The vector search scan (`AccessPath::VectorSearch`): rows nearest a query vector through an
+//! HNSW index, each checked against the table and the search's filter.
+//!
+//! What it guarantees:
+//! * every row it returns exists at the statement's snapshot and holds exactly the vector of
+//!   the node that found it (an HNSW index keeps nodes of deleted and changed rows until
+//!   VACUUM: see `exec::index_access::hnsw`), passes the filter, and comes once;
+//! * with a filter, the search widens — doubling its beam from `hnsw.ef_search` — until
+//!   `limit + offset` rows pass or every node has been considered, so a filtered query returns
+//!   the full LIMIT whenever that many rows match, however selective the filter;
+//! * with `hnsw.exact_search` on, or a NULL query vector, it reads the whole table instead
+//!   (the TopN above then computes the exact answer), for recall checks.
+//!
+//! Rows come nearest first as the graph ranks them; the TopN the planner keeps above this
+//! scan orders them by the exact distance.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::catalog::{IndexMethod, TableDef};
+use crate::exec::batch::Batch;
+use crate::exec::context::ExecContext;
+use crate::exec::error::{ExecError, ExecResult};
+use crate::exec::eval;
+use crate::exec::index_access::HnswIndex;
+use crate::plan::{Expr, RangeBound, ScanColumn, VectorSearch};
+use crate::storage::btree::{TableTree, Value as StoredValue};
+use crate::types::Value;
+
+use super::Operator;
+use super::scan::{TableScan, column_types, read_row};
+
+/// The most nodes a widening search considers before it settles for fewer rows than asked
+/// (pgvector's `hnsw.max_scan_tuples` default).
+pub const MAX_SCAN_NODES: usize = 20_000;
+
+/// The scan.
+#[derive(Debug)]
+pub struct VectorScan {
+    table: Arc<TableDef>,
+    columns: Vec<ScanColumn>,
+    search: VectorSearch,
+    /// The exact fallback, when `hnsw.exact_search` is on.
+    exact: Option<TableScan>,
+    done: bool,
+}
+
+impl VectorScan {
+    pub fn new(
+        table: Arc<TableDef>,
+        columns: Vec<ScanColumn>,
+        search: VectorSearch,
+        ctx: &ExecContext,
+    ) -> ExecResult<Self> {
+        // A NULL query vector has no nearest rows: every distance is NULL, and the exact
+        // path returns rows in table order, as a scan would.
+        let null_query = matches!(
+            search.query,
+            Expr::Literal {
+                value: Value::Null,
+                ..
+            }
+        ) || (matches!(search.query, Expr::Parameter { .. })
+            && eval::evaluate_scalar(&search.query, ctx)?.is_null());
+        let exact = if ctx.vector_search.exact || null_query {
+            Some(TableScan::new(
+                Arc::clone(&table),
+                columns.clone(),
+                &RangeBound::Unbounded,
+                &RangeBound::Unbounded,
+                false,
+                ctx,
+            )?)
+        } else {
+            None
+        };
+        Ok(VectorScan {
+            table,
+            columns,
+            search,
+            exact,
+            done: false,
+        })
+    }
+
+    /// Runs the search: the rows to return, nearest first.
+    fn search(&self, ctx: &ExecContext) -> ExecResult<Batch> {
+        let types = column_types(&self.table, &self.columns);
+        let mut out = Batch::with_types(&types, 16);
+        let IndexMethod::Hnsw(metric) = self.search.index.method else {
+            return Err(ExecError::internal("a vector search over a non-hnsw index"));
+        };
+        let query = match eval::evaluate_scalar(&self.search.query, ctx)? {
+            Value::Vector(elements) => elements,
+            Value::Null => return Ok(out),
+            other => {
+                return Err(ExecError::internal(format!(
+                    "vector search query is {}",
+                    other.data_type()
+                )));
+            }
+        };
+        let count = |expr: &Expr| -> ExecResult<usize> {
+            match eval::evaluate_scalar(expr, ctx)? {
+                Value::Integer(n) => Ok(usize::try_from(n.max(0)).unwrap_or(usize::MAX)),
+                Value::Null => Ok(usize::MAX),
+                other => Err(ExecError::internal(format!(
+                    "vector search count {other:?}"
+                ))),
+            }
+        };
+        let wanted = count(&self.search.limit)?.saturating_add(match &self.search.offset {
+            Some(offset) => count(offset)?,
+            None => 0,
+        });
+        if wanted == 0 {
+            return Ok(out);
+        }
+        let access = HnswIndex::new(&self.search.index, metric);
+        let graph = access.graph(ctx.source.clone())?;
+        let nodes = usize::try_from(graph.meta().nodes).unwrap_or(usize::MAX);
+        if nodes == 0 {
+            return Ok(out);
+        }
+        if graph.meta().dimensions != query.len() {
+            return Err(crate::types::vector::different_dimensions(
+                graph.meta().dimensions,
+                query.len(),
+            )
+            .into());
+        }
+        let column = access.column();
+        let slot = self
+            .table
+            .columns
+            .get(column)
+            .map(|c| c.slot)
+            .ok_or_else(|| ExecError::internal("vector search column is gone"))?;
+        let mut cursor = TableTree::open(self.table.root).cursor(ctx.source.clone());
+        let mut returned: HashSet<i64> = HashSet::new();
+        let mut considered: HashSet<u64> = HashSet::new();
+        let mut node_vector = Vec::new();
+        let mut stored_bytes = Vec::new();
+        let mut ef = usize::from(ctx.vector_search.ef_search).max(wanted);
+        loop {
+            let width = ef.min(nodes);
+            for (_, node, row_id) in graph.search(&query, width, width)? {
+                if !considered.insert(node) || returned.contains(&row_id) {
+                    continue;
+                }
+                ctx.check_interrupt()?;
+                // The row must exist at this snapshot and hold exactly the node's vector.
+                if !cursor.seek_ge(row_id)? || cursor.row_id() != Some(row_id) {
+                    continue;
+                }
+                graph.read_node(node, &mut node_vector)?;
+                stored_bytes.clear();
+                crate::types::vector::to_le_bytes(&node_vector, &mut stored_bytes);
+                let matches = slot < cursor.column_count()
+                    && matches!(cursor.value(slot)?, StoredValue::Bytes(bytes) if *bytes == *stored_bytes);
+                if !matches {
+                    continue;
+                }
+                let mut row = Batch::with_types(&types, 1);
+                read_row(&cursor, &self.table, &self.columns, &mut row)?;
+                if let Some(filter) = &self.search.filter
+                    && eval::evaluate(filter, &row, ctx)?.get(0) != Value::Boolean(true)
+                {
+                    continue;
+                }
+                for (to, from) in out.columns.iter_mut().zip(&row.columns) {
+                    to.push_from(from, 0);
+                }
+                out.rows += 1;
+                returned.insert(row_id);
+                if returned.len() >= wanted {
+                    return Ok(out);
+                }
+            }
+            // Too few rows passed: widen the beam, up to every node or the scan bound.
+            if width >= nodes || considered.len() >= MAX_SCAN_NODES.max(wanted) {
+                return Ok(out);
+            }
+            ef = ef.saturating_mul(2);
+        }
+    }
+}
+
+impl Operator for VectorScan {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if let Some(exact) = &mut self.exact {
+            // Exact: every row, filtered here as the search would.
+            while let Some(batch) = exact.next(ctx)? {
+                let Some(filter) = &self.search.filter else {
+                    return Ok(Some(batch));
+                };
+                let keep = eval::evaluate(filter, &batch, ctx)?;
+                let positions: Vec<u32> = (0..batch.rows)
+                    .filter(|row| keep.get(*row) == Value::Boolean(true))
+                    .map(|row| row as u32)
+                    .collect();
+                if !positions.is_empty() {
+                    return Ok(Some(batch.gather(&positions)));
+                }
+            }
+            return Ok(None);
+        }
+        if self.done {
+            return Ok(None);
+        }
+        self.done = true;
+        let batch = self.search(ctx)?;
+        Ok((batch.rows > 0).then_some(batch))
+    }
+}

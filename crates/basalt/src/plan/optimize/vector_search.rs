@@ -1,0 +1,142 @@
+//! The vector search rule: `ORDER BY <distance between a vector column and a constant or
+//! parameter> LIMIT n` over a table with an HNSW index on that column, by that distance,
+//! reads the table through the index (`AccessPath::VectorSearch`) instead of scanning it.
+//!
+//! What it guarantees: the plan keeps its TopN, which orders the rows the search returns by
+//! the exact distance, and its Filter; the search itself is given the Filter's predicate and
+//! the limit (plus offset) so it can widen until that many rows pass
+//! (`exec/operators/vector_scan.rs`). Only a full scan is replaced, and only when the
+//! distance's metric is the index's (an L2 index does not serve `<=>`).
+
+use std::sync::Arc;
+
+use crate::catalog::{Catalog, IndexMethod};
+use crate::plan::{AccessPath, Expr, PlanKind, PlanNode, ScanColumn, VectorSearch};
+use crate::types::functions::vector::operator_function;
+use crate::types::vector::kernels::Metric;
+
+/// `node` (what the LIMIT rule produced) with its TopN's scan turned into a vector search
+/// where the rule applies.
+pub fn rewrite(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
+    match &mut node.kind {
+        PlanKind::Project { input, .. } => {
+            let taken = std::mem::replace(input.as_mut(), super::placeholder());
+            **input = rewrite(taken, catalog);
+            node
+        }
+        PlanKind::TopN {
+            input,
+            keys,
+            limit,
+            offset,
+        } => {
+            if let [key] = keys.as_slice()
+                && !key.descending
+                && !key.nulls_first
+            {
+                let key = key.expr.clone();
+                let (limit, offset) = (limit.clone(), offset.clone());
+                try_search(input, &key, &limit, offset.as_ref(), catalog);
+            }
+            node
+        }
+        _ => node,
+    }
+}
+
+/// The metric a distance function computes.
+fn function_metric(name: &str) -> Option<Metric> {
+    [
+        Metric::L2,
+        Metric::NegativeInnerProduct,
+        Metric::Cosine,
+        Metric::L1,
+    ]
+    .into_iter()
+    .find(|metric| operator_function(*metric) == name)
+}
+
+/// Follows `key` down through projections to the scan, and makes it a vector search.
+fn try_search(
+    node: &mut PlanNode,
+    key: &Expr,
+    limit: &Expr,
+    offset: Option<&Expr>,
+    catalog: &Catalog,
+) {
+    match &mut node.kind {
+        PlanKind::Project { input, exprs } => {
+            // The key reads this projection's output: look through it.
+            let key = match key {
+                Expr::Column { index, .. } => exprs.get(*index).cloned(),
+                Expr::Function { .. } => None,
+                _ => None,
+            };
+            if let Some(key) = key {
+                try_search(input, &key, limit, offset, catalog);
+            }
+        }
+        PlanKind::Filter { input, predicate } => {
+            let predicate = predicate.clone();
+            if let PlanKind::Scan { .. } = input.kind {
+                make_search(input, key, limit, offset, Some(predicate), catalog);
+            }
+        }
+        PlanKind::Scan { .. } => make_search(node, key, limit, offset, None, catalog),
+        _ => {}
+    }
+}
+
+fn make_search(
+    scan: &mut PlanNode,
+    key: &Expr,
+    limit: &Expr,
+    offset: Option<&Expr>,
+    filter: Option<Expr>,
+    catalog: &Catalog,
+) {
+    let PlanKind::Scan {
+        table,
+        columns,
+        access,
+        reverse,
+    } = &mut scan.kind
+    else {
+        return;
+    };
+    if *access != AccessPath::Full || *reverse {
+        return;
+    }
+    let Expr::Function { function, args, .. } = key else {
+        return;
+    };
+    let Some(metric) = function_metric(&function.name) else {
+        return;
+    };
+    let [left, right] = args.as_slice() else {
+        return;
+    };
+    // Every metric is symmetric, so the column may be on either side.
+    let is_constant = |expr: &Expr| matches!(expr, Expr::Literal { .. } | Expr::Parameter { .. });
+    let (column, query) = match (left, right) {
+        (Expr::Column { index, .. }, query) if is_constant(query) => (*index, query),
+        (query, Expr::Column { index, .. }) if is_constant(query) => (*index, query),
+        _ => return,
+    };
+    let Some(ScanColumn::Column(table_column)) = columns.get(column) else {
+        return;
+    };
+    let index = catalog.indexes_of(&table.name).find(|index| {
+        index.method == IndexMethod::Hnsw(metric)
+            && index.columns.first().map(|(c, _)| *c) == Some(*table_column)
+    });
+    if let Some(index) = index {
+        *access = AccessPath::VectorSearch(Box::new(VectorSearch {
+            index: Arc::clone(index),
+            query: query.clone(),
+            limit: limit.clone(),
+            offset: offset.cloned(),
+            filter,
+        }));
+    }
+}

@@ -1,0 +1,250 @@
+//! Crash test of an HNSW index: a child process runs SQL transactions that insert and delete
+//! rows of a table with an HNSW index (building the index in one of them) and prints `ACK t`
+//! after each commit; the parent kills it with SIGKILL after a random number of
+//! acknowledgements — so kills land inside inserts, deletes, the index build and checkpoints —
+//! then reopens the database and checks that it holds exactly the transactions up to the last
+//! acknowledged one or the one in flight, that the integrity check (which walks every link of
+//! the graph and finds every row's node) is clean, that searches return only committed rows,
+//! and that recall against exact search holds. `BASALT_HNSW_CRASH_CYCLES=N` sets the number of
+//! cycles (20).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_precision_loss,
+    reason = "tests"
+)]
+
+use std::collections::{BTreeSet, HashSet};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use basalt::{Connection, Database};
+
+const CHILD_ENV: &str = "BASALT_HNSW_CRASH_CHILD";
+/// The transaction that builds the index over the rows inserted before it.
+const BUILD_AT: u64 = 4;
+const ROWS_PER_TXN: i64 = 15;
+
+fn vector_for(id: i64) -> Vec<f32> {
+    let mut state = (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let centre = (id % 5) as f32;
+    (0..8)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            centre + (state >> 40) as f32 / (1u64 << 24) as f32
+        })
+        .collect()
+}
+
+/// The ids transaction `t` deletes: some of the rows of earlier transactions.
+fn deleted_by(t: u64, id: i64) -> bool {
+    id < t as i64 * 100 && (id * 31 + t as i64) % 11 == 0
+}
+
+/// The row ids present after transactions 1..=n.
+fn model(n: u64) -> BTreeSet<i64> {
+    let mut ids = BTreeSet::new();
+    for t in 1..=n {
+        ids.retain(|id| !deleted_by(t, *id));
+        for k in 0..ROWS_PER_TXN {
+            ids.insert(t as i64 * 100 + k);
+        }
+    }
+    ids
+}
+
+fn run_transaction(conn: &Connection, t: u64) {
+    conn.execute_batch("BEGIN").unwrap();
+    if t == 1 {
+        conn.execute_batch(
+            "CREATE TABLE items (id INTEGER PRIMARY KEY, emb VECTOR(8));
+             CREATE TABLE progress (n INTEGER NOT NULL);
+             INSERT INTO progress VALUES (0)",
+        )
+        .unwrap();
+    }
+    // Deletes among earlier rows (in SQL, with the same rule as the model).
+    conn.execute(
+        "DELETE FROM items WHERE id < $1 AND (id * 31 + $2) % 11 = 0",
+        (t as i64 * 100, t as i64),
+    )
+    .unwrap();
+    let mut insert = conn.prepare("INSERT INTO items VALUES ($1, $2)").unwrap();
+    for k in 0..ROWS_PER_TXN {
+        let id = t as i64 * 100 + k;
+        insert.execute((id, vector_for(id))).unwrap();
+    }
+    drop(insert);
+    if t == BUILD_AT {
+        conn.execute_batch(
+            "CREATE INDEX items_emb ON items USING hnsw (emb) WITH (m = 8, ef_construction = 32)",
+        )
+        .unwrap();
+    }
+    conn.execute("UPDATE progress SET n = $1", (t as i64,))
+        .unwrap();
+    conn.execute_batch("COMMIT").unwrap();
+}
+
+fn committed(conn: &Connection) -> u64 {
+    let exists: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'progress'",
+            (),
+            |row| row.get(0),
+        )
+        .unwrap();
+    if exists == 0 {
+        return 0;
+    }
+    let n: i64 = conn
+        .query_row("SELECT n FROM progress", (), |row| row.get(0))
+        .unwrap();
+    n as u64
+}
+
+/// Child mode: continues after the last committed transaction until killed.
+#[test]
+fn hnsw_crash_child() {
+    let Ok(path) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let db = Database::open(&path).unwrap();
+    let conn = db.connect();
+    let mut t = committed(&conn);
+    loop {
+        t += 1;
+        run_transaction(&conn, t);
+        println!("ACK {t}");
+    }
+}
+
+fn ids(conn: &Connection, sql: &str, query: &[f32]) -> Vec<i64> {
+    let mut statement = conn.prepare(sql).unwrap();
+    let mut result = statement.query((query,)).unwrap();
+    let mut out = Vec::new();
+    while let Some(row) = result.next().unwrap() {
+        out.push(row.get::<i64>(0).unwrap());
+    }
+    out
+}
+
+fn verify(conn: &Connection, acknowledged: u64, cycle: u64) -> u64 {
+    let n = committed(conn);
+    assert!(
+        n == acknowledged || n == acknowledged + 1,
+        "cycle {cycle}: {n} transactions committed, {acknowledged} acknowledged"
+    );
+    let mut statement = conn.prepare("SELECT id FROM items ORDER BY id").unwrap();
+    let mut result = statement.query(()).unwrap();
+    let mut present = BTreeSet::new();
+    while let Some(row) = result.next().unwrap() {
+        present.insert(row.get::<i64>(0).unwrap());
+    }
+    drop(result);
+    drop(statement);
+    assert_eq!(
+        present,
+        model(n),
+        "cycle {cycle}: rows after {n} transactions"
+    );
+    let integrity: String = conn
+        .query_row("PRAGMA integrity_check", (), |row| row.get(0))
+        .unwrap();
+    assert_eq!(integrity, "ok", "cycle {cycle}");
+    if n >= BUILD_AT {
+        let sql = "SELECT id FROM items ORDER BY emb <-> $1 LIMIT 10";
+        let (mut hits, mut total) = (0, 0);
+        for q in 0..5i64 {
+            let query = vector_for(7_000_000 + q);
+            conn.execute_batch("SET hnsw.exact_search = on").unwrap();
+            let exact: HashSet<i64> = ids(conn, sql, &query).into_iter().collect();
+            conn.execute_batch("SET hnsw.exact_search = off").unwrap();
+            let found = ids(conn, sql, &query);
+            assert!(
+                found.iter().all(|id| present.contains(id)),
+                "cycle {cycle}: a search returned a row that is not committed"
+            );
+            assert_eq!(found.len(), exact.len(), "cycle {cycle}: too few rows");
+            hits += found.iter().filter(|id| exact.contains(id)).count();
+            total += exact.len();
+        }
+        let recall = hits as f64 / total as f64;
+        assert!(
+            recall >= 0.9,
+            "cycle {cycle}: recall@10 {recall} after recovery"
+        );
+    }
+    n
+}
+
+#[test]
+fn hnsw_crash_cycles_with_sigkill() {
+    if std::env::var(CHILD_ENV).is_ok() {
+        return;
+    }
+    let cycles: u64 = std::env::var("BASALT_HNSW_CRASH_CYCLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let dir = std::env::temp_dir().join(format!("basalt-hnsw-crash-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("crash.basalt");
+    let exe = std::env::current_exe().unwrap();
+    let mut acknowledged = 0u64;
+    let mut state = 0x5EED_u64;
+    for cycle in 0..cycles {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        // The first cycle reaches the build; later ones kill anywhere in 1..=6 transactions.
+        let kill_after = if cycle == 0 {
+            BUILD_AT - 1
+        } else {
+            1 + state % 6
+        };
+        let mut child = Command::new(&exe)
+            .args([
+                "--exact",
+                "hnsw_crash_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, &path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = 0;
+        while seen < kill_after {
+            let Some(line) = lines.next() else {
+                panic!("cycle {cycle}: child exited early")
+            };
+            if let Some(t) = line.unwrap().strip_prefix("ACK ") {
+                acknowledged = t.parse().unwrap();
+                seen += 1;
+            }
+        }
+        child.kill().unwrap();
+        for line in lines {
+            if let Some(t) = line.unwrap().strip_prefix("ACK ") {
+                acknowledged = t.parse().unwrap();
+            }
+        }
+        child.wait().unwrap();
+        let db = Database::open(&path).unwrap();
+        let conn = db.connect();
+        acknowledged = verify(&conn, acknowledged, cycle);
+    }
+    assert!(
+        acknowledged > BUILD_AT,
+        "the index was built and written after"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
