@@ -4,6 +4,12 @@
 //!
 //! What it guarantees: the graph the algorithms of `graph.rs` build through it, with every
 //! vector in one `f32` arena; node ids are positions in insertion order.
+//!
+//! A cosine build also keeps each vector scaled to unit length, so that a distance during the
+//! build is one inner product (`1 - â·b̂`) instead of three (the vector and the norms); the
+//! pages receive the vectors as the rows hold them. (A zero vector stays zero, so its
+//! distance to anything is 1 here where the SQL distance is NaN: it only decides where the
+//! node is linked.)
 
 use crate::exec::error::{ExecError, ExecResult};
 use crate::types::vector::kernels::Metric;
@@ -24,8 +30,23 @@ pub struct MemoryGraph {
     dimensions: usize,
     parameters: Parameters,
     vectors: Vec<f32>,
+    /// For cosine: each vector at unit length, in the same arena layout.
+    unit: Option<Vec<f32>>,
     nodes: Vec<MemoryNode>,
     entry: Option<(NodeId, usize)>,
+}
+
+/// `vector` scaled to unit length (a zero vector stays zero).
+fn unit_vector(vector: &[f32]) -> Vec<f32> {
+    let norm = crate::types::vector::norm(vector);
+    if norm > 0.0 {
+        vector
+            .iter()
+            .map(|x| (f64::from(*x) / norm) as f32)
+            .collect()
+    } else {
+        vector.to_vec()
+    }
 }
 
 impl MemoryGraph {
@@ -35,8 +56,28 @@ impl MemoryGraph {
             dimensions,
             parameters,
             vectors: Vec::new(),
+            unit: (metric == Metric::Cosine).then(Vec::new),
             nodes: Vec::new(),
             entry: None,
+        }
+    }
+
+    /// The vector the build measures node `node` by: unit length for cosine.
+    fn measured(&self, node: NodeId) -> &[f32] {
+        let start = node as usize * self.dimensions;
+        self.unit
+            .as_deref()
+            .unwrap_or(&self.vectors)
+            .get(start..start + self.dimensions)
+            .unwrap_or(&[])
+    }
+
+    /// The distance between two vectors as the build measures them.
+    fn distance(&self, a: &[f32], b: &[f32]) -> f64 {
+        if self.unit.is_some() {
+            (1.0 - crate::types::vector::kernels::inner_product(a, b)).clamp(0.0, 2.0)
+        } else {
+            self.metric.distance_unchecked(a, b)
         }
     }
 
@@ -53,7 +94,14 @@ impl MemoryGraph {
             row_id,
             neighbors: vec![Vec::new(); level + 1],
         });
-        graph::insert(self, self.parameters, node, vector, level)?;
+        match &mut self.unit {
+            Some(unit) => {
+                let scaled = unit_vector(vector);
+                unit.extend_from_slice(&scaled);
+                graph::insert(self, self.parameters, node, &scaled, level)?;
+            }
+            None => graph::insert(self, self.parameters, node, vector, level)?,
+        }
         Ok(node)
     }
 
@@ -92,8 +140,10 @@ impl GraphRead for MemoryGraph {
         Ok(self.entry)
     }
 
+    /// `query` as the build measures it: for cosine, already at unit length (`insert`
+    /// scales it; the tests' searches pass unit queries through `search`).
     fn distance_to(&self, node: NodeId, query: &[f32]) -> ExecResult<f64> {
-        Ok(self.metric.distance_unchecked(self.vector(node), query))
+        Ok(self.distance(self.measured(node), query))
     }
 
     fn neighbors(&self, node: NodeId, level: usize, out: &mut Vec<NodeId>) -> ExecResult<()> {
@@ -107,9 +157,7 @@ impl GraphRead for MemoryGraph {
 
 impl GraphWrite for MemoryGraph {
     fn distance_between(&self, a: NodeId, b: NodeId) -> ExecResult<f64> {
-        Ok(self
-            .metric
-            .distance_unchecked(self.vector(a), self.vector(b)))
+        Ok(self.distance(self.measured(a), self.measured(b)))
     }
 
     fn set_neighbors(
@@ -236,7 +284,11 @@ mod tests {
                     .collect();
                 exact.sort_by(|a, b| a.0.total_cmp(&b.0));
                 let truth: HashSet<usize> = exact.iter().take(10).map(|(_, i)| *i).collect();
-                let found = graph::search(&graph, query, 10, 40).unwrap();
+                let scaled = match metric {
+                    Metric::Cosine => unit_vector(query),
+                    _ => query.clone(),
+                };
+                let found = graph::search(&graph, &scaled, 10, 40).unwrap();
                 assert_eq!(found.len(), 10);
                 hits += found
                     .iter()
