@@ -16,11 +16,14 @@
     reason = "tests"
 )]
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use basalt::{Connection, Database};
+
+#[path = "common/vector_search.rs"]
+mod vector_search;
 
 const CHILD_ENV: &str = "BASALT_HNSW_CRASH_CHILD";
 /// The transaction that builds the index over the rows inserted before it.
@@ -123,16 +126,6 @@ fn hnsw_crash_child() {
     }
 }
 
-fn ids(conn: &Connection, sql: &str, query: &[f32]) -> Vec<i64> {
-    let mut statement = conn.prepare(sql).unwrap();
-    let mut result = statement.query((query,)).unwrap();
-    let mut out = Vec::new();
-    while let Some(row) = result.next().unwrap() {
-        out.push(row.get::<i64>(0).unwrap());
-    }
-    out
-}
-
 fn verify(conn: &Connection, acknowledged: u64, cycle: u64) -> u64 {
     let n = committed(conn);
     assert!(
@@ -158,22 +151,13 @@ fn verify(conn: &Connection, acknowledged: u64, cycle: u64) -> u64 {
     assert_eq!(integrity, "ok", "cycle {cycle}");
     if n >= BUILD_AT {
         let sql = "SELECT id FROM items ORDER BY emb <-> $1 LIMIT 10";
-        let (mut hits, mut total) = (0, 0);
-        for q in 0..5i64 {
-            let query = vector_for(7_000_000 + q);
-            conn.execute_batch("SET hnsw.exact_search = on").unwrap();
-            let exact: HashSet<i64> = ids(conn, sql, &query).into_iter().collect();
-            conn.execute_batch("SET hnsw.exact_search = off").unwrap();
-            let found = ids(conn, sql, &query);
+        let queries: Vec<Vec<f32>> = (0..5).map(|q| vector_for(7_000_000 + q)).collect();
+        let recall = vector_search::recall(conn, sql, &queries, |found| {
             assert!(
                 found.iter().all(|id| present.contains(id)),
                 "cycle {cycle}: a search returned a row that is not committed"
             );
-            assert_eq!(found.len(), exact.len(), "cycle {cycle}: too few rows");
-            hits += found.iter().filter(|id| exact.contains(id)).count();
-            total += exact.len();
-        }
-        let recall = hits as f64 / total as f64;
+        });
         assert!(
             recall >= 0.9,
             "cycle {cycle}: recall@10 {recall} after recovery"

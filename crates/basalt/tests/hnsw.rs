@@ -14,11 +14,14 @@
 
 #[path = "common/scratch.rs"]
 mod scratch;
+#[path = "common/vector_search.rs"]
+mod vector_search;
 
 use std::collections::HashSet;
 
 use basalt::{Connection, Database};
 use scratch::{TempDir, rows};
+use vector_search::ids;
 
 const DIMENSIONS: usize = 32;
 
@@ -53,35 +56,9 @@ fn clustered(count: usize, seed: u64) -> Vec<Vec<f32>> {
         .collect()
 }
 
-fn ids(conn: &Connection, sql: &str, query: &[f32]) -> Vec<i64> {
-    let mut statement = conn.prepare(sql).unwrap();
-    let mut result = statement.query((query,)).unwrap();
-    let mut out = Vec::new();
-    while let Some(row) = result.next().unwrap() {
-        out.push(row.get::<i64>(0).unwrap());
-    }
-    out
-}
-
-/// recall@10 of the index against exact search over `queries`, for `sql` (one parameter,
-/// the query vector).
+/// recall@10 of the index against exact search over `queries`.
 fn recall(conn: &Connection, sql: &str, queries: &[Vec<f32>]) -> f64 {
-    let mut hits = 0;
-    let mut total = 0;
-    for query in queries {
-        conn.execute_batch("SET hnsw.exact_search = on").unwrap();
-        let exact: HashSet<i64> = ids(conn, sql, query).into_iter().collect();
-        conn.execute_batch("SET hnsw.exact_search = off").unwrap();
-        let found = ids(conn, sql, query);
-        assert_eq!(
-            found.len(),
-            exact.len(),
-            "the index returned fewer rows than exist"
-        );
-        hits += found.iter().filter(|id| exact.contains(id)).count();
-        total += exact.len();
-    }
-    hits as f64 / total.max(1) as f64
+    vector_search::recall(conn, sql, queries, |_| {})
 }
 
 fn check(conn: &Connection, stage: &str) {

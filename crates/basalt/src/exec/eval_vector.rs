@@ -7,6 +7,8 @@
 //! function (`types::functions::vector`) — NULL for a NULL operand, 22000 for different
 //! dimensions — which [`crate::exec::eval`] falls back to for anything this does not cover.
 
+use std::borrow::Cow;
+
 use crate::plan::Expr;
 use crate::types::vector::kernels::Metric;
 use crate::types::{DataType, Value};
@@ -29,14 +31,15 @@ fn distance_function(name: &str) -> Option<(Metric, bool)> {
     })
 }
 
-/// One operand: a vector per row, or one value for every row (a constant or parameter).
-enum Operand {
-    Column(ColumnVector),
+/// One operand: a vector per row, or one value for every row (a constant or parameter). A
+/// column of the input is borrowed, not copied: its arena is the batch's largest.
+enum Operand<'b> {
+    Column(Cow<'b, ColumnVector>),
     Constant(Option<Vec<f32>>),
 }
 
-impl Operand {
-    fn of(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Option<Operand>> {
+impl<'b> Operand<'b> {
+    fn of(expr: &Expr, batch: &'b Batch, ctx: &ExecContext) -> ExecResult<Option<Operand<'b>>> {
         if matches!(expr, Expr::Literal { .. } | Expr::Parameter { .. }) {
             return Ok(match evaluate_scalar(expr, ctx)? {
                 Value::Vector(elements) => Some(Operand::Constant(Some(elements))),
@@ -44,7 +47,13 @@ impl Operand {
                 _ => None,
             });
         }
-        let column = evaluate(expr, batch, ctx)?;
+        let column = match expr {
+            Expr::Column { index, .. } => match batch.columns.get(*index) {
+                Some(column) => Cow::Borrowed(column),
+                None => Cow::Owned(evaluate(expr, batch, ctx)?),
+            },
+            _ => Cow::Owned(evaluate(expr, batch, ctx)?),
+        };
         Ok(matches!(column.data, ColumnData::Vector(_)).then_some(Operand::Column(column)))
     }
 

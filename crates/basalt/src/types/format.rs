@@ -54,32 +54,68 @@ impl fmt::Display for Value {
 
 /// Formats a double the way PostgreSQL's `float8out` does.
 pub fn format_real(value: f64) -> String {
-    if value.is_nan() {
-        return "NaN".to_owned();
+    if let Some(text) = special_form(value) {
+        return text.to_owned();
     }
-    if value.is_infinite() {
-        return if value > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
-    }
-    if value == 0.0 {
-        return if value.is_sign_negative() { "-0" } else { "0" }.to_owned();
-    }
+    let mut out = String::with_capacity(24);
     let (negative, digits, exponent) = shortest_digits(value);
-    let mut out = String::with_capacity(digits.len() + 8);
+    push_shortest(negative, &digits, exponent, 15, &mut out);
+    out
+}
+
+/// Appends an `f32` the way PostgreSQL's `float4out` does (what pgvector prints for each
+/// element of a vector): the shortest digits, positional for decimal exponents -4..=5.
+pub(crate) fn push_real4(value: f32, out: &mut String) {
+    if let Some(text) = special_form(f64::from(value)) {
+        out.push_str(text);
+        return;
+    }
+    let text = format!("{:e}", value.abs());
+    let (negative, digits, exponent) = split_scientific(&text, value.is_sign_negative());
+    push_shortest(negative, &digits, exponent, 6, out);
+}
+
+/// The text of NaN, the infinities and the zeros, which have no digits to print.
+fn special_form(value: f64) -> Option<&'static str> {
+    Some(if value.is_nan() {
+        "NaN"
+    } else if value == f64::INFINITY {
+        "Infinity"
+    } else if value == f64::NEG_INFINITY {
+        "-Infinity"
+    } else if value == 0.0 {
+        if value.is_sign_negative() { "-0" } else { "0" }
+    } else {
+        return None;
+    })
+}
+
+/// Appends shortest `digits` (no leading or trailing zeros) whose first digit has decimal
+/// `exponent`: positional for exponents `-4..positional_below`, otherwise exponential with
+/// a sign and at least two exponent digits, as C's `%g` writes (`float8out` uses 15,
+/// `float4out` 6).
+fn push_shortest(
+    negative: bool,
+    digits: &str,
+    exponent: i32,
+    positional_below: i32,
+    out: &mut String,
+) {
     if negative {
         out.push('-');
     }
-    if (-4..15).contains(&exponent) {
+    if (-4..positional_below).contains(&exponent) {
         // Positional: the digits with the decimal point placed after `exponent + 1` digits.
         if exponent < 0 {
             out.push_str("0.");
             for _ in 0..(-exponent - 1) {
                 out.push('0');
             }
-            out.push_str(&digits);
+            out.push_str(digits);
         } else {
             let int_len = usize::try_from(exponent).unwrap_or(0) + 1;
             if digits.len() <= int_len {
-                out.push_str(&digits);
+                out.push_str(digits);
                 for _ in digits.len()..int_len {
                     out.push('0');
                 }
@@ -91,7 +127,6 @@ pub fn format_real(value: f64) -> String {
             }
         }
     } else {
-        // Exponential, with a sign and at least two exponent digits as C's printf writes.
         let (first, rest) = digits.split_at(1.min(digits.len()));
         out.push_str(first);
         if !rest.is_empty() {
@@ -101,7 +136,6 @@ pub fn format_real(value: f64) -> String {
         let sign = if exponent < 0 { '-' } else { '+' };
         let _ = write!(out, "e{sign}{:02}", exponent.unsigned_abs());
     }
-    out
 }
 
 /// The shortest round-trip decimal digits of a finite non-zero double: (negative, digits
@@ -110,32 +144,16 @@ pub fn format_real(value: f64) -> String {
 /// Rust's `{:e}` formatting already produces the shortest representation that reads back
 /// exactly (like Ryu, which PostgreSQL uses); this only takes it apart.
 pub(crate) fn shortest_digits(value: f64) -> (bool, String, i32) {
-    let text = format!("{:e}", value.abs());
-    let (mantissa, exponent) = text.split_once('e').unwrap_or((text.as_str(), "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    (
-        value.is_sign_negative(),
-        digits.to_owned(),
-        exponent.parse().unwrap_or(0),
-    )
+    split_scientific(&format!("{:e}", value.abs()), value.is_sign_negative())
 }
 
-/// The shortest round-trip decimal digits of a finite non-zero `f32`, as
-/// [`shortest_digits`] gives them for a double (PostgreSQL's `float4out` and pgvector's
-/// output print these).
-pub(crate) fn shortest_digits_f32(value: f32) -> (bool, String, i32) {
-    let text = format!("{:e}", value.abs());
-    let (mantissa, exponent) = text.split_once('e').unwrap_or((text.as_str(), "0"));
+/// Takes Rust's `{:e}` text of a magnitude (`1.5e20`) apart into digits and exponent.
+fn split_scientific(text: &str, negative: bool) -> (bool, String, i32) {
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((text, "0"));
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     let digits = digits.trim_end_matches('0');
     let digits = if digits.is_empty() { "0" } else { digits };
-    (
-        value.is_sign_negative(),
-        digits.to_owned(),
-        exponent.parse().unwrap_or(0),
-    )
+    (negative, digits.to_owned(), exponent.parse().unwrap_or(0))
 }
 
 /// Upper-case hex of bytes (SQLite's `hex()`).

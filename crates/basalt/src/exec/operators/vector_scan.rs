@@ -140,6 +140,8 @@ impl VectorScan {
         let mut returned: HashSet<i64> = HashSet::new();
         let mut considered: HashSet<u64> = HashSet::new();
         let mut node_vector = Vec::new();
+        // One row at a time, for the filter; reused across candidates.
+        let mut row = Batch::with_types(&types, 1);
         let mut stored_bytes = Vec::new();
         let mut ef = usize::from(ctx.vector_search.ef_search).max(wanted);
         loop {
@@ -161,7 +163,7 @@ impl VectorScan {
                 if !matches {
                     continue;
                 }
-                let mut row = Batch::with_types(&types, 1);
+                row.clear();
                 read_row(&cursor, &self.table, &self.columns, &mut row)?;
                 if let Some(filter) = &self.search.filter
                     && eval::evaluate(filter, &row, ctx)?.get(0) != Value::Boolean(true)

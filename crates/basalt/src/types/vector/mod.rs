@@ -15,10 +15,9 @@
 pub mod kernels;
 
 use std::cmp::Ordering;
-use std::fmt::Write as _;
 
 use super::TypeError;
-use super::format::shortest_digits_f32;
+use super::format::push_real4;
 
 /// The most elements a vector may have (pgvector's `VECTOR_MAX_DIM`).
 pub const MAX_DIMENSIONS: u32 = 16_000;
@@ -191,64 +190,9 @@ pub fn format(values: &[f32], out: &mut String) {
         if i > 0 {
             out.push(',');
         }
-        format_element(*value, out);
+        push_real4(*value, out);
     }
     out.push(']');
-}
-
-/// One element as PostgreSQL's `float4out` writes it: positional for decimal exponents
-/// -4..=5, otherwise `1.5e+06` / `1e-05` (C's `%g` thresholds for six digits).
-fn format_element(value: f32, out: &mut String) {
-    if value == 0.0 {
-        out.push_str(if value.is_sign_negative() { "-0" } else { "0" });
-        return;
-    }
-    if !value.is_finite() {
-        // Never stored (see `check`); written as PostgreSQL would, for completeness.
-        out.push_str(if value.is_nan() {
-            "NaN"
-        } else if value > 0.0 {
-            "Infinity"
-        } else {
-            "-Infinity"
-        });
-        return;
-    }
-    let (negative, digits, exponent) = shortest_digits_f32(value);
-    if negative {
-        out.push('-');
-    }
-    if (-4..6).contains(&exponent) {
-        if exponent < 0 {
-            out.push_str("0.");
-            for _ in 0..(-exponent - 1) {
-                out.push('0');
-            }
-            out.push_str(&digits);
-        } else {
-            let int_len = usize::try_from(exponent).unwrap_or(0) + 1;
-            if digits.len() <= int_len {
-                out.push_str(&digits);
-                for _ in digits.len()..int_len {
-                    out.push('0');
-                }
-            } else {
-                let (int_part, frac_part) = digits.split_at(int_len);
-                out.push_str(int_part);
-                out.push('.');
-                out.push_str(frac_part);
-            }
-        }
-    } else {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        out.push_str(first);
-        if !rest.is_empty() {
-            out.push('.');
-            out.push_str(rest);
-        }
-        let sign = if exponent < 0 { '-' } else { '+' };
-        let _ = write!(out, "e{sign}{:02}", exponent.unsigned_abs());
-    }
 }
 
 /// pgvector's order (`vector_cmp`): element by element over the shorter length, then the

@@ -185,30 +185,10 @@ impl GraphWrite for MemoryGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::index_access::hnsw::test_data::clustered;
     use std::collections::HashSet;
 
     /// Clustered vectors (16 centres, small noise), from a fixed xorshift seed.
-    fn clustered(count: usize, dimensions: usize, seed: u64) -> Vec<Vec<f32>> {
-        let mut state = seed.max(1);
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
-        let centres: Vec<Vec<f32>> = (0..16)
-            .map(|_| (0..dimensions).map(|_| next() * 2.0 - 1.0).collect())
-            .collect();
-        (0..count)
-            .map(|i| {
-                centres[i % 16]
-                    .iter()
-                    .map(|c| c + (next() - 0.5) * 0.3)
-                    .collect()
-            })
-            .collect()
-    }
-
     fn build(metric: Metric, vectors: &[Vec<f32>], parameters: Parameters) -> MemoryGraph {
         let mut graph = MemoryGraph::new(metric, vectors[0].len(), parameters);
         let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -226,7 +206,7 @@ mod tests {
 
     #[test]
     fn lists_respect_their_bounds_and_never_hold_the_node() {
-        let vectors = clustered(1500, 16, 7);
+        let vectors = clustered(1500, 16, 16, 7);
         let parameters = Parameters {
             m: 8,
             ef_construction: 40,
@@ -262,7 +242,7 @@ mod tests {
     #[test]
     fn recall_against_exact_search() {
         // Queries come from the same clusters as the rows but are not rows themselves.
-        let mut vectors = clustered(2050, 32, 11);
+        let mut vectors = clustered(2050, 32, 16, 11);
         let queries = vectors.split_off(2000);
         let parameters = Parameters {
             m: 16,

@@ -28,6 +28,33 @@ pub mod graph;
 pub mod memory;
 pub mod page;
 
+/// Seeded clustered vectors for the graph tests.
+#[cfg(test)]
+pub(crate) mod test_data {
+    /// `count` vectors near `centres` random centres (xorshift from `seed`), each coordinate
+    /// of a centre in [-1, 1) and of a vector within 0.15 of its centre's.
+    pub fn clustered(count: usize, dimensions: usize, centres: usize, seed: u64) -> Vec<Vec<f32>> {
+        let mut state = seed.max(1);
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let centres: Vec<Vec<f32>> = (0..centres.max(1))
+            .map(|_| (0..dimensions).map(|_| next() * 2.0 - 1.0).collect())
+            .collect();
+        (0..count)
+            .map(|i| {
+                centres[i % centres.len()]
+                    .iter()
+                    .map(|c| c + (next() - 0.5) * 0.3)
+                    .collect()
+            })
+            .collect()
+    }
+}
+
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 

@@ -605,29 +605,9 @@ impl<W: PageWrite + ?Sized> GraphWrite for PageGraph<&mut W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::index_access::hnsw::test_data::clustered;
     use crate::storage::btree::test_store::TestStore;
     use std::collections::HashSet;
-
-    fn clustered(count: usize, dimensions: usize, seed: u64) -> Vec<Vec<f32>> {
-        let mut state = seed.max(1);
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
-        let centres: Vec<Vec<f32>> = (0..8)
-            .map(|_| (0..dimensions).map(|_| next() * 2.0 - 1.0).collect())
-            .collect();
-        (0..count)
-            .map(|i| {
-                centres[i % 8]
-                    .iter()
-                    .map(|c| c + (next() - 0.5) * 0.3)
-                    .collect()
-            })
-            .collect()
-    }
 
     fn recall(
         graph: &PageGraph<&TestStore>,
@@ -657,7 +637,7 @@ mod tests {
             m: 8,
             ef_construction: 48,
         };
-        let mut vectors = clustered(1240, 24, 5);
+        let mut vectors = clustered(1240, 24, 8, 5);
         let queries = vectors.split_off(1200);
         let rows: Vec<(i64, Vec<f32>)> = vectors
             .into_iter()
