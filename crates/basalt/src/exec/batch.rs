@@ -121,11 +121,7 @@ impl FloatsVector {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
-        self.values.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]])),
-        );
+        crate::types::vector::append_le_bytes(bytes, &mut self.values);
         self.end_value();
         true
     }

@@ -55,29 +55,33 @@
 //! The chain ([`super::overflow`]) holds the value's remaining `T - K` bytes (at least one).
 //! Where a value goes is decided per row, before it is stored, with `U` = usable size,
 //! `P = U - 12` = value bytes per overflow page and `X` = [`max_inline_len`]`(U)`
-//! `= (U - 80) / 4`:
+//! `= (U - 56) / 2`:
 //!
 //! 1. A Var value of length `L <= X` is stored inline (heap cost `L`).
 //! 2. A longer one goes to overflow with an inline prefix of `K = L mod P` bytes if
-//!    `L mod P <= X`, else `K = 0` (heap cost `12 + K`). The chain then holds `L - K`
-//!    bytes: a whole number of full pages when `K > 0`.
+//!    `12 + L mod P <= X`, else `K = 0` (heap cost `12 + K`, so at most `X` either way).
+//!    The chain then holds `L - K` bytes: a whole number of full pages when `K > 0`.
 //! 3. While the row does not fit a leaf twice (`row_fits_twice`: the arrays of a
 //!    two-row page plus twice the row's heap cost fit in `U`), the Var value with the
 //!    largest heap cost above 12 (the highest column on a tie) is moved out entirely:
 //!    overflow with `K = 0`, heap cost 12. If no value is left to move, the row is
 //!    rejected with `StorageError::RowTooWide`.
 //!
-//! Numbers: on 4 KiB pages `U = 4092`, `P = 4080`, `X = 1003`; on 64 KiB pages
-//! `U = 65532`, `P = 65520`, `X = 16363`. `X` is the longest value of which four one-column
-//! rows fit a leaf (80 bytes are the arrays of a four-row leaf with one Var column), so a
-//! page of medium values still holds at least three or four rows, column scans stay
-//! page-efficient and splits always have rows to separate; step 3 keeps the two-rows
-//! guarantee for rows with many such values. `X + 12 < 0x8000`, so every entry length fits
-//! the descriptor.
+//! Numbers: on 4 KiB pages `U = 4092`, `P = 4080`, `X = 2018`; on 64 KiB pages
+//! `U = 65532`, `P = 65520`, `X = 32738`. `X` is the longest value of which two one-column
+//! rows fit a leaf (56 bytes are the arrays of a two-row leaf with one Var column), the
+//! same two-rows guarantee step 3 keeps for every row, so splits always have rows to
+//! separate. A value between a quarter and a half of a page (a 384-dimensional vector is
+//! 1536 bytes) is stored in the leaf at its own length rather than in an overflow page of
+//! its own that would be mostly empty, and a scan reads it without a second page. Files
+//! written before the limit was raised from `(U - 80) / 4` (1003 on 4 KiB pages) hold only
+//! shorter inline values, which this rule still accepts. `X + 12 < 0x8000`, so every entry
+//! length fits the descriptor.
 //!
 //! Step 2 is SQLite's local-payload rule (`local = minLocal + (L - minLocal) mod P`, or
-//! `minLocal` if that exceeds `maxLocal = X`) with `minLocal = 0`: the chain has
-//! `floor(L / P)` pages, plus one when `L mod P > X`, and that holds for any `minLocal <= X`,
+//! `minLocal` if that exceeds `maxLocal = X - 12`) with `minLocal = 0`: the chain has
+//! `floor(L / P)` pages, plus one when `L mod P > X - 12`, and that holds for any
+//! `minLocal <= X - 12`,
 //! so a larger minimum prefix would only take leaf space without saving an overflow page.
 //! Keeping the remainder `L mod P` in the leaf when it is small enough makes every chain
 //! page full.
@@ -116,21 +120,22 @@ pub(crate) const OVERFLOW_FLAG: u16 = 0x8000;
 /// Largest capacity a page can declare (the header field is a u16).
 pub(crate) const MAX_CAPACITY: usize = u16::MAX as usize;
 
-/// Longest Var value stored inline, `X = (usable_size - 80) / 4`: the longest value of which
-/// four one-column rows fit a leaf (80 bytes are that leaf's arrays), so a page of medium
-/// values still holds three or four rows (1003 bytes on a 4 KiB page, 16 363 on a 64 KiB
-/// page). Longer values go to overflow chains, keeping at most this many bytes as inline
-/// prefix. See the module documentation for the whole rule.
+/// Longest Var value stored inline, `X = (usable_size - 56) / 2`: the longest value of which
+/// two one-column rows fit a leaf (56 bytes are that leaf's arrays), so a value up to about
+/// half a page (2018 bytes on a 4 KiB page, 32 738 on a 64 KiB page) costs its own length
+/// in a leaf and no overflow page. Longer values go to overflow chains, keeping at most this
+/// many bytes as inline prefix. See the module documentation for the whole rule.
 pub fn max_inline_len(usable_size: usize) -> usize {
-    usable_size.saturating_sub(ArrayPlan::for_kinds(&[ColumnKind::Var], 4).arrays_end) / 4
+    usable_size.saturating_sub(ArrayPlan::for_kinds(&[ColumnKind::Var], 2).arrays_end) / 2
 }
 
 /// Inline prefix length of a value of `len > max_inline_len` bytes that goes to overflow
-/// (step 2 of the rule in the module documentation): `len mod P` when that is at most the
-/// inline limit, so the chain is a whole number of full pages, else 0.
+/// (step 2 of the rule in the module documentation): `len mod P` when the entry holding it
+/// (12 bytes of pointer and the prefix) is at most the inline limit, so the chain is a whole
+/// number of full pages, else 0.
 pub fn overflow_prefix_len(usable_size: usize, len: usize) -> usize {
     let remainder = len % data_per_page(usable_size).max(1);
-    if remainder <= max_inline_len(usable_size) {
+    if OVERFLOW_POINTER_LEN + remainder <= max_inline_len(usable_size) {
         remainder
     } else {
         0

@@ -341,18 +341,18 @@ fn overflow_pointers_and_empty_values() {
 #[test]
 fn inline_limit_and_prefix_rule() {
     // The numbers documented in the module doc.
-    assert_eq!(ArrayPlan::for_kinds(&[ColumnKind::Var], 4).arrays_end, 80);
-    assert_eq!(max_inline_len(4092), 1003);
-    assert_eq!(max_inline_len(65532), 16363);
+    assert_eq!(ArrayPlan::for_kinds(&[ColumnKind::Var], 2).arrays_end, 56);
+    assert_eq!(max_inline_len(4092), 2018);
+    assert_eq!(max_inline_len(65532), 32738);
     for usable in [4092, 8188, 16380, 32764, 65532] {
         let limit = max_inline_len(usable);
         let per_page = usable - 12;
         // Every entry length fits the descriptor next to the flag bit.
         assert!(limit + OVERFLOW_POINTER_LEN < usize::from(OVERFLOW_FLAG));
-        // Four one-column rows at the limit fit a leaf, a fifth does not.
+        // Two one-column rows at the limit fit a leaf, a third does not.
         let mut page = empty_page(usable);
         let value = vec![1u8; limit];
-        for id in 0..4 {
+        for id in 0..2 {
             assert!(
                 insert_row(
                     &mut page,
@@ -369,8 +369,8 @@ fn inline_limit_and_prefix_rule() {
             !insert_row(
                 &mut page,
                 1,
-                4,
-                4,
+                2,
+                2,
                 &[ColumnKind::Var],
                 &[ValueRef::Var(&value)]
             )
@@ -380,8 +380,9 @@ fn inline_limit_and_prefix_rule() {
         assert_eq!(overflow_prefix_len(usable, limit + 1), 0);
         assert_eq!(overflow_prefix_len(usable, per_page), 0);
         assert_eq!(overflow_prefix_len(usable, per_page + 1), 1);
-        assert_eq!(overflow_prefix_len(usable, 3 * per_page + limit), limit);
-        assert_eq!(overflow_prefix_len(usable, 3 * per_page + limit + 1), 0);
+        let kept = limit - OVERFLOW_POINTER_LEN;
+        assert_eq!(overflow_prefix_len(usable, 3 * per_page + kept), kept);
+        assert_eq!(overflow_prefix_len(usable, 3 * per_page + kept + 1), 0);
     }
     // Three rows of the memory test's shape (id, 1000-byte text) share a 4 KiB leaf.
     let kinds = [ColumnKind::Fixed8, ColumnKind::Var];

@@ -446,21 +446,22 @@ fn huge_values_round_trip() {
     assert_eq!(store.live_pages(), 2);
 }
 
-/// Inserts a (Fixed8, Var) row with a value of `len` bytes into a fresh tree and checks
+/// Inserts a one-column row with a value of `len` bytes (the shape the inline limit is
+/// defined by) into a fresh tree and checks
 /// where the value went: inline (`None`) or to overflow with the given prefix length and
 /// chain page count. Then reads it back, checks the tree and deletes it, freeing all pages.
 fn check_placement(page_size: usize, len: usize, expected: Option<(usize, usize)>) {
     let mut store = TestStore::new(page_size);
     let tree = TableTree::create(&mut store).unwrap();
-    let kinds = [ColumnKind::Fixed8, ColumnKind::Var];
+    let kinds = [ColumnKind::Var];
     let value: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();
-    let row = [CellValue::Fixed(7), CellValue::Var(&value)];
+    let row = [CellValue::Var(&value)];
     assert!(tree.insert(&mut store, 1, &kinds, &row).unwrap());
     // A second row makes the page hold more than one row, like in real tables.
     assert!(tree.insert(&mut store, 2, &kinds, &row).unwrap());
     let mut cursor = tree.cursor(&store);
     assert!(cursor.seek_ge(1).unwrap());
-    let stored = cursor.value_ref(1).unwrap();
+    let stored = cursor.value_ref(0).unwrap();
     match (stored, expected) {
         (ValueRef::Var(bytes), None) => assert_eq!(bytes.len(), len),
         (
@@ -476,7 +477,7 @@ fn check_placement(page_size: usize, len: usize, expected: Option<(usize, usize)
         other => panic!("{len}-byte value on {page_size}-byte pages stored as {other:?}"),
     }
     assert_eq!(
-        cursor.value(1).unwrap(),
+        cursor.value(0).unwrap(),
         Value::Bytes(value.as_slice().into())
     );
     drop(cursor);
@@ -492,17 +493,12 @@ fn check_placement(page_size: usize, len: usize, expected: Option<(usize, usize)
         assert_eq!(pages, (len - prefix_len).div_ceil(per_page));
     }
     assert_eq!(
-        tree.get(&store, 2).unwrap().unwrap()[1],
+        tree.get(&store, 2).unwrap().unwrap()[0],
         OwnedValue::Bytes(value.clone())
     );
     // Shrinking the value by update frees its chain; deleting the rows frees everything.
-    tree.update(
-        &mut store,
-        1,
-        &kinds,
-        &[CellValue::Fixed(7), CellValue::Var(b"short")],
-    )
-    .unwrap();
+    tree.update(&mut store, 1, &kinds, &[CellValue::Var(b"short")])
+        .unwrap();
     assert_eq!(tree.check(&store).unwrap().overflow_pages, chain_pages);
     assert!(tree.delete(&mut store, 1).unwrap());
     assert!(tree.delete(&mut store, 2).unwrap());
@@ -516,7 +512,7 @@ fn boundary_value_sizes() {
         let usable = page_size - 4;
         let limit = max_inline_len(usable);
         let per_page = usable - 12;
-        assert_eq!(limit, if page_size == 4096 { 1003 } else { 16363 });
+        assert_eq!(limit, if page_size == 4096 { 2018 } else { 32738 });
         check_placement(page_size, 0, None);
         check_placement(page_size, limit - 1, None);
         // Exactly at the limit: inline. One above: all of it to one, partly used page.
@@ -527,13 +523,11 @@ fn boundary_value_sizes() {
             // Remainders that fit inline leave exactly `pages` full chain pages.
             check_placement(page_size, pages * per_page, Some((0, pages)));
             check_placement(page_size, pages * per_page + 1, Some((1, pages)));
-            check_placement(page_size, pages * per_page + limit, Some((limit, pages)));
+            // The largest remainder kept: its entry (12-byte pointer and prefix) is `limit`.
+            let kept = limit - 12;
+            check_placement(page_size, pages * per_page + kept, Some((kept, pages)));
             // One byte more and the remainder no longer fits: a partial page more.
-            check_placement(
-                page_size,
-                pages * per_page + limit + 1,
-                Some((0, pages + 1)),
-            );
+            check_placement(page_size, pages * per_page + kept + 1, Some((0, pages + 1)));
         }
     }
 }
@@ -560,20 +554,23 @@ fn row_of_200_kilobytes_in_several_columns() {
         let mut kinds = vec![ColumnKind::Fixed8];
         kinds.extend([ColumnKind::Var; 8]);
         kinds.push(ColumnKind::Fixed4);
-        // Eight values totalling 200 KB: long ones with and without an inline remainder,
-        // one at and one just above the inline limit, one short; the first makes up the
-        // rest of the 200 KB.
+        // Eight values of about 200 KB in all: long ones with and without an inline
+        // remainder, one just above the inline limit, medium and short ones; the first is
+        // whole chain pages making up the rest. Chosen so that steps 1 and 2 of the placement
+        // rule decide every value (the inline bytes fit twice in a page, so step 3 moves
+        // nothing out) on both page sizes.
+        let limit = max_inline_len(usable);
         let mut lengths = [
             0,
             40_000,
-            30_000,
             20_000,
             per_page + 10,
-            max_inline_len(usable),
-            max_inline_len(usable) + 1,
+            limit / 4,
+            limit + 1,
             100,
+            3_000,
         ];
-        lengths[0] = 200_000 - lengths.iter().sum::<usize>();
+        lengths[0] = (200_000 - lengths.iter().sum::<usize>()) / per_page * per_page;
         let values: Vec<Vec<u8>> = lengths
             .iter()
             .enumerate()
@@ -587,7 +584,6 @@ fn row_of_200_kilobytes_in_several_columns() {
         }
         let stats = tree.check(&store).unwrap();
         // Each value's chain has the pages the rule predicts.
-        let limit = max_inline_len(usable);
         let expected_pages: usize = lengths
             .iter()
             .filter(|&&len| len > limit)

@@ -295,11 +295,7 @@ impl<S: PageRead> PageGraph<S> {
             .get(start..start + 4 * self.meta.dimensions)
             .ok_or_else(|| damaged("vector past the page"))?;
         vector.clear();
-        vector.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]])),
-        );
+        crate::types::vector::append_le_bytes(bytes, vector);
         Ok((row_id, level))
     }
 
