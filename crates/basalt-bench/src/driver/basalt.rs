@@ -44,12 +44,18 @@ pub fn open(
     };
     Ok(Box::new(BasaltDb {
         database,
+        path: match location {
+            Location::File(path) => Some(path.clone()),
+            Location::Memory => None,
+        },
         foreign_keys: open_options.foreign_keys,
     }))
 }
 
 struct BasaltDb {
     database: basalt::Database,
+    /// The file, for [`Db::file_bytes`] (`None` in memory).
+    path: Option<std::path::PathBuf>,
     /// `PRAGMA foreign_keys` for every connection, as the workload says (Basalt's default
     /// is on; set explicitly like the SQLite driver does).
     foreign_keys: bool,
@@ -64,6 +70,14 @@ impl Db for BasaltDb {
             "PRAGMA foreign_keys = OFF"
         })?;
         Ok(Box::new(BasaltSession { connection }))
+    }
+
+    fn file_bytes(&self) -> anyhow::Result<Option<u64>> {
+        let Some(path) = &self.path else {
+            return Ok(None);
+        };
+        self.database.checkpoint()?;
+        Ok(Some(std::fs::metadata(path)?.len()))
     }
 }
 

@@ -58,6 +58,13 @@ pub trait RowSink {
 pub trait Db: Send + Sync {
     /// A new connection (each thread takes its own).
     fn connect(&self) -> anyhow::Result<Box<dyn Session>>;
+
+    /// The database file's size in bytes once everything committed is in it (Basalt
+    /// checkpoints its log first), for a workload that reports what an index costs on disk;
+    /// `None` for an in-memory database or a driver that does not say.
+    fn file_bytes(&self) -> anyhow::Result<Option<u64>> {
+        Ok(None)
+    }
 }
 
 /// A connection. Every call goes through the engine's prepared-statement cache.

@@ -28,7 +28,7 @@ fn header(envelope: &Envelope, out: &mut String) {
         let _ = writeln!(
             out,
             "> **{} run**: data sizes × {} of the catalogue's (group F at full size; W10 at 10k \
-             rows or more except in smoke runs), at most {} timed iterations per metric, TPC-B \
+             rows, and 100k when scaled above that, except in smoke runs), at most {} timed iterations per metric, TPC-B \
              for {} s. Use it to catch regressions, not to quote; only full runs are comparable \
              with the catalogue.\n",
             envelope.mode, settings.scale, settings.max_samples, settings.tpcb_seconds

@@ -142,7 +142,7 @@ pub fn find(id: &str) -> Option<Workload> {
 }
 
 /// Whether `id` is selected by the `--only` prefix `filter`. A prefix ending in a digit does
-/// not run into further digits, so `W1` selects `W1.v1` but not `W10.v1`, while `W9`
+/// not run into further digits, so `W1` selects `W1.v1` but not `W10.v2`, while `W9`
 /// selects `W9a.v1` and `E` selects every `E.*`.
 pub fn matches_filter(id: &str, filter: &str) -> bool {
     id.strip_prefix(filter).is_some_and(|rest| {
@@ -573,7 +573,7 @@ mod tests {
     #[test]
     fn filter_prefixes_respect_number_boundaries() {
         assert!(matches_filter("W1.v1", "W1"));
-        assert!(!matches_filter("W10.v1", "W1"));
+        assert!(!matches_filter("W10.v2", "W1"));
         assert!(matches_filter("W9a.v1", "W9"));
         assert!(matches_filter("E.simple.v1", "E"));
         assert!(matches_filter("E.simple.v1", "E.simple"));
