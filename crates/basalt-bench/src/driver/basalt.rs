@@ -8,8 +8,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use super::{
-    BUSY_TIMEOUT_MS, CACHE_BYTES, Db, Location, OpenOptions, RowRef, RowSink, STATEMENT_CACHE,
-    Session, Val,
+    BUSY_TIMEOUT_MS, Db, Location, OpenOptions, RowRef, RowSink, STATEMENT_CACHE, Session, Val,
 };
 
 /// Basalt's durability setting for a profile.
@@ -28,7 +27,7 @@ pub fn open(
     open_options: &OpenOptions,
 ) -> anyhow::Result<Box<dyn Db>> {
     let options = basalt::Options {
-        cache_size: CACHE_BYTES,
+        cache_size: open_options.cache_bytes,
         synchronous: match durability {
             Durability::Normal => basalt::Synchronous::Normal,
             Durability::Full => basalt::Synchronous::Full,

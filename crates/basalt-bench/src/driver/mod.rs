@@ -116,7 +116,8 @@ pub const ALL_DRIVERS: [DriverKind; 5] = [
 /// The driver whose answers are the reference for the correctness gate.
 pub const REFERENCE: DriverKind = DriverKind::Sqlite;
 
-/// Basalt's page cache: the same 64 MiB tuned SQLite gets from `cache_size = -65536`.
+/// Basalt's page cache: the same 64 MiB tuned SQLite gets from `cache_size = -65536` (a
+/// workload may set another size, for both engines alike: [`OpenOptions::cache_bytes`]).
 pub const CACHE_BYTES: usize = 64 << 20;
 
 /// How long a writer waits for another before its statement fails as busy (both engines).
@@ -228,6 +229,9 @@ pub struct OpenOptions {
     /// Register sqlite-vec (its functions and the `vec0` module) on every SQLite connection:
     /// the vector comparator of group C. Basalt's vectors are built in; DuckDB ignores it.
     pub sqlite_vec: bool,
+    /// Page cache per connection (SQLite) or per database (Basalt), in bytes: [`CACHE_BYTES`]
+    /// unless the workload's data is meant to be served from memory (W10's vector index).
+    pub cache_bytes: usize,
 }
 
 #[cfg(test)]
@@ -285,6 +289,7 @@ mod agreement {
                 &OpenOptions {
                     foreign_keys: false,
                     sqlite_vec: false,
+                    cache_bytes: CACHE_BYTES,
                 },
             )
             .unwrap();

@@ -52,6 +52,7 @@ pub fn open(
         profile,
         foreign_keys: options.foreign_keys,
         sqlite_vec: options.sqlite_vec,
+        cache_kib: options.cache_bytes / 1024,
         memory: Mutex::new(None),
     };
     if db.path.is_none() {
@@ -71,6 +72,8 @@ struct SqliteDb {
     profile: Profile,
     foreign_keys: bool,
     sqlite_vec: bool,
+    /// `PRAGMA cache_size = -cache_kib`.
+    cache_kib: usize,
     memory: Mutex<Option<rusqlite::Connection>>,
 }
 
@@ -101,8 +104,9 @@ impl SqliteDb {
         connection.execute_batch(&format!(
             "PRAGMA synchronous = {synchronous};
              PRAGMA temp_store = MEMORY;
-             PRAGMA cache_size = -65536;
+             PRAGMA cache_size = -{};
              PRAGMA foreign_keys = {};",
+            self.cache_kib,
             if self.foreign_keys { "ON" } else { "OFF" }
         ))?;
         if self.sqlite_vec {

@@ -26,6 +26,7 @@ pub fn workloads() -> Vec<Workload> {
         drivers: WITH_DUCKDB,
         foreign_keys: false,
         sqlite_vec: false,
+        cache_bytes: crate::driver::CACHE_BYTES,
         run,
     };
     vec![

@@ -25,6 +25,7 @@ pub fn workloads() -> Vec<Workload> {
         drivers: BOTH_PROFILES,
         foreign_keys: true,
         sqlite_vec: false,
+        cache_bytes: crate::driver::CACHE_BYTES,
         run,
     };
     vec![

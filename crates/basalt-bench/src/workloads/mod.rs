@@ -107,6 +107,8 @@ pub struct Workload {
     pub foreign_keys: bool,
     /// Whether SQLite's connections register sqlite-vec (group C's vector comparator).
     pub sqlite_vec: bool,
+    /// Page cache bytes for every engine ([`crate::driver::CACHE_BYTES`] for all but W10).
+    pub cache_bytes: usize,
     pub run: fn(&mut Ctx<'_>) -> anyhow::Result<()>,
 }
 
@@ -261,6 +263,7 @@ impl<'a> Ctx<'a> {
         OpenOptions {
             foreign_keys: self.workload.foreign_keys,
             sqlite_vec: self.workload.sqlite_vec,
+            cache_bytes: self.workload.cache_bytes,
         }
     }
 

@@ -34,6 +34,7 @@ pub fn workloads() -> Vec<Workload> {
         drivers: SQLITE_ONLY,
         foreign_keys: false,
         sqlite_vec: false,
+        cache_bytes: crate::driver::CACHE_BYTES,
         run,
     };
     vec![

@@ -10,7 +10,8 @@
 use std::borrow::Cow;
 
 use crate::plan::Expr;
-use crate::types::vector::kernels::Metric;
+use crate::types::vector::different_dimensions;
+use crate::types::vector::kernels::{self, Metric};
 use crate::types::{DataType, Value};
 
 use super::batch::{Batch, ColumnData, ColumnVector};
@@ -87,11 +88,26 @@ pub(super) fn try_distance(
     ) else {
         return Ok(None);
     };
+    // A constant operand (the query of `ORDER BY emb <=> $1`) has its norm computed once.
+    let constant = |operand: &Operand<'_>| match operand {
+        Operand::Constant(Some(values)) => Some(kernels::inner_product(values, values)),
+        _ => None,
+    };
+    let (left_norm2, right_norm2) = (constant(&left), constant(&right));
     let mut out = ColumnVector::with_capacity(DataType::Real, rows);
     for row in 0..rows {
         match (left.get(row), right.get(row)) {
             (Some(a), Some(b)) => {
-                let distance = metric.distance(a, b)?;
+                if a.len() != b.len() {
+                    return Err(different_dimensions(a.len(), b.len()).into());
+                }
+                // Commutative, bit for bit: `a·b`, `|a|²|b|²` and the L2, L1 sums are the
+                // same either way round.
+                let distance = match (left_norm2, right_norm2) {
+                    (_, Some(norm2)) => metric.distance_to_query(a, b, norm2),
+                    (Some(norm2), None) => metric.distance_to_query(b, a, norm2),
+                    (None, None) => metric.distance_unchecked(a, b),
+                };
                 out.push(&Value::Real(if negate { -distance } else { distance }));
             }
             _ => out.push_null(),

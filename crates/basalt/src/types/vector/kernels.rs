@@ -58,6 +58,22 @@ impl Metric {
         Ok(self.distance_unchecked(a, b))
     }
 
+    /// The distance from `vector` to a `query` of the same length whose squared norm
+    /// (`query · query`, [`inner_product`]) the caller computed once, as a search comparing
+    /// many vectors with one query does: the same value, bit for bit, as
+    /// `distance_unchecked(vector, query)`, with cosine from two inner products instead of
+    /// three.
+    pub fn distance_to_query(self, vector: &[f32], query: &[f32], query_norm2: f64) -> f64 {
+        match self {
+            Metric::Cosine => cosine_from_parts(
+                inner_product(vector, query),
+                inner_product(vector, vector),
+                query_norm2,
+            ),
+            metric => metric.distance_unchecked(vector, query),
+        }
+    }
+
     /// The distance between two vectors of the same length (callers check).
     pub fn distance_unchecked(self, a: &[f32], b: &[f32]) -> f64 {
         match self {

@@ -14,7 +14,7 @@
 use crate::exec::error::{ExecError, ExecResult};
 use crate::types::vector::kernels::Metric;
 
-use super::graph::{self, GraphRead, GraphWrite, NodeId, Parameters};
+use super::graph::{self, GraphRead, GraphWrite, NodeId, Parameters, Query};
 
 /// One node: where its vector is, its row, and its neighbour list per layer (0 to level).
 #[derive(Debug, Clone)]
@@ -142,8 +142,8 @@ impl GraphRead for MemoryGraph {
 
     /// `query` as the build measures it: for cosine, already at unit length (`insert`
     /// scales it; the tests' searches pass unit queries through `search`).
-    fn distance_to(&self, node: NodeId, query: &[f32]) -> ExecResult<f64> {
-        Ok(self.distance(self.measured(node), query))
+    fn distance_to(&self, node: NodeId, query: &Query<'_>) -> ExecResult<f64> {
+        Ok(self.distance(self.measured(node), query.values))
     }
 
     fn neighbors(&self, node: NodeId, level: usize, out: &mut Vec<NodeId>) -> ExecResult<()> {

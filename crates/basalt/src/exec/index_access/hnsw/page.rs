@@ -30,7 +30,7 @@ use crate::exec::error::{ExecError, ExecResult};
 use crate::storage::{PageNo, PageRead, PageWrite, StorageError};
 use crate::types::vector::kernels::Metric;
 
-use super::graph::{self, GraphRead, GraphWrite, NodeId, Parameters};
+use super::graph::{self, GraphRead, GraphWrite, NodeId, Parameters, Query};
 use super::memory::MemoryGraph;
 
 /// The first four bytes of a meta page: its page kind, then `HNS`.
@@ -394,15 +394,20 @@ impl<S: PageRead> GraphRead for PageGraph<S> {
         Ok(self.meta.entry)
     }
 
-    fn distance_to(&self, node: NodeId, query: &[f32]) -> ExecResult<f64> {
+    fn distance_to(&self, node: NodeId, query: &Query<'_>) -> ExecResult<f64> {
         let mut vector = self.scratch.borrow_mut();
         self.read_node(node, &mut vector)?;
-        if vector.len() != query.len() {
-            return Err(
-                crate::types::vector::different_dimensions(vector.len(), query.len()).into(),
-            );
+        if vector.len() != query.values.len() {
+            return Err(crate::types::vector::different_dimensions(
+                vector.len(),
+                query.values.len(),
+            )
+            .into());
         }
-        Ok(self.meta.metric.distance_unchecked(&vector, query))
+        Ok(self
+            .meta
+            .metric
+            .distance_to_query(&vector, query.values, query.norm2))
     }
 
     fn neighbors(&self, node: NodeId, level: usize, out: &mut Vec<NodeId>) -> ExecResult<()> {
