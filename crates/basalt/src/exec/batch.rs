@@ -13,6 +13,9 @@ use crate::types::{DataType, Interval, Value};
 
 /// Rows per batch produced by scans.
 pub const BATCH_SIZE: usize = 1024;
+/// Bytes after which a scan ends a batch before [`BATCH_SIZE`] rows (checked per leaf), so
+/// a batch of wide rows fits a core's L2 cache with room to spare.
+pub const BATCH_BYTES: usize = 256 << 10;
 
 /// Variable-length values (text or blob) in one arena: value `i` is
 /// `bytes[offsets[i]..offsets[i + 1]]`.
