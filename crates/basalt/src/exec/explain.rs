@@ -87,6 +87,9 @@ pub struct ExplainOptions<'a> {
     pub verbose: bool,
     /// The optimizer's row estimate of a node, shown with VERBOSE.
     pub estimate: Option<&'a dyn Fn(&PlanNode) -> f64>,
+    /// `hnsw.exact_search` is on: a vector search node reads the whole table instead of its
+    /// index when it runs, and EXPLAIN says so rather than naming the index.
+    pub exact_vector_search: bool,
 }
 
 impl std::fmt::Debug for ExplainOptions<'_> {
@@ -95,6 +98,7 @@ impl std::fmt::Debug for ExplainOptions<'_> {
             .field("profile", &self.profile.is_some())
             .field("verbose", &self.verbose)
             .field("estimate", &self.estimate.is_some())
+            .field("exact_vector_search", &self.exact_vector_search)
             .finish()
     }
 }
@@ -125,7 +129,7 @@ fn walk(
     out: &mut Vec<String>,
 ) {
     let indent = "  ".repeat(depth);
-    let mut line = format!("{indent}{}", label(&node.kind));
+    let mut line = format!("{indent}{}", label(&node.kind, options));
     if options.verbose
         && let Some(estimate) = options.estimate
     {
@@ -198,7 +202,7 @@ fn push_measurements(node: &PlanNode, profile: &Profile, line: &mut String) {
     }
 }
 
-fn label(kind: &PlanKind) -> String {
+fn label(kind: &PlanKind, options: &ExplainOptions<'_>) -> String {
     match kind {
         PlanKind::SingleRow => "Result".into(),
         PlanKind::Values { rows } => format!("Values ({} rows)", rows.len()),
@@ -227,6 +231,10 @@ fn label(kind: &PlanKind) -> String {
                 AccessPath::Seeks { index: None, keys } => {
                     format!("Row Id Seeks on {} ({} keys)", table.name, keys.len())
                 }
+                AccessPath::VectorSearch(search) if options.exact_vector_search => format!(
+                    "Exact Vector Search on {} (hnsw.exact_search is on; {} not used)",
+                    table.name, search.index.name
+                ),
                 AccessPath::VectorSearch(search) => {
                     format!(
                         "Vector Search using {} on {} (hnsw)",

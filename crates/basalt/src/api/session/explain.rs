@@ -18,9 +18,10 @@ pub(super) fn plan_lines(
     plan: &PlanNode,
     verbose: bool,
     catalog: &Catalog,
-    source: &PageSource,
+    ctx: &ExecContext,
     profile: Option<&crate::exec::explain::Profile>,
 ) -> Vec<String> {
+    let source: &PageSource = &ctx.source;
     let statistics = TreeShapeStatistics { catalog, source };
     let estimator = optimize::estimate::Estimator {
         catalog,
@@ -33,6 +34,7 @@ pub(super) fn plan_lines(
             profile,
             verbose,
             estimate: Some(&estimate),
+            exact_vector_search: ctx.vector_search.exact,
         },
     )
 }
@@ -46,7 +48,7 @@ pub(super) fn analyzed_lines(
     elapsed: std::time::Duration,
 ) -> Vec<String> {
     let profile = ctx.profile.as_ref().map(|profile| profile.borrow().clone());
-    let mut lines = plan_lines(plan, verbose, catalog, &ctx.source, profile.as_ref());
+    let mut lines = plan_lines(plan, verbose, catalog, ctx, profile.as_ref());
     lines.push(format!(
         "Execution Time: {:.3} ms",
         elapsed.as_secs_f64() * 1000.0

@@ -342,8 +342,7 @@ impl Session {
                         analyze: false,
                         verbose,
                     } => {
-                        let lines =
-                            plan_lines(plan, *verbose, &prepared.catalog, &ctx.source, None);
+                        let lines = plan_lines(plan, *verbose, &prepared.catalog, &ctx, None);
                         Ok(text_rows(lines, ctx))
                     }
                     BoundStatement::Explain {
