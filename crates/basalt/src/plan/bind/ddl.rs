@@ -373,9 +373,6 @@ impl Binder<'_> {
     }
 
     fn bind_create_index(&mut self, create: &ast::CreateIndex) -> Result<DdlStatement, BindError> {
-        let Some(name) = &create.name else {
-            return Err(BindError::unsupported("CREATE INDEX without a name"));
-        };
         if create.predicate.is_some() {
             return Err(BindError::unsupported("partial indexes"));
         }
@@ -398,8 +395,11 @@ impl Binder<'_> {
             }
             options.push((option, value));
         }
-        let name = object_name(name)?;
         let table = self.target_table(&create.table_name)?;
+        let name = match &create.name {
+            Some(name) => object_name(name)?,
+            None => self.chosen_index_name(&table.name, create),
+        };
         if !create.if_not_exists && self.catalog.indexes.contains_key(&name.to_lowercase()) {
             return Err(BindError::new(
                 sqlstate::DUPLICATE_TABLE,
@@ -440,6 +440,34 @@ impl Binder<'_> {
             options,
             if_not_exists: create.if_not_exists,
         }))
+    }
+
+    /// The name PostgreSQL gives an index created without one (`ChooseIndexName`): the table's
+    /// name, its columns' names and `idx`, joined by `_` (`items_emb_idx`), with the first of
+    /// 1, 2, ... appended when a table, view or index already has that name.
+    fn chosen_index_name(&self, table: &str, create: &ast::CreateIndex) -> String {
+        let mut base = table.to_string();
+        for column in &create.columns {
+            base.push('_');
+            match &column.column.expr {
+                ast::Expr::Identifier(ident) => base.push_str(&ident_name(ident)),
+                _ => base.push_str("expr"),
+            }
+        }
+        base.push_str("_idx");
+        let taken = |name: &str| {
+            let lower = name.to_lowercase();
+            self.catalog.indexes.contains_key(&lower)
+                || self.catalog.views.contains_key(&lower)
+                || self.catalog.table(name).is_some()
+        };
+        let mut name = base.clone();
+        let mut suffix = 0u64;
+        while taken(&name) {
+            suffix += 1;
+            name = format!("{base}{suffix}");
+        }
+        name
     }
 
     fn bind_create_view(&mut self, create: &ast::CreateView) -> Result<DdlStatement, BindError> {
