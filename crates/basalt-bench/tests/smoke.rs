@@ -86,6 +86,9 @@ fn suite_runs_gates_and_reports() {
     let rss = envelope["results"][0]["peak_rss_kib"].as_u64().unwrap();
     assert!(rss > 0);
     let comparisons = envelope["comparisons"].as_array().unwrap();
+    // The vector comparator's version is recorded with the others.
+    let sqlite_vec = envelope["versions"]["sqlite_vec"].as_str().unwrap();
+    assert!(sqlite_vec.starts_with("v0."), "sqlite-vec {sqlite_vec}");
     assert!(
         comparisons
             .iter()

@@ -123,6 +123,16 @@ type VecInit = unsafe extern "C" fn(
     *const ffi::sqlite3_api_routines,
 ) -> c_int;
 
+/// The version of the sqlite-vec compiled into the benchmark (its `vec_version()`, e.g.
+/// `v0.1.9`), for the report; `None` if it cannot be registered.
+pub fn sqlite_vec_version() -> Option<String> {
+    let connection = rusqlite::Connection::open_in_memory().ok()?;
+    load_sqlite_vec(&connection).ok()?;
+    connection
+        .query_row("SELECT vec_version()", [], |row| row.get::<_, String>(0))
+        .ok()
+}
+
 /// Registers sqlite-vec's functions and its `vec0` module on `connection`: what
 /// `sqlite3_auto_extension` would do for every connection of the process, done for this one.
 /// The crate compiles sqlite-vec with `SQLITE_CORE`, so the extension calls the bundled
@@ -131,7 +141,7 @@ type VecInit = unsafe extern "C" fn(
     unsafe_code,
     reason = "sqlite-vec is C: its entry point is called on rusqlite's raw connection handle"
 )]
-fn load_sqlite_vec(connection: &rusqlite::Connection) -> anyhow::Result<()> {
+pub(crate) fn load_sqlite_vec(connection: &rusqlite::Connection) -> anyhow::Result<()> {
     // SAFETY: the crate declares `sqlite3_vec_init` as `fn()`, but the C definition it links
     // is `int sqlite3_vec_init(sqlite3 *, char **, const sqlite3_api_routines *)`, which
     // `VecInit` spells out; both are function pointers of the same size, and calling through

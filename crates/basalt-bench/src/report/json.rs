@@ -47,6 +47,10 @@ pub struct Versions {
     pub basalt_bench: String,
     /// The SQLite library rusqlite runs (`rusqlite::version()`).
     pub sqlite: String,
+    /// sqlite-vec's `vec_version()` (group C's comparator); absent in envelopes written
+    /// before it was recorded.
+    #[serde(default)]
+    pub sqlite_vec: Option<String>,
     pub duckdb: Option<String>,
 }
 
@@ -112,6 +116,7 @@ pub fn versions() -> Versions {
         basalt: env!("CARGO_PKG_VERSION").to_string(),
         basalt_bench: env!("CARGO_PKG_VERSION").to_string(),
         sqlite: rusqlite::version().to_string(),
+        sqlite_vec: crate::driver::sqlite::sqlite_vec_version(),
         duckdb: duckdb_version(),
     }
 }

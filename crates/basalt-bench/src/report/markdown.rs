@@ -50,9 +50,10 @@ fn header(envelope: &Envelope, out: &mut String) {
     let versions = &envelope.versions;
     let _ = writeln!(
         out,
-        "- Versions: Basalt {}, SQLite {} (rusqlite, bundled), DuckDB {}",
+        "- Versions: Basalt {}, SQLite {} (rusqlite, bundled), sqlite-vec {}, DuckDB {}",
         versions.basalt,
         versions.sqlite,
+        versions.sqlite_vec.as_deref().unwrap_or("unknown"),
         versions
             .duckdb
             .as_deref()
