@@ -25,22 +25,17 @@ use basalt::{Connection, Database};
 #[path = "common/vector_search.rs"]
 mod vector_search;
 
+use vector_search::Xorshift;
+
 const CHILD_ENV: &str = "BASALT_HNSW_CRASH_CHILD";
 /// The transaction that builds the index over the rows inserted before it.
 const BUILD_AT: u64 = 4;
 const ROWS_PER_TXN: i64 = 15;
 
 fn vector_for(id: i64) -> Vec<f32> {
-    let mut state = (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut noise = Xorshift::new((id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let centre = (id % 5) as f32;
-    (0..8)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            centre + (state >> 40) as f32 / (1u64 << 24) as f32
-        })
-        .collect()
+    (0..8).map(|_| centre + noise.unit()).collect()
 }
 
 /// The ids transaction `t` deletes: some of the rows of earlier transactions.
@@ -181,11 +176,9 @@ fn hnsw_crash_cycles_with_sigkill() {
     let path = dir.join("crash.basalt");
     let exe = std::env::current_exe().unwrap();
     let mut acknowledged = 0u64;
-    let mut state = 0x5EED_u64;
+    let mut kills = Xorshift::new(0x5EED);
     for cycle in 0..cycles {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
+        let state = kills.next_u64();
         // The first cycle reaches the build; later ones kill anywhere in 1..=6 transactions.
         let kill_after = if cycle == 0 {
             BUILD_AT - 1

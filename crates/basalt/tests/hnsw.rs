@@ -21,36 +21,22 @@ use std::collections::HashSet;
 
 use basalt::{Connection, Database};
 use scratch::{TempDir, rows};
-use vector_search::ids;
+use vector_search::{Xorshift, ids};
 
 const DIMENSIONS: usize = 32;
 
 /// Rows near one of 20 centres (xorshift, seeded by `seed`).
 fn clustered(count: usize, seed: u64) -> Vec<Vec<f32>> {
-    let mut state = seed.max(1);
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 40) as f32 / (1u64 << 24) as f32
-    };
-    let centres: Vec<Vec<f32>> = {
-        let mut centre_state = 0x1234_5678_9ABC_DEF1u64;
-        let mut centre = move || {
-            centre_state ^= centre_state << 13;
-            centre_state ^= centre_state >> 7;
-            centre_state ^= centre_state << 17;
-            (centre_state >> 40) as f32 / (1u64 << 24) as f32
-        };
-        (0..20)
-            .map(|_| (0..DIMENSIONS).map(|_| centre() * 2.0 - 1.0).collect())
-            .collect()
-    };
+    let mut noise = Xorshift::new(seed.max(1));
+    let mut centre = Xorshift::new(0x1234_5678_9ABC_DEF1);
+    let centres: Vec<Vec<f32>> = (0..20)
+        .map(|_| (0..DIMENSIONS).map(|_| centre.unit() * 2.0 - 1.0).collect())
+        .collect();
     (0..count)
         .map(|i| {
             centres[i % 20]
                 .iter()
-                .map(|c| c + (next() - 0.5) * 0.4)
+                .map(|c| c + (noise.unit() - 0.5) * 0.4)
                 .collect()
         })
         .collect()

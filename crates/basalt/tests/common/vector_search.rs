@@ -13,6 +13,30 @@ use std::collections::HashSet;
 
 use basalt::Connection;
 
+/// A seeded xorshift64 generator (shifts 13, 7, 17) for test vectors: the same sequence on
+/// every platform, with no dependency.
+pub struct Xorshift(u64);
+
+impl Xorshift {
+    /// A generator from `state`, which must not be 0 (xorshift would stay at 0).
+    pub fn new(state: u64) -> Xorshift {
+        Xorshift(state)
+    }
+
+    /// The next state.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A uniform draw in [0, 1) from the next state's top 24 bits.
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
 /// The first column (an integer id) of every row `sql` returns for the vector `query`.
 pub fn ids(conn: &Connection, sql: &str, query: &[f32]) -> Vec<i64> {
     let mut statement = conn.prepare(sql).unwrap();

@@ -97,6 +97,20 @@ impl Parameters {
     }
 }
 
+/// One step of xorshift64 (shifts 13, 7, 17): the generator of the level draw, whose state
+/// the meta page stores so levels are reproducible (never 0 for a non-zero state).
+pub fn xorshift(mut state: u64) -> u64 {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    state
+}
+
+/// A uniform draw in (0, 1] from a xorshift state's top 53 bits, for [`Parameters::level_for`].
+pub fn unit_draw(state: u64) -> f64 {
+    ((state >> 11) as f64 + 1.0) / (1u64 << 53) as f64
+}
+
 /// The highest layer a node may reach (with m = 16 a level above 8 has probability 16^-9).
 pub const MAX_LEVEL: usize = 15;
 

@@ -193,12 +193,13 @@ mod tests {
         let mut graph = MemoryGraph::new(metric, vectors[0].len(), parameters);
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         for (i, vector) in vectors.iter().enumerate() {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let u = ((state >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+            state = graph::xorshift(state);
             graph
-                .insert(i as i64, vector, parameters.level_for(u))
+                .insert(
+                    i as i64,
+                    vector,
+                    parameters.level_for(graph::unit_draw(state)),
+                )
                 .unwrap();
         }
         graph

@@ -36,9 +36,7 @@ pub(crate) mod test_data {
     pub fn clustered(count: usize, dimensions: usize, centres: usize, seed: u64) -> Vec<Vec<f32>> {
         let mut state = seed.max(1);
         let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            state = super::graph::xorshift(state);
             (state >> 40) as f32 / (1u64 << 24) as f32
         };
         let centres: Vec<Vec<f32>> = (0..centres.max(1))

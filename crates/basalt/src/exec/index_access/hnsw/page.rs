@@ -181,13 +181,9 @@ impl Meta {
 
     /// The next level from the stored xorshift state (advanced).
     fn draw_level(&mut self) -> usize {
-        let mut state = self.level_state.max(1);
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        self.level_state = state;
-        let u = ((state >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
-        self.parameters.level_for(u)
+        self.level_state = graph::xorshift(self.level_state.max(1));
+        self.parameters
+            .level_for(graph::unit_draw(self.level_state))
     }
 }
 
