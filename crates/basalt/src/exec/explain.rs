@@ -231,16 +231,19 @@ fn label(kind: &PlanKind, options: &ExplainOptions<'_>) -> String {
                 AccessPath::Seeks { index: None, keys } => {
                     format!("Row Id Seeks on {} ({} keys)", table.name, keys.len())
                 }
-                AccessPath::VectorSearch(search) if options.exact_vector_search => format!(
-                    "Exact Vector Search on {} (hnsw.exact_search is on; {} not used)",
-                    table.name, search.index.name
-                ),
-                AccessPath::VectorSearch(search) => {
-                    format!(
-                        "Vector Search using {} on {} (hnsw)",
-                        search.index.name, table.name
-                    )
-                }
+                AccessPath::VectorSearch(search) => match &search.index {
+                    None => format!("Exact Vector Search on {}", table.name),
+                    Some(index) if options.exact_vector_search => format!(
+                        "Exact Vector Search on {} (hnsw.exact_search is on; {} not used)",
+                        table.name, index.name
+                    ),
+                    Some(index) => {
+                        format!(
+                            "Vector Search using {} on {} (hnsw)",
+                            index.name, table.name
+                        )
+                    }
+                },
                 AccessPath::Seeks {
                     index: Some(index),
                     keys,

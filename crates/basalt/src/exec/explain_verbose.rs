@@ -198,21 +198,22 @@ impl<'a> Printer<'a, '_> {
                     }
                     AccessPath::VectorSearch(search) => {
                         let crate::plan::VectorSearch {
-                            index,
+                            index: _,
+                            column,
+                            metric,
                             query,
+                            query_first: _,
                             limit,
                             offset,
                             filter,
                         } = search.as_ref();
-                        let column = index_column_names(table, index)
-                            .first()
-                            .map_or_else(String::new, |(name, _)| name.clone());
-                        let operator = match index.method {
-                            crate::catalog::IndexMethod::Hnsw(metric) => metric.operator(),
-                            crate::catalog::IndexMethod::BTree => "?",
-                        };
+                        let column = table
+                            .columns
+                            .get(*column)
+                            .map_or_else(String::new, |column| column.name.clone());
                         lines.push(format!(
-                            "Order By: {column} {operator} {}",
+                            "Order By: {column} {} {}",
+                            metric.operator(),
                             self.expr(query, &input)
                         ));
                         let offset = offset.as_ref().map_or_else(String::new, |o| {

@@ -119,20 +119,30 @@ pub enum AccessPath {
         index: Option<Arc<IndexDef>>,
         keys: Vec<Expr>,
     },
-    /// `ORDER BY <distance to query> LIMIT n` through an HNSW index: the rows nearest
-    /// `query` (a constant or parameter vector), nearest first as the index finds them, each
-    /// checked against the table at the statement's snapshot and against `filter` (the WHERE
-    /// conjuncts on this table), the search widening until `limit + offset` rows pass or the
-    /// graph is exhausted. A TopN above orders them exactly.
+    /// `ORDER BY <distance to query> LIMIT n`: the rows nearest `query` (a constant or
+    /// parameter vector) that pass `filter` (the WHERE conjuncts on this table). Through an
+    /// HNSW index, nearest first as the index finds them, each checked against the table at
+    /// the statement's snapshot, the search widening until `limit + offset` rows pass or the
+    /// graph is exhausted; without one, an exact search: one pass over the table computing
+    /// each row's distance from the page and keeping the `limit + offset` nearest. A TopN
+    /// above orders them exactly.
     VectorSearch(Box<VectorSearch>),
 }
 
 /// What an [`AccessPath::VectorSearch`] searches for (boxed: the path is in every scan).
 #[derive(Clone, Debug, PartialEq)]
 pub struct VectorSearch {
-    pub index: Arc<IndexDef>,
+    /// The HNSW index that serves the search, `None` for an exact search.
+    pub index: Option<Arc<IndexDef>>,
+    /// The searched column's position in `TableDef::columns`.
+    pub column: usize,
+    /// The distance the ORDER BY computes (the index's own, when there is one).
+    pub metric: crate::types::vector::kernels::Metric,
     /// The query vector: a constant or a parameter.
     pub query: Expr,
+    /// Whether the query is the distance's first operand (`$1 <=> emb`): errors name the
+    /// operands in the order they were written.
+    pub query_first: bool,
     pub limit: Expr,
     pub offset: Option<Expr>,
     /// The WHERE conjuncts on the scanned table, over the scan's output row.

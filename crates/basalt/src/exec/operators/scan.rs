@@ -373,7 +373,7 @@ impl Operator for TableScan {
 }
 
 /// Appends rows `rows` of the cursor's current leaf to `batch`.
-fn read_leaf_rows(
+pub(super) fn read_leaf_rows(
     cursor: &TableCursor<PageSource>,
     leaf: &TableLeaf<'_>,
     table: &TableDef,

@@ -1,5 +1,6 @@
 //! The vector search scan (`AccessPath::VectorSearch`): rows nearest a query vector through an
-//! HNSW index, each checked against the table and the search's filter.
+//! HNSW index, each checked against the table and the search's filter; or, without an index
+//! or with `hnsw.exact_search` on, the exact nearest rows (`vector_exact`).
 //!
 //! What it guarantees:
 //! * every row it returns exists at the statement's snapshot and holds exactly the vector of
@@ -8,8 +9,10 @@
 //! * with a filter, the search widens — doubling its beam from `hnsw.ef_search` — until
 //!   `limit + offset` rows pass or every node has been considered, so a filtered query returns
 //!   the full LIMIT whenever that many rows match, however selective the filter;
-//! * with `hnsw.exact_search` on, or a NULL query vector, it reads the whole table instead
-//!   (the TopN above then computes the exact answer), for recall checks.
+//! * without an index, or with `hnsw.exact_search` on (for recall checks), it returns the
+//!   exact nearest rows that pass the filter; with a NULL query vector, or a LIMIT above
+//!   `vector_exact::MAX_KEPT_ROWS`, every row that passes (the TopN above then computes the
+//!   answer).
 //!
 //! Rows come nearest first as the graph ranks them; the TopN the planner keeps above this
 //! scan orders them by the exact distance.
@@ -17,7 +20,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::catalog::{IndexMethod, TableDef};
+use crate::catalog::{IndexDef, IndexMethod, TableDef};
 use crate::exec::batch::Batch;
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
@@ -29,10 +32,23 @@ use crate::types::Value;
 
 use super::Operator;
 use super::scan::{TableScan, column_types, read_row};
+use super::vector_exact::{self, MAX_KEPT_ROWS};
 
 /// The most nodes a widening search considers before it settles for fewer rows than asked
 /// (pgvector's `hnsw.max_scan_tuples` default).
 pub const MAX_SCAN_NODES: usize = 20_000;
+
+/// How a [`VectorScan`] finds its rows.
+#[derive(Debug)]
+enum Mode {
+    /// Every row, filtered, for the TopN above to order: a NULL query vector (every distance
+    /// is NULL, so rows come in table order, as a scan's would) or a LIMIT too large to keep.
+    EveryRow(Box<TableScan>),
+    /// The exact nearest rows (`vector_exact`): no index, or `hnsw.exact_search` on.
+    Exact { query: Vec<f32>, wanted: usize },
+    /// A search of the HNSW index.
+    Graph { query: Vec<f32>, wanted: usize },
+}
 
 /// The scan.
 #[derive(Debug)]
@@ -40,8 +56,7 @@ pub struct VectorScan {
     table: Arc<TableDef>,
     columns: Vec<ScanColumn>,
     search: VectorSearch,
-    /// The exact fallback, when `hnsw.exact_search` is on.
-    exact: Option<TableScan>,
+    mode: Mode,
     done: bool,
 }
 
@@ -52,47 +67,9 @@ impl VectorScan {
         search: VectorSearch,
         ctx: &ExecContext,
     ) -> ExecResult<Self> {
-        // A NULL query vector has no nearest rows: every distance is NULL, and the exact
-        // path returns rows in table order, as a scan would.
-        let null_query = matches!(
-            search.query,
-            Expr::Literal {
-                value: Value::Null,
-                ..
-            }
-        ) || (matches!(search.query, Expr::Parameter { .. })
-            && eval::evaluate_scalar(&search.query, ctx)?.is_null());
-        let exact = if ctx.vector_search.exact || null_query {
-            Some(TableScan::new(
-                Arc::clone(&table),
-                columns.clone(),
-                &RangeBound::Unbounded,
-                &RangeBound::Unbounded,
-                false,
-                ctx,
-            )?)
-        } else {
-            None
-        };
-        Ok(VectorScan {
-            table,
-            columns,
-            search,
-            exact,
-            done: false,
-        })
-    }
-
-    /// Runs the search: the rows to return, nearest first.
-    fn search(&self, ctx: &ExecContext) -> ExecResult<Batch> {
-        let types = column_types(&self.table, &self.columns);
-        let mut out = Batch::with_types(&types, 16);
-        let IndexMethod::Hnsw(metric) = self.search.index.method else {
-            return Err(ExecError::internal("a vector search over a non-hnsw index"));
-        };
-        let query = match eval::evaluate_scalar(&self.search.query, ctx)? {
-            Value::Vector(elements) => elements,
-            Value::Null => return Ok(out),
+        let query = match eval::evaluate_scalar(&search.query, ctx)? {
+            Value::Vector(elements) => Some(elements),
+            Value::Null => None,
             other => {
                 return Err(ExecError::internal(format!(
                     "vector search query is {}",
@@ -109,14 +86,49 @@ impl VectorScan {
                 ))),
             }
         };
-        let wanted = count(&self.search.limit)?.saturating_add(match &self.search.offset {
+        let wanted = count(&search.limit)?.saturating_add(match &search.offset {
             Some(offset) => count(offset)?,
             None => 0,
         });
+        let exact = search.index.is_none() || ctx.vector_search.exact;
+        let mode = match query {
+            Some(query) if search.index.is_some() && !exact => Mode::Graph { query, wanted },
+            Some(query) if wanted <= MAX_KEPT_ROWS => Mode::Exact { query, wanted },
+            _ => Mode::EveryRow(Box::new(TableScan::new(
+                Arc::clone(&table),
+                columns.clone(),
+                &RangeBound::Unbounded,
+                &RangeBound::Unbounded,
+                false,
+                ctx,
+            )?)),
+        };
+        Ok(VectorScan {
+            table,
+            columns,
+            search,
+            mode,
+            done: false,
+        })
+    }
+
+    /// Searches the graph of `index`: the rows to return, nearest first.
+    fn search(
+        &self,
+        index: &IndexDef,
+        query: &[f32],
+        wanted: usize,
+        ctx: &ExecContext,
+    ) -> ExecResult<Batch> {
+        let types = column_types(&self.table, &self.columns);
+        let mut out = Batch::with_types(&types, 16);
+        let IndexMethod::Hnsw(metric) = index.method else {
+            return Err(ExecError::internal("a vector search over a non-hnsw index"));
+        };
         if wanted == 0 {
             return Ok(out);
         }
-        let access = HnswIndex::new(&self.search.index, metric);
+        let access = HnswIndex::new(index, metric);
         let graph = access.graph(ctx.source.clone())?;
         let nodes = usize::try_from(graph.meta().nodes).unwrap_or(usize::MAX);
         if nodes == 0 {
@@ -146,7 +158,7 @@ impl VectorScan {
         let mut ef = usize::from(ctx.vector_search.ef_search).max(wanted);
         loop {
             let width = ef.min(nodes);
-            for (_, node, row_id) in graph.search(&query, width, width)? {
+            for (_, node, row_id) in graph.search(query, width, width)? {
                 if !considered.insert(node) || returned.contains(&row_id) {
                     continue;
                 }
@@ -190,9 +202,9 @@ impl VectorScan {
 
 impl Operator for VectorScan {
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
-        if let Some(exact) = &mut self.exact {
-            // Exact: every row, filtered here as the search would.
-            while let Some(batch) = exact.next(ctx)? {
+        if let Mode::EveryRow(scan) = &mut self.mode {
+            // Every row, filtered here as the search would.
+            while let Some(batch) = scan.next(ctx)? {
                 let Some(filter) = &self.search.filter else {
                     return Ok(Some(batch));
                 };
@@ -211,7 +223,21 @@ impl Operator for VectorScan {
             return Ok(None);
         }
         self.done = true;
-        let batch = self.search(ctx)?;
+        let batch = match (&self.mode, &self.search.index) {
+            (Mode::Graph { query, wanted }, Some(index)) => {
+                self.search(index, query, *wanted, ctx)?
+            }
+            (Mode::Exact { wanted: 0, .. }, _) => return Ok(None),
+            (Mode::Exact { query, wanted }, _) => vector_exact::nearest_rows(
+                &self.table,
+                &self.columns,
+                &self.search,
+                query,
+                *wanted,
+                ctx,
+            )?,
+            _ => return Err(ExecError::internal("vector search without its index")),
+        };
         Ok((batch.rows > 0).then_some(batch))
     }
 }

@@ -1,12 +1,14 @@
 //! The vector search rule: `ORDER BY <distance between a vector column and a constant or
-//! parameter> LIMIT n` over a table with an HNSW index on that column, by that distance,
-//! reads the table through the index (`AccessPath::VectorSearch`) instead of scanning it.
+//! parameter> LIMIT n` over a full scan of a table becomes a vector search
+//! (`AccessPath::VectorSearch`): through an HNSW index on that column by that distance when
+//! the table has one, else an exact search that keeps only the nearest rows as it scans.
 //!
 //! What it guarantees: the plan keeps its TopN, which orders the rows the search returns by
 //! the exact distance, and its Filter; the search itself is given the Filter's predicate and
-//! the limit (plus offset) so it can widen until that many rows pass
-//! (`exec/operators/vector_scan.rs`). Only a full scan is replaced, and only when the
-//! distance's metric is the index's (an L2 index does not serve `<=>`).
+//! the limit (plus offset) so it can widen until that many rows pass, or keep that many
+//! (`exec/operators/vector_scan.rs`). Only a full scan is replaced (a scan an ordinary index
+//! narrows stays as it is: it reads few rows), and an index serves only the distance of its
+//! own metric (an L2 index does not serve `<=>`).
 
 use std::sync::Arc;
 
@@ -118,9 +120,9 @@ fn make_search(
     };
     // Every metric is symmetric, so the column may be on either side.
     let is_constant = |expr: &Expr| matches!(expr, Expr::Literal { .. } | Expr::Parameter { .. });
-    let (column, query) = match (left, right) {
-        (Expr::Column { index, .. }, query) if is_constant(query) => (*index, query),
-        (query, Expr::Column { index, .. }) if is_constant(query) => (*index, query),
+    let (column, query, query_first) = match (left, right) {
+        (Expr::Column { index, .. }, query) if is_constant(query) => (*index, query, false),
+        (query, Expr::Column { index, .. }) if is_constant(query) => (*index, query, true),
         _ => return,
     };
     let Some(ScanColumn::Column(table_column)) = columns.get(column) else {
@@ -130,13 +132,14 @@ fn make_search(
         index.method == IndexMethod::Hnsw(metric)
             && index.columns.first().map(|(c, _)| *c) == Some(*table_column)
     });
-    if let Some(index) = index {
-        *access = AccessPath::VectorSearch(Box::new(VectorSearch {
-            index: Arc::clone(index),
-            query: query.clone(),
-            limit: limit.clone(),
-            offset: offset.cloned(),
-            filter,
-        }));
-    }
+    *access = AccessPath::VectorSearch(Box::new(VectorSearch {
+        index: index.map(Arc::clone),
+        column: *table_column,
+        metric,
+        query: query.clone(),
+        query_first,
+        limit: limit.clone(),
+        offset: offset.cloned(),
+        filter,
+    }));
 }

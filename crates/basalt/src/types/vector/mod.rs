@@ -13,6 +13,7 @@
 //! [`key_bytes`], whose byte order is [`compare`]'s order.
 
 pub mod kernels;
+mod simd;
 
 use std::cmp::Ordering;
 

@@ -165,6 +165,93 @@ fn kernels_match_the_scalar_reference() {
     }
 }
 
+/// The portable kernels (what CPUs without AVX2 and FMA run) agree with the scalar
+/// reference too, on this machine whichever path the kernels above took.
+#[test]
+fn fallback_kernels_match_the_scalar_reference() {
+    for len in (1..=70).chain([384]) {
+        let pair = random_vectors(300 + len as u64, 2, len);
+        let (a, b) = (&pair[0], &pair[1]);
+        for (fast, exact, what) in [
+            (
+                kernels::fallback::l2_squared(a, b),
+                scalar::l2_squared(a, b),
+                "l2sq",
+            ),
+            (
+                kernels::fallback::inner_product(a, b),
+                scalar::inner_product(a, b),
+                "dot",
+            ),
+            (
+                kernels::fallback::l1_distance(a, b),
+                scalar::l1_distance(a, b),
+                "l1",
+            ),
+        ] {
+            assert!(
+                (fast - exact).abs() <= 1e-5 * exact.abs().max(1.0),
+                "{what} at {len}: {fast} vs {exact}"
+            );
+        }
+    }
+}
+
+/// A distance from a stored vector's bytes, at any byte offset (a page heap aligns nothing),
+/// is the same value bit for bit as from its decoded `f32`s, which is the same as the
+/// two-vector distance either way round: the exact search (from pages) and the ORDER BY
+/// above it (from a batch) must rank rows identically. Lengths cover every SIMD tail.
+#[test]
+fn stored_vectors_give_the_same_distance_bit_for_bit() {
+    let same = |x: f64, y: f64| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
+    let metrics = [
+        Metric::L2,
+        Metric::NegativeInnerProduct,
+        Metric::Cosine,
+        Metric::L1,
+    ];
+    let mut scratch = Vec::new();
+    for len in (1..=70).chain([383, 384, 1536]) {
+        let mut pair = random_vectors(500 + len as u64, 2, len);
+        if len == 5 {
+            // A zero vector: cosine is NaN both ways.
+            pair[0] = vec![0.0; len];
+        }
+        let (vector, query) = (&pair[0], &pair[1]);
+        let query_norm2 = kernels::inner_product(query, query);
+        let mut bytes = Vec::new();
+        to_le_bytes(vector, &mut bytes);
+        for offset in 0..4 {
+            let mut stored = vec![0xA5u8; offset];
+            stored.extend_from_slice(&bytes);
+            for metric in metrics {
+                let from_bytes = metric
+                    .distance_to_query_le(&stored[offset..], query, query_norm2, &mut scratch)
+                    .unwrap();
+                let decoded = metric.distance_to_query(vector, query, query_norm2);
+                assert!(
+                    same(from_bytes, decoded),
+                    "{metric:?} at {len}, offset {offset}: {from_bytes} vs {decoded}"
+                );
+                for two in [
+                    metric.distance_unchecked(vector, query),
+                    metric.distance_unchecked(query, vector),
+                ] {
+                    assert!(
+                        same(two, decoded),
+                        "{metric:?} at {len}: {two} vs {decoded}"
+                    );
+                }
+            }
+        }
+        // A stored vector of another length is refused, not read past.
+        assert_eq!(
+            Metric::L2.distance_to_query_le(&bytes[4..], query, query_norm2, &mut scratch),
+            None
+        );
+    }
+}
+
 #[test]
 fn distances_are_pgvectors() {
     let (a, b) = ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]);
