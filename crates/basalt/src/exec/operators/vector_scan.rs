@@ -151,10 +151,8 @@ impl VectorScan {
         let mut cursor = TableTree::open(self.table.root).cursor(ctx.source.clone());
         let mut returned: HashSet<i64> = HashSet::new();
         let mut considered: HashSet<u64> = HashSet::new();
-        let mut node_vector = Vec::new();
         // One row at a time, for the filter; reused across candidates.
         let mut row = Batch::with_types(&types, 1);
-        let mut stored_bytes = Vec::new();
         let mut ef = usize::from(ctx.vector_search.ef_search).max(wanted);
         loop {
             let width = ef.min(nodes);
@@ -167,11 +165,11 @@ impl VectorScan {
                 if !cursor.seek_ge(row_id)? || cursor.row_id() != Some(row_id) {
                     continue;
                 }
-                graph.read_node(node, &mut node_vector)?;
-                stored_bytes.clear();
-                crate::types::vector::to_le_bytes(&node_vector, &mut stored_bytes);
                 let matches = slot < cursor.column_count()
-                    && matches!(cursor.value(slot)?, StoredValue::Bytes(bytes) if *bytes == *stored_bytes);
+                    && match cursor.value(slot)? {
+                        StoredValue::Bytes(bytes) => graph.node_matches(node, &bytes)?,
+                        _ => false,
+                    };
                 if !matches {
                     continue;
                 }

@@ -62,7 +62,10 @@ impl LeafHandle {
     }
 
     fn load<S: PageRead + ?Sized>(store: &S, page_no: PageNo) -> Result<LeafHandle> {
-        let page = store.page(page_no)?;
+        LeafHandle::of(page_no, store.page(page_no)?)
+    }
+
+    fn of(page_no: PageNo, page: PageRef) -> Result<LeafHandle> {
         let header = LeafHeader::read(&page, page_no)?;
         Ok(LeafHandle {
             page_no,
@@ -166,6 +169,9 @@ pub struct TableCursor<S: PageRead> {
     walked_at: Option<u64>,
     /// Interior pages of earlier seeks, for the next ones.
     remembered: RememberedPages,
+    /// The current leaf's right sibling, fetched ahead by [`TableCursor::fetch_next_leaf`],
+    /// with the store's generation then: the step right uses it only while both still hold.
+    ahead: Option<(PageNo, PageRef, Option<u64>)>,
 }
 
 impl<S: PageRead> std::fmt::Debug for TableCursor<S> {
@@ -190,7 +196,25 @@ impl<S: PageRead> TableCursor<S> {
             current: None,
             walked_at: None,
             remembered: RememberedPages::default(),
+            ahead: None,
         }
+    }
+
+    /// Fetches the current leaf's right sibling from the store now, so that the step onto it
+    /// finds it at hand, and returns its bytes, so that the caller can ask the CPU to load
+    /// them while it works on this leaf (a scan that spends long on each leaf, as an exact
+    /// vector search does, then rarely waits for memory at a step). `None` at the last leaf,
+    /// for a store that cannot promise its pages stay put (no generation), or when the page
+    /// cannot be read (the step reports that error).
+    pub fn fetch_next_leaf(&mut self) -> Option<&[u8]> {
+        let next = self.current.as_ref()?.0.header.next_leaf;
+        let generation = self.store.generation();
+        if next == 0 || generation.is_none() {
+            return None;
+        }
+        let page = self.store.page(next).ok()?;
+        let (_, page, _) = self.ahead.insert((next, page, generation));
+        Some(&page[..])
     }
 
     /// Whether the store may have changed since the cursor reached its current leaf (a
@@ -217,7 +241,14 @@ impl<S: PageRead> TableCursor<S> {
         }
         let from = leaf.page_no;
         self.walked_at = self.store.generation();
-        leaf = LeafHandle::load(&self.store, next)?;
+        leaf = match self.ahead.take() {
+            Some((page_no, page, generation))
+                if page_no == next && generation == self.walked_at =>
+            {
+                LeafHandle::of(page_no, page)?
+            }
+            _ => LeafHandle::load(&self.store, next)?,
+        };
         if leaf.header.prev_leaf != from {
             return Err(StorageError::corrupt_page(
                 next,

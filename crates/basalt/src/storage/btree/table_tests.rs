@@ -920,3 +920,79 @@ fn extreme_row_ids() {
     }
     assert_eq!(store.live_pages(), 2);
 }
+
+/// A store that promises its pages stay put between writes (a generation, bumped by the
+/// test when it writes), so a cursor over it fetches the next leaf ahead.
+struct Steady<'a> {
+    store: &'a std::cell::RefCell<TestStore>,
+    generation: &'a std::cell::Cell<u64>,
+}
+
+impl PageRead for Steady<'_> {
+    fn page(
+        &self,
+        page_no: crate::storage::page::PageNo,
+    ) -> crate::storage::error::Result<crate::storage::page::PageRef> {
+        self.store.borrow().page(page_no)
+    }
+
+    fn usable_size(&self) -> usize {
+        self.store.borrow().usable_size()
+    }
+
+    fn generation(&self) -> Option<u64> {
+        Some(self.generation.get())
+    }
+}
+
+/// A walk that fetches each next leaf ahead reads every row once, in order; and a leaf
+/// fetched ahead is not used once the store has changed: the step reads the page as it is
+/// now (without the generation check it returned the old image's value).
+#[test]
+fn fetching_the_next_leaf_ahead() {
+    let store = std::cell::RefCell::new(TestStore::new(4096));
+    let generation = std::cell::Cell::new(1);
+    let tree = TableTree::create(&mut *store.borrow_mut()).unwrap();
+    let kinds = [ColumnKind::Fixed8];
+    for id in 0..20_000i64 {
+        let row = [CellValue::Fixed(id as u64)];
+        assert!(
+            tree.insert(&mut *store.borrow_mut(), id, &kinds, &row)
+                .unwrap()
+        );
+    }
+    let mut cursor = tree.cursor(Steady {
+        store: &store,
+        generation: &generation,
+    });
+    let (mut seen, mut leaves) = (Vec::new(), 0);
+    let mut valid = cursor.first().unwrap();
+    while valid {
+        let fetched = cursor.fetch_next_leaf().is_some();
+        let leaf = cursor.leaf().unwrap();
+        assert_eq!(fetched, leaf.next_leaf() != 0);
+        let (first, count) = (cursor.position(), leaf.row_count());
+        seen.extend((first..count).map(|row| leaf.row_id(row)));
+        leaves += 1;
+        valid = cursor.advance(count - first).unwrap();
+    }
+    assert!(leaves > 20, "{leaves} leaves");
+    assert_eq!(seen, (0..20_000).collect::<Vec<i64>>());
+
+    // Fetch the second leaf ahead, then change its first row in place.
+    assert!(cursor.first().unwrap());
+    let rows_in_first = cursor.leaf().unwrap().row_count();
+    assert!(cursor.fetch_next_leaf().is_some());
+    let changed = rows_in_first as i64;
+    tree.update(
+        &mut *store.borrow_mut(),
+        changed,
+        &kinds,
+        &[CellValue::Fixed(999_999)],
+    )
+    .unwrap();
+    generation.set(2);
+    assert!(cursor.advance(rows_in_first).unwrap());
+    assert_eq!(cursor.row_id(), Some(changed));
+    assert!(matches!(cursor.value(0).unwrap(), Value::Fixed(999_999)));
+}

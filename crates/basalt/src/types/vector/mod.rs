@@ -15,6 +15,8 @@
 pub mod kernels;
 mod simd;
 
+pub use simd::prefetch;
+
 use std::cmp::Ordering;
 
 use super::TypeError;

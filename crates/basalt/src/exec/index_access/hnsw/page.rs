@@ -240,7 +240,8 @@ pub struct PageGraph<S> {
     store: S,
     root: PageNo,
     meta: Meta,
-    /// The vector of the node being compared, decoded from its page (reused).
+    /// The vector of the node being compared, decoded from its page (reused) where the
+    /// distance kernels cannot read it from the page's bytes.
     scratch: RefCell<Vec<f32>>,
     /// A second buffer, for distances between two stored nodes.
     other: RefCell<Vec<f32>>,
@@ -265,21 +266,38 @@ impl<S: PageRead> PageGraph<S> {
 
     /// Reads node `node`'s row id and level, and its vector into `vector`.
     pub fn read_node(&self, node: NodeId, vector: &mut Vec<f32>) -> ExecResult<(i64, usize)> {
+        let page = self.store.page(split(node).0)?;
+        let (row_id, level, bytes) = self.record(node, &page)?;
+        vector.clear();
+        crate::types::vector::append_le_bytes(bytes, vector);
+        Ok((row_id, level))
+    }
+
+    /// Whether node `node` holds exactly `stored` (a table cell's vector bytes): a search
+    /// checks a node against its row without decoding either.
+    pub fn node_matches(&self, node: NodeId, stored: &[u8]) -> ExecResult<bool> {
+        let page = self.store.page(split(node).0)?;
+        let (_, _, bytes) = self.record(node, &page)?;
+        Ok(bytes == stored)
+    }
+
+    /// Node `node`'s row id, level and vector bytes, from `page` (its element page), each
+    /// bound checked against the page.
+    fn record<'p>(&self, node: NodeId, page: &'p [u8]) -> ExecResult<(i64, usize, &'p [u8])> {
         let (page_no, offset) = split(node);
-        let page = self.store.page(page_no)?;
         let damaged = |what: &str| -> ExecError {
             StorageError::corrupt_page(page_no, format!("HNSW node at {offset}: {what}")).into()
         };
         if page.get(..4) != Some(ELEMENT_MAGIC.as_slice()) {
             return Err(damaged("not an element page"));
         }
-        let row_id = u64_at(&page, offset).ok_or_else(|| damaged("past the page"))? as i64;
+        let row_id = u64_at(page, offset).ok_or_else(|| damaged("past the page"))? as i64;
         let level = usize::from(
             *page
                 .get(offset + 8)
                 .ok_or_else(|| damaged("past the page"))?,
         );
-        let end = u16_at(&page, 8).map_or(0, usize::from);
+        let end = u16_at(page, 8).map_or(0, usize::from);
         if level > graph::MAX_LEVEL
             || offset < ELEMENT_HEADER
             || offset + self.meta.record_size(level) > end
@@ -290,9 +308,7 @@ impl<S: PageRead> PageGraph<S> {
         let bytes = page
             .get(start..start + 4 * self.meta.dimensions)
             .ok_or_else(|| damaged("vector past the page"))?;
-        vector.clear();
-        crate::types::vector::append_le_bytes(bytes, vector);
-        Ok((row_id, level))
+        Ok((row_id, level, bytes))
     }
 
     /// Builds the graph of `rows` in memory, drawing levels from the meta page's state as
@@ -374,11 +390,11 @@ impl<S: PageRead> PageGraph<S> {
         ef: usize,
     ) -> ExecResult<Vec<(f64, NodeId, i64)>> {
         let found = graph::search(self, query, k, ef)?;
-        let mut vector = Vec::new();
         found
             .into_iter()
             .map(|scored| {
-                let (row_id, _) = self.read_node(scored.node, &mut vector)?;
+                let page = self.store.page(split(scored.node).0)?;
+                let (row_id, _, _) = self.record(scored.node, &page)?;
                 Ok((scored.distance, scored.node, row_id))
             })
             .collect()
@@ -390,10 +406,10 @@ impl<S: PageRead> GraphRead for PageGraph<S> {
         Ok(self.meta.entry)
     }
 
-    /// Reads one byte of each cache line of the node's vector. The loads are independent of
-    /// each other and of the search, so the CPU issues them together and overlaps their
-    /// misses; the distance computed next finds the lines in its cache. A page that cannot
-    /// be read is left to `distance_to` to report.
+    /// Asks the CPU for the cache lines of the node's vector without waiting for them: the
+    /// search prefetches all of a node's unvisited neighbours before it computes the first
+    /// distance, so their misses overlap. A page that cannot be read is left to
+    /// `distance_to` to report.
     fn prefetch(&self, node: NodeId) {
         let (page_no, offset) = split(node);
         let Ok(page) = self.store.page(page_no) else {
@@ -401,27 +417,23 @@ impl<S: PageRead> GraphRead for PageGraph<S> {
         };
         let start = offset + RECORD_HEADER;
         let end = (start + 4 * self.meta.dimensions).min(page.len());
-        let mut touched = 0u8;
-        for at in (start..end).step_by(64) {
-            touched ^= page.get(at).copied().unwrap_or(0);
+        if let Some(bytes) = page.get(start..end) {
+            crate::types::vector::prefetch(bytes);
         }
-        std::hint::black_box(touched);
     }
 
+    /// The distance from the node's vector bytes in its page, without decoding them.
     fn distance_to(&self, node: NodeId, query: &Query<'_>) -> ExecResult<f64> {
-        let mut vector = self.scratch.borrow_mut();
-        self.read_node(node, &mut vector)?;
-        if vector.len() != query.values.len() {
-            return Err(crate::types::vector::different_dimensions(
-                vector.len(),
-                query.values.len(),
-            )
-            .into());
-        }
-        Ok(self
-            .meta
+        let page = self.store.page(split(node).0)?;
+        let (_, _, bytes) = self.record(node, &page)?;
+        let mut scratch = self.scratch.borrow_mut();
+        self.meta
             .metric
-            .distance_to_query(&vector, query.values, query.norm2))
+            .distance_to_query_le(bytes, query.values, query.norm2, &mut scratch)
+            .ok_or_else(|| {
+                crate::types::vector::different_dimensions(bytes.len() / 4, query.values.len())
+                    .into()
+            })
     }
 
     fn neighbors(&self, node: NodeId, level: usize, out: &mut Vec<NodeId>) -> ExecResult<()> {
