@@ -113,6 +113,10 @@ pub enum TypeError {
     /// `RAISE(ABORT, message)` in a trigger program (P0001, PostgreSQL's raise_exception).
     #[error("{0}")]
     RaiseException(String),
+    /// A full-text query that does not follow the query language (42601); the message names
+    /// the character position.
+    #[error("{0}")]
+    TextSearchSyntax(String),
     /// A request PostgreSQL defines but does not support either (0A000), e.g. the day of
     /// the week of an interval.
     #[error("{0}")]
@@ -184,6 +188,7 @@ impl TypeError {
             TypeError::ProgramLimitExceeded(_) => sqlstate::PROGRAM_LIMIT_EXCEEDED,
             TypeError::DatatypeMismatch(_) => sqlstate::DATATYPE_MISMATCH,
             TypeError::FeatureNotSupported(_) => sqlstate::FEATURE_NOT_SUPPORTED,
+            TypeError::TextSearchSyntax(_) => sqlstate::SYNTAX_ERROR,
             TypeError::RaiseException(_) => sqlstate::RAISE_EXCEPTION,
             TypeError::UndefinedFunction { .. }
             | TypeError::UndefinedOperator { .. }

@@ -48,6 +48,7 @@ pub mod interval;
 pub mod json;
 mod modifier;
 pub mod pattern;
+pub mod text_search;
 pub mod uuid;
 mod value;
 pub mod vector;

@@ -64,6 +64,7 @@ mod number_format;
 mod regex;
 pub mod set_returning;
 mod string;
+mod text_search;
 pub mod vector;
 
 use super::{DataType, TypeError, Value};
@@ -112,6 +113,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         interval::FUNCTIONS,
         json::FUNCTIONS,
         vector::FUNCTIONS,
+        text_search::FUNCTIONS,
     ]
     .into_iter()
     .flatten()

@@ -1,0 +1,164 @@
+//! The full-text functions that work row by row: `fts_match(text, query)` (whether the text
+//! matches the query), `fts_highlight(text, query, open, close)` (the text with each match
+//! wrapped) and `fts_snippet(text, query [, open, close, ellipsis, tokens])` (the passage of
+//! at most `tokens` words, default 10, with the most matches, highlighted, `<b>`/`</b>` and
+//! `...` by default).
+//!
+//! `fts_terms(text [, options])` shows what an analyzer makes of a text, as PostgreSQL's
+//! `to_tsvector` does: each distinct term, quoted, with its 1-based word positions, in term
+//! order (`'fox':3 'run':2`); `options` is an analyzer's options (`stemmer = english,
+//! stopwords = english`), the default analyzer without it.
+//!
+//! The other three analyze the text with the default analyzer (`types::text_search::Analyzer`: Unicode
+//! words, lowercased, diacritics folded, no stemming, no stop words) and parses the query in
+//! the full-text query language; a malformed query is 42601 with its position, NULL in any
+//! argument is NULL. A query whose words all drop out (punctuation alone) matches nothing.
+
+use super::{Param, ScalarFunction, check_args, int_arg, strict_nulls, text_arg};
+use crate::types::text_search::{Analyzer, matcher, query};
+use crate::types::{DataType, TypeError, Value};
+
+pub(super) static FUNCTIONS: &[ScalarFunction] = &[
+    function!("fts_match", match_type, fts_match),
+    function!("fts_highlight", highlight_type, fts_highlight),
+    function!("fts_snippet", snippet_type, fts_snippet),
+    function!("fts_terms", terms_type, fts_terms),
+];
+
+fn match_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Text], &[])?;
+    Ok(DataType::Boolean)
+}
+
+fn highlight_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(
+        name,
+        args,
+        &[Param::Text, Param::Text, Param::Text, Param::Text],
+        &[],
+    )?;
+    Ok(DataType::Text(None))
+}
+
+fn snippet_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(
+        name,
+        args,
+        &[Param::Text, Param::Text],
+        &[Param::Text, Param::Text, Param::Text, Param::Integer],
+    )?;
+    Ok(DataType::Text(None))
+}
+
+/// The text's tokens and the parsed query (`None`: it matches nothing).
+fn analyze(
+    name: &str,
+    args: &[Value],
+) -> Result<(Vec<crate::types::text_search::Token>, Option<query::Query>), TypeError> {
+    let analyzer = Analyzer::default();
+    let query = query::parse(text_arg(name, args, 1)?, &analyzer)?;
+    let mut tokens = Vec::new();
+    analyzer.analyze(text_arg(name, args, 0)?, 0, &mut tokens);
+    Ok((tokens, query))
+}
+
+fn fts_match(args: &[Value]) -> Result<Value, TypeError> {
+    let name = "fts_match";
+    if strict_nulls(name, args, 2, 2)? {
+        return Ok(Value::Null);
+    }
+    let (tokens, query) = analyze(name, args)?;
+    Ok(Value::Boolean(query.is_some_and(|query| {
+        matcher::Document::new(&tokens).matches(&query)
+    })))
+}
+
+fn fts_highlight(args: &[Value]) -> Result<Value, TypeError> {
+    let name = "fts_highlight";
+    if strict_nulls(name, args, 4, 4)? {
+        return Ok(Value::Null);
+    }
+    let (tokens, query) = analyze(name, args)?;
+    let text = text_arg(name, args, 0)?;
+    let spans = query.map_or_else(Vec::new, |query| {
+        matcher::Document::new(&tokens).spans(&query)
+    });
+    Ok(Value::Text(matcher::highlight(
+        text,
+        &spans,
+        text_arg(name, args, 2)?,
+        text_arg(name, args, 3)?,
+    )))
+}
+
+fn fts_snippet(args: &[Value]) -> Result<Value, TypeError> {
+    let name = "fts_snippet";
+    if strict_nulls(name, args, 2, 6)? {
+        return Ok(Value::Null);
+    }
+    let (tokens, query) = analyze(name, args)?;
+    let text = text_arg(name, args, 0)?;
+    let text_or = |i: usize, default: &'static str| -> Result<String, TypeError> {
+        if args.len() > i {
+            Ok(text_arg(name, args, i)?.to_owned())
+        } else {
+            Ok(default.to_owned())
+        }
+    };
+    let (open, close, ellipsis) = (text_or(2, "<b>")?, text_or(3, "</b>")?, text_or(4, "...")?);
+    let max_tokens = if args.len() > 5 {
+        let n = int_arg(name, args, 5)?;
+        usize::try_from(n)
+            .ok()
+            .filter(|n| (1..=1000).contains(n))
+            .ok_or_else(|| {
+                TypeError::InvalidArgument(format!(
+                    "fts_snippet's token count must be between 1 and 1000, not {n}"
+                ))
+            })?
+    } else {
+        10
+    };
+    let spans = query.map_or_else(Vec::new, |query| {
+        matcher::Document::new(&tokens).spans(&query)
+    });
+    Ok(Value::Text(matcher::snippet(
+        text,
+        &tokens,
+        &spans,
+        (&open, &close, &ellipsis),
+        max_tokens,
+    )))
+}
+
+fn terms_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[Param::Text])?;
+    Ok(DataType::Text(None))
+}
+
+fn fts_terms(args: &[Value]) -> Result<Value, TypeError> {
+    let name = "fts_terms";
+    if strict_nulls(name, args, 1, 2)? {
+        return Ok(Value::Null);
+    }
+    let analyzer = if args.len() > 1 {
+        Analyzer::from_option_text(text_arg(name, args, 1)?)?
+    } else {
+        Analyzer::default()
+    };
+    let mut tokens = Vec::new();
+    analyzer.analyze(text_arg(name, args, 0)?, 0, &mut tokens);
+    let mut terms: std::collections::BTreeMap<&str, Vec<String>> =
+        std::collections::BTreeMap::new();
+    for token in &tokens {
+        terms
+            .entry(token.term.as_str())
+            .or_default()
+            .push((u64::from(token.position) + 1).to_string());
+    }
+    let shown: Vec<String> = terms
+        .iter()
+        .map(|(term, positions)| format!("'{}':{}", term.replace('\'', "''"), positions.join(",")))
+        .collect();
+    Ok(Value::Text(shown.join(" ")))
+}

@@ -1,0 +1,239 @@
+//! The analyzer: text to the terms full-text search indexes and matches — words found by
+//! Unicode word segmentation (UAX #29, the `unicode-segmentation` crate), lowercased, stop
+//! words dropped, optionally stemmed by a Snowball stemmer (`rust-stemmers`), and folded to
+//! their base letters (`Café` and `cafe` are one term).
+//!
+//! What it guarantees: the same text gives the same tokens, each with its position (the
+//! index of the word among all the words of the text, stop words included, so a phrase with a
+//! stop word in it still matches only where its words stand that far apart) and the byte
+//! range of the word in the text (for highlighting). A query term goes through the same steps
+//! ([`Analyzer::analyze`] on the term's text), so a document and a query agree on what a term
+//! is. An analyzer is described by its options (`tokenizer`, `stemmer`, `stopwords`), which
+//! an index will store with itself.
+//!
+//! Order of the steps, and why: lowercase first (stop lists and stemmers expect it), then the
+//! stop list, then the stemmer (Snowball's French and German stemmers read accents, so they
+//! see them), then diacritic folding (canonical decomposition with the combining marks
+//! dropped).
+
+use std::collections::HashSet;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::types::TypeError;
+
+/// The English stop list: the 33 words of Lucene's classic English analyzer.
+pub const ENGLISH_STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
+];
+
+/// The stemmers, by the names the `stemmer` option takes.
+const STEMMERS: &[(&str, Algorithm)] = &[
+    ("arabic", Algorithm::Arabic),
+    ("danish", Algorithm::Danish),
+    ("dutch", Algorithm::Dutch),
+    ("english", Algorithm::English),
+    ("finnish", Algorithm::Finnish),
+    ("french", Algorithm::French),
+    ("german", Algorithm::German),
+    ("greek", Algorithm::Greek),
+    ("hungarian", Algorithm::Hungarian),
+    ("italian", Algorithm::Italian),
+    ("norwegian", Algorithm::Norwegian),
+    ("portuguese", Algorithm::Portuguese),
+    ("romanian", Algorithm::Romanian),
+    ("russian", Algorithm::Russian),
+    ("spanish", Algorithm::Spanish),
+    ("swedish", Algorithm::Swedish),
+    ("tamil", Algorithm::Tamil),
+    ("turkish", Algorithm::Turkish),
+];
+
+/// One word of a text, as a term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// The term: lowercased, stemmed if the analyzer stems, folded.
+    pub term: String,
+    /// The word's index among the text's words (stop words counted).
+    pub position: u32,
+    /// The word's byte range in the text.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// How text becomes terms (see the module doc).
+pub struct Analyzer {
+    stemmer: Option<(&'static str, Stemmer)>,
+    stop_words: HashSet<String>,
+    /// How the `stopwords` option was given (`none`, `english`, or the list), for display.
+    stop_words_option: String,
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer")
+            .field("stemmer", &self.stemmer.as_ref().map(|(name, _)| *name))
+            .field("stopwords", &self.stop_words_option)
+            .finish()
+    }
+}
+
+impl Default for Analyzer {
+    /// Unicode words, lowercased and folded; no stemmer, no stop words: what the full-text
+    /// functions use on a column without a full-text index.
+    fn default() -> Self {
+        Analyzer {
+            stemmer: None,
+            stop_words: HashSet::new(),
+            stop_words_option: "none".into(),
+        }
+    }
+}
+
+impl Analyzer {
+    /// The analyzer an index's options describe: `tokenizer` (`unicode`, the only one),
+    /// `stemmer` (`none` or a language: `english`, `french`, ... — [`stemmer_names`]),
+    /// `stopwords` (`none`, `english`, or the words themselves, separated by commas). Names
+    /// are case-insensitive; an unknown option or value is 22023.
+    pub fn from_options<'a>(
+        options: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Analyzer, TypeError> {
+        let mut analyzer = Analyzer::default();
+        for (name, value) in options {
+            let value_lower = value.trim().to_lowercase();
+            match name.to_lowercase().as_str() {
+                "tokenizer" => {
+                    if value_lower != "unicode" {
+                        return Err(TypeError::InvalidArgument(format!(
+                            "unknown full-text tokenizer \"{value}\" (the tokenizer is unicode)"
+                        )));
+                    }
+                }
+                "stemmer" => {
+                    analyzer.stemmer = if value_lower == "none" {
+                        None
+                    } else {
+                        let (name, algorithm) = STEMMERS
+                            .iter()
+                            .find(|(name, _)| *name == value_lower)
+                            .ok_or_else(|| {
+                                TypeError::InvalidArgument(format!(
+                                    "unknown stemmer \"{value}\" (none, or one of: {})",
+                                    stemmer_names().collect::<Vec<_>>().join(", ")
+                                ))
+                            })?;
+                        Some((*name, Stemmer::create(*algorithm)))
+                    };
+                }
+                "stopwords" => {
+                    analyzer.stop_words = match value_lower.as_str() {
+                        "none" => HashSet::new(),
+                        "english" => ENGLISH_STOP_WORDS.iter().map(|w| (*w).to_owned()).collect(),
+                        list => list
+                            .split(',')
+                            .map(str::trim)
+                            .filter(|word| !word.is_empty())
+                            .map(str::to_owned)
+                            .collect(),
+                    };
+                    analyzer.stop_words_option = value_lower;
+                }
+                other => {
+                    return Err(TypeError::InvalidArgument(format!(
+                        "unknown full-text option \"{other}\" (tokenizer, stemmer, stopwords)"
+                    )));
+                }
+            }
+        }
+        Ok(analyzer)
+    }
+
+    /// The analyzer an options string describes, as `fts_terms` takes it: `name = value`
+    /// pairs separated by commas, a value in single quotes when it holds commas itself
+    /// (`stemmer = english, stopwords = 'a, the'`). An empty string is the default analyzer;
+    /// a pair without `=` or an unterminated quote is 22023.
+    pub fn from_option_text(text: &str) -> Result<Analyzer, TypeError> {
+        let malformed = || {
+            TypeError::InvalidArgument(format!(
+                "malformed full-text options \"{text}\" (expected name = value, ...)"
+            ))
+        };
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        let mut rest = text.trim();
+        while !rest.is_empty() {
+            let (name, after) = rest.split_once('=').ok_or_else(malformed)?;
+            let after = after.trim_start();
+            let (value, after) = if let Some(quoted) = after.strip_prefix('\'') {
+                let (value, after) = quoted.split_once('\'').ok_or_else(malformed)?;
+                (value.to_owned(), after.trim_start())
+            } else {
+                let end = after.find(',').unwrap_or(after.len());
+                (after[..end].trim().to_owned(), &after[end..])
+            };
+            pairs.push((name.trim().to_owned(), value));
+            rest = match after.strip_prefix(',') {
+                Some(next) => next.trim_start(),
+                None if after.is_empty() => "",
+                None => return Err(malformed()),
+            };
+        }
+        Analyzer::from_options(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+    }
+
+    /// Appends the tokens of `text` to `out`, positions counted from `first_position`.
+    /// Returns the position after the last word (stop words counted), so that several texts
+    /// (the columns of one document) can be numbered as one.
+    pub fn analyze(&self, text: &str, first_position: u32, out: &mut Vec<Token>) -> u32 {
+        let mut position = first_position;
+        for (start, word) in text.unicode_word_indices() {
+            if let Some(term) = self.term(word) {
+                out.push(Token {
+                    term,
+                    position,
+                    start,
+                    end: start + word.len(),
+                });
+            }
+            position = position.saturating_add(1);
+        }
+        position
+    }
+
+    /// The term one word becomes, `None` for a stop word.
+    pub fn term(&self, word: &str) -> Option<String> {
+        let lower = word.to_lowercase();
+        if self.stop_words.contains(&lower) {
+            return None;
+        }
+        Some(match &self.stemmer {
+            Some((_, stemmer)) => fold(&stemmer.stem(&lower)),
+            None => fold(&lower),
+        })
+    }
+
+    /// The term a prefix (`word*`) matches the beginnings of: lowercased and folded, never
+    /// stemmed (a stemmer would cut a prefix as if it were a word).
+    pub fn prefix(&self, word: &str) -> String {
+        fold(&word.to_lowercase())
+    }
+}
+
+/// The names the `stemmer` option takes, besides `none`.
+pub fn stemmer_names() -> impl Iterator<Item = &'static str> {
+    STEMMERS.iter().map(|(name, _)| *name)
+}
+
+/// `text` without its diacritics: canonical decomposition with the combining marks dropped
+/// (`é` → `e`, `İ` lowercased to `i̇` → `i`). Letters that do not decompose (`ß`, `ø`, `æ`)
+/// stay as they are. Text with nothing to fold is returned as it is.
+pub fn fold(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_owned();
+    }
+    text.nfd().filter(|c| !is_combining_mark(*c)).collect()
+}
