@@ -68,6 +68,10 @@ pub struct ExecContext {
     pub sequence_values: Option<Arc<parking_lot::Mutex<HashMap<String, i64>>>>,
     /// `SET hnsw.ef_search` and `SET hnsw.exact_search`.
     pub vector_search: VectorSearchSettings,
+    /// Corpus statistics `bm25_score` gathered during this execution, one scan of a column
+    /// per query (`super::eval_text_search`). Boxed and empty until first used, so a context
+    /// stays small and allocates nothing for statements that never rank.
+    pub text_search_stats: RefCell<Option<Box<super::eval_text_search::StatsCache>>>,
 }
 
 /// The session's settings for vector searches through an HNSW index.
@@ -104,6 +108,7 @@ impl ExecContext {
             spilled: Cell::new(SpillStats::default()),
             sequence_values: None,
             vector_search: VectorSearchSettings::default(),
+            text_search_stats: RefCell::new(None),
         }
     }
 

@@ -316,6 +316,9 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
             {
                 return Ok(distances);
             }
+            if function.name == crate::types::text_search::bm25::FUNCTION {
+                return super::eval_text_search::bm25_scores(args, batch, ctx, rows);
+            }
             let definition = types::scalar_function(&function.name).ok_or_else(|| {
                 ExecError::new(
                     sqlstate::UNDEFINED_FUNCTION,

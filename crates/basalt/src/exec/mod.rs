@@ -10,6 +10,7 @@ pub mod ddl;
 pub mod dml;
 pub mod error;
 pub mod eval;
+mod eval_text_search;
 mod eval_vector;
 pub mod explain;
 pub mod explain_verbose;

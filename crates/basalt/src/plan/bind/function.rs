@@ -172,6 +172,9 @@ impl Binder<'_> {
         if let Some(call) = self.bind_sequence_call(&name, &mut bound) {
             return call;
         }
+        if name == super::text_search::BM25_SCORE {
+            return self.bind_bm25_score(bound, &asts, scope);
+        }
         match name.as_str() {
             "coalesce" | "ifnull" => {
                 arity(if name == "ifnull" {

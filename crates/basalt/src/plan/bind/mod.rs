@@ -45,6 +45,7 @@ mod table_function;
 mod temporal;
 #[cfg(test)]
 mod tests;
+mod text_search;
 mod trigger;
 mod types;
 mod window;

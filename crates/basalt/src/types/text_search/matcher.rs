@@ -39,6 +39,27 @@ impl<'t> Document<'t> {
         }
     }
 
+    /// The document's length: its tokens (stop words are not tokens).
+    pub fn length(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// How often an item occurs: a term's tokens, the tokens of every term a prefix begins,
+    /// a phrase's occurrences; 0 for an AND, OR or NOT (not items).
+    pub fn occurrences(&self, item: &Query) -> usize {
+        match item {
+            Query::Term(term) => self.by_term.get(term.as_str()).map_or(0, Vec::len),
+            Query::Prefix(prefix) => self
+                .by_term
+                .iter()
+                .filter(|(term, _)| term.starts_with(prefix.as_str()))
+                .map(|(_, indexes)| indexes.len())
+                .sum(),
+            Query::Phrase(terms) => self.phrase_starts(terms).len(),
+            Query::And(_) | Query::Or(_) | Query::Not(_) => 0,
+        }
+    }
+
     /// Whether the document matches `query`.
     pub fn matches(&self, query: &Query) -> bool {
         match query {

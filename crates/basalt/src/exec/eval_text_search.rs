@@ -1,0 +1,137 @@
+//! `bm25_score(column, query)` over a batch: each row's BM25 score
+//! (`types::text_search::bm25`) against statistics of the whole column, which the first call
+//! of an execution gathers in one scan of the table and the rest reuse.
+//!
+//! What it guarantees: the statistics are those of the column as this execution sees it
+//! (its snapshot, its own earlier writes), the same for every row of the statement; NULL text
+//! or a NULL query scores NULL; a malformed query is 42601 before any row is scored. The
+//! binder (`plan/bind/text_search.rs`) gives the call two more constant arguments, the
+//! table's root page and the column's slot, which the scan reads.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::exec::batch::{Batch, ColumnVector};
+use crate::exec::context::ExecContext;
+use crate::exec::error::{ExecError, ExecResult};
+use crate::exec::eval::{evaluate, evaluate_scalar};
+use crate::plan::Expr;
+use crate::sqlstate;
+use crate::storage::btree::{TableTree, Value as StoredValue};
+use crate::types::text_search::bm25::{self, CorpusStats};
+use crate::types::text_search::matcher::Document;
+use crate::types::text_search::{Analyzer, query};
+use crate::types::{DataType, Value};
+
+/// Statistics gathered so far in an execution: by (table root, column slot, query text).
+pub type StatsCache = HashMap<(u32, usize, String), Arc<CorpusStats>>;
+
+/// The scores of `bm25_score(args)` for every row of `batch`.
+pub fn bm25_scores(
+    args: &[Expr],
+    batch: &Batch,
+    ctx: &ExecContext,
+    rows: usize,
+) -> ExecResult<ColumnVector> {
+    let [text, query_arg, root, slot] = args else {
+        return Err(ExecError::internal(
+            "bm25_score is bound with four arguments",
+        ));
+    };
+    let constant = |expr: &Expr| -> ExecResult<i64> {
+        match evaluate_scalar(expr, ctx)? {
+            Value::Integer(n) => Ok(n),
+            other => Err(ExecError::internal(format!(
+                "bm25_score argument {other:?}"
+            ))),
+        }
+    };
+    let root = u32::try_from(constant(root)?)
+        .map_err(|_| ExecError::internal("bm25_score's table root"))?;
+    let slot = usize::try_from(constant(slot)?)
+        .map_err(|_| ExecError::internal("bm25_score's column slot"))?;
+    let mut out = ColumnVector::with_capacity(DataType::Real, rows);
+    let query_text = match evaluate_scalar(query_arg, ctx)? {
+        Value::Text(text) => text,
+        Value::Null => {
+            (0..rows).for_each(|_| out.push_null());
+            return Ok(out);
+        }
+        other => return Err(ExecError::internal(format!("bm25_score query {other:?}"))),
+    };
+    let analyzer = Analyzer::default();
+    let parsed = query::parse(&query_text, &analyzer)?;
+    let stats = match &parsed {
+        Some(parsed) => statistics(root, slot, &query_text, parsed, &analyzer, ctx)?,
+        None => Arc::new(CorpusStats::default()),
+    };
+    let items = parsed.as_ref().map(bm25::items).unwrap_or_default();
+    let texts = evaluate(text, batch, ctx)?;
+    let mut tokens = Vec::new();
+    for row in 0..rows {
+        match texts.get(row) {
+            Value::Text(text) => {
+                let score = match &parsed {
+                    Some(parsed) => {
+                        tokens.clear();
+                        analyzer.analyze(&text, 0, &mut tokens);
+                        bm25::score(parsed, &items, &Document::new(&tokens), &stats)
+                    }
+                    None => 0.0,
+                };
+                out.push(&Value::Real(score));
+            }
+            _ => out.push_null(),
+        }
+    }
+    Ok(out)
+}
+
+/// The column's statistics for `query`, from the execution's cache or one scan.
+fn statistics(
+    root: u32,
+    slot: usize,
+    query_text: &str,
+    parsed: &query::Query,
+    analyzer: &Analyzer,
+    ctx: &ExecContext,
+) -> ExecResult<Arc<CorpusStats>> {
+    let key = (root, slot, query_text.to_owned());
+    if let Some(cache) = ctx.text_search_stats.borrow().as_ref()
+        && let Some(stats) = cache.get(&key)
+    {
+        return Ok(Arc::clone(stats));
+    }
+    let items = bm25::items(parsed);
+    let mut stats = CorpusStats {
+        item_documents: vec![0; items.len()],
+        ..CorpusStats::default()
+    };
+    let mut cursor = TableTree::open(root).cursor(ctx.source.clone());
+    let mut valid = cursor.first()?;
+    let mut tokens = Vec::new();
+    let mut rows_read = 0usize;
+    while valid {
+        rows_read += 1;
+        if rows_read.is_multiple_of(1024) {
+            ctx.check_interrupt()?;
+        }
+        if slot < cursor.column_count()
+            && let StoredValue::Bytes(bytes) = cursor.value(slot)?
+        {
+            let text = std::str::from_utf8(&bytes).map_err(|_| {
+                ExecError::new(sqlstate::DATA_CORRUPTED, "a text value is not valid UTF-8")
+            })?;
+            tokens.clear();
+            analyzer.analyze(text, 0, &mut tokens);
+            stats.add(&Document::new(&tokens), &items);
+        }
+        valid = cursor.next()?;
+    }
+    let stats = Arc::new(stats);
+    ctx.text_search_stats
+        .borrow_mut()
+        .get_or_insert_with(Box::default)
+        .insert(key, Arc::clone(&stats));
+    Ok(stats)
+}
