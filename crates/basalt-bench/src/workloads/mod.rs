@@ -31,6 +31,7 @@ use crate::model::{MetricReport, Settings, Status, Timing};
 
 mod analytics;
 mod driver_shapes;
+mod fulltext;
 mod micro;
 mod micro_pipeline;
 mod oltp;
@@ -131,6 +132,7 @@ pub fn registry() -> Vec<Workload> {
     all.extend(oltp::workloads());
     all.extend(analytics::workloads());
     all.extend(retrieval::workloads());
+    all.extend(fulltext::workloads());
     all.extend(tpcb::workloads());
     all.extend(driver_shapes::workloads());
     all.extend(micro::workloads());
