@@ -319,6 +319,12 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
             if function.name == crate::types::text_search::bm25::FUNCTION {
                 return super::eval_text_search::bm25_scores(args, batch, ctx, rows);
             }
+            if function.name == "fts_match"
+                && let Some(matches) =
+                    super::eval_text_search::try_fts_match(args, batch, ctx, rows)?
+            {
+                return Ok(matches);
+            }
             let definition = types::scalar_function(&function.name).ok_or_else(|| {
                 ExecError::new(
                     sqlstate::UNDEFINED_FUNCTION,

@@ -1,4 +1,5 @@
-//! `bm25_score(column, query)` over a batch: each row's BM25 score
+//! `fts_match(text, query)` over a batch with the query parsed once (the registry function
+//! parses it for every row), and `bm25_score(column, query)` over a batch: each row's BM25 score
 //! (`types::text_search::bm25`) against statistics of the whole column, which the first call
 //! of an execution gathers in one scan of the table and the rest reuse.
 //!
@@ -11,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::exec::batch::{Batch, ColumnVector};
+use crate::exec::batch::{Batch, ColumnData, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval::{evaluate, evaluate_scalar};
@@ -25,6 +26,48 @@ use crate::types::{DataType, Value};
 
 /// Statistics gathered so far in an execution: by (table root, column slot, query text).
 pub type StatsCache = HashMap<(u32, usize, String), Arc<CorpusStats>>;
+
+/// `fts_match(args)` for every row of `batch` when the query is a constant or parameter
+/// (parsed once for the batch); `None` otherwise, for the registry's row-by-row function.
+/// The same results and errors as that function.
+pub fn try_fts_match(
+    args: &[Expr],
+    batch: &Batch,
+    ctx: &ExecContext,
+    rows: usize,
+) -> ExecResult<Option<ColumnVector>> {
+    let [text, query_arg] = args else {
+        return Ok(None);
+    };
+    if !matches!(query_arg, Expr::Literal { .. } | Expr::Parameter { .. }) {
+        return Ok(None);
+    }
+    let mut out = ColumnVector::with_capacity(DataType::Boolean, rows);
+    let query_text = match evaluate_scalar(query_arg, ctx)? {
+        Value::Text(text) => text,
+        Value::Null => {
+            (0..rows).for_each(|_| out.push_null());
+            return Ok(Some(out));
+        }
+        _ => return Ok(None),
+    };
+    let analyzer = Analyzer::default();
+    let parsed = query::parse(&query_text, &analyzer)?;
+    let texts = evaluate(text, batch, ctx)?;
+    let mut tokens = Vec::new();
+    for row in 0..rows {
+        match (text_at(&texts, row), &parsed) {
+            (Some(text), Some(parsed)) => {
+                tokens.clear();
+                analyzer.analyze(text, 0, &mut tokens);
+                out.push(&Value::Boolean(Document::new(&tokens).matches(parsed)));
+            }
+            (Some(_), None) => out.push(&Value::Boolean(false)),
+            (None, _) => out.push_null(),
+        }
+    }
+    Ok(Some(out))
+}
 
 /// The scores of `bm25_score(args)` for every row of `batch`.
 pub fn bm25_scores(
@@ -69,22 +112,30 @@ pub fn bm25_scores(
     let texts = evaluate(text, batch, ctx)?;
     let mut tokens = Vec::new();
     for row in 0..rows {
-        match texts.get(row) {
-            Value::Text(text) => {
+        match text_at(&texts, row) {
+            Some(text) => {
                 let score = match &parsed {
                     Some(parsed) => {
                         tokens.clear();
-                        analyzer.analyze(&text, 0, &mut tokens);
+                        analyzer.analyze(text, 0, &mut tokens);
                         bm25::score(parsed, &items, &Document::new(&tokens), &stats)
                     }
                     None => 0.0,
                 };
                 out.push(&Value::Real(score));
             }
-            _ => out.push_null(),
+            None => out.push_null(),
         }
     }
     Ok(out)
+}
+
+/// Row `row` of a text column, borrowed; `None` for NULL.
+fn text_at(column: &ColumnVector, row: usize) -> Option<&str> {
+    match &column.data {
+        ColumnData::Text(values) if !column.is_null(row) => Some(values.get_str(row)),
+        _ => None,
+    }
 }
 
 /// The column's statistics for `query`, from the execution's cache or one scan.

@@ -211,15 +211,15 @@ impl Analyzer {
             return None;
         }
         Some(match &self.stemmer {
-            Some((_, stemmer)) => fold(&stemmer.stem(&lower)),
-            None => fold(&lower),
+            Some((_, stemmer)) => fold(stemmer.stem(&lower).into_owned()),
+            None => fold(lower),
         })
     }
 
     /// The term a prefix (`word*`) matches the beginnings of: lowercased and folded, never
     /// stemmed (a stemmer would cut a prefix as if it were a word).
     pub fn prefix(&self, word: &str) -> String {
-        fold(&word.to_lowercase())
+        fold(word.to_lowercase())
     }
 }
 
@@ -231,9 +231,11 @@ pub fn stemmer_names() -> impl Iterator<Item = &'static str> {
 /// `text` without its diacritics: canonical decomposition with the combining marks dropped
 /// (`é` → `e`, `İ` lowercased to `i̇` → `i`). Letters that do not decompose (`ß`, `ø`, `æ`)
 /// stay as they are. Text with nothing to fold is returned as it is.
-pub fn fold(text: &str) -> String {
+/// `text` is returned as it is when it has nothing to fold (every ASCII word, the common
+/// case), without a copy.
+pub fn fold(text: String) -> String {
     if text.is_ascii() {
-        return text.to_owned();
+        return text;
     }
     text.nfd().filter(|c| !is_combining_mark(*c)).collect()
 }

@@ -8,35 +8,49 @@
 //! found — a term or prefix its token, a phrase from its first token to its last — sorted
 //! and with overlapping ranges merged, so marking them never nests.
 
-use std::collections::HashMap;
-
 use super::analyzer::Token;
 use super::query::Query;
 
-/// One document's tokens, indexed by term.
+/// One document's tokens.
+///
+/// Lookups scan the tokens: a query has few items, and one pass over a document's tokens
+/// per item costs less than sorting or hashing them (which was half of a scan's time), needs
+/// no allocation, and cannot be slowed down by words chosen to collide.
 #[derive(Debug)]
 pub struct Document<'t> {
+    /// In position order, as the analyzer produced them.
     tokens: &'t [Token],
-    /// Each term's indexes into `tokens`, in position order.
-    by_term: HashMap<&'t str, Vec<usize>>,
-    /// Each position's index into `tokens`.
-    by_position: HashMap<u32, usize>,
 }
 
 impl<'t> Document<'t> {
-    /// Indexes `tokens` (in position order, as the analyzer produced them).
+    /// The document of `tokens` (in position order, as the analyzer produced them).
     pub fn new(tokens: &'t [Token]) -> Document<'t> {
-        let mut by_term: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut by_position = HashMap::with_capacity(tokens.len());
-        for (index, token) in tokens.iter().enumerate() {
-            by_term.entry(token.term.as_str()).or_default().push(index);
-            by_position.insert(token.position, index);
-        }
-        Document {
-            tokens,
-            by_term,
-            by_position,
-        }
+        Document { tokens }
+    }
+
+    /// The indexes of the tokens of `term`, in position order.
+    fn of_term<'a>(&'a self, term: &'a str) -> impl Iterator<Item = usize> + 'a {
+        self.tokens
+            .iter()
+            .enumerate()
+            .filter(move |(_, token)| token.term == term)
+            .map(|(index, _)| index)
+    }
+
+    /// The indexes of the tokens whose term begins with `prefix`, in position order.
+    fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = usize> + 'a {
+        self.tokens
+            .iter()
+            .enumerate()
+            .filter(move |(_, token)| token.term.starts_with(prefix))
+            .map(|(index, _)| index)
+    }
+
+    /// The index of the token at `position`, if any (tokens are in position order).
+    fn at_position(&self, position: u32) -> Option<usize> {
+        self.tokens
+            .binary_search_by_key(&position, |token| token.position)
+            .ok()
     }
 
     /// The document's length: its tokens (stop words are not tokens).
@@ -48,13 +62,8 @@ impl<'t> Document<'t> {
     /// a phrase's occurrences; 0 for an AND, OR or NOT (not items).
     pub fn occurrences(&self, item: &Query) -> usize {
         match item {
-            Query::Term(term) => self.by_term.get(term.as_str()).map_or(0, Vec::len),
-            Query::Prefix(prefix) => self
-                .by_term
-                .iter()
-                .filter(|(term, _)| term.starts_with(prefix.as_str()))
-                .map(|(_, indexes)| indexes.len())
-                .sum(),
+            Query::Term(term) => self.of_term(term).count(),
+            Query::Prefix(prefix) => self.with_prefix(prefix).count(),
             Query::Phrase(terms) => self.phrase_starts(terms).len(),
             Query::And(_) | Query::Or(_) | Query::Not(_) => 0,
         }
@@ -63,8 +72,8 @@ impl<'t> Document<'t> {
     /// Whether the document matches `query`.
     pub fn matches(&self, query: &Query) -> bool {
         match query {
-            Query::Term(term) => self.by_term.contains_key(term.as_str()),
-            Query::Prefix(prefix) => self.by_term.keys().any(|term| term.starts_with(prefix)),
+            Query::Term(term) => self.of_term(term).next().is_some(),
+            Query::Prefix(prefix) => self.with_prefix(prefix).next().is_some(),
             Query::Phrase(terms) => !self.phrase_starts(terms).is_empty(),
             Query::And(operands) => operands.iter().all(|operand| self.matches(operand)),
             Query::Or(operands) => operands.iter().any(|operand| self.matches(operand)),
@@ -77,18 +86,13 @@ impl<'t> Document<'t> {
         let Some(((first, _), rest)) = terms.split_first() else {
             return Vec::new();
         };
-        let Some(starts) = self.by_term.get(first.as_str()) else {
-            return Vec::new();
-        };
-        starts
-            .iter()
-            .copied()
+        self.of_term(first)
             .filter(|start| {
                 let base = self.tokens[*start].position;
                 rest.iter().all(|(term, offset)| {
                     base.checked_add(*offset)
-                        .and_then(|position| self.by_position.get(&position))
-                        .is_some_and(|index| self.tokens[*index].term == *term)
+                        .and_then(|position| self.at_position(position))
+                        .is_some_and(|index| self.tokens[index].term == *term)
                 })
             })
             .collect()
@@ -112,18 +116,8 @@ impl<'t> Document<'t> {
     fn collect_spans(&self, query: &Query, out: &mut Vec<(usize, usize)>) {
         let token_span = |index: usize| (self.tokens[index].start, self.tokens[index].end);
         match query {
-            Query::Term(term) => {
-                if let Some(indexes) = self.by_term.get(term.as_str()) {
-                    out.extend(indexes.iter().map(|index| token_span(*index)));
-                }
-            }
-            Query::Prefix(prefix) => {
-                for (term, indexes) in &self.by_term {
-                    if term.starts_with(prefix.as_str()) {
-                        out.extend(indexes.iter().map(|index| token_span(*index)));
-                    }
-                }
-            }
+            Query::Term(term) => out.extend(self.of_term(term).map(token_span)),
+            Query::Prefix(prefix) => out.extend(self.with_prefix(prefix).map(token_span)),
             Query::Phrase(terms) => {
                 let last_offset = terms.last().map_or(0, |(_, offset)| *offset);
                 for start in self.phrase_starts(terms) {
@@ -131,8 +125,8 @@ impl<'t> Document<'t> {
                     let end = first
                         .position
                         .checked_add(last_offset)
-                        .and_then(|position| self.by_position.get(&position))
-                        .map_or(first.end, |index| self.tokens[*index].end);
+                        .and_then(|position| self.at_position(position))
+                        .map_or(first.end, |index| self.tokens[index].end);
                     out.push((first.start, end));
                 }
             }

@@ -31,7 +31,7 @@ fn words_are_lowercased_folded_and_located() {
     // Byte ranges point at the words as written.
     for token in &tokens {
         assert_eq!(
-            fold(&text[token.start..token.end].to_lowercase()),
+            fold(text[token.start..token.end].to_lowercase()),
             token.term
         );
     }
