@@ -356,3 +356,102 @@ fn what_bm25_score_refuses() {
     let mut rows = statement.query(()).unwrap();
     assert!(rows.next().unwrap().unwrap().get::<f64>(0).unwrap() > 0.0);
 }
+
+/// The hybrid shape of docs/sql.md — two ranked branches (BM25 and cosine distance, 100
+/// candidates each) fused by reciprocal rank fusion with k = 60 and weights — gives what
+/// fusing the two branches' own rankings gives, computed here; with a filter in both
+/// branches too.
+#[test]
+fn hybrid_retrieval_fuses_both_rankings() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute_batch(
+        "CREATE TABLE docs (id INTEGER PRIMARY KEY, cat INTEGER, body TEXT, emb VECTOR(8))",
+    )
+    .unwrap();
+    let words = vocabulary();
+    let mut rng = Xorshift::new(0x4b1d_0001);
+    conn.execute_batch("BEGIN").unwrap();
+    for id in 1..=3_000i64 {
+        let text = document(id, &words, &mut rng);
+        let emb: Vec<f32> = (0..8).map(|_| rng.unit() - 0.5).collect();
+        conn.execute(
+            "INSERT INTO docs VALUES ($1, $2, $3, $4)",
+            vec![
+                Value::Integer(id),
+                Value::Integer(id % 4),
+                text.map_or(Value::Null, Value::Text),
+                Value::Vector(emb),
+            ],
+        )
+        .unwrap();
+    }
+    conn.execute_batch("COMMIT").unwrap();
+    let query_vector: Vec<f32> = (0..8).map(|_| rng.unit() - 0.5).collect();
+    for filter in ["", "AND cat = 2"] {
+        let hybrid = format!(
+            "WITH lexical AS (
+               SELECT id, row_number() OVER (ORDER BY bm25_score(body, $1) DESC, id) AS r
+               FROM docs WHERE fts_match(body, $1) {filter}
+               ORDER BY r LIMIT 100
+             ), semantic AS (
+               SELECT id, row_number() OVER (ORDER BY emb <=> $2, id) AS r
+               FROM docs WHERE true {filter}
+               ORDER BY r LIMIT 100
+             )
+             SELECT id, sum(score) AS rrf FROM (
+               SELECT id, 0.7 / (60 + r) AS score FROM lexical
+               UNION ALL
+               SELECT id, 0.3 / (60 + r) FROM semantic
+             ) AS fused
+             GROUP BY id ORDER BY rrf DESC, id LIMIT 10"
+        );
+        let branch = |sql: String| -> Vec<i64> {
+            let mut statement = conn.prepare(&sql).unwrap();
+            let mut rows = statement
+                .query(vec![
+                    Value::Text("w100x OR w101x OR data".into()),
+                    Value::Vector(query_vector.clone()),
+                ])
+                .unwrap();
+            let mut ids = Vec::new();
+            while let Some(row) = rows.next().unwrap() {
+                ids.push(row.get::<i64>(0).unwrap());
+            }
+            ids
+        };
+        let lexical = branch(format!(
+            "SELECT id FROM docs WHERE fts_match(body, $1) {filter} AND $2 IS NOT NULL \
+             ORDER BY bm25_score(body, $1) DESC, id LIMIT 100"
+        ));
+        let semantic = branch(format!(
+            "SELECT id FROM docs WHERE $1 IS NOT NULL {filter} ORDER BY emb <=> $2, id LIMIT 100"
+        ));
+        assert_eq!((lexical.len(), semantic.len()), (100, 100));
+        let mut fused: BTreeMap<i64, f64> = BTreeMap::new();
+        for (weight, ranking) in [(0.7, &lexical), (0.3, &semantic)] {
+            for (rank, id) in ranking.iter().enumerate() {
+                *fused.entry(*id).or_default() += weight / (60.0 + rank as f64 + 1.0);
+            }
+        }
+        let mut want: Vec<(i64, f64)> = fused.into_iter().collect();
+        want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        want.truncate(10);
+        let mut statement = conn.prepare(&hybrid).unwrap();
+        let mut rows = statement
+            .query(vec![
+                Value::Text("w100x OR w101x OR data".into()),
+                Value::Vector(query_vector.clone()),
+            ])
+            .unwrap();
+        let mut got = Vec::new();
+        while let Some(row) = rows.next().unwrap() {
+            got.push((row.get::<i64>(0).unwrap(), row.get::<f64>(1).unwrap()));
+        }
+        assert_eq!(got.len(), 10, "{filter}");
+        for ((got_id, got_score), (want_id, want_score)) in got.iter().zip(&want) {
+            assert_eq!(got_id, want_id, "{filter}");
+            assert!((got_score - want_score).abs() < 1e-12, "{filter}");
+        }
+    }
+}
