@@ -391,13 +391,14 @@ fn hybrid_retrieval_fuses_both_rankings() {
     for filter in ["", "AND cat = 2"] {
         let hybrid = format!(
             "WITH lexical AS (
-               SELECT id, row_number() OVER (ORDER BY bm25_score(body, $1) DESC, id) AS r
-               FROM docs WHERE fts_match(body, $1) {filter}
-               ORDER BY r LIMIT 100
+               SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r
+               FROM (SELECT id, bm25_score(body, $1) AS score FROM docs
+                     WHERE fts_match(body, $1) {filter}
+                     ORDER BY score DESC, id LIMIT 100) AS best
              ), semantic AS (
-               SELECT id, row_number() OVER (ORDER BY emb <=> $2, id) AS r
-               FROM docs WHERE true {filter}
-               ORDER BY r LIMIT 100
+               SELECT id, row_number() OVER (ORDER BY distance, id) AS r
+               FROM (SELECT id, emb <=> $2 AS distance FROM docs WHERE true {filter}
+                     ORDER BY emb <=> $2 LIMIT 100) AS nearest
              )
              SELECT id, sum(score) AS rrf FROM (
                SELECT id, 0.7 / (60 + r) AS score FROM lexical
