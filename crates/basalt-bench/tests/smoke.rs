@@ -102,7 +102,7 @@ fn suite_runs_gates_and_reports() {
     for driver in ["basalt", "sqlite"] {
         let search = metric(
             &envelope,
-            "W10.v2",
+            "W10.v3",
             driver,
             "cosine top-10, exact, 10k × 384",
         );
@@ -112,7 +112,7 @@ fn suite_runs_gates_and_reports() {
         assert!(search["notes"]["raw vector bytes"].as_f64().unwrap() > 0.0);
         for ef_search in [40, 100] {
             let name = format!("cosine top-10, HNSW ef_search {ef_search}, 10k × 384");
-            let search = metric(&envelope, "W10.v2", driver, &name);
+            let search = metric(&envelope, "W10.v3", driver, &name);
             assert_eq!(search["status"], "ok", "{driver}: {search}");
             assert_eq!(
                 search["answer"]["rows"], 101,
@@ -124,11 +124,29 @@ fn suite_runs_gates_and_reports() {
                 assert!(search["notes"]["index bytes / raw"].as_f64().unwrap() > 0.0);
             }
         }
+        // The filtered variant (10% of the rows per query): exact, and through the index,
+        // where the gate wants the full LIMIT of rows of the query's own cat every time.
+        let exact = metric(
+            &envelope,
+            "W10.v3",
+            driver,
+            "cosine top-10, exact, 10% filter, 10k × 384",
+        );
+        assert_eq!(exact["status"], "ok", "{driver}: {exact}");
+        assert_eq!(exact["notes"]["recall@10"], 1.0, "{driver}: {exact}");
+        let approximate = metric(
+            &envelope,
+            "W10.v3",
+            driver,
+            "cosine top-10, HNSW ef_search 40, 10% filter, 10k × 384",
+        );
+        assert_eq!(approximate["status"], "ok", "{driver}: {approximate}");
+        assert_eq!(approximate["answer"]["rows"], 101);
     }
     assert!(
         comparisons
             .iter()
-            .any(|c| c["workload"] == "W10.v2" && c["ratio"].is_f64())
+            .any(|c| c["workload"] == "W10.v3" && c["ratio"].is_f64())
     );
 
     // What Basalt cannot run is reported with the engine's own message, not skipped. The
