@@ -30,10 +30,10 @@
 //! orders agree up to ties, for several they may not.
 
 use crate::digest::Digest;
-use crate::driver::{DriverKind, RowRef, RowSink, Session, Val};
+use crate::driver::{DriverKind, Session, Val};
 use crate::model::Mode;
 
-use super::{Ctx, Group, Metric, SQLITE_ONLY, Sample, Workload};
+use super::{Ctx, Group, Ids, Metric, SQLITE_ONLY, Sample, Workload};
 
 pub fn workloads() -> Vec<Workload> {
     vec![Workload {
@@ -158,21 +158,6 @@ impl TextSql {
                 matches: "SELECT rowid FROM docs WHERE docs MATCH ?1 ORDER BY rowid",
             }),
             DriverKind::Duckdb => anyhow::bail!("W11 has no DuckDB form"),
-        }
-    }
-}
-
-/// Collects the first column of each row as an id.
-struct Ids<'a>(&'a mut Vec<i64>);
-
-impl RowSink for Ids<'_> {
-    fn row(&mut self, row: &dyn RowRef) -> anyhow::Result<()> {
-        match row.value(0)? {
-            Val::Int(id) => {
-                self.0.push(id);
-                Ok(())
-            }
-            other => anyhow::bail!("expected a row id, got {other:?}"),
         }
     }
 }

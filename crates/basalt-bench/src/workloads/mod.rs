@@ -540,6 +540,21 @@ impl<'a> Sample<'a> {
     }
 }
 
+/// Collects the first column of each row as an id (the retrieval workloads' answers).
+pub struct Ids<'a>(pub &'a mut Vec<i64>);
+
+impl RowSink for Ids<'_> {
+    fn row(&mut self, row: &dyn RowRef) -> anyhow::Result<()> {
+        match row.value(0)? {
+            Val::Int(id) => {
+                self.0.push(id);
+                Ok(())
+            }
+            other => anyhow::bail!("expected a row id, got {other:?}"),
+        }
+    }
+}
+
 /// Reads the first row of a query as integers (check sums for invariants; NULL reads as 0).
 pub fn integers(
     session: &mut dyn Session,

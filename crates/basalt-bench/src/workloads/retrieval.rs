@@ -48,10 +48,10 @@ use std::time::{Duration, Instant};
 
 use crate::data::GaussianMixture;
 use crate::digest::Digest;
-use crate::driver::{DriverKind, RowRef, RowSink, Session, Val};
+use crate::driver::{DriverKind, Session, Val};
 use crate::model::Mode;
 
-use super::{Ctx, Group, Metric, SQLITE_ONLY, Sample, Workload};
+use super::{Ctx, Group, Ids, Metric, SQLITE_ONLY, Sample, Workload};
 
 pub fn workloads() -> Vec<Workload> {
     vec![Workload {
@@ -453,21 +453,6 @@ struct Judgement {
     ties: usize,
     /// Per query: whether the result is the exact top k up to ties.
     exact: Vec<bool>,
-}
-
-/// Collects the first column of each row as an id.
-struct Ids<'a>(&'a mut Vec<i64>);
-
-impl RowSink for Ids<'_> {
-    fn row(&mut self, row: &dyn RowRef) -> anyhow::Result<()> {
-        match row.value(0)? {
-            Val::Int(id) => {
-                self.0.push(id);
-                Ok(())
-            }
-            other => anyhow::bail!("expected a row id, got {other:?}"),
-        }
-    }
 }
 
 /// Times every query of `data` through `sql` (one measurement per query), then judges the
