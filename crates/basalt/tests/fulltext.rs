@@ -183,8 +183,13 @@ fn build(conn: &Connection) -> BTreeMap<i64, Vec<String>> {
 
 /// (id, score) of every row `sql` returns for `query`.
 fn scored(conn: &Connection, sql: &str, query: &str) -> Vec<(i64, f64)> {
+    scored_with(conn, sql, vec![Value::Text(query.to_owned())])
+}
+
+/// (id, score) of every row `sql` returns with `params`.
+fn scored_with(conn: &Connection, sql: &str, params: Vec<Value>) -> Vec<(i64, f64)> {
     let mut statement = conn.prepare(sql).unwrap();
-    let mut rows = statement.query((query,)).unwrap();
+    let mut rows = statement.query(params).unwrap();
     let mut out = Vec::new();
     while let Some(row) = rows.next().unwrap() {
         out.push((row.get::<i64>(0).unwrap(), row.get::<f64>(1).unwrap()));
@@ -407,27 +412,23 @@ fn hybrid_retrieval_fuses_both_rankings() {
              ) AS fused
              GROUP BY id ORDER BY rrf DESC, id LIMIT 10"
         );
-        let branch = |sql: String| -> Vec<i64> {
-            let mut statement = conn.prepare(&sql).unwrap();
-            let mut rows = statement
-                .query(vec![
-                    Value::Text("w100x OR w101x OR data".into()),
-                    Value::Vector(query_vector.clone()),
-                ])
-                .unwrap();
-            let mut ids = Vec::new();
-            while let Some(row) = rows.next().unwrap() {
-                ids.push(row.get::<i64>(0).unwrap());
-            }
-            ids
+        let run = |sql: &str| {
+            let params = vec![
+                Value::Text("w100x OR w101x OR data".into()),
+                Value::Vector(query_vector.clone()),
+            ];
+            scored_with(&conn, sql, params)
         };
-        let lexical = branch(format!(
-            "SELECT id FROM docs WHERE fts_match(body, $1) {filter} AND $2 IS NOT NULL \
+        let ids =
+            |rows: Vec<(i64, f64)>| -> Vec<i64> { rows.into_iter().map(|(id, _)| id).collect() };
+        let lexical = ids(run(&format!(
+            "SELECT id, 0.0 FROM docs WHERE fts_match(body, $1) {filter} AND $2 IS NOT NULL \
              ORDER BY bm25_score(body, $1) DESC, id LIMIT 100"
-        ));
-        let semantic = branch(format!(
-            "SELECT id FROM docs WHERE $1 IS NOT NULL {filter} ORDER BY emb <=> $2, id LIMIT 100"
-        ));
+        )));
+        let semantic = ids(run(&format!(
+            "SELECT id, 0.0 FROM docs WHERE $1 IS NOT NULL {filter} \
+             ORDER BY emb <=> $2, id LIMIT 100"
+        )));
         assert_eq!((lexical.len(), semantic.len()), (100, 100));
         let mut fused: BTreeMap<i64, f64> = BTreeMap::new();
         for (weight, ranking) in [(0.7, &lexical), (0.3, &semantic)] {
@@ -438,17 +439,7 @@ fn hybrid_retrieval_fuses_both_rankings() {
         let mut want: Vec<(i64, f64)> = fused.into_iter().collect();
         want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         want.truncate(10);
-        let mut statement = conn.prepare(&hybrid).unwrap();
-        let mut rows = statement
-            .query(vec![
-                Value::Text("w100x OR w101x OR data".into()),
-                Value::Vector(query_vector.clone()),
-            ])
-            .unwrap();
-        let mut got = Vec::new();
-        while let Some(row) = rows.next().unwrap() {
-            got.push((row.get::<i64>(0).unwrap(), row.get::<f64>(1).unwrap()));
-        }
+        let got = run(&hybrid);
         assert_eq!(got.len(), 10, "{filter}");
         for ((got_id, got_score), (want_id, want_score)) in got.iter().zip(&want) {
             assert_eq!(got_id, want_id, "{filter}");

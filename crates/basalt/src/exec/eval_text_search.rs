@@ -42,31 +42,27 @@ pub fn try_fts_match(
     if !matches!(query_arg, Expr::Literal { .. } | Expr::Parameter { .. }) {
         return Ok(None);
     }
-    let mut out = ColumnVector::with_capacity(DataType::Boolean, rows);
     let query_text = match evaluate_scalar(query_arg, ctx)? {
         Value::Text(text) => text,
-        Value::Null => {
-            (0..rows).for_each(|_| out.push_null());
-            return Ok(Some(out));
-        }
+        Value::Null => return Ok(Some(nulls(DataType::Boolean, rows))),
         _ => return Ok(None),
     };
     let analyzer = Analyzer::default();
     let parsed = query::parse(&query_text, &analyzer)?;
     let texts = evaluate(text, batch, ctx)?;
-    let mut tokens = Vec::new();
-    for row in 0..rows {
-        match (text_at(&texts, row), &parsed) {
-            (Some(text), Some(parsed)) => {
-                tokens.clear();
-                analyzer.analyze(text, 0, &mut tokens);
-                out.push(&Value::Boolean(Document::new(&tokens).matches(parsed)));
-            }
-            (Some(_), None) => out.push(&Value::Boolean(false)),
-            (None, _) => out.push_null(),
-        }
-    }
-    Ok(Some(out))
+    Ok(Some(per_document(
+        &texts,
+        rows,
+        DataType::Boolean,
+        &analyzer,
+        |document| {
+            Value::Boolean(
+                parsed
+                    .as_ref()
+                    .is_some_and(|parsed| document.matches(parsed)),
+            )
+        },
+    )))
 }
 
 /// The scores of `bm25_score(args)` for every row of `batch`.
@@ -93,13 +89,9 @@ pub fn bm25_scores(
         .map_err(|_| ExecError::internal("bm25_score's table root"))?;
     let slot = usize::try_from(constant(slot)?)
         .map_err(|_| ExecError::internal("bm25_score's column slot"))?;
-    let mut out = ColumnVector::with_capacity(DataType::Real, rows);
     let query_text = match evaluate_scalar(query_arg, ctx)? {
         Value::Text(text) => text,
-        Value::Null => {
-            (0..rows).for_each(|_| out.push_null());
-            return Ok(out);
-        }
+        Value::Null => return Ok(nulls(DataType::Real, rows)),
         other => return Err(ExecError::internal(format!("bm25_score query {other:?}"))),
     };
     let analyzer = Analyzer::default();
@@ -110,24 +102,50 @@ pub fn bm25_scores(
     };
     let items = parsed.as_ref().map(bm25::items).unwrap_or_default();
     let texts = evaluate(text, batch, ctx)?;
+    Ok(per_document(
+        &texts,
+        rows,
+        DataType::Real,
+        &analyzer,
+        |document| {
+            Value::Real(
+                parsed
+                    .as_ref()
+                    .map_or(0.0, |parsed| bm25::score(parsed, &items, document, &stats)),
+            )
+        },
+    ))
+}
+
+/// A column of `rows` NULLs (a NULL query).
+fn nulls(data_type: DataType, rows: usize) -> ColumnVector {
+    let mut out = ColumnVector::with_capacity(data_type, rows);
+    (0..rows).for_each(|_| out.push_null());
+    out
+}
+
+/// Each row's `value` of its text's analyzed document (the token buffer reused from row to
+/// row); NULL where the text is NULL.
+fn per_document(
+    texts: &ColumnVector,
+    rows: usize,
+    data_type: DataType,
+    analyzer: &Analyzer,
+    mut value: impl FnMut(&Document<'_>) -> Value,
+) -> ColumnVector {
+    let mut out = ColumnVector::with_capacity(data_type, rows);
     let mut tokens = Vec::new();
     for row in 0..rows {
-        match text_at(&texts, row) {
+        match text_at(texts, row) {
             Some(text) => {
-                let score = match &parsed {
-                    Some(parsed) => {
-                        tokens.clear();
-                        analyzer.analyze(text, 0, &mut tokens);
-                        bm25::score(parsed, &items, &Document::new(&tokens), &stats)
-                    }
-                    None => 0.0,
-                };
-                out.push(&Value::Real(score));
+                tokens.clear();
+                analyzer.analyze(text, 0, &mut tokens);
+                out.push(&value(&Document::new(&tokens)));
             }
             None => out.push_null(),
         }
     }
-    Ok(out)
+    out
 }
 
 /// Row `row` of a text column, borrowed; `None` for NULL.
@@ -154,10 +172,7 @@ fn statistics(
         return Ok(Arc::clone(stats));
     }
     let items = bm25::items(parsed);
-    let mut stats = CorpusStats {
-        item_documents: vec![0; items.len()],
-        ..CorpusStats::default()
-    };
+    let mut stats = CorpusStats::new(&items);
     let mut cursor = TableTree::open(root).cursor(ctx.source.clone());
     let mut valid = cursor.first()?;
     let mut tokens = Vec::new();

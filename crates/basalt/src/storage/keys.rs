@@ -433,8 +433,9 @@ fn decode_i64(bytes: [u8; 8]) -> i64 {
     (u64::from_be_bytes(bytes) ^ SIGN_BIT) as i64
 }
 
-/// The order-preserving bits of an `f64` (see the module documentation).
-fn encode_f64(r: f64) -> u64 {
+/// The order-preserving bits of an `f64` (see the module documentation): comparing two as
+/// integers is the order of a Real sort key (`-0.0` equal to `0.0`, NaN above `+inf`).
+pub(crate) fn encode_f64(r: f64) -> u64 {
     let bits = if r.is_nan() {
         CANONICAL_NAN_BITS
     } else if r == 0.0 {

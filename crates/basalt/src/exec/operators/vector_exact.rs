@@ -20,7 +20,6 @@
 //! only rows that could still be among the nearest are decoded, and then only when a filter
 //! needs their columns.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
@@ -32,6 +31,7 @@ use crate::exec::eval;
 use crate::plan::{ScanColumn, VectorSearch};
 use crate::sqlstate;
 use crate::storage::btree::{TableTree, Value as StoredValue};
+use crate::storage::keys;
 use crate::types::Value;
 use crate::types::vector::{self, kernels};
 
@@ -44,35 +44,16 @@ pub const MAX_KEPT_ROWS: usize = 10_000;
 /// Rows that could be among the nearest, gathered before the filter runs over them at once.
 const PENDING_ROWS: usize = 256;
 
-/// A distance in the sort key's order: `-0.0` equals `0.0`, every NaN is equal and above
-/// `+inf` (what `storage::keys` encodes), so the kept rows are the ones the TopN would keep.
-#[derive(Clone, Copy, Debug)]
-struct Distance(f64);
+/// A distance as the sort key's order-preserving bits (`storage::keys`: `-0.0` equal to
+/// `0.0`, NaN above `+inf`), so the kept rows are exactly the ones the TopN would keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Distance(u64);
 
-impl Ord for Distance {
-    fn cmp(&self, other: &Self) -> Ordering {
-        match (self.0.is_nan(), other.0.is_nan()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Greater,
-            (false, true) => Ordering::Less,
-            (false, false) => self.0.partial_cmp(&other.0).unwrap_or(Ordering::Equal),
-        }
+impl Distance {
+    fn of(distance: f64) -> Distance {
+        Distance(keys::encode_f64(distance))
     }
 }
-
-impl PartialOrd for Distance {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Distance {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Distance {}
 
 /// What a row's vector gave.
 #[derive(Clone, Copy, Debug)]
@@ -220,7 +201,7 @@ pub(super) fn nearest_rows(
                             query_norm2,
                             &mut scratch,
                         ) {
-                            Some(distance) => Outcome::Distance(Distance(distance)),
+                            Some(distance) => Outcome::Distance(Distance::of(distance)),
                             None => Outcome::Mismatch(bytes.len() / 4),
                         }
                     }

@@ -77,22 +77,20 @@ impl VectorScan {
                 )));
             }
         };
-        let count = |expr: &Expr| -> ExecResult<usize> {
-            match eval::evaluate_scalar(expr, ctx)? {
-                Value::Integer(n) => Ok(usize::try_from(n.max(0)).unwrap_or(usize::MAX)),
-                Value::Null => Ok(usize::MAX),
-                other => Err(ExecError::internal(format!(
-                    "vector search count {other:?}"
-                ))),
-            }
+        // LIMIT NULL (or ALL) and no OFFSET are unbounded and zero; a bad count is the
+        // error the TopN above would give.
+        let count = |expr: Option<&Expr>, what: &str, absent: u64| -> ExecResult<usize> {
+            let count = super::basic::count_argument(expr, ctx, what)?.unwrap_or(absent);
+            Ok(usize::try_from(count).unwrap_or(usize::MAX))
         };
-        let wanted = count(&search.limit)?.saturating_add(match &search.offset {
-            Some(offset) => count(offset)?,
-            None => 0,
-        });
-        let exact = search.index.is_none() || ctx.vector_search.exact;
+        let wanted = count(Some(&search.limit), "LIMIT", u64::MAX)?.saturating_add(count(
+            search.offset.as_ref(),
+            "OFFSET",
+            0,
+        )?);
+        let through_graph = search.index.is_some() && !ctx.vector_search.exact;
         let mode = match query {
-            Some(query) if search.index.is_some() && !exact => Mode::Graph { query, wanted },
+            Some(query) if through_graph => Mode::Graph { query, wanted },
             Some(query) if wanted <= MAX_KEPT_ROWS => Mode::Exact { query, wanted },
             _ => Mode::EveryRow(Box::new(TableScan::new(
                 Arc::clone(&table),

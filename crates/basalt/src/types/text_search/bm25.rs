@@ -43,11 +43,19 @@ pub struct CorpusStats {
 }
 
 impl CorpusStats {
-    /// Counts one more document: its length and which items occur in it.
+    /// No documents yet, for a query with these items.
+    pub fn new(items: &[&Query]) -> CorpusStats {
+        CorpusStats {
+            item_documents: vec![0; items.len()],
+            ..CorpusStats::default()
+        }
+    }
+
+    /// Counts one more document: its length and which items (those given to
+    /// [`CorpusStats::new`]) occur in it.
     pub fn add(&mut self, document: &Document<'_>, items: &[&Query]) {
         self.documents += 1;
         self.total_length += document.length() as u64;
-        self.item_documents.resize(items.len(), 0);
         for (count, item) in self.item_documents.iter_mut().zip(items) {
             if document.occurrences(item) > 0 {
                 *count += 1;

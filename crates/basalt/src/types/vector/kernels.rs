@@ -15,7 +15,8 @@
 //! Results follow pgvector: double precision; cosine distance is `1 - a·b / (|a| |b|)` clamped
 //! to `[0, 2]`, and NaN when either vector is zero.
 
-use super::{different_dimensions, simd};
+use super::different_dimensions;
+use super::simd::{self, Elements, Sum};
 use crate::types::TypeError;
 
 /// A distance between vectors, as the operators and the index operator classes name them.
@@ -91,11 +92,15 @@ impl Metric {
             return None;
         }
         let direct = match self {
-            Metric::L2 => simd::l2_squared_le(vector_le, query).map(f64::sqrt),
-            Metric::NegativeInnerProduct => simd::dot_le(vector_le, query).map(|dot| -dot),
-            Metric::Cosine => simd::dot_and_norm_le(vector_le, query)
+            Metric::L2 => {
+                simd_sum(Elements::Stored(vector_le), query, Sum::L2Squared).map(f64::sqrt)
+            }
+            Metric::NegativeInnerProduct => {
+                simd_sum(Elements::Stored(vector_le), query, Sum::Dot).map(|dot| -dot)
+            }
+            Metric::Cosine => simd::sums(Elements::Stored(vector_le), query, Sum::DotAndNorm)
                 .map(|(ab, aa)| cosine_from_parts(ab, aa, query_norm2)),
-            Metric::L1 => simd::l1_le(vector_le, query),
+            Metric::L1 => simd_sum(Elements::Stored(vector_le), query, Sum::L1),
         };
         if direct.is_some() {
             return direct;
@@ -118,18 +123,19 @@ impl Metric {
 
 /// The squared Euclidean distance.
 pub fn l2_squared(a: &[f32], b: &[f32]) -> f64 {
-    simd::l2_squared(a, b).unwrap_or_else(|| fallback::l2_squared(a, b))
+    simd_sum(Elements::Floats(a), b, Sum::L2Squared).unwrap_or_else(|| fallback::l2_squared(a, b))
 }
 
 /// The inner product.
 pub fn inner_product(a: &[f32], b: &[f32]) -> f64 {
-    simd::dot(a, b).unwrap_or_else(|| fallback::inner_product(a, b))
+    simd_sum(Elements::Floats(a), b, Sum::Dot).unwrap_or_else(|| fallback::inner_product(a, b))
 }
 
 /// `a·b` and `|a|²`, the same bits as `inner_product(a, b)` and `inner_product(a, a)`, in one
 /// pass over `a` where the CPU allows.
 pub fn dot_and_norm(a: &[f32], b: &[f32]) -> (f64, f64) {
-    simd::dot_and_norm(a, b).unwrap_or_else(|| (inner_product(a, b), inner_product(a, a)))
+    simd::sums(Elements::Floats(a), b, Sum::DotAndNorm)
+        .unwrap_or_else(|| (inner_product(a, b), inner_product(a, a)))
 }
 
 /// The cosine distance, pgvector's way: `1 - a·b / sqrt(|a|² |b|²)` with the similarity
@@ -155,7 +161,12 @@ pub fn cosine_from_parts(ab: f64, aa: f64, bb: f64) -> f64 {
 
 /// The L1 (Manhattan) distance.
 pub fn l1_distance(a: &[f32], b: &[f32]) -> f64 {
-    simd::l1(a, b).unwrap_or_else(|| fallback::l1_distance(a, b))
+    simd_sum(Elements::Floats(a), b, Sum::L1).unwrap_or_else(|| fallback::l1_distance(a, b))
+}
+
+/// A single-sum [`simd`] loop (`None` where it does not run).
+fn simd_sum(a: Elements<'_>, b: &[f32], sum: Sum) -> Option<f64> {
+    simd::sums(a, b, sum).map(|(total, _)| total)
 }
 
 /// The kernels where [`simd`] does not run (no AVX2 and FMA, or not x86-64).

@@ -8,15 +8,14 @@
 //! compute cosine's `a·b` and `|a|²` in one pass over `a`.
 //!
 //! What it guarantees:
-//! * every function here gives the same bits for the same elements whether `a` arrives as
-//!   `&[f32]` or as its little-endian bytes: both are the same loop over the same pointer, so
+//! * [`sums`] gives the same bits for the same elements whether `a` arrives as `&[f32]` or as
+//!   its little-endian bytes ([`Elements`]): both are the same loop over the same pointer, so
 //!   the exact search (from page bytes) and the expression evaluator (from a batch's `f32`s)
 //!   rank rows identically;
-//! * `a·b` from [`dot_and_norm`] equals [`dot`]`(a, b)` and its `|a|²` equals
-//!   [`dot`]`(a, a)`, bit for bit (one generic loop, the same accumulators and order), and
-//!   every sum is symmetric in `a` and `b`;
-//! * callers (the safe wrappers below) check the lengths before any load, so no load reads
-//!   past either operand.
+//! * `a·b` from [`Sum::DotAndNorm`] equals [`Sum::Dot`]`(a, b)` and its `|a|²` equals
+//!   [`Sum::Dot`]`(a, a)`, bit for bit (one generic loop, the same accumulators and order),
+//!   and every sum is symmetric in `a` and `b`;
+//! * [`sums`] checks the lengths before any load, so no load reads past either operand.
 //!
 //! Sums run in eight-lane `f32` accumulators, four of them (32 elements a step), reduced to
 //! `f64` in a fixed order; the last `n mod 8` elements are added in `f64`. The results differ
@@ -61,9 +60,9 @@ pub fn prefetch(bytes: &[u8]) {
 }
 
 /// What a loop sums over the elements `x` of `a` and `y` of `b` (a const parameter of
-/// [`sums`], so each is its own loop with no branch inside).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Sum {
+/// [`summing_loop`], so each is its own loop with no branch inside).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sum {
     /// `x·y`, and `x·x` beside it.
     DotAndNorm,
     /// `x·y` alone.
@@ -79,104 +78,56 @@ const DOT: u8 = 1;
 const L2_SQUARED: u8 = 2;
 const L1: u8 = 3;
 
-/// `sums` for `sum`.
+/// [`summing_loop`] for `sum`.
 ///
 /// # Safety
-/// As [`sums`].
+/// As [`summing_loop`].
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code, reason = "AVX2 intrinsics; see the module doc")]
 unsafe fn sums_of(a: *const u8, b: *const f32, n: usize, sum: Sum) -> (f64, f64) {
-    // SAFETY: the caller's guarantees are `sums`'s.
+    // SAFETY: the caller's guarantees are `summing_loop`'s.
     unsafe {
         match sum {
-            Sum::DotAndNorm => sums::<DOT_AND_NORM>(a, b, n),
-            Sum::Dot => sums::<DOT>(a, b, n),
-            Sum::L2Squared => sums::<L2_SQUARED>(a, b, n),
-            Sum::L1 => sums::<L1>(a, b, n),
+            Sum::DotAndNorm => summing_loop::<DOT_AND_NORM>(a, b, n),
+            Sum::Dot => summing_loop::<DOT>(a, b, n),
+            Sum::L2Squared => summing_loop::<L2_SQUARED>(a, b, n),
+            Sum::L1 => summing_loop::<L1>(a, b, n),
         }
     }
 }
 
-/// `a·b` and `|a|²` (`a` as little-endian bytes, `4 × b.len()` of them); `None` when the
-/// lengths differ or the CPU lacks AVX2 and FMA.
-pub fn dot_and_norm_le(a: &[u8], b: &[f32]) -> Option<(f64, f64)> {
-    run_le(a, b, Sum::DotAndNorm)
+/// The first operand of a loop: `f32`s, or their little-endian bytes as stored (in a table
+/// cell or an HNSW node, at any byte address).
+#[derive(Clone, Copy, Debug)]
+pub enum Elements<'a> {
+    Floats(&'a [f32]),
+    Stored(&'a [u8]),
 }
 
-/// `a·b` (`a` as little-endian bytes).
-pub fn dot_le(a: &[u8], b: &[f32]) -> Option<f64> {
-    run_le(a, b, Sum::Dot).map(|(sum, _)| sum)
-}
-
-/// `|a - b|²` (`a` as little-endian bytes).
-pub fn l2_squared_le(a: &[u8], b: &[f32]) -> Option<f64> {
-    run_le(a, b, Sum::L2Squared).map(|(sum, _)| sum)
-}
-
-/// `Σ|a - b|` (`a` as little-endian bytes).
-pub fn l1_le(a: &[u8], b: &[f32]) -> Option<f64> {
-    run_le(a, b, Sum::L1).map(|(sum, _)| sum)
-}
-
-/// `a·b` and `|a|²`; `None` when the lengths differ or the CPU lacks AVX2 and FMA.
-pub fn dot_and_norm(a: &[f32], b: &[f32]) -> Option<(f64, f64)> {
-    run(a, b, Sum::DotAndNorm)
-}
-
-/// `a·b`.
-pub fn dot(a: &[f32], b: &[f32]) -> Option<f64> {
-    run(a, b, Sum::Dot).map(|(sum, _)| sum)
-}
-
-/// `|a - b|²`.
-pub fn l2_squared(a: &[f32], b: &[f32]) -> Option<f64> {
-    run(a, b, Sum::L2Squared).map(|(sum, _)| sum)
-}
-
-/// `Σ|a - b|`.
-pub fn l1(a: &[f32], b: &[f32]) -> Option<f64> {
-    run(a, b, Sum::L1).map(|(sum, _)| sum)
-}
-
-fn run_le(a: &[u8], b: &[f32], sum: Sum) -> Option<(f64, f64)> {
-    if a.len() != b.len().checked_mul(4)? || !available() {
+/// The loop `sum` over `a` and `b`: (the sum, and for [`Sum::DotAndNorm`] `|a|²`, else 0).
+/// `None` when `a` does not hold `b.len()` elements or the CPU lacks AVX2 and FMA.
+pub fn sums(a: Elements<'_>, b: &[f32], sum: Sum) -> Option<(f64, f64)> {
+    // `f32`s go through the same byte-pointer loop as stored bytes (x86-64 is
+    // little-endian): that is what makes the two give the same bits.
+    let (pointer, bytes) = match a {
+        Elements::Floats(floats) => (floats.as_ptr().cast::<u8>(), size_of_val(floats)),
+        Elements::Stored(stored) => (stored.as_ptr(), stored.len()),
+    };
+    if bytes != b.len().checked_mul(4)? || !available() {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: the CPU has AVX2 and FMA (`available`), and `a` holds exactly
-        // `4 * b.len()` bytes, so every load of `b.len()` elements from either pointer stays
+        // SAFETY: the CPU has AVX2 and FMA (`available`), and `pointer` is valid for exactly
+        // `4 * b.len()` bytes, so every load of `b.len()` elements from either operand stays
         // inside its slice. The loads are unaligned, so `a` may start at any byte.
-        #[allow(
-            unsafe_code,
-            reason = "AVX2 loads from a page's bytes; see the module doc"
-        )]
-        let sums = unsafe { sums_of(a.as_ptr(), b.as_ptr(), b.len(), sum) };
-        Some(sums)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = sum;
-        None
-    }
-}
-
-fn run(a: &[f32], b: &[f32], sum: Sum) -> Option<(f64, f64)> {
-    if a.len() != b.len() || !available() {
-        return None;
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: as in `run_le`: AVX2 and FMA are present, and both slices hold `b.len()`
-        // elements. Reading `a`'s `f32`s through a byte pointer is the same loop the page
-        // bytes go through (x86-64 is little-endian), which is what makes the two agree.
         #[allow(unsafe_code, reason = "AVX2 loads; see the module doc")]
-        let sums = unsafe { sums_of(a.as_ptr().cast::<u8>(), b.as_ptr(), b.len(), sum) };
+        let sums = unsafe { sums_of(pointer, b.as_ptr(), b.len(), sum) };
         Some(sums)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = sum;
+        let _ = (pointer, sum);
         None
     }
 }
@@ -190,7 +141,7 @@ fn run(a: &[f32], b: &[f32], sum: Sum) -> Option<(f64, f64)> {
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code, reason = "AVX2 intrinsics; see the module doc")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn sums<const SUM: u8>(a: *const u8, b: *const f32, n: usize) -> (f64, f64) {
+unsafe fn summing_loop<const SUM: u8>(a: *const u8, b: *const f32, n: usize) -> (f64, f64) {
     let zero = _mm256_setzero_ps();
     // Clearing the sign bit is |x|.
     let sign = _mm256_set1_ps(-0.0);
