@@ -240,6 +240,7 @@ fn encode_entry_as(object: &SchemaObject, version: u8) -> Vec<u8> {
                 IndexMethod::Hnsw(Metric::NegativeInnerProduct) => 2,
                 IndexMethod::Hnsw(Metric::Cosine) => 3,
                 IndexMethod::Hnsw(Metric::L1) => 4,
+                IndexMethod::Fts => 5,
             });
             out.u32(index.root);
             out.bool(index.implicit);
@@ -473,6 +474,7 @@ pub fn decode_entry(bytes: &[u8]) -> Result<SchemaObject, CatalogError> {
                 2 => IndexMethod::Hnsw(Metric::NegativeInnerProduct),
                 3 => IndexMethod::Hnsw(Metric::Cosine),
                 4 => IndexMethod::Hnsw(Metric::L1),
+                5 => IndexMethod::Fts,
                 other => return Err(CatalogError(format!("unknown index method {other}"))),
             };
             let root = input.u32()?;

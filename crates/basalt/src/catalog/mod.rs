@@ -179,6 +179,9 @@ pub enum IndexMethod {
     /// An HNSW graph over one vector column (pgvector's `hnsw`), ordered by the distance its
     /// operator class names (`vector_l2_ops` → L2, ...).
     Hnsw(Metric),
+    /// An inverted index over one text column, for full-text search ranked by BM25; its
+    /// options choose the analyzer (`tokenizer`, `stemmer`, `stopwords`).
+    Fts,
 }
 
 /// Why `CREATE INDEX ... USING name` names no method Basalt has.
@@ -199,6 +202,7 @@ impl IndexMethod {
             // The operator class (`vector_cosine_ops`) chooses the distance; L2 is the
             // default, as pgvector's `vector_l2_ops` is.
             "hnsw" => Ok(IndexMethod::Hnsw(Metric::L2)),
+            "fts" => Ok(IndexMethod::Fts),
             "hash" | "gin" | "gist" | "spgist" | "brin" | "bloom" => {
                 Err(UnknownIndexMethod::NotSupported(name.to_ascii_lowercase()))
             }
@@ -211,13 +215,14 @@ impl IndexMethod {
         match self {
             IndexMethod::BTree => "btree",
             IndexMethod::Hnsw(_) => "hnsw",
+            IndexMethod::Fts => "fts",
         }
     }
 
     /// The operator class an HNSW index's distance is named by (`vector_cosine_ops`).
     pub fn operator_class(self) -> Option<&'static str> {
         match self {
-            IndexMethod::BTree => None,
+            IndexMethod::BTree | IndexMethod::Fts => None,
             IndexMethod::Hnsw(metric) => Some(match metric {
                 Metric::L2 => "vector_l2_ops",
                 Metric::NegativeInnerProduct => "vector_ip_ops",
@@ -265,6 +270,16 @@ impl IndexMethod {
             // pgvector's bounds.
             (IndexMethod::Hnsw(_), "m") => integer_option(name, value, 2, 100),
             (IndexMethod::Hnsw(_), "ef_construction") => integer_option(name, value, 4, 1000),
+            (IndexMethod::Fts, "tokenizer" | "stemmer" | "stopwords") => {
+                let text = match value {
+                    Value::Text(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                // The analyzer checks the value now, so a bad one fails CREATE INDEX.
+                crate::types::text_search::Analyzer::from_options([(name, text.as_str())])
+                    .map_err(|error| error.to_string())?;
+                Ok(text.trim().to_lowercase())
+            }
             _ => Err(format!("unrecognized parameter \"{name}\"")),
         }
     }

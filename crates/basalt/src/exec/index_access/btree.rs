@@ -182,25 +182,7 @@ impl IndexAm for BTreeIndex<'_> {
         source: &S,
         target: &mut W,
     ) -> ExecResult<PageNo> {
-        // Entries move as stored bytes, in key order, into a bulk load: nothing is decoded,
-        // so the copy is exact whatever the column types.
-        let copy = IndexTree::create(target)?;
-        let mut cursor = self.tree.cursor(source);
-        let mut valid = cursor.first()?;
-        let mut failure = None;
-        let entries = until_error(&mut failure, || {
-            if !valid {
-                return Ok(None);
-            }
-            let entry = (cursor.key().to_vec(), cursor.value().to_vec());
-            valid = cursor.next()?;
-            Ok(Some(entry))
-        });
-        copy.bulk_load(target, entries)?;
-        if let Some(error) = failure {
-            return Err(error.into());
-        }
-        Ok(copy.root())
+        copy_tree(self.tree, source, target)
     }
 
     fn probe<S: PageRead>(&self, store: S) -> BTreeProbe<S> {
@@ -337,4 +319,31 @@ impl<S: PageRead> IndexProbe for BTreeProbe<S> {
     fn contains(&mut self, entry: &IndexEntry) -> ExecResult<bool> {
         Ok(self.cursor.seek_ge(&entry.key)?)
     }
+}
+
+/// Copies the index tree `tree` as `source` holds it into a fresh tree in `target`, exactly
+/// and densely (VACUUM); returns the copy's root. Entries move as stored bytes, in key order,
+/// into a bulk load: nothing is decoded, so the copy is exact whatever the entries hold.
+pub(super) fn copy_tree<S: PageRead + ?Sized, W: PageWrite + ?Sized>(
+    tree: IndexTree,
+    source: &S,
+    target: &mut W,
+) -> ExecResult<PageNo> {
+    let copy = IndexTree::create(target)?;
+    let mut cursor = tree.cursor(source);
+    let mut valid = cursor.first()?;
+    let mut failure = None;
+    let entries = until_error(&mut failure, || {
+        if !valid {
+            return Ok(None);
+        }
+        let entry = (cursor.key().to_vec(), cursor.value().to_vec());
+        valid = cursor.next()?;
+        Ok(Some(entry))
+    });
+    copy.bulk_load(target, entries)?;
+    if let Some(error) = failure {
+        return Err(error.into());
+    }
+    Ok(copy.root())
 }

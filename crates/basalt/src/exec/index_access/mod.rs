@@ -31,7 +31,7 @@
 //!
 //! Only an *ordered* method can serve key ranges, ORDER BY and index joins: scans reach
 //! that capability through [`IndexAccess::ordered`], which the B+tree has. A method without
-//! a key order — a vector index (HNSW) or a full-text index (BM25) to come — implements the
+//! a key order — a vector index (HNSW) or a full-text index (BM25) — implements the
 //! same row-level operations (its [`IndexEntry`] is then, for instance, the vector's bytes
 //! and the row id), answers `ordered` with an error (the optimizer never plans a range over
 //! it), never offers uniqueness (CREATE UNIQUE INDEX refuses it; its entries have no unique
@@ -46,6 +46,7 @@
 //! storage layer below must not know, and it runs inside the executor's transactions.
 
 mod btree;
+pub mod fts;
 mod hnsw;
 
 use std::cell::Cell;
@@ -58,6 +59,7 @@ use crate::types::Value;
 use super::error::ExecResult;
 
 pub use btree::{BTreeIndex, BTreeProbe};
+pub use fts::{FtsIndex, FtsProbe};
 pub use hnsw::{HnswIndex, HnswProbe};
 
 /// A row's entry in one index, as its method derives it from the row's values.
@@ -240,6 +242,7 @@ pub trait IndexProbe {
 pub enum IndexAccess<'d> {
     BTree(BTreeIndex<'d>),
     Hnsw(HnswIndex<'d>),
+    Fts(FtsIndex<'d>),
 }
 
 impl<'d> IndexAccess<'d> {
@@ -248,6 +251,7 @@ impl<'d> IndexAccess<'d> {
         match index.method {
             IndexMethod::BTree => IndexAccess::BTree(BTreeIndex::new(index)),
             IndexMethod::Hnsw(metric) => IndexAccess::Hnsw(HnswIndex::new(index, metric)),
+            IndexMethod::Fts => IndexAccess::Fts(FtsIndex::new(index)),
         }
     }
 
@@ -257,9 +261,9 @@ impl<'d> IndexAccess<'d> {
     pub fn ordered(&self) -> ExecResult<&BTreeIndex<'d>> {
         match self {
             IndexAccess::BTree(tree) => Ok(tree),
-            IndexAccess::Hnsw(_) => Err(super::error::ExecError::new(
+            IndexAccess::Hnsw(_) | IndexAccess::Fts(_) => Err(super::error::ExecError::new(
                 crate::sqlstate::FEATURE_NOT_SUPPORTED,
-                "an hnsw index has no key order",
+                "an hnsw or fts index has no key order",
             )),
         }
     }
@@ -270,6 +274,7 @@ impl<'d> IndexAccess<'d> {
 pub enum AnyProbe<S: PageRead> {
     BTree(BTreeProbe<S>),
     Hnsw(HnswProbe<S>),
+    Fts(FtsProbe<S>),
 }
 
 /// Runs `$body` with `$method` bound to the implementation behind an [`IndexAccess`].
@@ -278,6 +283,7 @@ macro_rules! dispatch {
         match $access {
             IndexAccess::BTree($method) => $body,
             IndexAccess::Hnsw($method) => $body,
+            IndexAccess::Fts($method) => $body,
         }
     };
 }
@@ -355,6 +361,7 @@ impl IndexAm for IndexAccess<'_> {
         match self {
             IndexAccess::BTree(method) => AnyProbe::BTree(method.probe(store)),
             IndexAccess::Hnsw(method) => AnyProbe::Hnsw(method.probe(store)),
+            IndexAccess::Fts(method) => AnyProbe::Fts(method.probe(store)),
         }
     }
 
@@ -388,6 +395,7 @@ impl<S: PageRead> IndexProbe for AnyProbe<S> {
         match self {
             AnyProbe::BTree(probe) => probe.rows_with_prefix(prefix, each),
             AnyProbe::Hnsw(probe) => probe.rows_with_prefix(prefix, each),
+            AnyProbe::Fts(probe) => probe.rows_with_prefix(prefix, each),
         }
     }
 
@@ -395,6 +403,7 @@ impl<S: PageRead> IndexProbe for AnyProbe<S> {
         match self {
             AnyProbe::BTree(probe) => probe.contains(entry),
             AnyProbe::Hnsw(probe) => probe.contains(entry),
+            AnyProbe::Fts(probe) => probe.contains(entry),
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::types::{DataType, Interval, Value, vector};
 use super::corrupt;
 
 /// Appends `value` as a LEB128 varint (record and value lengths).
-pub(super) fn write_varint(mut value: u64, out: &mut Vec<u8>) {
+pub(crate) fn write_varint(mut value: u64, out: &mut Vec<u8>) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
         value >>= 7;
@@ -27,7 +27,7 @@ pub(super) fn write_varint(mut value: u64, out: &mut Vec<u8>) {
 }
 
 /// A varint and the bytes it took, or `None` if `bytes` do not hold a whole one.
-pub(super) fn read_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+pub(crate) fn read_varint(bytes: &[u8]) -> Option<(u64, usize)> {
     let mut value = 0u64;
     for (index, &byte) in bytes.iter().enumerate().take(10) {
         value |= u64::from(byte & 0x7F) << (7 * index);

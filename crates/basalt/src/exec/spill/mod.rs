@@ -35,7 +35,7 @@ use super::batch::{BATCH_SIZE, Batch};
 use super::context::ExecContext;
 use super::error::{ExecError, ExecResult};
 
-mod codec;
+pub(crate) mod codec;
 
 pub use codec::RowCodec;
 use codec::{read_varint, write_varint};

@@ -429,6 +429,7 @@ impl Binder<'_> {
         }
         let method = match method {
             IndexMethod::Hnsw(_) => hnsw_method(create, &table, &columns, &options)?,
+            IndexMethod::Fts => fts_method(create, &table, &columns)?,
             other => other,
         };
         Ok(DdlStatement::CreateIndex(CreateIndex {
@@ -867,6 +868,46 @@ fn hnsw_method(
         ));
     }
     Ok(IndexMethod::Hnsw(metric))
+}
+
+/// `CREATE INDEX ... USING fts`: one text column; no UNIQUE, no ASC/DESC, no operator
+/// class. The options were checked against the analyzer already.
+fn fts_method(
+    create: &ast::CreateIndex,
+    table: &TableDef,
+    columns: &[(usize, KeyOrder)],
+) -> Result<IndexMethod, BindError> {
+    let unsupported = |what: &str| {
+        BindError::new(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            format!("access method \"fts\" does not support {what}"),
+        )
+    };
+    if create.unique {
+        return Err(unsupported("unique indexes"));
+    }
+    let ([(position, _)], [column]) = (columns, create.columns.as_slice()) else {
+        return Err(unsupported("multicolumn indexes"));
+    };
+    if column.column.options.sort.is_some() || column.column.options.nulls_first.is_some() {
+        return Err(unsupported("ASC/DESC options"));
+    }
+    if let Some(class) = &column.operator_class {
+        return Err(BindError::new(
+            sqlstate::UNDEFINED_OBJECT,
+            format!("operator class \"{class}\" does not exist for access method \"fts\""),
+        ));
+    }
+    match table.columns.get(*position).map(|c| c.data_type) {
+        Some(data_type) if data_type.is_text() => Ok(IndexMethod::Fts),
+        other => Err(BindError::new(
+            sqlstate::DATATYPE_MISMATCH,
+            format!(
+                "access method \"fts\" indexes text, not {}",
+                other.map_or("unknown", DataType::name)
+            ),
+        )),
+    }
 }
 
 /// One `name = value` of `CREATE INDEX ... WITH (...)`, the value a literal: a number, a

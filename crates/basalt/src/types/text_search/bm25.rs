@@ -18,7 +18,7 @@
 //! scores 0.
 //!
 //! What it guarantees: the same query, document and statistics give the same score, whether
-//! the statistics come from a scan of the table or, later, from a full-text index.
+//! the statistics come from a scan of the table or from a full-text index.
 
 use super::matcher::Document;
 use super::query::Query;
@@ -89,28 +89,43 @@ pub fn idf(documents: u64, df: u64) -> f64 {
     (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
+/// The length normalization of a document of `length` tokens: `k1 · (1 − b + b · |D| /
+/// avgdl)`, or `k1` when every document is empty.
+pub fn length_norm(length: usize, stats: &CorpusStats) -> f64 {
+    let average = stats.total_length as f64 / stats.documents as f64;
+    if average > 0.0 {
+        K1 * (1.0 - B + B * length as f64 / average)
+    } else {
+        K1
+    }
+}
+
+/// One item's part of a score: `idf · tf · (k1 + 1) / (tf + norm)`, 0 when it does not
+/// occur. The index's top-k search (`exec::index_access::fts`) computes scores with this and
+/// [`length_norm`], summed in item order as [`score`] sums them, so both give the same bits.
+pub fn item_score(idf: f64, tf: f64, norm: f64) -> f64 {
+    if tf == 0.0 {
+        0.0
+    } else {
+        idf * tf * (K1 + 1.0) / (tf + norm)
+    }
+}
+
 /// `document`'s score for `query` (whose items are `items`) in a corpus with `stats`.
 pub fn score(query: &Query, items: &[&Query], document: &Document<'_>, stats: &CorpusStats) -> f64 {
     if stats.documents == 0 || !document.matches(query) {
         return 0.0;
     }
-    let average = stats.total_length as f64 / stats.documents as f64;
-    let length = document.length() as f64;
-    let norm = if average > 0.0 {
-        K1 * (1.0 - B + B * length / average)
-    } else {
-        K1
-    };
+    let norm = length_norm(document.length(), stats);
     items
         .iter()
         .zip(&stats.item_documents)
         .map(|(item, df)| {
-            let tf = document.occurrences(item) as f64;
-            if tf == 0.0 {
-                0.0
-            } else {
-                idf(stats.documents, *df) * tf * (K1 + 1.0) / (tf + norm)
-            }
+            item_score(
+                idf(stats.documents, *df),
+                document.occurrences(item) as f64,
+                norm,
+            )
         })
         .sum()
 }

@@ -1,0 +1,400 @@
+//! The full-text access method: an inverted index over one text column, `CREATE INDEX ... ON
+//! t USING fts (body) WITH (stemmer = english, stopwords = english)`, searched by
+//! `fts_match` and ranked by `bm25_score`.
+//!
+//! # What
+//!
+//! The index is one B+tree in the database's own pages ([`format`] gives its entries): per
+//! term, its document count and blocks of postings (row, tf, document length, positions);
+//! per row, its document length; and the corpus's document count and total length. So it
+//! commits and rolls back with the rows, readers see it at their snapshot, and the WAL
+//! carries it through a crash like every other page. INSERT, UPDATE and DELETE change it in
+//! place ([`write`]); CREATE INDEX, REINDEX and VACUUM build it in one sorted bulk load.
+//!
+//! Searches ([`search`]) answer exactly what a scan with the same analyzer answers: the rows
+//! a query matches, the corpus statistics BM25 needs (so `bm25_score` need not scan the
+//! table), and the top k rows by BM25 through block-max WAND.
+//!
+//! # Guarantees kept with the other methods
+//!
+//! A full-text index is never unique and has no key order: `ordered` refuses it, its probe
+//! answers only `contains` (for the integrity check). NULL values are not documents. Its
+//! entry for a row is the row id and the text; the terms are computed from the text by the
+//! index's analyzer (its `WITH` options) whenever the entry is written or removed, so a
+//! row's postings are always those of its current text.
+
+pub mod format;
+pub mod read;
+pub mod search;
+pub mod write;
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use crate::catalog::IndexDef;
+use crate::exec::error::{ExecError, ExecResult};
+use crate::sqlstate;
+use crate::storage::btree::IndexTree;
+use crate::storage::{PageNo, PageRead, PageWrite};
+use crate::types::Value;
+use crate::types::text_search::{Analyzer, Token};
+
+use super::{IndexAm, IndexEntry, IndexProbe, KeyStatistics, StoredRow};
+use format::{Posting, TermInfo, corrupt};
+use read::FtsReader;
+
+/// A full-text index: its definition.
+#[derive(Debug, Clone, Copy)]
+pub struct FtsIndex<'d> {
+    index: &'d IndexDef,
+    tree: IndexTree,
+}
+
+thread_local! {
+    /// Analyzers by their options text: building one (a stop-word set, a stemmer) costs
+    /// more than analyzing a short text, and every write of an indexed row needs one.
+    static ANALYZERS: RefCell<HashMap<String, Rc<Analyzer>>> = RefCell::new(HashMap::new());
+}
+
+/// The analyzer an options text (`analyzer_options`) describes, built once per thread.
+pub fn analyzer_for(options: &str) -> ExecResult<Rc<Analyzer>> {
+    if let Some(analyzer) = ANALYZERS.with(|cache| cache.borrow().get(options).cloned()) {
+        return Ok(analyzer);
+    }
+    let analyzer = Rc::new(Analyzer::from_option_text(options)?);
+    ANALYZERS.with(|cache| {
+        cache
+            .borrow_mut()
+            .insert(options.to_owned(), Rc::clone(&analyzer))
+    });
+    Ok(analyzer)
+}
+
+/// An index's analyzer options as one text (`stemmer = 'english', stopwords = 'a, b'`), the
+/// form `Analyzer::from_option_text` and `fts_terms` read.
+pub fn analyzer_options(index: &IndexDef) -> String {
+    index
+        .options
+        .iter()
+        .map(|(name, value)| format!("{name} = '{value}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl<'d> FtsIndex<'d> {
+    pub fn new(index: &'d IndexDef) -> FtsIndex<'d> {
+        FtsIndex {
+            index,
+            tree: IndexTree::open(index.root),
+        }
+    }
+
+    /// The indexed column (position in the table).
+    pub fn column(&self) -> usize {
+        self.index.columns.first().map_or(0, |(column, _)| *column)
+    }
+
+    /// The index's analyzer.
+    pub fn analyzer(&self) -> ExecResult<Rc<Analyzer>> {
+        analyzer_for(&analyzer_options(self.index))
+    }
+
+    /// A read handle on the index through `store`.
+    pub fn reader<S: PageRead + Clone>(&self, store: S) -> FtsReader<S> {
+        FtsReader::new(self.tree, store)
+    }
+
+    /// The indexed text of a row's values, `None` for NULL (or a value of another type).
+    fn text<'v>(&self, values: &'v [Value]) -> Option<&'v str> {
+        match values.get(self.column()) {
+            Some(Value::Text(text)) => Some(text),
+            _ => None,
+        }
+    }
+
+    fn tokens(&self, text: &str) -> ExecResult<Vec<Token>> {
+        let mut tokens = Vec::new();
+        self.analyzer()?.analyze(text, 0, &mut tokens);
+        Ok(tokens)
+    }
+}
+
+/// An entry: the row id (8 bytes, big-endian), then 0 for NULL or 1 and the text.
+fn decode_entry(key: &[u8]) -> ExecResult<(i64, Option<&str>)> {
+    let bad = || ExecError::internal("a full-text index entry is malformed");
+    let row = i64::from_be_bytes(
+        key.get(..8)
+            .and_then(|bytes| bytes.try_into().ok())
+            .ok_or_else(bad)?,
+    );
+    match key.get(8) {
+        Some(0) => Ok((row, None)),
+        Some(1) => Ok((
+            row,
+            Some(std::str::from_utf8(&key[9..]).map_err(|_| bad())?),
+        )),
+        _ => Err(bad()),
+    }
+}
+
+impl IndexAm for FtsIndex<'_> {
+    type Probe<S: PageRead> = FtsProbe<S>;
+
+    fn create<W: PageWrite + ?Sized>(&self, txn: &mut W) -> ExecResult<PageNo> {
+        Ok(IndexTree::create(txn)?.root())
+    }
+
+    fn entry(&self, values: &[Value], row_id: i64) -> IndexEntry {
+        let text = self.text(values);
+        let mut key = Vec::with_capacity(9 + text.map_or(0, str::len));
+        key.extend_from_slice(&row_id.to_be_bytes());
+        match text {
+            Some(text) => {
+                key.push(1);
+                key.extend_from_slice(text.as_bytes());
+            }
+            None => key.push(0),
+        }
+        IndexEntry {
+            key,
+            unique_len: None,
+            hint: std::cell::Cell::new(None),
+        }
+    }
+
+    fn unique_key(&self, _values: &[Value]) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn lookup_column(&self, _column: usize, _value: &Value, _out: &mut Vec<u8>) {}
+
+    fn check_fits(&self, _entry: &IndexEntry, _usable_size: usize) -> ExecResult<()> {
+        // Terms are stored truncated past `format::MAX_TERM_BYTES` and blocks split to fit.
+        Ok(())
+    }
+
+    fn build<W: PageWrite + ?Sized>(
+        &self,
+        txn: &mut W,
+        rows: &[(i64, Vec<Value>)],
+    ) -> ExecResult<()> {
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_unstable_by_key(|&i| rows[i].0);
+        let analyzer = self.analyzer()?;
+        let documents = order.into_iter().filter_map(|i| {
+            let (row, values) = &rows[i];
+            let text = self.text(values)?;
+            let mut tokens = Vec::new();
+            analyzer.analyze(text, 0, &mut tokens);
+            Some(Ok((*row, tokens)))
+        });
+        let entries = write::build_entries(documents, txn.usable_size())?;
+        self.tree.bulk_load(txn, entries)?;
+        Ok(())
+    }
+
+    fn insert<W: PageWrite + ?Sized>(&self, txn: &mut W, entry: &IndexEntry) -> ExecResult<()> {
+        let (row, text) = decode_entry(&entry.key)?;
+        if let Some(text) = text {
+            write::add_document(self.tree, txn, row, &self.tokens(text)?)?;
+        }
+        Ok(())
+    }
+
+    fn delete<W: PageWrite + ?Sized>(
+        &self,
+        txn: &mut W,
+        values: &[Value],
+        row_id: i64,
+    ) -> ExecResult<bool> {
+        match self.text(values) {
+            Some(text) => write::remove_document(self.tree, txn, row_id, &self.tokens(text)?),
+            None => Ok(true),
+        }
+    }
+
+    fn update<W: PageWrite + ?Sized>(
+        &self,
+        txn: &mut W,
+        old: (&[Value], i64),
+        new: (&[Value], i64),
+    ) -> ExecResult<bool> {
+        if old.1 == new.1 && self.text(old.0) == self.text(new.0) {
+            return Ok(false);
+        }
+        self.delete(txn, old.0, old.1)?;
+        self.insert(txn, &self.entry(new.0, new.1))?;
+        Ok(true)
+    }
+
+    fn destroy<W: PageWrite + ?Sized>(&self, txn: &mut W) -> ExecResult<()> {
+        Ok(self.tree.destroy(txn)?)
+    }
+
+    fn copy_into<S: PageRead + ?Sized, W: PageWrite + ?Sized>(
+        &self,
+        source: &S,
+        target: &mut W,
+    ) -> ExecResult<PageNo> {
+        super::btree::copy_tree(self.tree, source, target)
+    }
+
+    fn probe<S: PageRead>(&self, store: S) -> FtsProbe<S> {
+        FtsProbe {
+            store,
+            tree: self.tree,
+            options: analyzer_options(self.index),
+        }
+    }
+
+    fn check_pages<S: PageRead + ?Sized>(
+        &self,
+        store: &S,
+    ) -> crate::storage::Result<HashSet<PageNo>> {
+        self.tree.check_pages(store).map(|(_, pages)| pages)
+    }
+
+    fn verify_entries<S: PageRead>(
+        &self,
+        store: S,
+        mut row: impl FnMut(i64) -> ExecResult<StoredRow>,
+        mut problem: impl FnMut(String) -> bool,
+    ) -> ExecResult<()> {
+        let name = &self.index.name;
+        let reader = self.reader(&store);
+        let analyzer = self.analyzer()?;
+        // Each document entry names a row whose text has that length.
+        let mut documents = HashSet::new();
+        let (mut total_length, mut tokens) = (0u64, Vec::new());
+        let mut cursor = self.tree.cursor(&store);
+        cursor.seek_ge(&[format::TAG_DOCUMENT])?;
+        while cursor.is_valid() && cursor.key().first() == Some(&format::TAG_DOCUMENT) {
+            let row_id = crate::storage::keys::decode_row_id(cursor.key())
+                .map_err(|_| corrupt("document key"))?;
+            let length = format::Reader::new(cursor.value()).varint()?;
+            documents.insert(row_id);
+            total_length += length;
+            let actual = match row(row_id)? {
+                StoredRow::Values(values) => self.text(&values).map(|text| {
+                    tokens.clear();
+                    analyzer.analyze(text, 0, &mut tokens);
+                    tokens.len() as u64
+                }),
+                StoredRow::Missing | StoredRow::Unreadable => None,
+            };
+            if actual != Some(length)
+                && !problem(format!(
+                    "index {name}: document {row_id} does not match its row's text"
+                ))
+            {
+                return Ok(());
+            }
+            cursor.next()?;
+        }
+        let (count, total) = reader.stats()?;
+        if (count, total) != (documents.len() as u64, total_length)
+            && !problem(format!(
+                "index {name}: its statistics ({count} documents, {total} tokens) differ from \
+                 its documents ({}, {total_length})",
+                documents.len()
+            ))
+        {
+            return Ok(());
+        }
+        // Each term's postings name indexed documents, as many as its entry counts.
+        cursor.seek_ge(&[format::TAG_TERM])?;
+        while cursor.is_valid() && cursor.key().first() == Some(&format::TAG_TERM) {
+            let term = std::str::from_utf8(&cursor.key()[1..])
+                .map_err(|_| corrupt("a term is not UTF-8"))?
+                .to_owned();
+            let info = TermInfo::decode(cursor.value())?;
+            let mut postings = reader.term_postings(&term, false);
+            postings.start()?;
+            let mut count = 0u64;
+            while let Some(posting) = postings.current() {
+                count += 1;
+                if (!documents.contains(&posting.row)
+                    || posting.tf > info.max_tf
+                    || posting.length < info.min_length)
+                    && !problem(format!(
+                        "index {name}: a posting of \"{term}\" names row {} wrongly",
+                        posting.row
+                    ))
+                {
+                    return Ok(());
+                }
+                postings.next()?;
+            }
+            if count != info.documents
+                && !problem(format!(
+                    "index {name}: \"{term}\" has {count} postings, its entry says {}",
+                    info.documents
+                ))
+            {
+                return Ok(());
+            }
+            cursor.next()?;
+        }
+        Ok(())
+    }
+
+    fn key_statistics<S: PageRead>(&self, store: S) -> ExecResult<KeyStatistics> {
+        Ok(KeyStatistics {
+            entries: self.reader(&store).stats()?.0,
+            distinct_prefixes: Vec::new(),
+        })
+    }
+}
+
+/// The full-text index's probe: only `contains`, for the integrity check: the row's
+/// document entry and every one of its postings are there, as its text gives them.
+#[derive(Debug)]
+pub struct FtsProbe<S: PageRead> {
+    store: S,
+    tree: IndexTree,
+    options: String,
+}
+
+impl<S: PageRead> IndexProbe for FtsProbe<S> {
+    fn rows_with_prefix(
+        &mut self,
+        _prefix: &[u8],
+        _each: impl FnMut(i64) -> ExecResult<bool>,
+    ) -> ExecResult<Option<PageNo>> {
+        Err(ExecError::new(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            "a full-text index has no key lookups",
+        ))
+    }
+
+    fn contains(&mut self, entry: &IndexEntry) -> ExecResult<bool> {
+        let (row, text) = decode_entry(&entry.key)?;
+        let Some(text) = text else {
+            return Ok(true); // NULL is not a document.
+        };
+        let mut tokens = Vec::new();
+        analyzer_for(&self.options)?.analyze(text, 0, &mut tokens);
+        let length = tokens.len() as u64;
+        match self.tree.get(&self.store, &format::document_key(row))? {
+            Some(value) if format::Reader::new(&value).varint()? == length => {}
+            _ => return Ok(false),
+        }
+        let reader = FtsReader::new(self.tree, &self.store);
+        for (term, positions) in write::group_terms(&tokens) {
+            let mut postings = reader.term_postings(&term, true);
+            postings.start()?;
+            postings.advance_to(row)?;
+            let found = match postings.current() {
+                Some(Posting { row: at, tf, .. }) if *at == row => {
+                    *tf as usize == positions.len() && postings.positions()? == positions
+                }
+                _ => false,
+            };
+            if !found {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}

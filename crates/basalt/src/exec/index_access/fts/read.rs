@@ -1,0 +1,465 @@
+//! Reading a full-text index: its statistics, term entries, and postings lists walked by
+//! cursors that skip whole blocks.
+//!
+//! What it guarantees: a [`PostingList`] yields a term's (or a prefix's, or a phrase's)
+//! postings in increasing row order, each once, with its tf and the document's length, and
+//! for every block the bounds (largest tf, smallest length, last row) that hold for each of
+//! its postings — what block-max WAND (`search`) skips by. A phrase's and a prefix's lists
+//! are computed from their terms' postings when opened (a phrase from positions, matching
+//! exactly what `types::text_search::matcher` matches in a document's text).
+
+use crate::exec::error::ExecResult;
+use crate::storage::PageRead;
+use crate::storage::btree::{IndexCursor, IndexTree};
+use crate::types::text_search::query::Query;
+
+use super::format::{
+    self, BLOCK_POSTINGS, BlockHeader, INLINE_POSITIONS, Posting, Reader, TermInfo, corrupt,
+    stored_term,
+};
+
+/// A read handle on one full-text index.
+#[derive(Debug, Clone)]
+pub struct FtsReader<S: PageRead + Clone> {
+    tree: IndexTree,
+    store: S,
+}
+
+impl<S: PageRead + Clone> FtsReader<S> {
+    pub fn new(tree: IndexTree, store: S) -> FtsReader<S> {
+        FtsReader { tree, store }
+    }
+
+    /// Documents indexed and their total length.
+    pub fn stats(&self) -> ExecResult<(u64, u64)> {
+        match self.tree.get(&self.store, &format::stats_key())? {
+            Some(value) => format::decode_stats(&value),
+            None => Ok((0, 0)),
+        }
+    }
+
+    /// The entry of a term (as the analyzer made it), if any document holds it.
+    pub fn term(&self, term: &str) -> ExecResult<Option<TermInfo>> {
+        let stored = stored_term(term);
+        self.tree
+            .get(&self.store, &format::term_key(&stored))?
+            .map(|value| TermInfo::decode(&value))
+            .transpose()
+    }
+
+    /// The terms (as stored) that begin with `prefix`, in order.
+    pub fn terms_with_prefix(&self, prefix: &str) -> ExecResult<Vec<String>> {
+        let start = format::term_key(prefix);
+        let mut cursor = self.tree.cursor(self.store.clone());
+        let mut terms = Vec::new();
+        cursor.seek_ge(&start)?;
+        let mut valid = cursor.is_valid();
+        while valid && cursor.key().starts_with(&start) {
+            let term = std::str::from_utf8(&cursor.key()[1..])
+                .map_err(|_| corrupt("a term is not UTF-8"))?;
+            terms.push(term.to_owned());
+            valid = cursor.next()?;
+        }
+        Ok(terms)
+    }
+
+    /// Every indexed row (non-NULL document), in order.
+    pub fn documents(&self) -> ExecResult<Vec<i64>> {
+        let mut cursor = self.tree.cursor(self.store.clone());
+        let mut rows = Vec::new();
+        cursor.seek_ge(&[format::TAG_DOCUMENT])?;
+        while cursor.is_valid() && cursor.key().first() == Some(&format::TAG_DOCUMENT) {
+            rows.push(
+                crate::storage::keys::decode_row_id(cursor.key())
+                    .map_err(|_| corrupt("document key"))?,
+            );
+            cursor.next()?;
+        }
+        Ok(rows)
+    }
+
+    /// The postings of a term as stored, positions decoded when `with_positions`.
+    pub fn term_postings(&self, stored: &str, with_positions: bool) -> TermCursor<S> {
+        TermCursor {
+            term: stored.to_owned(),
+            prefix: format::postings_prefix(stored),
+            cursor: self.tree.cursor(self.store.clone()),
+            tree: self.tree,
+            store: self.store.clone(),
+            block: Vec::new(),
+            header: None,
+            at: 0,
+            started: false,
+            with_positions,
+        }
+    }
+
+    /// The list of a query item: a term's postings, or a prefix's or phrase's computed.
+    pub fn item_list(&self, item: &Query) -> ExecResult<PostingList<S>> {
+        match item {
+            Query::Term(term) => {
+                let mut cursor = self.term_postings(&stored_term(term), false);
+                cursor.start()?;
+                Ok(PostingList::Term(cursor))
+            }
+            Query::Prefix(prefix) => Ok(PostingList::Computed(Computed::new(
+                self.prefix_postings(prefix)?,
+            ))),
+            Query::Phrase(terms) => Ok(PostingList::Computed(Computed::new(
+                self.phrase_postings(terms)?,
+            ))),
+            Query::And(_) | Query::Or(_) | Query::Not(_) => Err(
+                crate::exec::error::ExecError::internal("a posting list of a compound query"),
+            ),
+        }
+    }
+
+    /// Every document with a term beginning with `prefix`: tf is the sum over those terms.
+    fn prefix_postings(&self, prefix: &str) -> ExecResult<Vec<Posting>> {
+        let mut merged: Vec<Posting> = Vec::new();
+        for term in self.terms_with_prefix(prefix)? {
+            let mut cursor = self.term_postings(&term, false);
+            cursor.start()?;
+            let mut list = Vec::new();
+            while let Some(posting) = cursor.current() {
+                list.push(posting.clone());
+                cursor.next()?;
+            }
+            merged = merge_sum(merged, list);
+        }
+        Ok(merged)
+    }
+
+    /// Every document where the phrase occurs: tf is how often it starts there.
+    fn phrase_postings(&self, terms: &[(String, u32)]) -> ExecResult<Vec<Posting>> {
+        let mut cursors = Vec::with_capacity(terms.len());
+        for (term, _) in terms {
+            let mut cursor = self.term_postings(&stored_term(term), true);
+            cursor.start()?;
+            cursors.push(cursor);
+        }
+        let mut out = Vec::new();
+        let Some(first) = cursors.first() else {
+            return Ok(out);
+        };
+        let mut target = match first.current() {
+            Some(posting) => posting.row,
+            None => return Ok(out),
+        };
+        'rows: loop {
+            // Bring every cursor to the first row >= target that all of them hold.
+            for cursor in cursors.iter_mut() {
+                cursor.advance_to(target)?;
+                match cursor.current() {
+                    None => break 'rows,
+                    Some(posting) if posting.row > target => {
+                        target = posting.row;
+                        continue 'rows;
+                    }
+                    Some(_) => {}
+                }
+            }
+            let mut lists = Vec::with_capacity(cursors.len());
+            for cursor in &cursors {
+                lists.push(cursor.positions()?);
+            }
+            let Some((starts, rest)) = lists.split_first() else {
+                break;
+            };
+            let count = starts
+                .iter()
+                .filter(|&&start| {
+                    rest.iter()
+                        .zip(&terms[1..])
+                        .all(|(positions, (_, offset))| {
+                            start
+                                .checked_add(*offset)
+                                .is_some_and(|p| positions.binary_search(&p).is_ok())
+                        })
+                })
+                .count();
+            if count > 0
+                && let Some(posting) = cursors[0].current()
+            {
+                out.push(Posting {
+                    row: target,
+                    tf: u32::try_from(count).unwrap_or(u32::MAX),
+                    length: posting.length,
+                    positions: Vec::new(),
+                });
+            }
+            cursors[0].next()?;
+            match cursors[0].current() {
+                Some(posting) => target = posting.row,
+                None => break,
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Two postings lists (rows increasing) merged, the tf of a row in both summed.
+fn merge_sum(a: Vec<Posting>, b: Vec<Posting>) -> Vec<Posting> {
+    if a.is_empty() {
+        return b;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x.row == y.row => {
+                let (Some(mut x), Some(y)) = (a.next(), b.next()) else {
+                    break;
+                };
+                x.tf = x.tf.saturating_add(y.tf);
+                out.push(x);
+            }
+            (Some(x), Some(y)) if x.row < y.row => out.extend(a.next()),
+            (Some(_), Some(_)) | (None, Some(_)) => out.extend(b.next()),
+            (Some(_), None) => out.extend(a.next()),
+            (None, None) => break,
+        }
+    }
+    out
+}
+
+/// A cursor over one term's blocks.
+#[derive(Debug)]
+pub struct TermCursor<S: PageRead + Clone> {
+    term: String,
+    prefix: Vec<u8>,
+    cursor: IndexCursor<S>,
+    tree: IndexTree,
+    store: S,
+    block: Vec<Posting>,
+    header: Option<BlockHeader>,
+    at: usize,
+    started: bool,
+    with_positions: bool,
+}
+
+impl<S: PageRead + Clone> TermCursor<S> {
+    /// Positions on the term's first posting.
+    pub fn start(&mut self) -> ExecResult<()> {
+        self.started = true;
+        let prefix = self.prefix.clone();
+        self.cursor.seek_ge(&prefix)?;
+        self.load()
+    }
+
+    /// Decodes the block the index cursor is on, or ends the list.
+    fn load(&mut self) -> ExecResult<()> {
+        self.at = 0;
+        self.block.clear();
+        self.header = None;
+        if !self.cursor.is_valid() {
+            return Ok(());
+        }
+        if let Some(first) = format::block_row(self.cursor.key(), &self.prefix)? {
+            self.header = Some(format::decode_block(
+                first,
+                self.cursor.value(),
+                self.with_positions,
+                &mut self.block,
+            )?);
+        }
+        Ok(())
+    }
+
+    pub fn current(&self) -> Option<&Posting> {
+        self.header.as_ref()?;
+        self.block.get(self.at)
+    }
+
+    /// The current block's bounds.
+    pub fn block(&self) -> Option<&BlockHeader> {
+        self.header.as_ref()
+    }
+
+    pub fn next(&mut self) -> ExecResult<()> {
+        if self.header.is_none() {
+            return Ok(());
+        }
+        self.at += 1;
+        if self.at >= self.block.len() {
+            self.cursor.next()?;
+            self.load()?;
+        }
+        Ok(())
+    }
+
+    /// Moves to the first posting at or after `row`.
+    pub fn advance_to(&mut self, row: i64) -> ExecResult<()> {
+        let Some(header) = self.header else {
+            return Ok(());
+        };
+        if self.block.get(self.at).is_some_and(|p| p.row >= row) {
+            return Ok(());
+        }
+        if row > header.last_row {
+            // The block that may hold `row` is the last one starting at or before it; the
+            // blocks in between are skipped without being read.
+            self.cursor
+                .seek_le(&format::postings_key(&self.prefix, row))?;
+            let found = if self.cursor.is_valid() {
+                format::block_row(self.cursor.key(), &self.prefix)?
+            } else {
+                None
+            };
+            if found.is_none_or(|first| first <= header.first_row) {
+                // `row` falls in the gap after the current block: the next one is past it.
+                self.cursor
+                    .seek_gt(&format::postings_key(&self.prefix, header.first_row))?;
+                return self.load();
+            }
+            self.load()?;
+            if self.header.is_some_and(|loaded| loaded.last_row < row) {
+                // The next block starts past `row` (else the seek would have found it).
+                self.cursor.next()?;
+                return self.load();
+            }
+        }
+        self.at = self.block.partition_point(|p| p.row < row);
+        if self.at >= self.block.len() {
+            self.cursor.next()?;
+            self.load()?;
+        }
+        Ok(())
+    }
+
+    /// The current posting's positions (from the block, or its `'x'` entries).
+    pub fn positions(&self) -> ExecResult<Vec<u32>> {
+        let Some(posting) = self.current() else {
+            return Ok(Vec::new());
+        };
+        if posting.tf <= INLINE_POSITIONS {
+            return Ok(posting.positions.clone());
+        }
+        let mut bytes = Vec::new();
+        let mut chunk = 0u16;
+        while let Some(value) = self.tree.get(
+            &self.store,
+            &format::positions_key(&self.term, posting.row, chunk),
+        )? {
+            bytes.extend_from_slice(&value);
+            chunk = chunk.wrapping_add(1);
+            if chunk == 0 {
+                break;
+            }
+        }
+        let mut reader = Reader::new(&bytes);
+        let positions = format::decode_positions(&mut reader, posting.tf)?;
+        if !reader.is_empty() {
+            return Err(corrupt("more positions than the posting's tf"));
+        }
+        Ok(positions)
+    }
+}
+
+/// A postings list computed in memory (a prefix's or a phrase's), with the bounds of each
+/// run of [`BLOCK_POSTINGS`] postings standing for blocks.
+#[derive(Debug)]
+pub struct Computed {
+    postings: Vec<Posting>,
+    /// Per run: largest tf, smallest length.
+    bounds: Vec<(u32, u32)>,
+    at: usize,
+}
+
+impl Computed {
+    fn new(postings: Vec<Posting>) -> Computed {
+        let bounds = postings
+            .chunks(BLOCK_POSTINGS)
+            .map(|run| {
+                (
+                    run.iter().map(|p| p.tf).max().unwrap_or(0),
+                    run.iter().map(|p| p.length).min().unwrap_or(0),
+                )
+            })
+            .collect();
+        Computed {
+            postings,
+            bounds,
+            at: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.postings.len()
+    }
+}
+
+/// One query item's postings, in row order.
+#[derive(Debug)]
+pub enum PostingList<S: PageRead + Clone> {
+    Term(TermCursor<S>),
+    Computed(Computed),
+}
+
+impl<S: PageRead + Clone> PostingList<S> {
+    pub fn current(&self) -> Option<&Posting> {
+        match self {
+            PostingList::Term(cursor) => cursor.current(),
+            PostingList::Computed(list) => list.postings.get(list.at),
+        }
+    }
+
+    pub fn next(&mut self) -> ExecResult<()> {
+        match self {
+            PostingList::Term(cursor) => cursor.next(),
+            PostingList::Computed(list) => {
+                list.at = (list.at + 1).min(list.postings.len());
+                Ok(())
+            }
+        }
+    }
+
+    pub fn advance_to(&mut self, row: i64) -> ExecResult<()> {
+        match self {
+            PostingList::Term(cursor) => cursor.advance_to(row),
+            PostingList::Computed(list) => {
+                if list.postings.get(list.at).is_some_and(|p| p.row < row) {
+                    list.at += list.postings[list.at..].partition_point(|p| p.row < row);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The bounds of the block the current posting is in: (largest tf, smallest length,
+    /// last row).
+    pub fn block_bounds(&self) -> Option<(u32, u32, i64)> {
+        match self {
+            PostingList::Term(cursor) => cursor
+                .block()
+                .map(|header| (header.max_tf, header.min_length, header.last_row)),
+            PostingList::Computed(list) => {
+                let run = list.at / BLOCK_POSTINGS;
+                let (max_tf, min_length) = *list.bounds.get(run)?;
+                let last = ((run + 1) * BLOCK_POSTINGS).min(list.postings.len()) - 1;
+                Some((max_tf, min_length, list.postings.get(last)?.row))
+            }
+        }
+    }
+
+    /// Bounds over the whole list: (largest tf, smallest length).
+    pub fn list_bounds(&self, info: Option<TermInfo>) -> (u32, u32) {
+        match self {
+            PostingList::Term(_) => info.map_or((0, u32::MAX), |i| (i.max_tf, i.min_length)),
+            PostingList::Computed(list) => (
+                list.bounds.iter().map(|b| b.0).max().unwrap_or(0),
+                list.bounds.iter().map(|b| b.1).min().unwrap_or(u32::MAX),
+            ),
+        }
+    }
+
+    /// Every row still ahead in the list, consuming it.
+    pub fn drain_rows(&mut self) -> ExecResult<Vec<i64>> {
+        let mut rows = Vec::new();
+        while let Some(posting) = self.current() {
+            rows.push(posting.row);
+            self.next()?;
+        }
+        Ok(rows)
+    }
+}
