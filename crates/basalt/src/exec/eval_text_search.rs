@@ -4,24 +4,28 @@
 //! of an execution gathers in one scan of the table and the rest reuse.
 //!
 //! What it guarantees: the statistics are those of the column as this execution sees it
-//! (its snapshot, its own earlier writes), the same for every row of the statement; NULL text
-//! or a NULL query scores NULL; a malformed query is 42601 before any row is scored. The
-//! binder (`plan/bind/text_search.rs`) gives the call two more constant arguments, the
-//! table's root page and the column's slot, which the scan reads.
+//! (its snapshot, its own earlier writes), the same for every row of the statement, whether
+//! read from the column's full-text index or gathered by a scan; NULL text or a NULL query
+//! scores NULL; a malformed query is 42601 before any row is scored. The binder
+//! (`plan/bind/text_search.rs`) gives the call four more constant arguments: the table's
+//! root page and the column's slot, which the scan reads, and the root of the column's
+//! full-text index (0 without one) and its analyzer's options.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::exec::batch::{Batch, ColumnData, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval::{evaluate, evaluate_scalar};
+use crate::exec::index_access::fts::{self, read::FtsReader};
 use crate::plan::Expr;
 use crate::sqlstate;
-use crate::storage::btree::{TableTree, Value as StoredValue};
+use crate::storage::btree::{IndexTree, TableTree, Value as StoredValue};
 use crate::types::text_search::bm25::{self, CorpusStats};
 use crate::types::text_search::matcher::Document;
-use crate::types::text_search::{Analyzer, query};
+use crate::types::text_search::{Analyzer, analyzer, query};
 use crate::types::{DataType, Value};
 
 /// Statistics gathered so far in an execution: by (table root, column slot, query text).
@@ -36,8 +40,10 @@ pub fn try_fts_match(
     ctx: &ExecContext,
     rows: usize,
 ) -> ExecResult<Option<ColumnVector>> {
-    let [text, query_arg] = args else {
-        return Ok(None);
+    let (text, query_arg, options) = match args {
+        [text, query] => (text, query, None),
+        [text, query, options] => (text, query, Some(options)),
+        _ => return Ok(None),
     };
     if !matches!(query_arg, Expr::Literal { .. } | Expr::Parameter { .. }) {
         return Ok(None);
@@ -47,7 +53,14 @@ pub fn try_fts_match(
         Value::Null => return Ok(Some(nulls(DataType::Boolean, rows))),
         _ => return Ok(None),
     };
-    let analyzer = Analyzer::default();
+    let analyzer = match options {
+        None => Rc::new(Analyzer::default()),
+        Some(options) => match evaluate_scalar(options, ctx)? {
+            Value::Text(options) => analyzer::cached(&options)?,
+            Value::Null => return Ok(Some(nulls(DataType::Boolean, rows))),
+            _ => return Ok(None),
+        },
+    };
     let parsed = query::parse(&query_text, &analyzer)?;
     let texts = evaluate(text, batch, ctx)?;
     Ok(Some(per_document(
@@ -72,10 +85,8 @@ pub fn bm25_scores(
     ctx: &ExecContext,
     rows: usize,
 ) -> ExecResult<ColumnVector> {
-    let [text, query_arg, root, slot] = args else {
-        return Err(ExecError::internal(
-            "bm25_score is bound with four arguments",
-        ));
+    let [text, query_arg, root, slot, index_root, options] = args else {
+        return Err(ExecError::internal("bm25_score is bound with six arguments"));
     };
     let constant = |expr: &Expr| -> ExecResult<i64> {
         match evaluate_scalar(expr, ctx)? {
@@ -89,15 +100,23 @@ pub fn bm25_scores(
         .map_err(|_| ExecError::internal("bm25_score's table root"))?;
     let slot = usize::try_from(constant(slot)?)
         .map_err(|_| ExecError::internal("bm25_score's column slot"))?;
+    let index_root = u32::try_from(constant(index_root)?)
+        .map_err(|_| ExecError::internal("bm25_score's index root"))?;
     let query_text = match evaluate_scalar(query_arg, ctx)? {
         Value::Text(text) => text,
         Value::Null => return Ok(nulls(DataType::Real, rows)),
         other => return Err(ExecError::internal(format!("bm25_score query {other:?}"))),
     };
-    let analyzer = Analyzer::default();
+    let analyzer = match evaluate_scalar(options, ctx)? {
+        Value::Text(options) => analyzer::cached(&options)?,
+        other => return Err(ExecError::internal(format!("bm25_score options {other:?}"))),
+    };
     let parsed = query::parse(&query_text, &analyzer)?;
     let stats = match &parsed {
-        Some(parsed) => statistics(root, slot, &query_text, parsed, &analyzer, ctx)?,
+        Some(parsed) => {
+            let column = Column { root, slot, index_root };
+            statistics(column, &query_text, parsed, &analyzer, ctx)?
+        }
         None => Arc::new(CorpusStats::default()),
     };
     let items = parsed.as_ref().map(bm25::items).unwrap_or_default();
@@ -156,15 +175,29 @@ fn text_at(column: &ColumnVector, row: usize) -> Option<&str> {
     }
 }
 
-/// The column's statistics for `query`, from the execution's cache or one scan.
-fn statistics(
+/// Where a ranked column's statistics come from: its table and slot, and its full-text
+/// index (0 for none).
+#[derive(Clone, Copy)]
+struct Column {
     root: u32,
     slot: usize,
+    index_root: u32,
+}
+
+/// The column's statistics for `query`, from the execution's cache, else from its full-text
+/// index (a few lookups), else from one scan of the table.
+fn statistics(
+    column: Column,
     query_text: &str,
     parsed: &query::Query,
     analyzer: &Analyzer,
     ctx: &ExecContext,
 ) -> ExecResult<Arc<CorpusStats>> {
+    let Column {
+        root,
+        slot,
+        index_root,
+    } = column;
     let key = (root, slot, query_text.to_owned());
     if let Some(cache) = ctx.text_search_stats.borrow().as_ref()
         && let Some(stats) = cache.get(&key)
@@ -172,6 +205,15 @@ fn statistics(
         return Ok(Arc::clone(stats));
     }
     let items = bm25::items(parsed);
+    if index_root != 0 {
+        let reader = FtsReader::new(IndexTree::open(index_root), ctx.source.clone());
+        let stats = Arc::new(fts::search::corpus_stats(&reader, &items)?);
+        ctx.text_search_stats
+            .borrow_mut()
+            .get_or_insert_with(Box::default)
+            .insert(key, Arc::clone(&stats));
+        return Ok(stats);
+    }
     let mut stats = CorpusStats::new(&items);
     let mut cursor = TableTree::open(root).cursor(ctx.source.clone());
     let mut valid = cursor.first()?;

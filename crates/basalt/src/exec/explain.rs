@@ -244,6 +244,16 @@ fn label(kind: &PlanKind, options: &ExplainOptions<'_>) -> String {
                         )
                     }
                 },
+                AccessPath::TextSearch(search) => match &search.top {
+                    None => format!(
+                        "Full-Text Search using {} on {} (fts)",
+                        search.index.name, table.name
+                    ),
+                    Some(_) => format!(
+                        "Full-Text Top-K Search using {} on {} (fts, block-max WAND)",
+                        search.index.name, table.name
+                    ),
+                },
                 AccessPath::Seeks {
                     index: Some(index),
                     keys,

@@ -226,6 +226,30 @@ impl<'a> Printer<'a, '_> {
                             lines.push(format!("Search Filter: {}", self.expr(filter, &own)));
                         }
                     }
+                    AccessPath::TextSearch(search) => {
+                        let column = table
+                            .columns
+                            .get(search.column)
+                            .map_or_else(String::new, |column| column.name.clone());
+                        lines.push(format!(
+                            "Full-Text Query: fts_match({column}, {})",
+                            self.expr(&search.query, &input)
+                        ));
+                        if let Some((limit, offset)) = &search.top {
+                            let offset = offset.as_ref().map_or_else(String::new, |o| {
+                                format!(" offset {}", self.expr(o, &input))
+                            });
+                            lines.push(format!(
+                                "Order By: bm25_score({column}, {}) DESC",
+                                self.expr(&search.query, &input)
+                            ));
+                            lines.push(format!("Rows: {}{offset}", self.expr(limit, &input)));
+                        }
+                        if let Some(filter) = &search.filter {
+                            let own = scope.with_columns(scan_names(table, columns));
+                            lines.push(format!("Search Filter: {}", self.expr(filter, &own)));
+                        }
+                    }
                 }
             }
             PlanKind::Filter { predicate, .. } => {

@@ -127,6 +127,26 @@ pub enum AccessPath {
     /// each row's distance from the page and keeping the `limit + offset` nearest. A TopN
     /// above orders them exactly.
     VectorSearch(Box<VectorSearch>),
+    /// `fts_match(column, query)` through the column's full-text index: every row whose
+    /// text matches, in row order; or, under `ORDER BY bm25_score(column, query) DESC LIMIT
+    /// n`, the `limit + offset` best-scoring matching rows that pass `filter`, best first
+    /// (block-max WAND over the index). A TopN above orders them by the exact score.
+    TextSearch(Box<TextSearch>),
+}
+
+/// What an [`AccessPath::TextSearch`] searches for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextSearch {
+    /// The full-text index that serves it.
+    pub index: Arc<IndexDef>,
+    /// The searched column's position in `TableDef::columns`.
+    pub column: usize,
+    /// The full-text query: a constant or a parameter.
+    pub query: Expr,
+    /// `Some` for the best rows by BM25: (limit, offset).
+    pub top: Option<(Expr, Option<Expr>)>,
+    /// With `top`: the other WHERE conjuncts on the table, over the scan's output row.
+    pub filter: Option<Expr>,
 }
 
 /// What an [`AccessPath::VectorSearch`] searches for (boxed: the path is in every scan).
@@ -163,7 +183,10 @@ impl AccessPath {
         match self {
             AccessPath::RowIdRange { lower, upper }
             | AccessPath::IndexRange { lower, upper, .. } => Some((lower, upper)),
-            AccessPath::Full | AccessPath::Seeks { .. } | AccessPath::VectorSearch(_) => None,
+            AccessPath::Full
+            | AccessPath::Seeks { .. }
+            | AccessPath::VectorSearch(_)
+            | AccessPath::TextSearch(_) => None,
         }
     }
 }

@@ -35,6 +35,14 @@ macro_rules! node_parts {
                     exprs.extend(mut_or_ref!($iter, search.offset).$iter());
                     exprs.extend(mut_or_ref!($iter, search.filter).$iter());
                 }
+                AccessPath::TextSearch(search) => {
+                    exprs.push(mut_or_ref!($iter, search.query));
+                    if let Some((limit, offset)) = mut_or_ref!($iter, search.top) {
+                        exprs.push(limit);
+                        exprs.extend(offset.$iter());
+                    }
+                    exprs.extend(mut_or_ref!($iter, search.filter).$iter());
+                }
             },
             PlanKind::Filter { input, predicate } => {
                 exprs.push(predicate);

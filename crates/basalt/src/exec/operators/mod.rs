@@ -19,6 +19,7 @@ mod setop;
 pub mod sort;
 #[cfg(test)]
 mod spill_tests;
+mod text_scan;
 mod vector_exact;
 mod vector_scan;
 mod window;

@@ -110,6 +110,11 @@ pub(super) fn build_scan(
             search.as_ref().clone(),
             ctx,
         )?),
+        AccessPath::TextSearch(search) => Box::new(super::text_scan::TextScan::new(
+            Arc::clone(table),
+            columns.to_vec(),
+            search.as_ref().clone(),
+        )),
         AccessPath::Seeks { index, keys } => {
             let key_type = keys.first().map_or(DataType::Null, Expr::data_type);
             let values = super::basic::ValuesOperator::new(

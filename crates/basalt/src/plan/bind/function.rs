@@ -280,7 +280,13 @@ impl Binder<'_> {
                     data_type,
                 })
             }
-            _ => self.call_registered(&name, bound, &asts),
+            _ => {
+                let mut call = self.call_registered(&name, bound, &asts)?;
+                if let Expr::Function { args, .. } = &mut call {
+                    self.add_full_text_options(&name, args, scope);
+                }
+                Ok(call)
+            }
         }
     }
 

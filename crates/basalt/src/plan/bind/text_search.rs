@@ -6,14 +6,23 @@
 //! What it guarantees: the first argument is a text column read unchanged from a table
 //! (through any joins, but not a computed value or a derived table's expression: 0A000
 //! otherwise); the query is a constant or a parameter, the same for every row (0A000
-//! otherwise), bound as text. The bound call carries the table's root page and the column's
-//! slot as two further constant arguments, as a scan node carries its table.
+//! otherwise), bound as text. The bound call carries the table's root page, the column's
+//! slot, the root of the column's full-text index (0 without one: the statistics then come
+//! from a scan) and its analyzer's options as four further constant arguments, as a scan
+//! node carries its table.
+//!
+//! `fts_match`, `fts_highlight` and `fts_snippet` over a column with a full-text index are
+//! given that index's analyzer options as their last argument (after the defaults of the
+//! optional ones), so a scan matches exactly what the index would.
 
 use sqlparser::ast;
 
 use super::Binder;
 use super::error::BindError;
 use super::scope::Scope;
+use std::sync::Arc;
+
+use crate::catalog::{IndexDef, IndexMethod};
 use crate::plan::{Expr, ScalarFunctionRef};
 use crate::types::{DataType, Value};
 
@@ -77,6 +86,7 @@ impl Binder<'_> {
             value: Value::Integer(value),
             data_type: DataType::Integer,
         };
+        let index = self.full_text_index(&column, scope);
         Ok(Expr::Function {
             function: ScalarFunctionRef {
                 name: BM25_SCORE.into(),
@@ -87,8 +97,80 @@ impl Binder<'_> {
                 query,
                 constant(i64::from(root)),
                 constant(slot as i64),
+                constant(index.as_ref().map_or(0, |index| i64::from(index.root))),
+                text(
+                    index
+                        .as_deref()
+                        .map(crate::exec::index_access::fts::analyzer_options)
+                        .unwrap_or_default(),
+                ),
             ],
             data_type: DataType::Real,
         })
+    }
+}
+
+/// A text constant.
+fn text(value: String) -> Expr {
+    Expr::Literal {
+        value: Value::Text(value),
+        data_type: DataType::Text(None),
+    }
+}
+
+/// How many arguments `fts_match`, `fts_highlight` and `fts_snippet` take before the
+/// analyzer options, and the defaults of the optional ones among them.
+fn options_position(name: &str) -> Option<(usize, &'static [&'static str])> {
+    match name {
+        "fts_match" => Some((2, &[])),
+        "fts_highlight" => Some((4, &[])),
+        "fts_snippet" => Some((6, &["<b>", "</b>", "...", "10"])),
+        _ => None,
+    }
+}
+
+impl Binder<'_> {
+    /// The full-text index on the table column `column` reads, if it is one.
+    pub(super) fn full_text_index(&self, column: &Expr, scope: &Scope) -> Option<Arc<IndexDef>> {
+        let Expr::Column { index, .. } = column else {
+            return None;
+        };
+        let source = scope.columns.get(*index)?.source.clone()?;
+        self.catalog
+            .indexes_of(&source.table)
+            .find(|index| {
+                index.method == IndexMethod::Fts
+                    && index.columns.first().map(|(c, _)| *c) == Some(source.column)
+            })
+            .cloned()
+    }
+
+    /// `bound` (the arguments of `fts_match`, `fts_highlight` or `fts_snippet`) with the
+    /// analyzer options of the first argument's full-text index appended, when it has one
+    /// and the call gives no options of its own.
+    pub(super) fn add_full_text_options(&self, name: &str, bound: &mut Vec<Expr>, scope: &Scope) {
+        let Some((position, defaults)) = options_position(name) else {
+            return;
+        };
+        let Some(index) = bound.first().and_then(|c| self.full_text_index(c, scope)) else {
+            return;
+        };
+        if bound.len() > position || bound.len() < position - defaults.len() {
+            return;
+        }
+        let first_default = position - defaults.len();
+        while bound.len() < position {
+            let default = defaults[bound.len() - first_default];
+            bound.push(match default.parse::<i64>() {
+                Ok(n) => Expr::Literal {
+                    value: Value::Integer(n),
+                    data_type: DataType::Integer,
+                },
+                Err(_) => text(default.to_owned()),
+            });
+        }
+        bound.push(text(crate::exec::index_access::fts::analyzer_options(
+            &index,
+        )));
     }
 }

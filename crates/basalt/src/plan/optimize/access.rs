@@ -218,6 +218,9 @@ fn enforced_by_scan(scan: &PlanNode, conjuncts: &[Expr]) -> Vec<usize> {
             lower,
             upper,
         } => (Some(index), lower, upper),
+        AccessPath::TextSearch(search) => {
+            return super::text_search::enforced(columns, search, conjuncts);
+        }
         AccessPath::Full | AccessPath::Seeks { .. } | AccessPath::VectorSearch(_) => {
             return Vec::new();
         }

@@ -95,6 +95,17 @@ impl Estimator<'_> {
                 } => (*limit as f64).clamp(1.0, self.table_rows(table)),
                 _ => self.table_rows(table).min(100.0),
             },
+            // A search's top rows are at most its limit; every match, a guess of a tenth.
+            AccessPath::TextSearch(search) => match &search.top {
+                Some((
+                    Expr::Literal {
+                        value: crate::types::Value::Integer(limit),
+                        ..
+                    },
+                    _,
+                )) => (*limit as f64).clamp(1.0, self.table_rows(table)),
+                _ => (self.table_rows(table) / 10.0).max(1.0),
+            },
             AccessPath::Seeks { index, keys } => {
                 let per_key = match index {
                     None => 1.0,

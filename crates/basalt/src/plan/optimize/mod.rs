@@ -32,6 +32,7 @@ mod index_join;
 mod order;
 mod pushdown;
 mod reorder;
+mod text_search;
 mod util;
 mod vector_search;
 
@@ -121,11 +122,15 @@ fn physical(mut node: PlanNode, estimator: &Estimator<'_>) -> PlanNode {
         PlanKind::NestedLoopJoin { .. } => {
             index_join::to_index_join(hash_join::to_hash_join(node), estimator)
         }
-        PlanKind::Filter { .. } => access::choose_access(node, estimator.catalog),
+        PlanKind::Filter { .. } => text_search::choose(
+            access::choose_access(node, estimator.catalog),
+            estimator.catalog,
+        ),
         PlanKind::Sort { .. } => order::sort(node, estimator.catalog),
-        PlanKind::Limit { .. } => {
-            vector_search::rewrite(order::limit(node, estimator.catalog), estimator.catalog)
-        }
+        PlanKind::Limit { .. } => text_search::top_k(vector_search::rewrite(
+            order::limit(node, estimator.catalog),
+            estimator.catalog,
+        )),
         _ => node,
     }
 }

@@ -203,7 +203,7 @@ fn rewrite(
             access,
             reverse: false,
         } => match access {
-            AccessPath::VectorSearch(_) => return None,
+            AccessPath::VectorSearch(_) | AccessPath::TextSearch(_) => return None,
             AccessPath::Full | AccessPath::RowIdRange { .. } => {
                 if let Some(reverse) = row_id_order(table, columns, keys) {
                     PlanKind::Scan {

@@ -1,21 +1,23 @@
-//! The full-text functions that work row by row: `fts_match(text, query)` (whether the text
-//! matches the query), `fts_highlight(text, query, open, close)` (the text with each match
-//! wrapped) and `fts_snippet(text, query [, open, close, ellipsis, tokens])` (the passage of
-//! at most `tokens` words, default 10, with the most matches, highlighted, `<b>`/`</b>` and
-//! `...` by default).
+//! The full-text functions that work row by row: `fts_match(text, query [, options])`
+//! (whether the text matches the query), `fts_highlight(text, query, open, close [,
+//! options])` (the text with each match wrapped) and `fts_snippet(text, query [, open, close,
+//! ellipsis, tokens [, options]])` (the passage of at most `tokens` words, default 10, with the
+//! most matches, highlighted, `<b>`/`</b>` and `...` by default).
 //!
 //! `fts_terms(text [, options])` shows what an analyzer makes of a text, as PostgreSQL's
 //! `to_tsvector` does: each distinct term, quoted, with its 1-based word positions, in term
 //! order (`'fox':3 'run':2`); `options` is an analyzer's options (`stemmer = english,
 //! stopwords = english`), the default analyzer without it.
 //!
-//! The other three analyze the text with the default analyzer (`types::text_search::Analyzer`: Unicode
-//! words, lowercased, diacritics folded, no stemming, no stop words) and parses the query in
+//! The other three analyze the text with the analyzer `options` describes, the default one
+//! (`types::text_search::Analyzer`: Unicode words, lowercased, diacritics folded, no
+//! stemming, no stop words) without it — the binder passes a full-text index's options when
+//! the text is a column with such an index (`plan/bind/text_search.rs`) — and parse the query in
 //! the full-text query language; a malformed query is 42601 with its position, NULL in any
 //! argument is NULL. A query whose words all drop out (punctuation alone) matches nothing.
 
 use super::{Param, ScalarFunction, check_args, int_arg, strict_nulls, text_arg};
-use crate::types::text_search::{Analyzer, matcher, query};
+use crate::types::text_search::{Analyzer, analyzer, matcher, query};
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
@@ -26,7 +28,7 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
 ];
 
 fn match_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(name, args, &[Param::Text, Param::Text], &[])?;
+    check_args(name, args, &[Param::Text, Param::Text], &[Param::Text])?;
     Ok(DataType::Boolean)
 }
 
@@ -35,7 +37,7 @@ fn highlight_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> 
         name,
         args,
         &[Param::Text, Param::Text, Param::Text, Param::Text],
-        &[],
+        &[Param::Text],
     )?;
     Ok(DataType::Text(None))
 }
@@ -45,17 +47,29 @@ fn snippet_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
         name,
         args,
         &[Param::Text, Param::Text],
-        &[Param::Text, Param::Text, Param::Text, Param::Integer],
+        &[
+            Param::Text,
+            Param::Text,
+            Param::Text,
+            Param::Integer,
+            Param::Text,
+        ],
     )?;
     Ok(DataType::Text(None))
 }
 
-/// The text's tokens and the parsed query (`None`: it matches nothing).
+/// The text's tokens and the parsed query (`None`: it matches nothing), by the analyzer
+/// whose options are argument `options_at` when the call has it (the default otherwise).
 fn analyze(
     name: &str,
     args: &[Value],
+    options_at: usize,
 ) -> Result<(Vec<crate::types::text_search::Token>, Option<query::Query>), TypeError> {
-    let analyzer = Analyzer::default();
+    let analyzer = if args.len() > options_at {
+        analyzer::cached(text_arg(name, args, options_at)?)?
+    } else {
+        std::rc::Rc::new(Analyzer::default())
+    };
     let query = query::parse(text_arg(name, args, 1)?, &analyzer)?;
     let mut tokens = Vec::new();
     analyzer.analyze(text_arg(name, args, 0)?, 0, &mut tokens);
@@ -64,10 +78,10 @@ fn analyze(
 
 fn fts_match(args: &[Value]) -> Result<Value, TypeError> {
     let name = "fts_match";
-    if strict_nulls(name, args, 2, 2)? {
+    if strict_nulls(name, args, 2, 3)? {
         return Ok(Value::Null);
     }
-    let (tokens, query) = analyze(name, args)?;
+    let (tokens, query) = analyze(name, args, 2)?;
     Ok(Value::Boolean(query.is_some_and(|query| {
         matcher::Document::new(&tokens).matches(&query)
     })))
@@ -75,10 +89,10 @@ fn fts_match(args: &[Value]) -> Result<Value, TypeError> {
 
 fn fts_highlight(args: &[Value]) -> Result<Value, TypeError> {
     let name = "fts_highlight";
-    if strict_nulls(name, args, 4, 4)? {
+    if strict_nulls(name, args, 4, 5)? {
         return Ok(Value::Null);
     }
-    let (tokens, query) = analyze(name, args)?;
+    let (tokens, query) = analyze(name, args, 4)?;
     let text = text_arg(name, args, 0)?;
     let spans = query.map_or_else(Vec::new, |query| {
         matcher::Document::new(&tokens).spans(&query)
@@ -93,10 +107,10 @@ fn fts_highlight(args: &[Value]) -> Result<Value, TypeError> {
 
 fn fts_snippet(args: &[Value]) -> Result<Value, TypeError> {
     let name = "fts_snippet";
-    if strict_nulls(name, args, 2, 6)? {
+    if strict_nulls(name, args, 2, 7)? {
         return Ok(Value::Null);
     }
-    let (tokens, query) = analyze(name, args)?;
+    let (tokens, query) = analyze(name, args, 6)?;
     let text = text_arg(name, args, 0)?;
     let text_or = |i: usize, default: &'static str| -> Result<String, TypeError> {
         if args.len() > i {

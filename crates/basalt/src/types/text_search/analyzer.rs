@@ -223,6 +223,29 @@ impl Analyzer {
     }
 }
 
+thread_local! {
+    /// Analyzers by their options text: building one (a stop-word set, a stemmer) costs
+    /// more than analyzing a short text, and every row a full-text function or index reads
+    /// or writes needs one.
+    static ANALYZERS: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Analyzer>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The analyzer an options text describes ([`Analyzer::from_option_text`]), built once per
+/// thread and options text.
+pub fn cached(options: &str) -> Result<std::rc::Rc<Analyzer>, TypeError> {
+    if let Some(analyzer) = ANALYZERS.with(|cache| cache.borrow().get(options).cloned()) {
+        return Ok(analyzer);
+    }
+    let analyzer = std::rc::Rc::new(Analyzer::from_option_text(options)?);
+    ANALYZERS.with(|cache| {
+        cache
+            .borrow_mut()
+            .insert(options.to_owned(), std::rc::Rc::clone(&analyzer))
+    });
+    Ok(analyzer)
+}
+
 /// The names the `stemmer` option takes, besides `none`.
 pub fn stemmer_names() -> impl Iterator<Item = &'static str> {
     STEMMERS.iter().map(|(name, _)| *name)

@@ -28,8 +28,7 @@ pub mod read;
 pub mod search;
 pub mod write;
 
-use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use crate::catalog::IndexDef;
@@ -51,24 +50,9 @@ pub struct FtsIndex<'d> {
     tree: IndexTree,
 }
 
-thread_local! {
-    /// Analyzers by their options text: building one (a stop-word set, a stemmer) costs
-    /// more than analyzing a short text, and every write of an indexed row needs one.
-    static ANALYZERS: RefCell<HashMap<String, Rc<Analyzer>>> = RefCell::new(HashMap::new());
-}
-
 /// The analyzer an options text (`analyzer_options`) describes, built once per thread.
 pub fn analyzer_for(options: &str) -> ExecResult<Rc<Analyzer>> {
-    if let Some(analyzer) = ANALYZERS.with(|cache| cache.borrow().get(options).cloned()) {
-        return Ok(analyzer);
-    }
-    let analyzer = Rc::new(Analyzer::from_option_text(options)?);
-    ANALYZERS.with(|cache| {
-        cache
-            .borrow_mut()
-            .insert(options.to_owned(), Rc::clone(&analyzer))
-    });
-    Ok(analyzer)
+    Ok(crate::types::text_search::analyzer::cached(options)?)
 }
 
 /// An index's analyzer options as one text (`stemmer = 'english', stopwords = 'a, b'`), the

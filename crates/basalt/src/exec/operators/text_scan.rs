@@ -1,0 +1,128 @@
+//! The full-text search scan (`AccessPath::TextSearch`): the rows whose text matches a query,
+//! found in the column's full-text index (`exec::index_access::fts`), or the best of them by
+//! BM25 through block-max WAND.
+//!
+//! What it guarantees: the rows it returns are exactly those a scan filtered by
+//! `fts_match(column, query)` returns (in row order), or, with a limit, the `limit + offset`
+//! best-scoring of them that pass the search's filter, best first and ties in row order —
+//! the rows a TopN over the filtered scan keeps. The index is read in full at the first
+//! call, before any row is returned, so a statement that writes the table while it reads
+//! the rows (UPDATE ... WHERE fts_match(...)) sees the index as it was when it started.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use crate::catalog::TableDef;
+use crate::exec::batch::{BATCH_SIZE, Batch};
+use crate::exec::context::ExecContext;
+use crate::exec::error::{ExecError, ExecResult};
+use crate::exec::eval;
+use crate::exec::index_access::FtsIndex;
+use crate::exec::index_access::fts::search;
+use crate::plan::{Expr, ScanColumn, TextSearch};
+use crate::storage::btree::TableTree;
+use crate::types::Value;
+use crate::types::text_search::query;
+
+use super::Operator;
+use super::scan::{column_types, read_row};
+
+/// The scan.
+#[derive(Debug)]
+pub struct TextScan {
+    table: Arc<TableDef>,
+    columns: Vec<ScanColumn>,
+    search: TextSearch,
+    /// The rows still to return, once searched.
+    rows: Option<VecDeque<i64>>,
+}
+
+impl TextScan {
+    pub fn new(table: Arc<TableDef>, columns: Vec<ScanColumn>, search: TextSearch) -> Self {
+        TextScan {
+            table,
+            columns,
+            search,
+            rows: None,
+        }
+    }
+
+    /// The rows to return, in order.
+    fn search(&self, ctx: &ExecContext) -> ExecResult<Vec<i64>> {
+        let query_text = match eval::evaluate_scalar(&self.search.query, ctx)? {
+            Value::Text(text) => text,
+            Value::Null => return Ok(Vec::new()),
+            other => {
+                return Err(ExecError::internal(format!(
+                    "full-text search query is {}",
+                    other.data_type()
+                )));
+            }
+        };
+        let index = FtsIndex::new(&self.search.index);
+        let analyzer = index.analyzer()?;
+        let Some(parsed) = query::parse(&query_text, &analyzer)? else {
+            return Ok(Vec::new());
+        };
+        let reader = index.reader(ctx.source.clone());
+        let Some((limit, offset)) = &self.search.top else {
+            return search::matching_rows(&reader, &parsed);
+        };
+        // LIMIT NULL (or ALL) and no OFFSET are unbounded and zero; a bad count is the
+        // error the TopN above would give.
+        let count = |expr: Option<&Expr>, what: &str, absent: u64| -> ExecResult<usize> {
+            let count = super::basic::count_argument(expr, ctx, what)?.unwrap_or(absent);
+            Ok(usize::try_from(count).unwrap_or(usize::MAX))
+        };
+        let wanted = count(Some(limit), "LIMIT", u64::MAX)?.saturating_add(count(
+            offset.as_ref(),
+            "OFFSET",
+            0,
+        )?);
+        let types = column_types(&self.table, &self.columns);
+        let mut row = Batch::with_types(&types, 1);
+        let mut cursor = TableTree::open(self.table.root).cursor(ctx.source.clone());
+        let filter = self.search.filter.as_ref();
+        let accept = |row_id: i64| -> ExecResult<bool> {
+            let Some(filter) = filter else {
+                return Ok(true);
+            };
+            if !cursor.seek_ge(row_id)? || cursor.row_id() != Some(row_id) {
+                return Ok(false);
+            }
+            row.clear();
+            read_row(&cursor, &self.table, &self.columns, &mut row)?;
+            Ok(eval::evaluate(filter, &row, ctx)?.get(0) == Value::Boolean(true))
+        };
+        search::top_k(&reader, &parsed, wanted, accept, || ctx.check_interrupt())
+    }
+}
+
+impl Operator for TextScan {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        if self.rows.is_none() {
+            self.rows = Some(self.search(ctx)?.into());
+        }
+        let Some(rows) = self.rows.as_mut() else {
+            return Ok(None);
+        };
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let types = column_types(&self.table, &self.columns);
+        let mut batch = Batch::with_types(&types, rows.len().min(BATCH_SIZE));
+        let mut cursor = TableTree::open(self.table.root).cursor(ctx.source.clone());
+        while batch.rows < BATCH_SIZE
+            && let Some(row_id) = rows.pop_front()
+        {
+            // The index and the table are one snapshot, so every row it names exists — unless
+            // this statement has since moved it (an UPDATE of the row id), as a table scan
+            // would not meet it again either.
+            if !cursor.seek_ge(row_id)? || cursor.row_id() != Some(row_id) {
+                continue;
+            }
+            read_row(&cursor, &self.table, &self.columns, &mut batch)?;
+        }
+        Ok(Some(batch))
+    }
+}

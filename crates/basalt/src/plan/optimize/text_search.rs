@@ -1,0 +1,203 @@
+//! The full-text rules: a filter with `fts_match(column, query)` over a full scan of a table
+//! whose column has a full-text index reads the matching rows from the index
+//! (`AccessPath::TextSearch`); and `ORDER BY bm25_score(column, query) DESC LIMIT n` above
+//! such a search asks it for the best `limit + offset` rows only (block-max WAND).
+//!
+//! What it guarantees: the index serves a conjunct only when it analyzes text exactly as the
+//! conjunct does (the binder gives `fts_match` over an indexed column the index's analyzer
+//! options: see `plan/bind/text_search.rs`; a call with other options is left to the
+//! filter), and the query is a constant or a parameter. The filter keeps every conjunct
+//! until the last step of planning (`access::drop_enforced_conjuncts`), where the served
+//! `fts_match` leaves it: the index returns exactly the rows it accepts. The top-k form is
+//! chosen only over a served `fts_match` with the same column and query, so the rows it
+//! ranks are the rows the statement filters to; the TopN stays above and orders them by the
+//! exact score. The ORDER BY must be descending (an ascending one wants the worst rows).
+
+use std::sync::Arc;
+
+use crate::catalog::{Catalog, IndexDef, IndexMethod};
+use crate::exec::index_access::fts::analyzer_options;
+use crate::plan::{AccessPath, Expr, PlanKind, PlanNode, ScanColumn, TextSearch};
+use crate::types::Value;
+use crate::types::text_search::bm25;
+
+use super::util::{and_all, conjuncts};
+
+/// A filter directly above a full scan, its scan turned into a full-text search when one of
+/// its conjuncts is an `fts_match` an index serves.
+pub fn choose(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
+    let PlanKind::Filter { input, predicate } = &mut node.kind else {
+        return node;
+    };
+    let PlanKind::Scan {
+        table,
+        columns,
+        access,
+        reverse: false,
+    } = &mut input.kind
+    else {
+        return node;
+    };
+    if *access != AccessPath::Full {
+        return node;
+    }
+    for conjunct in conjuncts(predicate.clone()) {
+        let Some((column, query)) = match_call(&conjunct) else {
+            continue;
+        };
+        let Some(ScanColumn::Column(table_column)) = columns.get(column) else {
+            continue;
+        };
+        let index = catalog.indexes_of(&table.name).find(|index| {
+            index.method == IndexMethod::Fts
+                && index.columns.first().map(|(c, _)| *c) == Some(*table_column)
+        });
+        if let Some(index) = index
+            && same_options(&conjunct, index)
+        {
+            *access = AccessPath::TextSearch(Box::new(TextSearch {
+                index: Arc::clone(index),
+                column: *table_column,
+                query: query.clone(),
+                top: None,
+                filter: None,
+            }));
+            break;
+        }
+    }
+    node
+}
+
+/// `fts_match(Column, query)` with a constant or parameter query: (scan column, query).
+fn match_call(expr: &Expr) -> Option<(usize, &Expr)> {
+    let Expr::Function { function, args, .. } = expr else {
+        return None;
+    };
+    if function.name != "fts_match" {
+        return None;
+    }
+    match args.as_slice() {
+        [Expr::Column { index, .. }, query, _options]
+            if matches!(query, Expr::Literal { .. } | Expr::Parameter { .. }) =>
+        {
+            Some((*index, query))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a call's last argument is `index`'s analyzer options.
+fn same_options(call: &Expr, index: &IndexDef) -> bool {
+    let Expr::Function { args, .. } = call else {
+        return false;
+    };
+    matches!(args.last(), Some(Expr::Literal { value: Value::Text(options), .. })
+        if *options == analyzer_options(index))
+}
+
+/// Whether two queries are the same constant or the same parameter.
+fn same_query(a: &Expr, b: &Expr) -> bool {
+    match (a, b) {
+        (Expr::Literal { value: a, .. }, Expr::Literal { value: b, .. }) => a == b,
+        (Expr::Parameter { index: a, .. }, Expr::Parameter { index: b, .. }) => a == b,
+        _ => false,
+    }
+}
+
+/// Whether `conjunct` is an `fts_match` that `search` answers exactly.
+fn served(columns: &[ScanColumn], search: &TextSearch, conjunct: &Expr) -> bool {
+    match_call(conjunct).is_some_and(|(column, query)| {
+        columns.get(column) == Some(&ScanColumn::Column(search.column))
+            && same_query(query, &search.query)
+            && same_options(conjunct, &search.index)
+    })
+}
+
+/// The conjuncts (positions) a full-text search enforces: the `fts_match` it serves.
+pub fn enforced(columns: &[ScanColumn], search: &TextSearch, conjuncts: &[Expr]) -> Vec<usize> {
+    conjuncts
+        .iter()
+        .enumerate()
+        .filter(|(_, conjunct)| served(columns, search, conjunct))
+        .map(|(position, _)| position)
+        .collect()
+}
+
+/// `node` (what the LIMIT rules produced) with a TopN by `bm25_score DESC` over a full-text
+/// search turned into a top-k search.
+pub fn top_k(mut node: PlanNode) -> PlanNode {
+    match &mut node.kind {
+        PlanKind::Project { input, .. } => {
+            let taken = std::mem::replace(input.as_mut(), super::placeholder());
+            **input = top_k(taken);
+        }
+        PlanKind::TopN {
+            input,
+            keys,
+            limit,
+            offset,
+        } => {
+            if let [key] = keys.as_slice()
+                && key.descending
+            {
+                let key = key.expr.clone();
+                let top = (limit.clone(), offset.clone());
+                try_top(input, &key, top);
+            }
+        }
+        _ => {}
+    }
+    node
+}
+
+/// Follows `key` down through projections to the filtered search.
+fn try_top(node: &mut PlanNode, key: &Expr, top: (Expr, Option<Expr>)) {
+    match &mut node.kind {
+        PlanKind::Project { input, exprs } => {
+            if let Expr::Column { index, .. } = key
+                && let Some(key) = exprs.get(*index).cloned()
+            {
+                try_top(input, &key, top);
+            }
+        }
+        PlanKind::Filter { input, predicate } => {
+            let PlanKind::Scan {
+                columns, access, ..
+            } = &mut input.kind
+            else {
+                return;
+            };
+            let AccessPath::TextSearch(search) = access else {
+                return;
+            };
+            if search.top.is_some() || !ranks(columns, search, key) {
+                return;
+            }
+            let remaining: Vec<Expr> = conjuncts(predicate.clone())
+                .into_iter()
+                .filter(|conjunct| !served(columns, search, conjunct))
+                .collect();
+            search.filter = and_all(remaining);
+            search.top = Some(top);
+        }
+        _ => {}
+    }
+}
+
+/// Whether `key` is `bm25_score` of the search's column and query, by its analyzer.
+fn ranks(columns: &[ScanColumn], search: &TextSearch, key: &Expr) -> bool {
+    let Expr::Function { function, args, .. } = key else {
+        return false;
+    };
+    if function.name != bm25::FUNCTION {
+        return false;
+    }
+    match args.as_slice() {
+        [Expr::Column { index, .. }, query, _, _, _, _] => {
+            columns.get(*index) == Some(&ScanColumn::Column(search.column))
+                && same_query(query, &search.query)
+                && same_options(key, &search.index)
+        }
+        _ => false,
+    }
+}
