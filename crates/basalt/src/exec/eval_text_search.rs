@@ -86,7 +86,9 @@ pub fn bm25_scores(
     rows: usize,
 ) -> ExecResult<ColumnVector> {
     let [text, query_arg, root, slot, index_root, options] = args else {
-        return Err(ExecError::internal("bm25_score is bound with six arguments"));
+        return Err(ExecError::internal(
+            "bm25_score is bound with six arguments",
+        ));
     };
     let constant = |expr: &Expr| -> ExecResult<i64> {
         match evaluate_scalar(expr, ctx)? {
@@ -114,7 +116,11 @@ pub fn bm25_scores(
     let parsed = query::parse(&query_text, &analyzer)?;
     let stats = match &parsed {
         Some(parsed) => {
-            let column = Column { root, slot, index_root };
+            let column = Column {
+                root,
+                slot,
+                index_root,
+            };
             statistics(column, &query_text, parsed, &analyzer, ctx)?
         }
         None => Arc::new(CorpusStats::default()),

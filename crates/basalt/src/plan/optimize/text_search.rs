@@ -1,6 +1,7 @@
-//! The full-text rules: a filter with `fts_match(column, query)` over a full scan of a table
+//! The full-text rules: a filter with `fts_match(column, query)` over a scan of a table
 //! whose column has a full-text index reads the matching rows from the index
-//! (`AccessPath::TextSearch`); and `ORDER BY bm25_score(column, query) DESC LIMIT n` above
+//! (`AccessPath::TextSearch`) — instead of a full scan or a secondary index's range or seeks,
+//! but not instead of a row-id range or seeks; and `ORDER BY bm25_score(column, query) DESC LIMIT n` above
 //! such a search asks it for the best `limit + offset` rows only (block-max WAND).
 //!
 //! What it guarantees: the index serves a conjunct only when it analyzes text exactly as the
@@ -38,7 +39,12 @@ pub fn choose(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
     else {
         return node;
     };
-    if *access != AccessPath::Full {
+    // A row-id range or seek reads few rows, cheaply; a secondary index's range or seeks
+    // may read many, and the full-text search reads only matching rows, so it wins there.
+    if !matches!(
+        access,
+        AccessPath::Full | AccessPath::IndexRange { .. } | AccessPath::Seeks { index: Some(_), .. }
+    ) {
         return node;
     }
     for conjunct in conjuncts(predicate.clone()) {

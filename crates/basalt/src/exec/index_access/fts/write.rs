@@ -149,12 +149,14 @@ fn find_block<W: PageWrite + ?Sized>(
     row: i64,
 ) -> ExecResult<Option<(i64, Vec<u8>)>> {
     let mut cursor = tree.cursor(txn);
-    if cursor.seek_le(&format::postings_key(prefix, row))?
+    cursor.seek_le(&format::postings_key(prefix, row))?;
+    if cursor.is_valid()
         && let Some(first) = format::block_row(cursor.key(), prefix)?
     {
         return Ok(Some((first, cursor.value().to_vec())));
     }
-    if cursor.seek_ge(prefix)?
+    cursor.seek_ge(prefix)?;
+    if cursor.is_valid()
         && let Some(first) = format::block_row(cursor.key(), prefix)?
     {
         return Ok(Some((first, cursor.value().to_vec())));
