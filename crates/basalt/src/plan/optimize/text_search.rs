@@ -129,7 +129,8 @@ pub fn enforced(columns: &[ScanColumn], search: &TextSearch, conjuncts: &[Expr])
         .collect()
 }
 
-/// `node` (what the LIMIT rules produced) with a TopN by `bm25_score DESC` over a full-text
+/// `node` (what the LIMIT rules produced) with a TopN by `bm25_score DESC` (and then,
+/// optionally, the row id ascending: the order the search breaks ties in) over a full-text
 /// search turned into a top-k search.
 pub fn top_k(mut node: PlanNode) -> PlanNode {
     match &mut node.kind {
@@ -143,12 +144,16 @@ pub fn top_k(mut node: PlanNode) -> PlanNode {
             limit,
             offset,
         } => {
-            if let [key] = keys.as_slice()
-                && key.descending
-            {
-                let key = key.expr.clone();
+            let keys = match keys.as_slice() {
+                [score] if score.descending => Some((score.expr.clone(), None)),
+                [score, tie] if score.descending && !tie.descending => {
+                    Some((score.expr.clone(), Some(tie.expr.clone())))
+                }
+                _ => None,
+            };
+            if let Some((score, tie)) = keys {
                 let top = (limit.clone(), offset.clone());
-                try_top(input, &key, top);
+                try_top(input, &score, tie.as_ref(), top);
             }
         }
         _ => {}
@@ -156,19 +161,29 @@ pub fn top_k(mut node: PlanNode) -> PlanNode {
     node
 }
 
-/// Follows `key` down through projections to the filtered search.
-fn try_top(node: &mut PlanNode, key: &Expr, top: (Expr, Option<Expr>)) {
+/// Follows `key` (and the tie-breaking key) down through projections to the filtered search.
+fn try_top(node: &mut PlanNode, key: &Expr, tie: Option<&Expr>, top: (Expr, Option<Expr>)) {
     match &mut node.kind {
         PlanKind::Project { input, exprs } => {
-            if let Expr::Column { index, .. } = key
-                && let Some(key) = exprs.get(*index).cloned()
-            {
-                try_top(input, &key, top);
+            let through = |expr: &Expr| match expr {
+                Expr::Column { index, .. } => exprs.get(*index).cloned(),
+                _ => None,
+            };
+            let Some(key) = through(key) else {
+                return;
+            };
+            match tie.map(through) {
+                None => try_top(input, &key, None, top),
+                Some(Some(tie)) => try_top(input, &key, Some(&tie), top),
+                Some(None) => {}
             }
         }
         PlanKind::Filter { input, predicate } => {
             let PlanKind::Scan {
-                columns, access, ..
+                table,
+                columns,
+                access,
+                ..
             } = &mut input.kind
             else {
                 return;
@@ -176,7 +191,16 @@ fn try_top(node: &mut PlanNode, key: &Expr, top: (Expr, Option<Expr>)) {
             let AccessPath::TextSearch(search) = access else {
                 return;
             };
-            if search.top.is_some() || !ranks(columns, search, key) {
+            let by_row_id = |expr: &Expr| match expr {
+                Expr::Column { index, .. } => match columns.get(*index) {
+                    Some(ScanColumn::RowId) => true,
+                    Some(ScanColumn::Column(column)) => table.row_id_column == Some(*column),
+                    None => false,
+                },
+                _ => false,
+            };
+            if search.top.is_some() || !ranks(columns, search, key) || !tie.is_none_or(by_row_id)
+            {
                 return;
             }
             let remaining: Vec<Expr> = conjuncts(predicate.clone())
