@@ -186,6 +186,16 @@ impl Db for SqliteDb {
         };
         Ok(Box::new(SqliteSession { connection }))
     }
+
+    fn file_bytes(&self) -> anyhow::Result<Option<u64>> {
+        let Some(path) = &self.path else {
+            return Ok(None);
+        };
+        // Everything the log holds goes into the file first, as Basalt's driver checkpoints.
+        self.open_connection()?
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
+        Ok(Some(std::fs::metadata(path)?.len()))
+    }
 }
 
 struct SqliteSession {
