@@ -381,6 +381,47 @@ impl IndexTree {
         }
     }
 
+    /// [`IndexTree::upsert`] of a key that a cursor of this tree, in this transaction, just
+    /// found in leaf `hint`: the value is replaced in that leaf, without a descent, when the
+    /// key is there and the new value fits in its page; otherwise this is a plain upsert.
+    /// The same rule as [`IndexTree::insert_near`] keeps the hint safe: the key found in the
+    /// leaf proves the leaf is its home.
+    pub fn replace_near<S: PageWrite + ?Sized>(
+        &self,
+        store: &mut S,
+        hint: Option<PageNo>,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<()> {
+        if let Some(leaf_no) = hint {
+            Self::check_entry_fits(store.usable_size(), key, value)?;
+            let page = store.page(leaf_no)?;
+            if let Ok(node) = Node::parse(&page, leaf_no)
+                && node.is_leaf()
+                && let (pos, true) = node.lower_bound(key)?
+            {
+                let old = node.value(pos)?;
+                if old == value {
+                    return Ok(());
+                }
+                let room = node.free_bytes() + codec::entry_size(key.len(), old.len());
+                if room >= codec::entry_size(key.len(), value.len()) {
+                    drop(page);
+                    let bytes = store.page_mut(leaf_no)?;
+                    codec::remove_cell(bytes, leaf_no, pos)?;
+                    if codec::insert_leaf_entry(bytes, leaf_no, pos, key, value)? {
+                        return Ok(());
+                    }
+                    return Err(StorageError::corrupt_page(
+                        leaf_no,
+                        "a replaced entry no longer fits its leaf",
+                    ));
+                }
+            }
+        }
+        self.upsert(store, key, value).map(|_| ())
+    }
+
     /// Errors with `KeyTooLarge` if `key → value` would not fit in pages of `usable_size`
     /// bytes: what [`IndexTree::insert`] checks first, for callers that must know before they
     /// write anything else.

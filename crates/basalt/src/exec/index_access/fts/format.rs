@@ -21,10 +21,13 @@
 //!
 //! ```text
 //! count varint, max tf varint, min length varint, last row − first row varint,
-//! count × (row − previous row varint, tf varint, length varint),
-//! for each posting with tf ≤ INLINE_POSITIONS: its tf positions as varints, the first
-//! absolute, the others as the difference from the one before
+//! count × (row − previous row varint, tf varint, length varint,
+//!          when tf ≤ INLINE_POSITIONS: its tf positions as varints, the first absolute,
+//!          the others as the difference from the one before)
 //! ```
+//!
+//! (the first posting's row difference is 0). A posting's positions follow it, so an insert
+//! past a block's last row appends bytes to the block without decoding it.
 //!
 //! The block's maximum tf and minimum document length bound the BM25 score of every posting
 //! in it (the score grows with tf and falls with length), which is what block-max WAND skips
@@ -150,7 +153,7 @@ pub fn positions_key(term: &str, row: i64, chunk: u16) -> Vec<u8> {
 /// Reads varints from a value, each a corruption error if missing.
 pub struct Reader<'a> {
     bytes: &'a [u8],
-    at: usize,
+    pub at: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -174,6 +177,22 @@ impl<'a> Reader<'a> {
 
     pub fn is_empty(&self) -> bool {
         self.at >= self.bytes.len()
+    }
+
+    /// Steps over `count` varints.
+    pub fn skip_varints(&mut self, count: u32) -> ExecResult<()> {
+        let mut left = count;
+        while left > 0 {
+            let byte = *self
+                .bytes
+                .get(self.at)
+                .ok_or_else(|| corrupt("truncated positions"))?;
+            self.at += 1;
+            if byte & 0x80 == 0 {
+                left -= 1;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -219,16 +238,26 @@ impl TermInfo {
     }
 }
 
-/// One document's occurrences of one term.
+/// One document's occurrences of one term, as a block holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Posting {
     pub row: i64,
     pub tf: u32,
     /// The document's length in tokens.
     pub length: u32,
-    /// The term's positions, when the block holds them (tf ≤ [`INLINE_POSITIONS`]); empty
-    /// otherwise (they are in `'x'` entries) or when the block was decoded without them.
-    pub positions: Vec<u32>,
+    /// Where the encoded positions are in the block's value; empty when they are kept in
+    /// `'x'` entries (tf > [`INLINE_POSITIONS`]).
+    pub positions: std::ops::Range<usize>,
+}
+
+/// A posting with its encoded positions, for rewriting blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnedPosting {
+    pub row: i64,
+    pub tf: u32,
+    pub length: u32,
+    /// Encoded positions ([`encode_positions`]); empty when kept in `'x'` entries.
+    pub positions: Vec<u8>,
 }
 
 /// The order-preserving unsigned form of a row id, whose differences are the deltas.
@@ -250,33 +279,89 @@ pub struct BlockHeader {
     pub last_row: i64,
 }
 
-/// Encodes `postings` (non-empty, rows increasing) as a block value.
-pub fn encode_block(postings: &[Posting]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(postings.len() * 6 + 8);
-    let (Some(first), Some(last)) = (postings.first(), postings.last()) else {
-        return out;
-    };
-    write_varint(postings.len() as u64, &mut out);
-    write_varint(
-        u64::from(postings.iter().map(|p| p.tf).max().unwrap_or(0)),
-        &mut out,
-    );
-    write_varint(
-        u64::from(postings.iter().map(|p| p.length).min().unwrap_or(0)),
-        &mut out,
-    );
-    write_varint(ordered(last.row).wrapping_sub(ordered(first.row)), &mut out);
-    let mut previous = ordered(first.row);
-    for posting in postings {
-        write_varint(ordered(posting.row).wrapping_sub(previous), &mut out);
-        previous = ordered(posting.row);
-        write_varint(u64::from(posting.tf), &mut out);
-        write_varint(u64::from(posting.length), &mut out);
+/// Builds a block's value a posting at a time, rows increasing: the bulk build fills blocks
+/// with it, and an insert past a block's last row appends to the block's bytes without
+/// decoding them.
+#[derive(Clone, Debug, Default)]
+pub struct BlockBuilder {
+    count: usize,
+    max_tf: u32,
+    min_length: u32,
+    first_row: i64,
+    last_row: i64,
+    /// The postings, encoded (everything after the header).
+    body: Vec<u8>,
+}
+
+impl BlockBuilder {
+    /// A builder holding the block `value` (whose key names `first_row`), to append to.
+    pub fn from_value(first_row: i64, value: &[u8]) -> ExecResult<BlockBuilder> {
+        let (header, body_at) = decode_header(first_row, value)?;
+        Ok(BlockBuilder {
+            count: header.count,
+            max_tf: header.max_tf,
+            min_length: header.min_length,
+            first_row,
+            last_row: header.last_row,
+            body: value[body_at..].to_vec(),
+        })
     }
-    for posting in postings.iter().filter(|p| p.tf <= INLINE_POSITIONS) {
-        encode_positions(&posting.positions, &mut out);
+
+    pub fn count(&self) -> usize {
+        self.count
     }
-    out
+
+    pub fn first_row(&self) -> i64 {
+        self.first_row
+    }
+
+    /// Appends a posting (its row past every row held) with its encoded positions.
+    pub fn push(&mut self, row: i64, tf: u32, length: u32, positions: &[u8]) {
+        let previous = if self.count == 0 {
+            self.first_row = row;
+            self.max_tf = tf;
+            self.min_length = length;
+            ordered(row)
+        } else {
+            self.max_tf = self.max_tf.max(tf);
+            self.min_length = self.min_length.min(length);
+            ordered(self.last_row)
+        };
+        write_varint(ordered(row).wrapping_sub(previous), &mut self.body);
+        write_varint(u64::from(tf), &mut self.body);
+        write_varint(u64::from(length), &mut self.body);
+        if tf <= INLINE_POSITIONS {
+            self.body.extend_from_slice(positions);
+        }
+        self.last_row = row;
+        self.count += 1;
+    }
+
+    /// The value's size if a posting of `extra` encoded bytes were pushed (an upper bound).
+    pub fn size_with(&self, extra: usize) -> usize {
+        // Four header varints of at most 10 bytes each.
+        40 + self.body.len() + extra
+    }
+
+    /// The block's value.
+    pub fn finish(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.body.len() + 16);
+        write_varint(self.count as u64, &mut out);
+        write_varint(u64::from(self.max_tf), &mut out);
+        write_varint(u64::from(self.min_length), &mut out);
+        write_varint(
+            ordered(self.last_row).wrapping_sub(ordered(self.first_row)),
+            &mut out,
+        );
+        out.extend_from_slice(&self.body);
+        out
+    }
+}
+
+/// The encoded size of a posting: its three varints and its inline positions.
+pub fn posting_size(row_delta: u64, tf: u32, length: u32, positions: usize) -> usize {
+    let varint = |value: u64| (64 - value.leading_zeros() as usize).div_ceil(7).max(1);
+    varint(row_delta) + varint(u64::from(tf)) + varint(u64::from(length)) + positions
 }
 
 /// Appends positions (increasing) as varints: the first, then the differences.
@@ -288,8 +373,8 @@ pub fn encode_positions(positions: &[u32], out: &mut Vec<u8>) {
     }
 }
 
-/// A block's header, from its key's first row and its value.
-pub fn decode_header(first_row: i64, value: &[u8]) -> ExecResult<BlockHeader> {
+/// A block's header, from its key's first row and its value, and where its postings begin.
+pub fn decode_header(first_row: i64, value: &[u8]) -> ExecResult<(BlockHeader, usize)> {
     let mut reader = Reader::new(value);
     let count = usize::try_from(reader.varint()?).map_err(|_| corrupt("block count"))?;
     let max_tf = reader.u32()?;
@@ -298,28 +383,24 @@ pub fn decode_header(first_row: i64, value: &[u8]) -> ExecResult<BlockHeader> {
     if count == 0 || count > BLOCK_POSTINGS {
         return Err(corrupt("block count"));
     }
-    Ok(BlockHeader {
-        count,
-        max_tf,
-        min_length,
-        first_row,
-        last_row: unordered(ordered(first_row).wrapping_add(span)),
-    })
+    Ok((
+        BlockHeader {
+            count,
+            max_tf,
+            min_length,
+            first_row,
+            last_row: unordered(ordered(first_row).wrapping_add(span)),
+        },
+        reader.at,
+    ))
 }
 
-/// Decodes a block into `out` (cleared first); its positions only when `with_positions`.
-pub fn decode_block(
-    first_row: i64,
-    value: &[u8],
-    with_positions: bool,
-    out: &mut Vec<Posting>,
-) -> ExecResult<BlockHeader> {
+/// Decodes a block's postings into `out` (cleared first); positions are located, not decoded.
+pub fn decode_block(first_row: i64, value: &[u8], out: &mut Vec<Posting>) -> ExecResult<BlockHeader> {
     out.clear();
-    let header = decode_header(first_row, value)?;
+    let (header, body_at) = decode_header(first_row, value)?;
     let mut reader = Reader::new(value);
-    for _ in 0..4 {
-        reader.varint()?;
-    }
+    reader.at = body_at;
     let mut row = ordered(first_row);
     for index in 0..header.count {
         let delta = reader.varint()?;
@@ -327,27 +408,43 @@ pub fn decode_block(
             return Err(corrupt("rows out of order in a block"));
         }
         row = row.wrapping_add(delta);
+        let tf = reader.u32()?;
+        let length = reader.u32()?;
+        let start = reader.at;
+        if tf <= INLINE_POSITIONS {
+            reader.skip_varints(tf)?;
+        }
         out.push(Posting {
             row: unordered(row),
-            tf: reader.u32()?,
-            length: reader.u32()?,
-            positions: Vec::new(),
+            tf,
+            length,
+            positions: start..reader.at,
         });
     }
-    if out.last().map(|p| p.row) != Some(header.last_row) {
+    if out.last().map(|p| p.row) != Some(header.last_row) || !reader.is_empty() {
         return Err(corrupt("a block's last row"));
-    }
-    if with_positions {
-        for posting in out.iter_mut().filter(|p| p.tf <= INLINE_POSITIONS) {
-            posting.positions = decode_positions(&mut reader, posting.tf)?;
-        }
     }
     Ok(header)
 }
 
+/// A block's postings with their positions' bytes, for rewriting.
+pub fn decode_owned(first_row: i64, value: &[u8]) -> ExecResult<Vec<OwnedPosting>> {
+    let mut postings = Vec::new();
+    decode_block(first_row, value, &mut postings)?;
+    Ok(postings
+        .into_iter()
+        .map(|p| OwnedPosting {
+            row: p.row,
+            tf: p.tf,
+            length: p.length,
+            positions: value[p.positions].to_vec(),
+        })
+        .collect())
+}
+
 /// `count` positions written by [`encode_positions`].
-pub fn decode_positions(reader: &mut Reader<'_>, count: u32) -> ExecResult<Vec<u32>> {
-    let mut positions = Vec::with_capacity(count as usize);
+pub fn decode_positions(reader: &mut Reader<'_>, count: u32, out: &mut Vec<u32>) -> ExecResult<()> {
+    out.clear();
     let mut previous = 0u32;
     for index in 0..count {
         let delta = reader.u32()?;
@@ -357,41 +454,47 @@ pub fn decode_positions(reader: &mut Reader<'_>, count: u32) -> ExecResult<Vec<u
         previous = previous
             .checked_add(delta)
             .ok_or_else(|| corrupt("a position out of range"))?;
-        positions.push(previous);
+        out.push(previous);
     }
-    Ok(positions)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn posting(row: i64, positions: Vec<u32>, length: u32) -> Posting {
-        Posting {
-            row,
-            tf: positions.len() as u32,
-            length,
-            positions,
-        }
+    fn encoded(positions: &[u32]) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode_positions(positions, &mut out);
+        out
     }
 
     #[test]
-    fn blocks_round_trip_with_and_without_positions() {
-        let mut long = (0..40).map(|i| i * 3).collect::<Vec<u32>>();
-        long.sort_unstable();
-        let postings = vec![
-            posting(-5, vec![0, 7], 12),
-            posting(3, vec![4], 9),
-            posting(1 << 40, vec![1, 2, 3], 300),
-            Posting {
-                positions: Vec::new(),
-                ..posting(1 << 41, long, 400)
-            },
+    fn blocks_round_trip_and_append_without_decoding() {
+        let long: Vec<u32> = (0..40).map(|i| i * 3).collect();
+        let postings = [
+            (-5, vec![0, 7], 12),
+            (3, vec![4], 9),
+            (1 << 40, vec![1, 2, 300], 300),
+            (1 << 41, long.clone(), 400),
         ];
-        let value = encode_block(&postings);
+        let mut builder = BlockBuilder::default();
+        for (row, positions, length) in &postings[..2] {
+            builder.push(*row, positions.len() as u32, *length, &encoded(positions));
+        }
+        // Appending to the encoded block equals building it in one go.
+        let mut appended = BlockBuilder::from_value(-5, &builder.finish()).unwrap();
+        for (row, positions, length) in &postings[2..] {
+            let inline = if positions.len() as u32 > INLINE_POSITIONS {
+                Vec::new()
+            } else {
+                encoded(positions)
+            };
+            appended.push(*row, positions.len() as u32, *length, &inline);
+        }
+        let value = appended.finish();
         let mut decoded = Vec::new();
-        let header = decode_block(-5, &value, true, &mut decoded).unwrap();
-        assert_eq!(decoded, postings);
+        let header = decode_block(-5, &value, &mut decoded).unwrap();
         assert_eq!(
             header,
             BlockHeader {
@@ -402,9 +505,25 @@ mod tests {
                 last_row: 1 << 41,
             }
         );
-        decode_block(-5, &value, false, &mut decoded).unwrap();
-        assert!(decoded.iter().all(|p| p.positions.is_empty()));
-        assert!(decode_block(-5, &value[..value.len() - 1], true, &mut decoded).is_err());
+        for (posting, (row, positions, length)) in decoded.iter().zip(&postings) {
+            assert_eq!((posting.row, posting.length), (*row, *length));
+            assert_eq!(posting.tf as usize, positions.len());
+            if posting.tf <= INLINE_POSITIONS {
+                let mut reader = Reader::new(&value[posting.positions.clone()]);
+                let mut out = Vec::new();
+                decode_positions(&mut reader, posting.tf, &mut out).unwrap();
+                assert_eq!(&out, positions);
+            } else {
+                assert!(posting.positions.is_empty());
+            }
+        }
+        assert!(decode_block(-5, &value[..value.len() - 1], &mut decoded).is_err());
+        assert!(value.len() <= appended.size_with(0));
+        assert_eq!(
+            posting_size(300, 2, 128, 5),
+            2 + 1 + 2 + 5,
+            "varint sizes"
+        );
     }
 
     #[test]

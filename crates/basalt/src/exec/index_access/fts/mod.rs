@@ -293,7 +293,7 @@ impl IndexAm for FtsIndex<'_> {
                 .map_err(|_| corrupt("a term is not UTF-8"))?
                 .to_owned();
             let info = TermInfo::decode(cursor.value())?;
-            let mut postings = reader.term_postings(&term, false);
+            let mut postings = reader.term_postings(&term);
             postings.start()?;
             let mut count = 0u64;
             while let Some(posting) = postings.current() {
@@ -366,12 +366,14 @@ impl<S: PageRead> IndexProbe for FtsProbe<S> {
         }
         let reader = FtsReader::new(self.tree, &self.store);
         for (term, positions) in write::group_terms(&tokens) {
-            let mut postings = reader.term_postings(&term, true);
+            let mut postings = reader.term_postings(&term);
             postings.start()?;
             postings.advance_to(row)?;
             let found = match postings.current() {
                 Some(Posting { row: at, tf, .. }) if *at == row => {
-                    *tf as usize == positions.len() && postings.positions()? == positions
+                    let mut stored = Vec::new();
+                    postings.positions(&mut stored)?;
+                    *tf as usize == positions.len() && stored == positions
                 }
                 _ => false,
             };

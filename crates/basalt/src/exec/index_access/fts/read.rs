@@ -78,19 +78,18 @@ impl<S: PageRead + Clone> FtsReader<S> {
         Ok(rows)
     }
 
-    /// The postings of a term as stored, positions decoded when `with_positions`.
-    pub fn term_postings(&self, stored: &str, with_positions: bool) -> TermCursor<S> {
+    /// The postings of a term as stored.
+    pub fn term_postings(&self, stored: &str) -> TermCursor<S> {
         TermCursor {
             term: stored.to_owned(),
             prefix: format::postings_prefix(stored),
             cursor: self.tree.cursor(self.store.clone()),
             tree: self.tree,
             store: self.store.clone(),
+            value: Vec::new(),
             block: Vec::new(),
             header: None,
             at: 0,
-            started: false,
-            with_positions,
         }
     }
 
@@ -98,7 +97,7 @@ impl<S: PageRead + Clone> FtsReader<S> {
     pub fn item_list(&self, item: &Query) -> ExecResult<PostingList<S>> {
         match item {
             Query::Term(term) => {
-                let mut cursor = self.term_postings(&stored_term(term), false);
+                let mut cursor = self.term_postings(&stored_term(term));
                 cursor.start()?;
                 Ok(PostingList::Term(cursor))
             }
@@ -118,7 +117,7 @@ impl<S: PageRead + Clone> FtsReader<S> {
     fn prefix_postings(&self, prefix: &str) -> ExecResult<Vec<Posting>> {
         let mut merged: Vec<Posting> = Vec::new();
         for term in self.terms_with_prefix(prefix)? {
-            let mut cursor = self.term_postings(&term, false);
+            let mut cursor = self.term_postings(&term);
             cursor.start()?;
             let mut list = Vec::new();
             while let Some(posting) = cursor.current() {
@@ -134,7 +133,7 @@ impl<S: PageRead + Clone> FtsReader<S> {
     fn phrase_postings(&self, terms: &[(String, u32)]) -> ExecResult<Vec<Posting>> {
         let mut cursors = Vec::with_capacity(terms.len());
         for (term, _) in terms {
-            let mut cursor = self.term_postings(&stored_term(term), true);
+            let mut cursor = self.term_postings(&stored_term(term));
             cursor.start()?;
             cursors.push(cursor);
         }
@@ -142,6 +141,7 @@ impl<S: PageRead + Clone> FtsReader<S> {
         let Some(first) = cursors.first() else {
             return Ok(out);
         };
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); cursors.len()];
         let mut target = match first.current() {
             Some(posting) => posting.row,
             None => return Ok(out),
@@ -159,9 +159,8 @@ impl<S: PageRead + Clone> FtsReader<S> {
                     Some(_) => {}
                 }
             }
-            let mut lists = Vec::with_capacity(cursors.len());
-            for cursor in &cursors {
-                lists.push(cursor.positions()?);
+            for (cursor, positions) in cursors.iter().zip(lists.iter_mut()) {
+                cursor.positions(positions)?;
             }
             let Some((starts, rest)) = lists.split_first() else {
                 break;
@@ -185,7 +184,7 @@ impl<S: PageRead + Clone> FtsReader<S> {
                     row: target,
                     tf: u32::try_from(count).unwrap_or(u32::MAX),
                     length: posting.length,
-                    positions: Vec::new(),
+                    positions: 0..0,
                 });
             }
             cursors[0].next()?;
@@ -231,17 +230,16 @@ pub struct TermCursor<S: PageRead + Clone> {
     cursor: IndexCursor<S>,
     tree: IndexTree,
     store: S,
+    /// The current block's value (postings locate their positions in it).
+    value: Vec<u8>,
     block: Vec<Posting>,
     header: Option<BlockHeader>,
     at: usize,
-    started: bool,
-    with_positions: bool,
 }
 
 impl<S: PageRead + Clone> TermCursor<S> {
     /// Positions on the term's first posting.
     pub fn start(&mut self) -> ExecResult<()> {
-        self.started = true;
         let prefix = self.prefix.clone();
         self.cursor.seek_ge(&prefix)?;
         self.load()
@@ -256,12 +254,9 @@ impl<S: PageRead + Clone> TermCursor<S> {
             return Ok(());
         }
         if let Some(first) = format::block_row(self.cursor.key(), &self.prefix)? {
-            self.header = Some(format::decode_block(
-                first,
-                self.cursor.value(),
-                self.with_positions,
-                &mut self.block,
-            )?);
+            self.value.clear();
+            self.value.extend_from_slice(self.cursor.value());
+            self.header = Some(format::decode_block(first, &self.value, &mut self.block)?);
         }
         Ok(())
     }
@@ -327,13 +322,18 @@ impl<S: PageRead + Clone> TermCursor<S> {
         Ok(())
     }
 
-    /// The current posting's positions (from the block, or its `'x'` entries).
-    pub fn positions(&self) -> ExecResult<Vec<u32>> {
+    /// The current posting's positions (from the block, or its `'x'` entries) into `out`.
+    pub fn positions(&self, out: &mut Vec<u32>) -> ExecResult<()> {
+        out.clear();
         let Some(posting) = self.current() else {
-            return Ok(Vec::new());
+            return Ok(());
         };
         if posting.tf <= INLINE_POSITIONS {
-            return Ok(posting.positions.clone());
+            let bytes = self
+                .value
+                .get(posting.positions.clone())
+                .ok_or_else(|| corrupt("positions past the block"))?;
+            return format::decode_positions(&mut Reader::new(bytes), posting.tf, out);
         }
         let mut bytes = Vec::new();
         let mut chunk = 0u16;
@@ -348,11 +348,11 @@ impl<S: PageRead + Clone> TermCursor<S> {
             }
         }
         let mut reader = Reader::new(&bytes);
-        let positions = format::decode_positions(&mut reader, posting.tf)?;
+        format::decode_positions(&mut reader, posting.tf, out)?;
         if !reader.is_empty() {
             return Err(corrupt("more positions than the posting's tf"));
         }
-        Ok(positions)
+        Ok(())
     }
 }
 

@@ -14,13 +14,14 @@
 use std::collections::BTreeMap;
 
 use crate::exec::error::{ExecError, ExecResult};
-use crate::storage::PageWrite;
 use crate::storage::btree::IndexTree;
+use crate::storage::btree::index_page::{ENTRY_OVERHEAD, max_entry_size};
+use crate::storage::{PageNo, PageWrite};
 use crate::types::text_search::Token;
 
 use super::format::{
-    self, BLOCK_POSTINGS, INLINE_POSITIONS, POSITION_CHUNK_BYTES, Posting, TermInfo, corrupt,
-    stored_term,
+    self, BLOCK_POSTINGS, BlockBuilder, INLINE_POSITIONS, OwnedPosting, POSITION_CHUNK_BYTES,
+    TermInfo, corrupt, stored_term,
 };
 
 /// A document's terms (as stored) with their positions, in term order.
@@ -48,10 +49,12 @@ pub fn add_document<W: PageWrite + ?Sized>(
             "full-text index: row {row} is indexed twice"
         )));
     }
+    let mut encoded = Vec::new();
     for (term, positions) in group_terms(tokens) {
         let tf = u32::try_from(positions.len()).unwrap_or(u32::MAX);
         let key = format::term_key(&term);
-        let mut info = match tree.get(&*txn, &key)? {
+        let (found, hint) = lookup(tree, txn, &key)?;
+        let mut info = match found {
             Some(value) => TermInfo::decode(&value)?,
             None => TermInfo {
                 documents: 0,
@@ -62,19 +65,18 @@ pub fn add_document<W: PageWrite + ?Sized>(
         info.documents += 1;
         info.max_tf = info.max_tf.max(tf);
         info.min_length = info.min_length.min(length);
-        tree.upsert(txn, &key, &info.encode())?;
+        tree.replace_near(txn, hint, &key, &info.encode())?;
+        encoded.clear();
         if tf > INLINE_POSITIONS {
             write_positions(tree, txn, &term, row, &positions)?;
+        } else {
+            format::encode_positions(&positions, &mut encoded);
         }
-        let posting = Posting {
+        let posting = OwnedPosting {
             row,
             tf,
             length,
-            positions: if tf > INLINE_POSITIONS {
-                Vec::new()
-            } else {
-                positions
-            },
+            positions: std::mem::take(&mut encoded),
         };
         add_posting(tree, txn, &term, posting)?;
     }
@@ -95,7 +97,8 @@ pub fn remove_document<W: PageWrite + ?Sized>(
     let length = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
     for (term, positions) in group_terms(tokens) {
         let key = format::term_key(&term);
-        let mut info = match tree.get(&*txn, &key)? {
+        let (found, hint) = lookup(tree, txn, &key)?;
+        let mut info = match found {
             Some(value) => TermInfo::decode(&value)?,
             None => return Err(corrupt("a document's term has no entry")),
         };
@@ -103,7 +106,7 @@ pub fn remove_document<W: PageWrite + ?Sized>(
         if info.documents == 0 {
             tree.delete(txn, &key)?;
         } else {
-            tree.upsert(txn, &key, &info.encode())?;
+            tree.replace_near(txn, hint, &key, &info.encode())?;
         }
         if positions.len() > INLINE_POSITIONS as usize {
             delete_positions(tree, txn, &term, row)?;
@@ -120,75 +123,114 @@ fn varint(value: u64) -> Vec<u8> {
     out
 }
 
+/// The value stored under `key`, and the leaf it is in (a hint for replacing it).
+fn lookup<W: PageWrite + ?Sized>(
+    tree: IndexTree,
+    txn: &W,
+    key: &[u8],
+) -> ExecResult<(Option<Vec<u8>>, Option<PageNo>)> {
+    let mut cursor = tree.cursor(txn);
+    if cursor.seek_ge(key)? {
+        return Ok((Some(cursor.value().to_vec()), cursor.leaf_page()));
+    }
+    Ok((None, None))
+}
+
 fn update_stats<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
     documents: i64,
     length: i64,
 ) -> ExecResult<()> {
-    let (count, total) = match tree.get(&*txn, &format::stats_key())? {
+    let key = format::stats_key();
+    let (found, hint) = lookup(tree, txn, &key)?;
+    let (count, total) = match found {
         Some(value) => format::decode_stats(&value)?,
         None => (0, 0),
     };
     let count = count.saturating_add_signed(documents);
     let total = total.saturating_add_signed(length);
-    tree.upsert(
-        txn,
-        &format::stats_key(),
-        &format::encode_stats(count, total),
-    )?;
+    tree.replace_near(txn, hint, &key, &format::encode_stats(count, total))?;
     Ok(())
 }
 
+/// A block of a term as found: its first row, its value and the leaf it is in.
+struct FoundBlock {
+    first: i64,
+    value: Vec<u8>,
+    leaf: Option<PageNo>,
+}
+
 /// The block of `term` where `row` belongs: the last block starting at or before it, else
-/// the term's first block; its first row and value.
+/// the term's first block.
 fn find_block<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &W,
     prefix: &[u8],
     row: i64,
-) -> ExecResult<Option<(i64, Vec<u8>)>> {
+) -> ExecResult<Option<FoundBlock>> {
     let mut cursor = tree.cursor(txn);
     cursor.seek_le(&format::postings_key(prefix, row))?;
-    if cursor.is_valid()
-        && let Some(first) = format::block_row(cursor.key(), prefix)?
-    {
-        return Ok(Some((first, cursor.value().to_vec())));
+    if !(cursor.is_valid() && format::block_row(cursor.key(), prefix)?.is_some()) {
+        cursor.seek_ge(prefix)?;
     }
-    cursor.seek_ge(prefix)?;
     if cursor.is_valid()
         && let Some(first) = format::block_row(cursor.key(), prefix)?
     {
-        return Ok(Some((first, cursor.value().to_vec())));
+        return Ok(Some(FoundBlock {
+            first,
+            value: cursor.value().to_vec(),
+            leaf: cursor.leaf_page(),
+        }));
     }
     Ok(None)
 }
 
 /// The largest block value a key of `key_len` bytes leaves room for.
-fn value_budget<W: PageWrite + ?Sized>(txn: &W, key_len: usize) -> usize {
-    crate::storage::btree::index_page::max_entry_size(txn.usable_size())
-        .saturating_sub(key_len + crate::storage::btree::index_page::ENTRY_OVERHEAD)
+fn value_budget(usable_size: usize, key_len: usize) -> usize {
+    max_entry_size(usable_size).saturating_sub(key_len + ENTRY_OVERHEAD)
 }
 
 fn add_posting<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
     term: &str,
-    posting: Posting,
+    posting: OwnedPosting,
 ) -> ExecResult<()> {
     let prefix = format::postings_prefix(term);
     let row = posting.row;
-    let Some((first, value)) = find_block(tree, txn, &prefix, row)? else {
+    let budget = value_budget(txn.usable_size(), prefix.len() + 8);
+    let Some(found) = find_block(tree, txn, &prefix, row)? else {
         return write_blocks(tree, txn, &prefix, None, vec![posting]);
     };
-    let mut postings = Vec::new();
-    format::decode_block(first, &value, true, &mut postings)?;
+    let (header, _) = format::decode_header(found.first, &found.value)?;
+    if row > header.last_row {
+        // Past the block's last row (every insert in row order): append its bytes, or start
+        // a new block when this one is full.
+        let mut builder = BlockBuilder::from_value(found.first, &found.value)?;
+        let delta = (row as u64 ^ (1 << 63)).wrapping_sub(header.last_row as u64 ^ (1 << 63));
+        let size = format::posting_size(delta, posting.tf, posting.length, posting.positions.len());
+        if builder.count() < BLOCK_POSTINGS && builder.size_with(size) <= budget {
+            builder.push(row, posting.tf, posting.length, &posting.positions);
+            tree.replace_near(
+                txn,
+                found.leaf,
+                &format::postings_key(&prefix, found.first),
+                &builder.finish(),
+            )?;
+            return Ok(());
+        }
+        // Any next block starts past `row` (else it would have been found): a new block
+        // keyed by `row` goes between.
+        return write_blocks(tree, txn, &prefix, None, vec![posting]);
+    }
+    let mut postings = format::decode_owned(found.first, &found.value)?;
     let at = postings.partition_point(|p| p.row < row);
     if postings.get(at).is_some_and(|p| p.row == row) {
         return Err(corrupt("a row is posted twice under one term"));
     }
     postings.insert(at, posting);
-    write_blocks(tree, txn, &prefix, Some(first), postings)
+    write_blocks(tree, txn, &prefix, Some(found.first), postings)
 }
 
 fn remove_posting<W: PageWrite + ?Sized>(
@@ -198,11 +240,11 @@ fn remove_posting<W: PageWrite + ?Sized>(
     row: i64,
 ) -> ExecResult<()> {
     let prefix = format::postings_prefix(term);
-    let Some((first, value)) = find_block(tree, txn, &prefix, row)? else {
+    let Some(found) = find_block(tree, txn, &prefix, row)? else {
         return Err(corrupt("a document's term has no postings"));
     };
-    let mut postings = Vec::new();
-    format::decode_block(first, &value, true, &mut postings)?;
+    let first = found.first;
+    let mut postings = format::decode_owned(first, &found.value)?;
     let Ok(at) = postings.binary_search_by_key(&row, |p| p.row) else {
         return Err(corrupt("a document is missing from its term's postings"));
     };
@@ -213,14 +255,13 @@ fn remove_posting<W: PageWrite + ?Sized>(
         if cursor.seek_gt(&format::postings_key(&prefix, first))?
             && let Some(next_first) = format::block_row(cursor.key(), &prefix)?
         {
-            let mut next = Vec::new();
-            format::decode_block(next_first, cursor.value(), true, &mut next)?;
+            let next = format::decode_owned(next_first, cursor.value())?;
             drop(cursor);
-            let key_len = prefix.len() + 8;
             let mut merged = postings.clone();
-            merged.extend(next.iter().cloned());
-            if merged.len() <= BLOCK_POSTINGS
-                && format::encode_block(&merged).len() <= value_budget(txn, key_len)
+            merged.extend(next);
+            let budget = value_budget(txn.usable_size(), prefix.len() + 8);
+            if let [block] = pack(&merged, budget).as_slice()
+                && block.count() == merged.len()
             {
                 tree.delete(txn, &format::postings_key(&prefix, next_first))?;
                 return write_blocks(tree, txn, &prefix, Some(first), merged);
@@ -237,49 +278,40 @@ fn write_blocks<W: PageWrite + ?Sized>(
     txn: &mut W,
     prefix: &[u8],
     old_first: Option<i64>,
-    postings: Vec<Posting>,
+    postings: Vec<OwnedPosting>,
 ) -> ExecResult<()> {
-    let budget = value_budget(txn, prefix.len() + 8);
-    let blocks = pack(postings, budget);
-    let new_first = blocks
-        .first()
-        .and_then(|block| block.first())
-        .map(|p| p.row);
+    let budget = value_budget(txn.usable_size(), prefix.len() + 8);
+    let blocks = pack(&postings, budget);
+    let new_first = blocks.first().map(BlockBuilder::first_row);
     if let Some(old) = old_first
         && new_first != Some(old)
     {
         tree.delete(txn, &format::postings_key(prefix, old))?;
     }
     for block in &blocks {
-        let Some(first) = block.first() else {
-            continue;
-        };
         tree.upsert(
             txn,
-            &format::postings_key(prefix, first.row),
-            &format::encode_block(block),
+            &format::postings_key(prefix, block.first_row()),
+            &block.finish(),
         )?;
     }
     Ok(())
 }
 
-/// `postings` cut into blocks that fit: one block when it does; a posting appended past a
-/// full block alone in a new one (in-order inserts keep blocks full); else halves.
-fn pack(postings: Vec<Posting>, budget: usize) -> Vec<Vec<Posting>> {
-    let fits = |block: &[Posting]| {
-        block.len() <= BLOCK_POSTINGS && format::encode_block(block).len() <= budget
-    };
-    if postings.len() <= 1 || fits(&postings) {
-        return vec![postings];
+/// `postings` (rows increasing) as blocks that fit: one when it does, else halves.
+fn pack(postings: &[OwnedPosting], budget: usize) -> Vec<BlockBuilder> {
+    if postings.is_empty() {
+        return Vec::new();
     }
-    let mut postings = postings;
-    let split = if fits(&postings[..postings.len() - 1]) {
-        postings.len() - 1
-    } else {
-        postings.len() / 2
-    };
-    let right = postings.split_off(split);
-    let mut blocks = pack(postings, budget);
+    let mut block = BlockBuilder::default();
+    for posting in postings {
+        block.push(posting.row, posting.tf, posting.length, &posting.positions);
+    }
+    if postings.len() == 1 || (block.count() <= BLOCK_POSTINGS && block.size_with(0) <= budget) {
+        return vec![block];
+    }
+    let (left, right) = postings.split_at(postings.len() / 2);
+    let mut blocks = pack(left, budget);
     blocks.extend(pack(right, budget));
     blocks
 }
@@ -334,37 +366,27 @@ fn delete_positions<W: PageWrite + ?Sized>(
     Ok(())
 }
 
-/// Builds the entries of an index over `documents` (row, tokens) in one pass, sorted by key,
-/// for a bulk load into an empty tree: postings are encoded into blocks as each term's list
-/// grows, so memory holds the encoded index, not the documents' tokens.
+/// Builds the entries of an index over `documents` (row, tokens; rows increasing) in one
+/// pass, sorted by key, for a bulk load into an empty tree: postings are appended to each
+/// term's open block as they come, so memory holds the encoded index, not the documents'
+/// tokens.
 pub fn build_entries(
     documents: impl Iterator<Item = ExecResult<(i64, Vec<Token>)>>,
     usable_size: usize,
 ) -> ExecResult<Vec<(Vec<u8>, Vec<u8>)>> {
     struct TermBuild {
         info: TermInfo,
-        open: Vec<Posting>,
+        prefix: Vec<u8>,
+        open: BlockBuilder,
         blocks: Vec<(Vec<u8>, Vec<u8>)>,
         positions: Vec<(Vec<u8>, Vec<u8>)>,
     }
-    let max_entry = crate::storage::btree::index_page::max_entry_size(usable_size);
+    let max_entry = max_entry_size(usable_size);
     let mut terms: BTreeMap<String, TermBuild> = BTreeMap::new();
     let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
     let (mut documents_count, mut total_length) = (0u64, 0u64);
     let mut previous_row: Option<i64> = None;
-    let flush = |term: &str, build: &mut TermBuild| {
-        let prefix = format::postings_prefix(term);
-        let budget = max_entry
-            .saturating_sub(prefix.len() + 8 + crate::storage::btree::index_page::ENTRY_OVERHEAD);
-        for block in pack(std::mem::take(&mut build.open), budget) {
-            if let Some(first) = block.first() {
-                build.blocks.push((
-                    format::postings_key(&prefix, first.row),
-                    format::encode_block(&block),
-                ));
-            }
-        }
-    };
+    let mut encoded = Vec::new();
     for document in documents {
         let (row, tokens) = document?;
         if previous_row.is_some_and(|previous| previous >= row) {
@@ -379,48 +401,58 @@ pub fn build_entries(
         entries.push((format::document_key(row), varint(u64::from(length))));
         for (term, positions) in group_terms(&tokens) {
             let tf = u32::try_from(positions.len()).unwrap_or(u32::MAX);
-            let build = terms.entry(term.clone()).or_insert_with(|| TermBuild {
+            let build = terms.entry(term.clone()).or_insert_with_key(|term| TermBuild {
                 info: TermInfo {
                     documents: 0,
                     max_tf: 0,
                     min_length: u32::MAX,
                 },
-                open: Vec::new(),
+                prefix: format::postings_prefix(term),
+                open: BlockBuilder::default(),
                 blocks: Vec::new(),
                 positions: Vec::new(),
             });
             build.info.documents += 1;
             build.info.max_tf = build.info.max_tf.max(tf);
             build.info.min_length = build.info.min_length.min(length);
-            let inline = tf <= INLINE_POSITIONS;
-            if !inline {
+            encoded.clear();
+            if tf > INLINE_POSITIONS {
                 for (chunk, bytes) in position_chunks(&positions).into_iter().enumerate() {
-                    let chunk = u16::try_from(chunk)
-                        .map_err(|_| ExecError::internal("full-text index: too many positions"))?;
+                    let chunk = u16::try_from(chunk).map_err(|_| {
+                        ExecError::internal("full-text index: too many positions")
+                    })?;
                     build
                         .positions
                         .push((format::positions_key(&term, row, chunk), bytes));
                 }
+            } else {
+                format::encode_positions(&positions, &mut encoded);
             }
-            build.open.push(Posting {
-                row,
-                tf,
-                length,
-                positions: if inline { positions } else { Vec::new() },
-            });
-            if build.open.len() >= BLOCK_POSTINGS {
-                flush(&term, build);
+            let budget = max_entry.saturating_sub(build.prefix.len() + 8 + ENTRY_OVERHEAD);
+            let full = build.open.count() >= BLOCK_POSTINGS
+                || build.open.size_with(encoded.len() + 30) > budget;
+            if full && build.open.count() > 0 {
+                let block = std::mem::take(&mut build.open);
+                build.blocks.push((
+                    format::postings_key(&build.prefix, block.first_row()),
+                    block.finish(),
+                ));
             }
+            build.open.push(row, tf, length, &encoded);
         }
-    }
-    for (term, build) in &mut terms {
-        flush(term, build);
     }
     entries.push((
         format::stats_key().to_vec(),
         format::encode_stats(documents_count, total_length),
     ));
-    for (term, build) in terms {
+    for (term, mut build) in terms {
+        if build.open.count() > 0 {
+            let block = std::mem::take(&mut build.open);
+            build.blocks.push((
+                format::postings_key(&build.prefix, block.first_row()),
+                block.finish(),
+            ));
+        }
         entries.push((format::term_key(&term), build.info.encode()));
         entries.extend(build.blocks);
         entries.extend(build.positions);
