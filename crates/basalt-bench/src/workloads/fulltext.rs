@@ -289,7 +289,11 @@ fn measure_rebuild(
         }
         s.time(1, |_| session.execute_batch(sql.rebuild))?;
         let mut matched = Vec::new();
-        session.query(sql.matches, &[Val::Text(&word(190))], &mut Ids(&mut matched))?;
+        session.query(
+            sql.matches,
+            &[Val::Text(&word(190))],
+            &mut Ids(&mut matched),
+        )?;
         s.digest.add_values(&[Val::Int(matched.len() as i64)]);
         if let Some(bytes) = db.file_bytes()? {
             s.set_note("database bytes", bytes as f64);

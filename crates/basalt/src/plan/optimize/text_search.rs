@@ -199,8 +199,7 @@ fn try_top(node: &mut PlanNode, key: &Expr, tie: Option<&Expr>, top: (Expr, Opti
                 },
                 _ => false,
             };
-            if search.top.is_some() || !ranks(columns, search, key) || !tie.is_none_or(by_row_id)
-            {
+            if search.top.is_some() || !ranks(columns, search, key) || !tie.is_none_or(by_row_id) {
                 return;
             }
             let remaining: Vec<Expr> = conjuncts(predicate.clone())

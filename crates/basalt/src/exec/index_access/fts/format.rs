@@ -396,7 +396,11 @@ pub fn decode_header(first_row: i64, value: &[u8]) -> ExecResult<(BlockHeader, u
 }
 
 /// Decodes a block's postings into `out` (cleared first); positions are located, not decoded.
-pub fn decode_block(first_row: i64, value: &[u8], out: &mut Vec<Posting>) -> ExecResult<BlockHeader> {
+pub fn decode_block(
+    first_row: i64,
+    value: &[u8],
+    out: &mut Vec<Posting>,
+) -> ExecResult<BlockHeader> {
     out.clear();
     let (header, body_at) = decode_header(first_row, value)?;
     let mut reader = Reader::new(value);
@@ -519,11 +523,7 @@ mod tests {
         }
         assert!(decode_block(-5, &value[..value.len() - 1], &mut decoded).is_err());
         assert!(value.len() <= appended.size_with(0));
-        assert_eq!(
-            posting_size(300, 2, 128, 5),
-            2 + 1 + 2 + 5,
-            "varint sizes"
-        );
+        assert_eq!(posting_size(300, 2, 128, 5), 2 + 1 + 2 + 5, "varint sizes");
     }
 
     #[test]

@@ -401,26 +401,27 @@ pub fn build_entries(
         entries.push((format::document_key(row), varint(u64::from(length))));
         for (term, positions) in group_terms(&tokens) {
             let tf = u32::try_from(positions.len()).unwrap_or(u32::MAX);
-            let build = terms.entry(term.clone()).or_insert_with_key(|term| TermBuild {
-                info: TermInfo {
-                    documents: 0,
-                    max_tf: 0,
-                    min_length: u32::MAX,
-                },
-                prefix: format::postings_prefix(term),
-                open: BlockBuilder::default(),
-                blocks: Vec::new(),
-                positions: Vec::new(),
-            });
+            let build = terms
+                .entry(term.clone())
+                .or_insert_with_key(|term| TermBuild {
+                    info: TermInfo {
+                        documents: 0,
+                        max_tf: 0,
+                        min_length: u32::MAX,
+                    },
+                    prefix: format::postings_prefix(term),
+                    open: BlockBuilder::default(),
+                    blocks: Vec::new(),
+                    positions: Vec::new(),
+                });
             build.info.documents += 1;
             build.info.max_tf = build.info.max_tf.max(tf);
             build.info.min_length = build.info.min_length.min(length);
             encoded.clear();
             if tf > INLINE_POSITIONS {
                 for (chunk, bytes) in position_chunks(&positions).into_iter().enumerate() {
-                    let chunk = u16::try_from(chunk).map_err(|_| {
-                        ExecError::internal("full-text index: too many positions")
-                    })?;
+                    let chunk = u16::try_from(chunk)
+                        .map_err(|_| ExecError::internal("full-text index: too many positions"))?;
                     build
                         .positions
                         .push((format::positions_key(&term, row, chunk), bytes));
