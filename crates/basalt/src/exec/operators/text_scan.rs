@@ -94,7 +94,18 @@ impl TextScan {
             read_row(&cursor, &self.table, &self.columns, &mut row)?;
             Ok(eval::evaluate(filter, &row, ctx)?.get(0) == Value::Boolean(true))
         };
-        search::top_k(&reader, &parsed, wanted, accept, || ctx.check_interrupt())
+        let (rows, stats) =
+            search::top_k(&reader, &parsed, wanted, accept, || ctx.check_interrupt())?;
+        // The statistics the rows were ranked with are those `bm25_score` above would read
+        // from the index: keep them for it, as its own first read would
+        // (`exec/eval_text_search.rs`).
+        if let Some(slot) = self.table.columns.get(self.search.column).map(|c| c.slot) {
+            ctx.text_search_stats
+                .borrow_mut()
+                .get_or_insert_with(Box::default)
+                .insert((self.table.root, slot, query_text), Arc::new(stats));
+        }
+        Ok(rows)
     }
 }
 

@@ -14,8 +14,8 @@ use crate::storage::btree::{IndexCursor, IndexTree};
 use crate::types::text_search::query::Query;
 
 use super::format::{
-    self, BLOCK_POSTINGS, BlockHeader, INLINE_POSITIONS, Posting, Reader, TermInfo, corrupt,
-    stored_term,
+    self, BLOCK_POSTINGS, BlockHeader, INLINE_POSITIONS, Impacts, Posting, Reader, TermInfo,
+    corrupt, stored_term,
 };
 
 /// A read handle on one full-text index.
@@ -89,6 +89,8 @@ impl<S: PageRead + Clone> FtsReader<S> {
             value: Vec::new(),
             block: Vec::new(),
             header: None,
+            decoded: false,
+            target: i64::MIN,
             at: 0,
         }
     }
@@ -223,6 +225,10 @@ fn merge_sum(a: Vec<Posting>, b: Vec<Posting>) -> Vec<Posting> {
 }
 
 /// A cursor over one term's blocks.
+///
+/// A block is read in two steps: its header when the cursor reaches it (enough for skipping
+/// by its bounds), its postings only when a posting is asked for ([`TermCursor::settle`]).
+/// So a search that skips a block by its bounds never decodes it.
 #[derive(Debug)]
 pub struct TermCursor<S: PageRead + Clone> {
     term: String,
@@ -234,6 +240,10 @@ pub struct TermCursor<S: PageRead + Clone> {
     value: Vec<u8>,
     block: Vec<Posting>,
     header: Option<BlockHeader>,
+    /// Whether `block` holds the current block's postings.
+    decoded: bool,
+    /// The row the cursor was moved to: its posting is the first at or after it.
+    target: i64,
     at: usize,
 }
 
@@ -242,28 +252,66 @@ impl<S: PageRead + Clone> TermCursor<S> {
     pub fn start(&mut self) -> ExecResult<()> {
         let prefix = self.prefix.clone();
         self.cursor.seek_ge(&prefix)?;
-        self.load()
+        self.load()?;
+        self.settle()
     }
 
-    /// Decodes the block the index cursor is on, or ends the list.
+    /// Reads the header of the block the index cursor is on, or ends the list.
     fn load(&mut self) -> ExecResult<()> {
         self.at = 0;
-        self.block.clear();
         self.header = None;
+        self.decoded = false;
         if !self.cursor.is_valid() {
             return Ok(());
         }
         if let Some(first) = format::block_row(self.cursor.key(), &self.prefix)? {
             self.value.clear();
             self.value.extend_from_slice(self.cursor.value());
-            self.header = Some(format::decode_block(first, &self.value, &mut self.block)?);
+            self.header = Some(format::decode_header(first, &self.value)?.0);
+            self.target = first;
         }
         Ok(())
     }
 
+    /// Decodes the current block if need be and stands on the first posting at or after
+    /// the target row.
+    pub fn settle(&mut self) -> ExecResult<()> {
+        let Some(header) = self.header else {
+            return Ok(());
+        };
+        if !self.decoded {
+            format::decode_block(header.first_row, &self.value, &mut self.block)?;
+            self.decoded = true;
+            self.at = 0;
+        }
+        let target = self.target;
+        self.at += self.block[self.at.min(self.block.len())..].partition_point(|p| p.row < target);
+        if self.at >= self.block.len() {
+            // Only when the target is past the block, which moves never leave.
+            self.cursor.next()?;
+            self.load()?;
+            return self.settle();
+        }
+        Ok(())
+    }
+
+    /// The current posting; `None` at the end, or before [`TermCursor::settle`].
     pub fn current(&self) -> Option<&Posting> {
         self.header.as_ref()?;
+        if !self.decoded {
+            return None;
+        }
         self.block.get(self.at)
+    }
+
+    /// A row no greater than the current posting's, without decoding; `None` at the end.
+    pub fn row_bound(&self) -> Option<i64> {
+        let header = self.header.as_ref()?;
+        if self.decoded {
+            self.block.get(self.at).map(|p| p.row)
+        } else {
+            Some(self.target.max(header.first_row))
+        }
     }
 
     /// The current block's bounds.
@@ -272,6 +320,7 @@ impl<S: PageRead + Clone> TermCursor<S> {
     }
 
     pub fn next(&mut self) -> ExecResult<()> {
+        self.settle()?;
         if self.header.is_none() {
             return Ok(());
         }
@@ -279,45 +328,51 @@ impl<S: PageRead + Clone> TermCursor<S> {
         if self.at >= self.block.len() {
             self.cursor.next()?;
             self.load()?;
+            self.settle()?;
+        } else {
+            self.target = self.block[self.at].row;
         }
         Ok(())
     }
 
     /// Moves to the first posting at or after `row`.
     pub fn advance_to(&mut self, row: i64) -> ExecResult<()> {
+        self.advance_shallow(row)?;
+        self.settle()
+    }
+
+    /// Moves toward `row` reading block headers only: afterwards the current block ends at
+    /// or after `row` (or starts after it), and [`TermCursor::settle`] finds the posting.
+    pub fn advance_shallow(&mut self, row: i64) -> ExecResult<()> {
         let Some(header) = self.header else {
             return Ok(());
         };
-        if self.block.get(self.at).is_some_and(|p| p.row >= row) {
+        if self.row_bound().is_some_and(|bound| bound >= row) {
             return Ok(());
         }
         if row > header.last_row {
-            // The block that may hold `row` is the last one starting at or before it; the
-            // blocks in between are skipped without being read.
-            self.cursor
-                .seek_le(&format::postings_key(&self.prefix, row))?;
-            let found = if self.cursor.is_valid() {
-                format::block_row(self.cursor.key(), &self.prefix)?
-            } else {
-                None
-            };
-            if found.is_none_or(|first| first <= header.first_row) {
-                // `row` falls in the gap after the current block: the next one is past it.
-                self.cursor
-                    .seek_gt(&format::postings_key(&self.prefix, header.first_row))?;
-                return self.load();
-            }
-            self.load()?;
-            if self.header.is_some_and(|loaded| loaded.last_row < row) {
-                // The next block starts past `row` (else the seek would have found it).
-                self.cursor.next()?;
-                return self.load();
-            }
-        }
-        self.at = self.block.partition_point(|p| p.row < row);
-        if self.at >= self.block.len() {
+            // Skips mostly go one block on; a longer one finds its block by key.
             self.cursor.next()?;
             self.load()?;
+            if let Some(next) = self.header
+                && next.last_row < row
+            {
+                self.cursor
+                    .seek_le(&format::postings_key(&self.prefix, row))?;
+                self.load()?;
+                if self.header.is_some_and(|found| found.last_row < row) {
+                    // The next block starts past `row` (else the seek would have found it).
+                    self.cursor.next()?;
+                    self.load()?;
+                }
+            }
+        }
+        if self.header.is_some() && row > self.target {
+            self.target = row;
+        }
+        if self.decoded {
+            // Still in a decoded block: stand on the posting now (no decoding needed).
+            self.settle()?;
         }
         Ok(())
     }
@@ -358,11 +413,11 @@ impl<S: PageRead + Clone> TermCursor<S> {
 
 /// A postings list computed in memory (a prefix's or a phrase's), with the bounds of each
 /// run of [`BLOCK_POSTINGS`] postings standing for blocks.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Computed {
     postings: Vec<Posting>,
-    /// Per run: largest tf, smallest length.
-    bounds: Vec<(u32, u32)>,
+    /// Per run: its impacts.
+    bounds: Vec<Impacts>,
     at: usize,
 }
 
@@ -371,10 +426,11 @@ impl Computed {
         let bounds = postings
             .chunks(BLOCK_POSTINGS)
             .map(|run| {
-                (
-                    run.iter().map(|p| p.tf).max().unwrap_or(0),
-                    run.iter().map(|p| p.length).min().unwrap_or(0),
-                )
+                let mut impacts = Impacts::default();
+                for posting in run {
+                    impacts.add(posting.tf, posting.length);
+                }
+                impacts
             })
             .collect();
         Computed {
@@ -397,6 +453,30 @@ pub enum PostingList<S: PageRead + Clone> {
 }
 
 impl<S: PageRead + Clone> PostingList<S> {
+    /// A row no greater than the current posting's, without decoding a block.
+    pub fn row_bound(&self) -> Option<i64> {
+        match self {
+            PostingList::Term(cursor) => cursor.row_bound(),
+            PostingList::Computed(list) => list.postings.get(list.at).map(|p| p.row),
+        }
+    }
+
+    /// Moves toward `row` without decoding blocks ([`TermCursor::advance_shallow`]).
+    pub fn advance_shallow(&mut self, row: i64) -> ExecResult<()> {
+        match self {
+            PostingList::Term(cursor) => cursor.advance_shallow(row),
+            PostingList::Computed(_) => self.advance_to(row),
+        }
+    }
+
+    /// Stands on the current posting, decoding its block if need be.
+    pub fn settle(&mut self) -> ExecResult<()> {
+        match self {
+            PostingList::Term(cursor) => cursor.settle(),
+            PostingList::Computed(_) => Ok(()),
+        }
+    }
+
     pub fn current(&self) -> Option<&Posting> {
         match self {
             PostingList::Term(cursor) => cursor.current(),
@@ -426,18 +506,17 @@ impl<S: PageRead + Clone> PostingList<S> {
         }
     }
 
-    /// The bounds of the block the current posting is in: (largest tf, smallest length,
-    /// last row).
-    pub fn block_bounds(&self) -> Option<(u32, u32, i64)> {
+    /// The bounds of the block the current posting is in: its impacts and last row.
+    pub fn block_bounds(&self) -> Option<(Impacts, i64)> {
         match self {
             PostingList::Term(cursor) => cursor
                 .block()
-                .map(|header| (header.max_tf, header.min_length, header.last_row)),
+                .map(|header| (header.impacts, header.last_row)),
             PostingList::Computed(list) => {
                 let run = list.at / BLOCK_POSTINGS;
-                let (max_tf, min_length) = *list.bounds.get(run)?;
+                let impacts = *list.bounds.get(run)?;
                 let last = ((run + 1) * BLOCK_POSTINGS).min(list.postings.len()) - 1;
-                Some((max_tf, min_length, list.postings.get(last)?.row))
+                Some((impacts, list.postings.get(last)?.row))
             }
         }
     }
@@ -447,8 +526,12 @@ impl<S: PageRead + Clone> PostingList<S> {
         match self {
             PostingList::Term(_) => info.map_or((0, u32::MAX), |i| (i.max_tf, i.min_length)),
             PostingList::Computed(list) => (
-                list.bounds.iter().map(|b| b.0).max().unwrap_or(0),
-                list.bounds.iter().map(|b| b.1).min().unwrap_or(u32::MAX),
+                list.bounds.iter().map(Impacts::max_tf).max().unwrap_or(0),
+                list.bounds
+                    .iter()
+                    .map(Impacts::min_length)
+                    .min()
+                    .unwrap_or(u32::MAX),
             ),
         }
     }

@@ -244,129 +244,115 @@ impl Ord for Ranked {
 /// summed in different orders): bounds are raised by this factor.
 const BOUND_SLACK: f64 = 1.0 + 1e-9;
 
-/// The `k` best matching rows that `accept` takes, best first (see the module doc).
+/// How a row found in the item lists is known to match the whole query.
+enum Matching {
+    /// Every row in any list matches: one item, or an OR of items.
+    AnyList,
+    /// A row matches when it is in every list: an AND of items.
+    EveryList,
+    /// Anything with a NOT or nesting: checked against lists of every leaf.
+    Checked(Shape, Vec<usize>),
+}
+
+/// The query's matching rule (see [`Matching`]); for `Checked`, the leaves.
+fn matching<'q>(query: &'q Query, leaves: &mut Vec<&'q Query>) -> Matching {
+    let is_item = |q: &Query| matches!(q, Query::Term(_) | Query::Prefix(_) | Query::Phrase(_));
+    match query {
+        q if is_item(q) => Matching::AnyList,
+        Query::Or(operands) if operands.iter().all(is_item) => Matching::AnyList,
+        Query::And(operands) if operands.iter().all(is_item) => Matching::EveryList,
+        _ => Matching::Checked(shape(query, leaves), Vec::new()),
+    }
+}
+
+/// The `k` best matching rows that `accept` takes, best first (see the module doc), and the
+/// corpus statistics they were scored with.
 pub fn top_k<S: PageRead + Clone>(
     reader: &FtsReader<S>,
     query: &Query,
     k: usize,
     mut accept: impl FnMut(i64) -> ExecResult<bool>,
     mut check_interrupt: impl FnMut() -> ExecResult<()>,
-) -> ExecResult<Vec<i64>> {
-    if k == 0 {
-        return Ok(Vec::new());
-    }
+) -> ExecResult<(Vec<i64>, CorpusStats)> {
     let items = bm25::items(query);
-    let stats = corpus_stats(reader, &items)?;
-    let mut leaves = Vec::new();
-    let shape = shape(query, &mut leaves);
-    let mut membership = leaves
-        .iter()
-        .map(|leaf| reader.item_list(leaf))
-        .collect::<ExecResult<Vec<_>>>()?;
+    // Each item's list once: a prefix's or phrase's document count is its list's length.
+    let (documents, total_length) = reader.stats()?;
     let mut lists = Vec::with_capacity(items.len());
-    let mut idfs = Vec::with_capacity(items.len());
-    let mut bounds = Vec::with_capacity(items.len());
-    for (item, df) in items.iter().zip(&stats.item_documents) {
+    let mut item_documents = Vec::with_capacity(items.len());
+    let mut infos = Vec::with_capacity(items.len());
+    for item in &items {
         let list = reader.item_list(item)?;
-        let idf = bm25::idf(stats.documents, *df);
         let info = match item {
             Query::Term(term) => reader.term(term)?,
             _ => None,
         };
-        let (max_tf, min_length) = list.list_bounds(info);
-        bounds.push(bound(idf, max_tf, min_length, &stats));
-        idfs.push(idf);
+        item_documents.push(match &list {
+            PostingList::Computed(computed) => computed.len() as u64,
+            PostingList::Term(_) => info.map_or(0, |info| info.documents),
+        });
+        infos.push(info);
         lists.push(list);
     }
+    let stats = CorpusStats {
+        documents,
+        total_length,
+        item_documents,
+    };
+    if k == 0 {
+        return Ok((Vec::new(), stats));
+    }
+    let mut leaves = Vec::new();
+    let mut rule = matching(query, &mut leaves);
+    let mut membership = Vec::new();
+    if let Matching::Checked(_, _) = rule {
+        for leaf in &leaves {
+            // A leaf that is one of the items reuses its computed list; terms reopen.
+            let computed = items.iter().position(|item| std::ptr::eq(*item, *leaf));
+            membership.push(match computed.map(|i| &lists[i]) {
+                Some(PostingList::Computed(list)) => PostingList::Computed(list.clone()),
+                _ => reader.item_list(leaf)?,
+            });
+        }
+    }
+    let idfs: Vec<f64> = stats
+        .item_documents
+        .iter()
+        .map(|df| bm25::idf(stats.documents, *df))
+        .collect();
+    let bounds: Vec<f64> = lists
+        .iter()
+        .zip(&infos)
+        .zip(&idfs)
+        .map(|((list, info), idf)| {
+            let (max_tf, min_length) = list.list_bounds(*info);
+            bound(*idf, max_tf, min_length, &stats)
+        })
+        .collect();
+    let mut norms = Norms::new(&stats);
     let mut heap: BinaryHeap<Reverse<Ranked>> = BinaryHeap::with_capacity(k + 1);
-    let mut order: Vec<usize> = (0..lists.len()).collect();
-    let mut steps = 0usize;
-    loop {
-        steps += 1;
-        if steps.is_multiple_of(4096) {
-            check_interrupt()?;
-        }
-        order.retain(|&i| lists[i].current().is_some());
-        order.sort_by_key(|&i| lists[i].current().map_or(i64::MAX, |p| p.row));
-        let row_of =
-            |lists: &[PostingList<S>], i: usize| lists[i].current().map_or(i64::MAX, |p| p.row);
-        let threshold = (heap.len() >= k).then(|| heap.peek().map_or(0.0, |r| r.0.score));
-        // The pivot: the first list where the bounds so far could beat the threshold.
-        let mut sum = 0.0;
-        let mut pivot = None;
-        for (position, &i) in order.iter().enumerate() {
-            sum += bounds[i];
-            if threshold.is_none_or(|t| sum > t) {
-                pivot = Some(position);
-                break;
-            }
-        }
-        let Some(pivot) = pivot else {
-            break;
-        };
-        let pivot_row = row_of(&lists, order[pivot]);
-        if row_of(&lists, order[0]) < pivot_row {
-            for &i in &order[..pivot] {
-                lists[i].advance_to(pivot_row)?;
-            }
-            continue;
-        }
-        let at: Vec<usize> = order
-            .iter()
-            .copied()
-            .take_while(|&i| row_of(&lists, i) == pivot_row)
-            .collect();
-        if let Some(threshold) = threshold {
-            // Block-max: the blocks these lists are in bound every row up to the first block
-            // end (or the next list's row); if they cannot beat the threshold, skip them all.
-            let mut block_sum = 0.0;
-            let mut skip_to = order.get(at.len()).map_or(i64::MAX, |&i| row_of(&lists, i));
-            for &i in &at {
-                if let Some((max_tf, min_length, last_row)) = lists[i].block_bounds() {
-                    block_sum += bound(idfs[i], max_tf, min_length, &stats);
-                    skip_to = skip_to.min(last_row.saturating_add(1));
-                }
-            }
-            if block_sum <= threshold {
-                for &i in &at {
-                    if skip_to > pivot_row {
-                        lists[i].advance_to(skip_to)?;
-                    } else {
-                        lists[i].next()?;
-                    }
-                }
-                continue;
-            }
-        }
-        // Score the pivot row from the lists on it, in item order.
-        let length = at
-            .first()
-            .and_then(|&i| lists[i].current())
-            .map_or(0, |p| p.length as usize);
-        let norm = bm25::length_norm(length, &stats);
-        let score: f64 = (0..lists.len())
-            .map(|i| {
-                let tf = match lists[i].current() {
-                    Some(p) if p.row == pivot_row => f64::from(p.tf),
-                    _ => 0.0,
-                };
-                bm25::item_score(idfs[i], tf, norm)
-            })
-            .sum();
-        let candidate = Ranked {
-            score,
-            row: pivot_row,
-        };
-        let enters = heap.len() < k || heap.peek().is_some_and(|worst| candidate > worst.0);
-        if enters && row_matches(&shape, &mut membership, pivot_row)? && accept(pivot_row)? {
-            heap.push(Reverse(candidate));
-            if heap.len() > k {
-                heap.pop();
-            }
-        }
-        for &i in &at {
-            lists[i].next()?;
-        }
+    if let ([list], Matching::AnyList) = (lists.as_mut_slice(), &rule) {
+        one_list(
+            list,
+            idfs[0],
+            &stats,
+            k,
+            &mut heap,
+            &mut norms,
+            &mut accept,
+            &mut check_interrupt,
+        )?;
+    } else {
+        many_lists(
+            &mut lists,
+            (&idfs, &bounds),
+            &stats,
+            (&mut rule, &mut membership),
+            k,
+            &mut heap,
+            &mut norms,
+            &mut accept,
+            &mut check_interrupt,
+        )?;
     }
     let mut ranked: Vec<Ranked> = heap.into_iter().map(|r| r.0).collect();
     ranked.sort_unstable_by(|a, b| b.cmp(a));
@@ -384,7 +370,249 @@ pub fn top_k<S: PageRead + Clone>(
             }
         }
     }
-    Ok(rows)
+    Ok((rows, stats))
+}
+
+/// Length normalizations by document length, each computed once per search
+/// (`bm25::length_norm`, so the same bits).
+struct Norms<'s> {
+    stats: &'s CorpusStats,
+    by_length: Vec<f64>,
+}
+
+impl<'s> Norms<'s> {
+    fn new(stats: &'s CorpusStats) -> Norms<'s> {
+        Norms {
+            stats,
+            by_length: Vec::new(),
+        }
+    }
+
+    fn of(&mut self, length: u32) -> f64 {
+        let index = length as usize;
+        if index >= 4096 {
+            return bm25::length_norm(index, self.stats);
+        }
+        if index >= self.by_length.len() {
+            let start = self.by_length.len();
+            self.by_length
+                .extend((start..=index).map(|l| bm25::length_norm(l, self.stats)));
+        }
+        self.by_length[index]
+    }
+}
+
+/// Offers a scored row to the heap of the best `k`: it enters when the heap has room or it
+/// beats the worst, and `accept` takes it.
+fn offer(
+    heap: &mut BinaryHeap<Reverse<Ranked>>,
+    k: usize,
+    candidate: Ranked,
+    accept: &mut impl FnMut(i64) -> ExecResult<bool>,
+) -> ExecResult<()> {
+    let enters = heap.len() < k || heap.peek().is_some_and(|worst| candidate > worst.0);
+    if enters && accept(candidate.row)? {
+        heap.push(Reverse(candidate));
+        if heap.len() > k {
+            heap.pop();
+        }
+    }
+    Ok(())
+}
+
+/// The top k of one list whose every row matches: block by block, a block skipped unread
+/// when its impacts cannot beat the k-th score so far.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the search's state, passed apart"
+)]
+fn one_list<S: PageRead + Clone>(
+    list: &mut PostingList<S>,
+    idf: f64,
+    stats: &CorpusStats,
+    k: usize,
+    heap: &mut BinaryHeap<Reverse<Ranked>>,
+    norms: &mut Norms<'_>,
+    accept: &mut impl FnMut(i64) -> ExecResult<bool>,
+    check_interrupt: &mut impl FnMut() -> ExecResult<()>,
+) -> ExecResult<()> {
+    let mut blocks = 0usize;
+    while list.row_bound().is_some() {
+        blocks += 1;
+        if blocks.is_multiple_of(64) {
+            check_interrupt()?;
+        }
+        let Some((impacts, last_row)) = list.block_bounds() else {
+            break;
+        };
+        if heap.len() >= k {
+            let threshold = heap.peek().map_or(0.0, |r| r.0.score);
+            let best = impacts
+                .points()
+                .iter()
+                .map(|&(tf, length)| bound(idf, tf, length, stats))
+                .fold(0.0, f64::max);
+            if best <= threshold {
+                if last_row == i64::MAX {
+                    break;
+                }
+                list.advance_shallow(last_row + 1)?;
+                continue;
+            }
+        }
+        list.settle()?;
+        while let Some(posting) = list.current() {
+            // Summed as the evaluator sums a one-item query, for the same bits.
+            let score = [bm25::item_score(
+                idf,
+                f64::from(posting.tf),
+                norms.of(posting.length),
+            )]
+            .into_iter()
+            .sum();
+            let row = posting.row;
+            offer(heap, k, Ranked { score, row }, accept)?;
+            if row >= last_row {
+                // The block is done: the next one is judged by its header first.
+                if row == i64::MAX {
+                    return Ok(());
+                }
+                list.advance_shallow(row + 1)?;
+                break;
+            }
+            list.next()?;
+        }
+    }
+    Ok(())
+}
+
+/// The top k over several lists: WAND by the lists' bounds, block-max by their blocks'.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the search's state, passed apart"
+)]
+fn many_lists<S: PageRead + Clone>(
+    lists: &mut [PostingList<S>],
+    (idfs, bounds): (&[f64], &[f64]),
+    stats: &CorpusStats,
+    (rule, membership): (&mut Matching, &mut [PostingList<S>]),
+    k: usize,
+    heap: &mut BinaryHeap<Reverse<Ranked>>,
+    norms: &mut Norms<'_>,
+    accept: &mut impl FnMut(i64) -> ExecResult<bool>,
+    check_interrupt: &mut impl FnMut() -> ExecResult<()>,
+) -> ExecResult<()> {
+    let mut order: Vec<usize> = (0..lists.len()).collect();
+    let mut at: Vec<usize> = Vec::with_capacity(lists.len());
+    let mut steps = 0usize;
+    loop {
+        steps += 1;
+        if steps.is_multiple_of(4096) {
+            check_interrupt()?;
+        }
+        // Rows are lower bounds until a block is decoded (`settle`): a list skipped by its
+        // block bounds is never decoded.
+        order.retain(|&i| lists[i].row_bound().is_some());
+        order.sort_by_key(|&i| lists[i].row_bound().unwrap_or(i64::MAX));
+        let row_of = |lists: &[PostingList<S>], i: usize| lists[i].row_bound().unwrap_or(i64::MAX);
+        let threshold = (heap.len() >= k).then(|| heap.peek().map_or(0.0, |r| r.0.score));
+        // The pivot: the first list where the bounds so far could beat the threshold.
+        let mut sum = 0.0;
+        let mut pivot = None;
+        for (position, &i) in order.iter().enumerate() {
+            sum += bounds[i];
+            if threshold.is_none_or(|t| sum > t) {
+                pivot = Some(position);
+                break;
+            }
+        }
+        let Some(pivot) = pivot else {
+            break;
+        };
+        let pivot_row = row_of(lists, order[pivot]);
+        if row_of(lists, order[0]) < pivot_row {
+            for &i in &order[..pivot] {
+                lists[i].advance_shallow(pivot_row)?;
+            }
+            continue;
+        }
+        at.clear();
+        at.extend(
+            order
+                .iter()
+                .copied()
+                .take_while(|&i| row_of(lists, i) == pivot_row),
+        );
+        if let Some(threshold) = threshold {
+            // Block-max: the blocks these lists are in bound every row up to the first block
+            // end (or the next list's row); if they cannot beat the threshold, skip them all.
+            let mut block_sum = 0.0;
+            let mut skip_to = order.get(at.len()).map_or(i64::MAX, |&i| row_of(lists, i));
+            for &i in &at {
+                if let Some((impacts, last_row)) = lists[i].block_bounds() {
+                    block_sum += impacts
+                        .points()
+                        .iter()
+                        .map(|&(tf, length)| bound(idfs[i], tf, length, stats))
+                        .fold(0.0, f64::max);
+                    skip_to = skip_to.min(last_row.saturating_add(1));
+                }
+            }
+            if block_sum <= threshold {
+                for &i in &at {
+                    if skip_to > pivot_row {
+                        lists[i].advance_shallow(skip_to)?;
+                    } else {
+                        lists[i].next()?;
+                    }
+                }
+                continue;
+            }
+        }
+        // The row may be scored: decode the lists' blocks; a list whose posting lies past
+        // the bound it stood at sends the search round again.
+        let mut moved = false;
+        for &i in &at {
+            lists[i].settle()?;
+            moved |= lists[i].current().is_none_or(|p| p.row != pivot_row);
+        }
+        if moved {
+            continue;
+        }
+        // Score the pivot row from the lists on it, in item order.
+        let length = at
+            .first()
+            .and_then(|&i| lists[i].current())
+            .map_or(0, |p| p.length);
+        let norm = norms.of(length);
+        let score: f64 = (0..lists.len())
+            .map(|i| {
+                let tf = match lists[i].current() {
+                    Some(p) if p.row == pivot_row => f64::from(p.tf),
+                    _ => 0.0,
+                };
+                bm25::item_score(idfs[i], tf, norm)
+            })
+            .sum();
+        let candidate = Ranked {
+            score,
+            row: pivot_row,
+        };
+        let enters = heap.len() < k || heap.peek().is_some_and(|worst| candidate > worst.0);
+        let matches = enters
+            && match rule {
+                Matching::AnyList => true,
+                Matching::EveryList => at.len() == lists.len(),
+                Matching::Checked(shape, _) => row_matches(shape, membership, pivot_row)?,
+            };
+        if matches {
+            offer(heap, k, candidate, accept)?;
+        }
+        for &i in &at {
+            lists[i].next()?;
+        }
+    }
+    Ok(())
 }
 
 /// The largest score an item with this idf can give a posting with at most `max_tf`
