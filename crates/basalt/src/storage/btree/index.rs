@@ -404,6 +404,17 @@ impl IndexTree {
                 if old == value {
                     return Ok(());
                 }
+                if old.len() == value.len() {
+                    // Same size: overwrite the value's bytes where they are.
+                    let (_, range) = node.leaf_entry_ranges(pos)?;
+                    drop(page);
+                    let bytes = store.page_mut(leaf_no)?;
+                    bytes
+                        .get_mut(range)
+                        .ok_or_else(|| StorageError::corrupt_page(leaf_no, "value past the page"))?
+                        .copy_from_slice(value);
+                    return Ok(());
+                }
                 let room = node.free_bytes() + codec::entry_size(key.len(), old.len());
                 if room >= codec::entry_size(key.len(), value.len()) {
                     drop(page);

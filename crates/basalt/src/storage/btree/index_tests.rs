@@ -725,3 +725,46 @@ fn inserts_near_a_hint_land_where_plain_inserts_would() {
     assert_eq!(stats.entries, model.len());
     assert_eq!(scan_forward(&tree, &store), model_entries(&model));
 }
+
+/// `replace_near` agrees with `upsert` whatever the hint: the right leaf (same size, grown,
+/// shrunk, grown past the page's room), a wrong leaf, a freed-and-reused page of the same
+/// tree, or none; the tree stays valid and equal to a model.
+#[test]
+fn replace_near_matches_upsert_with_any_hint() {
+    let mut store = TestStore::new(4096);
+    let tree = IndexTree::create(&mut store).unwrap();
+    let mut model = BTreeMap::new();
+    let mut rng = StdRng::seed_from_u64(0x4e1a);
+    for i in 0..3000u64 {
+        let key = composite(2, i);
+        let value = vec![(i % 251) as u8; (i % 40) as usize];
+        tree.insert(&mut store, &key, &value).unwrap();
+        model.insert(key, value);
+    }
+    let keys: Vec<Vec<u8>> = model.keys().cloned().collect();
+    for round in 0..4000 {
+        let key = &keys[rng.gen_range(0..keys.len())];
+        let len = match round % 4 {
+            0 => model[key].len(),
+            1 => rng.gen_range(0..20),
+            2 => rng.gen_range(20..120),
+            _ => rng.gen_range(120..(max_entry_size(4096) - ENTRY_OVERHEAD - key.len())),
+        };
+        let value: Vec<u8> = (0..len).map(|_| rng.gen_range(0..=255u8)).collect();
+        let mut cursor = tree.cursor(&store);
+        cursor.seek_ge(key).unwrap();
+        let own_leaf = cursor.leaf_page();
+        cursor.seek_ge(&keys[rng.gen_range(0..keys.len())]).unwrap();
+        let other_leaf = cursor.leaf_page();
+        drop(cursor);
+        let hint = match round % 3 {
+            0 => own_leaf,
+            1 => other_leaf,
+            _ => None,
+        };
+        tree.replace_near(&mut store, hint, key, &value).unwrap();
+        model.insert(key.clone(), value);
+    }
+    assert_eq!(tree.check(&store).unwrap().entries, model.len());
+    assert_eq!(scan_forward(&tree, &store), model_entries(&model));
+}

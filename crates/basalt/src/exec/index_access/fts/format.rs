@@ -9,10 +9,12 @@
 //! ```text
 //! 's'                                  → documents varint, total length varint
 //! 'd' row(8)                           → length varint            (one per non-NULL row)
-//! 't' term                             → df varint, max tf varint, min length varint
 //! 'p' term 0x00 first row(8)           → a postings block
+//! 'p' term 0x00 0xFF×9                 → df varint, max tf varint, min length varint
 //! 'x' term 0x00 row(8) chunk(2)        → positions of one posting with tf > INLINE_POSITIONS
 //! ```
+//!
+//! A term's entry sorts right after its last block, so an insert finds both with one seek.
 //!
 //! `row(8)` is the row id in the index's ascending 8-byte encoding (`keys::encode_row_id`).
 //! A block holds at most [`BLOCK_POSTINGS`] postings of one term, in row order, and no more
@@ -53,7 +55,6 @@ use crate::storage::keys;
 
 pub const TAG_STATS: u8 = b's';
 pub const TAG_DOCUMENT: u8 = b'd';
-pub const TAG_TERM: u8 = b't';
 pub const TAG_POSTINGS: u8 = b'p';
 pub const TAG_POSITIONS: u8 = b'x';
 
@@ -106,12 +107,32 @@ pub fn document_key(row: i64) -> Vec<u8> {
     key
 }
 
-/// `'t' term` (the term as stored).
+/// What follows `'p' term 0x00` in a term's entry: nine 0xFF bytes, so the entry sorts after
+/// every block of the term (whose keys end in 8 bytes) and before the next term's.
+pub const TERM_SUFFIX: [u8; 9] = [0xFF; 9];
+
+/// `'p' term 0x00 0xFF×9`: the term's entry (the term as stored), just after its blocks, so
+/// one seek finds both the entry and the last block.
 pub fn term_key(term: &str) -> Vec<u8> {
-    let mut key = Vec::with_capacity(1 + term.len());
-    key.push(TAG_TERM);
-    key.extend_from_slice(term.as_bytes());
+    let mut key = postings_prefix(term);
+    key.extend_from_slice(&TERM_SUFFIX);
     key
+}
+
+/// The term (as stored) of a term entry's key, `None` for any other key.
+pub fn term_of_key(key: &[u8]) -> ExecResult<Option<&str>> {
+    let Some(rest) = key.strip_prefix(&[TAG_POSTINGS]) else {
+        return Ok(None);
+    };
+    match rest
+        .strip_suffix(&TERM_SUFFIX)
+        .and_then(|r| r.strip_suffix(&[0]))
+    {
+        Some(term) => std::str::from_utf8(term)
+            .map(Some)
+            .map_err(|_| corrupt("a term is not UTF-8")),
+        None => Ok(None),
+    }
 }
 
 /// `'p' term 0x00`: what every block key of the term begins with.

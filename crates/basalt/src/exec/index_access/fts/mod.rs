@@ -287,11 +287,12 @@ impl IndexAm for FtsIndex<'_> {
             return Ok(());
         }
         // Each term's postings name indexed documents, as many as its entry counts.
-        cursor.seek_ge(&[format::TAG_TERM])?;
-        while cursor.is_valid() && cursor.key().first() == Some(&format::TAG_TERM) {
-            let term = std::str::from_utf8(&cursor.key()[1..])
-                .map_err(|_| corrupt("a term is not UTF-8"))?
-                .to_owned();
+        cursor.seek_ge(&[format::TAG_POSTINGS])?;
+        while cursor.is_valid() && cursor.key().first() == Some(&format::TAG_POSTINGS) {
+            let Some(term) = format::term_of_key(cursor.key())?.map(str::to_owned) else {
+                cursor.next()?;
+                continue;
+            };
             let info = TermInfo::decode(cursor.value())?;
             let mut postings = reader.term_postings(&term);
             postings.start()?;

@@ -47,18 +47,28 @@ impl<S: PageRead + Clone> FtsReader<S> {
             .transpose()
     }
 
-    /// The terms (as stored) that begin with `prefix`, in order.
+    /// The terms (as stored) that begin with `prefix`, in order: from each term's first
+    /// key, a seek to its entry (past its blocks) and on.
     pub fn terms_with_prefix(&self, prefix: &str) -> ExecResult<Vec<String>> {
-        let start = format::term_key(prefix);
+        let mut start = vec![format::TAG_POSTINGS];
+        start.extend_from_slice(prefix.as_bytes());
         let mut cursor = self.tree.cursor(self.store.clone());
         let mut terms = Vec::new();
         cursor.seek_ge(&start)?;
-        let mut valid = cursor.is_valid();
-        while valid && cursor.key().starts_with(&start) {
-            let term = std::str::from_utf8(&cursor.key()[1..])
-                .map_err(|_| corrupt("a term is not UTF-8"))?;
-            terms.push(term.to_owned());
-            valid = cursor.next()?;
+        while cursor.is_valid() && cursor.key().starts_with(&start) {
+            if let Some(term) = format::term_of_key(cursor.key())? {
+                terms.push(term.to_owned());
+                cursor.next()?;
+                continue;
+            }
+            // A block: its term is the key less the row and the 0x00 before it.
+            let key = cursor.key();
+            let term = key
+                .get(1..key.len().saturating_sub(9))
+                .ok_or_else(|| corrupt("block key"))?;
+            let term = std::str::from_utf8(term).map_err(|_| corrupt("a term is not UTF-8"))?;
+            let entry = format::term_key(term);
+            cursor.seek_ge(&entry)?;
         }
         Ok(terms)
     }

@@ -52,20 +52,6 @@ pub fn add_document<W: PageWrite + ?Sized>(
     let mut encoded = Vec::new();
     for (term, positions) in group_terms(tokens) {
         let tf = u32::try_from(positions.len()).unwrap_or(u32::MAX);
-        let key = format::term_key(&term);
-        let (found, hint) = lookup(tree, txn, &key)?;
-        let mut info = match found {
-            Some(value) => TermInfo::decode(&value)?,
-            None => TermInfo {
-                documents: 0,
-                max_tf: 0,
-                min_length: u32::MAX,
-            },
-        };
-        info.documents += 1;
-        info.max_tf = info.max_tf.max(tf);
-        info.min_length = info.min_length.min(length);
-        tree.replace_near(txn, hint, &key, &info.encode())?;
         encoded.clear();
         if tf > INLINE_POSITIONS {
             write_positions(tree, txn, &term, row, &positions)?;
@@ -191,6 +177,34 @@ fn value_budget(usable_size: usize, key_len: usize) -> usize {
     max_entry_size(usable_size).saturating_sub(key_len + ENTRY_OVERHEAD)
 }
 
+/// The term's entry and its last block, found with one seek (the entry sorts right after
+/// the block): (entry value, its leaf), (last block, if any).
+fn entry_and_last_block<W: PageWrite + ?Sized>(
+    tree: IndexTree,
+    txn: &W,
+    term: &str,
+    prefix: &[u8],
+) -> ExecResult<(Option<(Vec<u8>, Option<PageNo>)>, Option<FoundBlock>)> {
+    let mut cursor = tree.cursor(txn);
+    let entry = if cursor.seek_le(&format::term_key(term))? {
+        let found = (cursor.value().to_vec(), cursor.leaf_page());
+        cursor.prev()?;
+        Some(found)
+    } else {
+        None
+    };
+    let block = match cursor.is_valid() {
+        true => format::block_row(cursor.key(), prefix)?.map(|first| FoundBlock {
+            first,
+            value: cursor.value().to_vec(),
+            leaf: cursor.leaf_page(),
+        }),
+        false => None,
+    };
+    Ok((entry, block))
+}
+
+/// Adds a posting to its term's blocks and counts it in the term's entry.
 fn add_posting<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
@@ -199,38 +213,64 @@ fn add_posting<W: PageWrite + ?Sized>(
 ) -> ExecResult<()> {
     let prefix = format::postings_prefix(term);
     let row = posting.row;
-    let budget = value_budget(txn.usable_size(), prefix.len() + 8);
-    let Some(found) = find_block(tree, txn, &prefix, row)? else {
-        return write_blocks(tree, txn, &prefix, None, vec![posting]);
+    let (tf, length) = (posting.tf, posting.length);
+    let (entry, last) = entry_and_last_block(tree, txn, term, &prefix)?;
+    let mut info = match &entry {
+        Some((value, _)) => TermInfo::decode(value)?,
+        None => TermInfo {
+            documents: 0,
+            max_tf: 0,
+            min_length: u32::MAX,
+        },
     };
-    let (header, _) = format::decode_header(found.first, &found.value)?;
-    if row > header.last_row {
-        // Past the block's last row (every insert in row order): append its bytes, or start
-        // a new block when this one is full.
-        let mut builder = BlockBuilder::from_value(found.first, &found.value)?;
-        let delta = (row as u64 ^ (1 << 63)).wrapping_sub(header.last_row as u64 ^ (1 << 63));
-        let size = format::posting_size(delta, posting.tf, posting.length, posting.positions.len());
-        if builder.count() < BLOCK_POSTINGS && builder.size_with(size) <= budget {
-            builder.push(row, posting.tf, posting.length, &posting.positions);
-            tree.replace_near(
-                txn,
-                found.leaf,
-                &format::postings_key(&prefix, found.first),
-                &builder.finish(),
-            )?;
-            return Ok(());
+    info.documents += 1;
+    info.max_tf = info.max_tf.max(tf);
+    info.min_length = info.min_length.min(length);
+    let budget = value_budget(txn.usable_size(), prefix.len() + 8);
+    // The entry's leaf stays a valid hint only while no block write could have freed it
+    // (a rewrite may merge leaves; an in-place append or a split frees none).
+    let mut hint = entry.as_ref().and_then(|(_, leaf)| *leaf);
+    match last {
+        None => write_blocks(tree, txn, &prefix, None, vec![posting])?,
+        Some(found) => {
+            let (header, _) = format::decode_header(found.first, &found.value)?;
+            if row > header.last_row {
+                // Past the term's last row (every insert in row order): append the
+                // posting's bytes to the last block, or start a new block when it is full.
+                let mut builder = BlockBuilder::from_value(found.first, &found.value)?;
+                let delta =
+                    (row as u64 ^ (1 << 63)).wrapping_sub(header.last_row as u64 ^ (1 << 63));
+                let size = format::posting_size(delta, tf, length, posting.positions.len());
+                if builder.count() < BLOCK_POSTINGS && builder.size_with(size) <= budget {
+                    builder.push(row, tf, length, &posting.positions);
+                    tree.replace_near(
+                        txn,
+                        found.leaf,
+                        &format::postings_key(&prefix, found.first),
+                        &builder.finish(),
+                    )?;
+                } else {
+                    write_blocks(tree, txn, &prefix, None, vec![posting])?;
+                    hint = None;
+                }
+            } else {
+                // Inside the list: the block where the row belongs, rewritten.
+                let Some(found) = find_block(tree, txn, &prefix, row)? else {
+                    return Err(corrupt("a term's blocks vanished"));
+                };
+                let mut postings = format::decode_owned(found.first, &found.value)?;
+                let at = postings.partition_point(|p| p.row < row);
+                if postings.get(at).is_some_and(|p| p.row == row) {
+                    return Err(corrupt("a row is posted twice under one term"));
+                }
+                postings.insert(at, posting);
+                write_blocks(tree, txn, &prefix, Some(found.first), postings)?;
+                hint = None;
+            }
         }
-        // Any next block starts past `row` (else it would have been found): a new block
-        // keyed by `row` goes between.
-        return write_blocks(tree, txn, &prefix, None, vec![posting]);
     }
-    let mut postings = format::decode_owned(found.first, &found.value)?;
-    let at = postings.partition_point(|p| p.row < row);
-    if postings.get(at).is_some_and(|p| p.row == row) {
-        return Err(corrupt("a row is posted twice under one term"));
-    }
-    postings.insert(at, posting);
-    write_blocks(tree, txn, &prefix, Some(found.first), postings)
+    tree.replace_near(txn, hint, &format::term_key(term), &info.encode())?;
+    Ok(())
 }
 
 fn remove_posting<W: PageWrite + ?Sized>(
