@@ -39,7 +39,7 @@ fn vocabulary() -> Vec<String> {
 /// repeats one word 40 times or more (its positions outgrow a block); one in 97 is NULL.
 fn document(rng: &mut Xorshift, words: &[String]) -> Option<String> {
     let shape = rng.next_u64() % 4850;
-    if shape % 97 == 0 {
+    if shape.is_multiple_of(97) {
         return None;
     }
     let length = if shape % 50 == 1 {
@@ -91,7 +91,7 @@ fn build(conn: &Connection, options: &str) {
         .unwrap();
     }
     let words = vocabulary();
-    let mut rng = Xorshift::new(0x5eed_f75);
+    let mut rng = Xorshift::new(0x05ee_df75);
     let insert = "INSERT INTO {t} VALUES ($1, $2, $3)";
     conn.execute_batch("BEGIN").unwrap();
     for id in 1..=DOCUMENTS / 2 {

@@ -111,7 +111,7 @@ impl<S: PageRead + Clone> FtsReader<S> {
             Query::Term(term) => {
                 let mut cursor = self.term_postings(&stored_term(term));
                 cursor.start()?;
-                Ok(PostingList::Term(cursor))
+                Ok(PostingList::Term(Box::new(cursor)))
             }
             Query::Prefix(prefix) => Ok(PostingList::Computed(Computed::new(
                 self.prefix_postings(prefix)?,
@@ -458,7 +458,7 @@ impl Computed {
 /// One query item's postings, in row order.
 #[derive(Debug)]
 pub enum PostingList<S: PageRead + Clone> {
-    Term(TermCursor<S>),
+    Term(Box<TermCursor<S>>),
     Computed(Computed),
 }
 

@@ -251,7 +251,7 @@ enum Matching {
     /// A row matches when it is in every list: an AND of items.
     EveryList,
     /// Anything with a NOT or nesting: checked against lists of every leaf.
-    Checked(Shape, Vec<usize>),
+    Checked(Shape),
 }
 
 /// The query's matching rule (see [`Matching`]); for `Checked`, the leaves.
@@ -261,7 +261,7 @@ fn matching<'q>(query: &'q Query, leaves: &mut Vec<&'q Query>) -> Matching {
         q if is_item(q) => Matching::AnyList,
         Query::Or(operands) if operands.iter().all(is_item) => Matching::AnyList,
         Query::And(operands) if operands.iter().all(is_item) => Matching::EveryList,
-        _ => Matching::Checked(shape(query, leaves), Vec::new()),
+        _ => Matching::Checked(shape(query, leaves)),
     }
 }
 
@@ -304,7 +304,7 @@ pub fn top_k<S: PageRead + Clone>(
     let mut leaves = Vec::new();
     let mut rule = matching(query, &mut leaves);
     let mut membership = Vec::new();
-    if let Matching::Checked(_, _) = rule {
+    if let Matching::Checked(_) = rule {
         for leaf in &leaves {
             // A leaf that is one of the items reuses its computed list; terms reopen.
             let computed = items.iter().position(|item| std::ptr::eq(*item, *leaf));
@@ -603,7 +603,7 @@ fn many_lists<S: PageRead + Clone>(
             && match rule {
                 Matching::AnyList => true,
                 Matching::EveryList => at.len() == lists.len(),
-                Matching::Checked(shape, _) => row_matches(shape, membership, pivot_row)?,
+                Matching::Checked(shape) => row_matches(shape, membership, pivot_row)?,
             };
         if matches {
             offer(heap, k, candidate, accept)?;

@@ -177,6 +177,9 @@ fn value_budget(usable_size: usize, key_len: usize) -> usize {
     max_entry_size(usable_size).saturating_sub(key_len + ENTRY_OVERHEAD)
 }
 
+/// A term's entry as found: its value and the leaf it is in.
+type FoundEntry = (Vec<u8>, Option<PageNo>);
+
 /// The term's entry and its last block, found with one seek (the entry sorts right after
 /// the block): (entry value, its leaf), (last block, if any).
 fn entry_and_last_block<W: PageWrite + ?Sized>(
@@ -184,7 +187,7 @@ fn entry_and_last_block<W: PageWrite + ?Sized>(
     txn: &W,
     term: &str,
     prefix: &[u8],
-) -> ExecResult<(Option<(Vec<u8>, Option<PageNo>)>, Option<FoundBlock>)> {
+) -> ExecResult<(Option<FoundEntry>, Option<FoundBlock>)> {
     let mut cursor = tree.cursor(txn);
     let entry = if cursor.seek_le(&format::term_key(term))? {
         let found = (cursor.value().to_vec(), cursor.leaf_page());
