@@ -802,19 +802,18 @@ fn index_method(using: Option<&ast::IndexType>) -> Result<IndexMethod, BindError
     })
 }
 
-/// `CREATE INDEX ... USING hnsw`: pgvector's rules. One column, of a vector type with
-/// declared dimensions; no UNIQUE, no ASC/DESC; the operator class chooses the distance
-/// (`vector_l2_ops` when none is named); `ef_construction` at least `2 * m`.
-fn hnsw_method(
-    create: &ast::CreateIndex,
-    table: &TableDef,
+/// What every method without a key order (hnsw, fts) requires of CREATE INDEX: not UNIQUE,
+/// one column, no ASC/DESC (0A000 naming the method otherwise); the column's position in
+/// the table and its clause.
+fn single_column<'c>(
+    create: &'c ast::CreateIndex,
     columns: &[(usize, KeyOrder)],
-    options: &[(String, String)],
-) -> Result<IndexMethod, BindError> {
+    method: &str,
+) -> Result<(usize, &'c ast::IndexColumn), BindError> {
     let unsupported = |what: &str| {
         BindError::new(
             sqlstate::FEATURE_NOT_SUPPORTED,
-            format!("access method \"hnsw\" does not support {what}"),
+            format!("access method \"{method}\" does not support {what}"),
         )
     };
     if create.unique {
@@ -826,6 +825,19 @@ fn hnsw_method(
     if column.column.options.sort.is_some() || column.column.options.nulls_first.is_some() {
         return Err(unsupported("ASC/DESC options"));
     }
+    Ok((*position, column))
+}
+
+/// `CREATE INDEX ... USING hnsw`: pgvector's rules. One column, of a vector type with
+/// declared dimensions; no UNIQUE, no ASC/DESC; the operator class chooses the distance
+/// (`vector_l2_ops` when none is named); `ef_construction` at least `2 * m`.
+fn hnsw_method(
+    create: &ast::CreateIndex,
+    table: &TableDef,
+    columns: &[(usize, KeyOrder)],
+    options: &[(String, String)],
+) -> Result<IndexMethod, BindError> {
+    let (position, column) = single_column(create, columns, "hnsw")?;
     let class = column
         .operator_class
         .as_ref()
@@ -836,7 +848,7 @@ fn hnsw_method(
             format!("operator class \"{class}\" does not exist for access method \"hnsw\""),
         )
     })?;
-    match table.columns.get(*position).map(|c| c.data_type) {
+    match table.columns.get(position).map(|c| c.data_type) {
         Some(DataType::Vector(Some(_))) => {}
         Some(DataType::Vector(None)) => {
             return Err(BindError::new(
@@ -877,28 +889,14 @@ fn fts_method(
     table: &TableDef,
     columns: &[(usize, KeyOrder)],
 ) -> Result<IndexMethod, BindError> {
-    let unsupported = |what: &str| {
-        BindError::new(
-            sqlstate::FEATURE_NOT_SUPPORTED,
-            format!("access method \"fts\" does not support {what}"),
-        )
-    };
-    if create.unique {
-        return Err(unsupported("unique indexes"));
-    }
-    let ([(position, _)], [column]) = (columns, create.columns.as_slice()) else {
-        return Err(unsupported("multicolumn indexes"));
-    };
-    if column.column.options.sort.is_some() || column.column.options.nulls_first.is_some() {
-        return Err(unsupported("ASC/DESC options"));
-    }
+    let (position, column) = single_column(create, columns, "fts")?;
     if let Some(class) = &column.operator_class {
         return Err(BindError::new(
             sqlstate::UNDEFINED_OBJECT,
             format!("operator class \"{class}\" does not exist for access method \"fts\""),
         ));
     }
-    match table.columns.get(*position).map(|c| c.data_type) {
+    match table.columns.get(position).map(|c| c.data_type) {
         Some(data_type) if data_type.is_text() => Ok(IndexMethod::Fts),
         other => Err(BindError::new(
             sqlstate::DATATYPE_MISMATCH,
