@@ -127,6 +127,21 @@ pub struct Limit {
     to_skip: u64,
 }
 
+/// How many rows a search under `LIMIT limit OFFSET offset` must produce: `limit + offset`,
+/// LIMIT NULL (or ALL) unbounded and no OFFSET zero; a bad count is the error the TopN above
+/// would give. The vector and full-text searches ask for this many.
+pub(super) fn rows_wanted(
+    limit: &Expr,
+    offset: Option<&Expr>,
+    ctx: &crate::exec::context::ExecContext,
+) -> crate::exec::error::ExecResult<usize> {
+    let count = |expr: Option<&Expr>, what: &str, absent: u64| {
+        count_argument(expr, ctx, what)
+            .map(|count| usize::try_from(count.unwrap_or(absent)).unwrap_or(usize::MAX))
+    };
+    Ok(count(Some(limit), "LIMIT", u64::MAX)?.saturating_add(count(offset, "OFFSET", 0)?))
+}
+
 pub(super) fn count_argument(
     expr: Option<&Expr>,
     ctx: &ExecContext,

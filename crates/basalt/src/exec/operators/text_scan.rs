@@ -19,7 +19,7 @@ use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::index_access::FtsIndex;
 use crate::exec::index_access::fts::search;
-use crate::plan::{Expr, ScanColumn, TextSearch};
+use crate::plan::{ScanColumn, TextSearch};
 use crate::storage::btree::TableTree;
 use crate::types::Value;
 use crate::types::text_search::query;
@@ -68,17 +68,7 @@ impl TextScan {
         let Some((limit, offset)) = &self.search.top else {
             return search::matching_rows(&reader, &parsed);
         };
-        // LIMIT NULL (or ALL) and no OFFSET are unbounded and zero; a bad count is the
-        // error the TopN above would give.
-        let count = |expr: Option<&Expr>, what: &str, absent: u64| -> ExecResult<usize> {
-            let count = super::basic::count_argument(expr, ctx, what)?.unwrap_or(absent);
-            Ok(usize::try_from(count).unwrap_or(usize::MAX))
-        };
-        let wanted = count(Some(limit), "LIMIT", u64::MAX)?.saturating_add(count(
-            offset.as_ref(),
-            "OFFSET",
-            0,
-        )?);
+        let wanted = super::basic::rows_wanted(limit, offset.as_ref(), ctx)?;
         let types = column_types(&self.table, &self.columns);
         let mut row = Batch::with_types(&types, 1);
         let mut cursor = TableTree::open(self.table.root).cursor(ctx.source.clone());

@@ -26,7 +26,7 @@ use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::exec::index_access::HnswIndex;
-use crate::plan::{Expr, RangeBound, ScanColumn, VectorSearch};
+use crate::plan::{RangeBound, ScanColumn, VectorSearch};
 use crate::storage::btree::{TableTree, Value as StoredValue};
 use crate::types::Value;
 
@@ -77,17 +77,7 @@ impl VectorScan {
                 )));
             }
         };
-        // LIMIT NULL (or ALL) and no OFFSET are unbounded and zero; a bad count is the
-        // error the TopN above would give.
-        let count = |expr: Option<&Expr>, what: &str, absent: u64| -> ExecResult<usize> {
-            let count = super::basic::count_argument(expr, ctx, what)?.unwrap_or(absent);
-            Ok(usize::try_from(count).unwrap_or(usize::MAX))
-        };
-        let wanted = count(Some(&search.limit), "LIMIT", u64::MAX)?.saturating_add(count(
-            search.offset.as_ref(),
-            "OFFSET",
-            0,
-        )?);
+        let wanted = super::basic::rows_wanted(&search.limit, search.offset.as_ref(), ctx)?;
         let through_graph = search.index.is_some() && !ctx.vector_search.exact;
         let mode = match query {
             Some(query) if through_graph => Mode::Graph { query, wanted },

@@ -50,11 +50,6 @@ pub struct FtsIndex<'d> {
     tree: IndexTree,
 }
 
-/// The analyzer an options text (`analyzer_options`) describes, built once per thread.
-pub fn analyzer_for(options: &str) -> ExecResult<Rc<Analyzer>> {
-    Ok(crate::types::text_search::analyzer::cached(options)?)
-}
-
 /// An index's analyzer options as one text (`stemmer = 'english', stopwords = 'a, b'`), the
 /// form `Analyzer::from_option_text` and `fts_terms` read.
 pub fn analyzer_options(index: &IndexDef) -> String {
@@ -81,7 +76,9 @@ impl<'d> FtsIndex<'d> {
 
     /// The index's analyzer.
     pub fn analyzer(&self) -> ExecResult<Rc<Analyzer>> {
-        analyzer_for(&analyzer_options(self.index))
+        Ok(crate::types::text_search::analyzer::cached(
+            &analyzer_options(self.index),
+        )?)
     }
 
     /// A read handle on the index through `store`.
@@ -359,7 +356,7 @@ impl<S: PageRead> IndexProbe for FtsProbe<S> {
             return Ok(true); // NULL is not a document.
         };
         let mut tokens = Vec::new();
-        analyzer_for(&self.options)?.analyze(text, 0, &mut tokens);
+        crate::types::text_search::analyzer::cached(&self.options)?.analyze(text, 0, &mut tokens);
         let length = tokens.len() as u64;
         match self.tree.get(&self.store, &format::document_key(row))? {
             Some(value) if format::Reader::new(&value).varint()? == length => {}
