@@ -332,6 +332,9 @@ fn label(kind: &PlanKind, options: &ExplainOptions<'_>) -> String {
         }
         PlanKind::GenerateSeries { .. } => "Function Scan on generate_series".into(),
         PlanKind::FunctionScan { function, .. } => format!("Function Scan on {function}"),
+        PlanKind::RankFusion { branches, .. } => {
+            format!("Rank Fusion (rrf) of {} ranked queries", branches.len())
+        }
         PlanKind::LateralSubquery { outer: false, .. } => "Lateral Subquery".to_string(),
         PlanKind::LateralSubquery { outer: true, .. } => "Lateral Subquery (left)".to_string(),
         PlanKind::Insert { table, .. } => format!("Insert on {}", table.name),

@@ -383,6 +383,13 @@ impl<'a> Printer<'a, '_> {
             PlanKind::FunctionScan { args, .. } => {
                 lines.push(format!("Arguments: {}", self.list(args, &input)));
             }
+            PlanKind::RankFusion { k, weights, .. } => {
+                lines.push(format!(
+                    "k: {}; weights: {}",
+                    self.expr(k, &input),
+                    self.list(weights, &input)
+                ));
+            }
             PlanKind::LateralSubquery { condition, .. } => {
                 if let Some(condition) = condition {
                     lines.push(format!("Join Filter: {}", self.expr(condition, &input)));

@@ -386,6 +386,18 @@ pub enum PlanKind {
         function: String,
         args: Vec<Expr>,
     },
+    /// `rrf(branch, branch, ... [, k => k] [, weights => (w, w, ...)])` in FROM: reciprocal
+    /// rank fusion of ranked lists. Each branch's rows, in the order it produces them, rank
+    /// 1, 2, ...; a row contributes `weight / (k + rank)` to the score of its first column's
+    /// value (the key; NULLs one key, as GROUP BY groups them). Output: each key once, with
+    /// its summed score (DOUBLE PRECISION), highest score first, ties by key ascending.
+    /// `k` and `weights` (one per branch) are DOUBLE PRECISION expressions over no row
+    /// (constants and parameters), checked when the operator starts.
+    RankFusion {
+        branches: Vec<PlanNode>,
+        k: Expr,
+        weights: Vec<Expr>,
+    },
     /// A `LATERAL (subquery)` FROM item: for each row of `input` (the FROM items to its
     /// left), `subquery` runs with that row as its innermost outer row (its references to
     /// the left items are `OuterColumn { depth: 1 }`), and each of its rows is appended to

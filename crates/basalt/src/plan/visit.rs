@@ -172,6 +172,15 @@ macro_rules! node_parts {
                 exprs.extend(args.$iter());
                 inputs.push(input.$deref());
             }
+            PlanKind::RankFusion {
+                branches,
+                k,
+                weights,
+            } => {
+                exprs.push(k);
+                exprs.extend(weights.$iter());
+                inputs.extend(branches.$iter());
+            }
             PlanKind::LateralSubquery {
                 input,
                 subquery,

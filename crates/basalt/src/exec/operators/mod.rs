@@ -12,6 +12,7 @@ mod hash_join;
 mod join;
 mod json_aggregate;
 mod lateral;
+mod rank_fusion;
 mod recursive;
 mod scan;
 mod series;
@@ -196,6 +197,25 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             *working_table,
             *all,
         )),
+        PlanKind::RankFusion {
+            branches,
+            k,
+            weights,
+        } => {
+            let mut operators = Vec::with_capacity(branches.len());
+            for branch in branches {
+                operators.push(build(branch, ctx)?);
+            }
+            Box::new(rank_fusion::RankFusion::new(
+                operators,
+                k.clone(),
+                weights.clone(),
+                types
+                    .first()
+                    .copied()
+                    .unwrap_or(crate::types::DataType::Null),
+            ))
+        }
         PlanKind::WorkingTableScan { .. } => Box::new(recursive::WorkingTableScan::new(node, ctx)?),
         PlanKind::GenerateSeries {
             input,

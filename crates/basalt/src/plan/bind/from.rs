@@ -559,7 +559,11 @@ fn alias_parts(alias: Option<&ast::TableAlias>, default: &str) -> (String, Vec<S
 }
 
 /// A subquery's plan seen as a table named `alias`, with optional column renames.
-fn derived(plan: PlanNode, alias: &str, names: &[String]) -> Result<(PlanNode, Scope), BindError> {
+pub(super) fn derived(
+    plan: PlanNode,
+    alias: &str,
+    names: &[String],
+) -> Result<(PlanNode, Scope), BindError> {
     if names.len() > plan.schema.len() {
         return Err(BindError::syntax(format!(
             "table \"{alias}\" has {} columns available but {} columns specified",

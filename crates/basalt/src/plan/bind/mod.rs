@@ -34,6 +34,7 @@ mod json;
 mod parameters;
 mod predicate;
 mod query;
+mod rank_fusion;
 mod recursive;
 pub mod rewrite;
 mod scope;

@@ -1,6 +1,7 @@
 //! Table functions in FROM: `generate_series(start, stop[, step])` over integers and
 //! `generate_series(start, stop, step interval)` over timestamps, and the registry's
-//! set-returning functions (`json_each` ...; bound in `set_returning.rs`).
+//! set-returning functions (`json_each` ...; bound in `set_returning.rs`), and `rrf(...)`,
+//! reciprocal rank fusion of ranked subqueries (`rank_fusion.rs`).
 //!
 //! A table function is a FROM item whose rows a function computes. Its arguments may read
 //! outer queries' columns and parameters, and — LATERAL, implicit for functions as in
@@ -56,6 +57,14 @@ impl Binder<'_> {
         let function = object_name(name)?.to_lowercase();
         if with_ordinality {
             return Err(BindError::unsupported("WITH ORDINALITY"));
+        }
+        if function == "rrf" {
+            let (plan, scope) = self.bind_rank_fusion(args, alias)?;
+            return Ok(TableFunction {
+                plan,
+                scope,
+                lateral: false,
+            });
         }
         let mut expressions = Vec::with_capacity(args.len());
         for arg in args {

@@ -202,6 +202,10 @@ impl Estimator<'_> {
             } => self.rows(input) * series_rows(start, stop, step.as_ref()).unwrap_or(1000.0),
             // A JSON document's members: a guess, as PostgreSQL's default of 100 rows.
             PlanKind::FunctionScan { input, .. } => self.rows(input) * 100.0,
+            // At most every branch's rows, once each.
+            PlanKind::RankFusion { branches, .. } => {
+                branches.iter().map(|branch| self.rows(branch)).sum()
+            }
             PlanKind::LateralSubquery {
                 input, subquery, ..
             } => self.rows(input) * self.rows(subquery),
