@@ -144,7 +144,7 @@ fn lexical_branch(filter: &str) -> String {
 /// The vector branch; `filter` is `AND condition` as for [`lexical_branch`].
 fn semantic_branch(filter: &str) -> String {
     let filter = filter.replacen("AND", "WHERE", 1);
-    format!("SELECT id FROM docs {filter} ORDER BY emb <=> $2 LIMIT 100")
+    format!("SELECT id FROM docs {filter} ORDER BY emb <=> $2, id LIMIT 100")
 }
 
 /// The short form, its branches run on their own, and the long form of docs/sql.md agree,

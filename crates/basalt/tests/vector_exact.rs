@@ -5,9 +5,9 @@
 //! (duplicated vectors, all-NaN cosine distances to a zero query), NULL vectors, rows of
 //! another dimension, and a LIMIT too large to keep.
 //!
-//! The oracle is the same query ordered by `emb <op> $1, id`: two sort keys are never turned
-//! into a vector search, and since `id` is the row id the second key breaks ties as the
-//! TopN above the search does (by arrival, i.e. row-id, order). The table spans hundreds of
+//! The oracle is the same query ordered by `emb <op> $1, id + 0`: a second key that is not
+//! the row id itself is never turned into a vector search, and since `id` is the row id it
+//! breaks ties as the search does (the least by distance, then row id). The table spans hundreds of
 //! leaf pages, so the search walks the leaf chain.
 
 #![allow(
@@ -126,18 +126,23 @@ fn check_all(conn: &Connection, query: &[f32], what: &str) {
                 );
                 let oracle = format!(
                     "SELECT id, emb {operator} $1 FROM items {filter} \
+                     ORDER BY emb {operator} $1, id + 0 LIMIT {limit} {offset}"
+                );
+                // The row id as a written tie-break is a search too, with the same rows.
+                let tie_broken = format!(
+                    "SELECT id, emb {operator} $1 FROM items {filter} \
                      ORDER BY emb {operator} $1, id LIMIT {limit} {offset}"
                 );
-                let shown = plan(conn, &search, query);
-                assert!(
-                    shown.contains("Exact Vector Search on items"),
-                    "{search}: {shown}"
-                );
-                let (got, want) = (
-                    run(conn, &search, query).unwrap(),
-                    run(conn, &oracle, query).unwrap(),
-                );
-                assert_eq!(got, want, "{what}: {search}");
+                let want = run(conn, &oracle, query).unwrap();
+                for search in [search, tie_broken] {
+                    let shown = plan(conn, &search, query);
+                    assert!(
+                        shown.contains("Exact Vector Search on items"),
+                        "{search}: {shown}"
+                    );
+                    let got = run(conn, &search, query).unwrap();
+                    assert_eq!(got, want, "{what}: {search}");
+                }
             }
         }
     }
@@ -160,7 +165,7 @@ fn exact_search_returns_what_a_full_sort_returns() {
 
     // A LIMIT above what the search keeps reads every row through the sort, same answer.
     let large = "SELECT id, emb <-> $1 FROM items ORDER BY emb <-> $1 LIMIT 10001";
-    let oracle = "SELECT id, emb <-> $1 FROM items ORDER BY emb <-> $1, id LIMIT 10001";
+    let oracle = "SELECT id, emb <-> $1 FROM items ORDER BY emb <-> $1, id + 0 LIMIT 10001";
     assert_eq!(
         run(&conn, large, &near).unwrap(),
         run(&conn, oracle, &near).unwrap()
@@ -201,7 +206,7 @@ fn forced_exact_search_ignores_the_index() {
             let search =
                 format!("SELECT id, emb <=> $1 FROM items {filter} ORDER BY emb <=> $1 LIMIT 10");
             let oracle = format!(
-                "SELECT id, emb <=> $1 FROM items {filter} ORDER BY emb <=> $1, id LIMIT 10"
+                "SELECT id, emb <=> $1 FROM items {filter} ORDER BY emb <=> $1, id + 0 LIMIT 10"
             );
             assert!(plan(&conn, &search, &query).contains("hnsw.exact_search is on"));
             assert_eq!(
@@ -246,7 +251,8 @@ fn another_dimension_is_an_error_only_where_the_row_passes() {
         ("$1 <-> emb", "different vector dimensions 8 and 3"),
     ] {
         let search = format!("SELECT id, {distance} FROM loose ORDER BY {distance} LIMIT 5");
-        let oracle = format!("SELECT id, {distance} FROM loose ORDER BY {distance}, id LIMIT 5");
+        let oracle =
+            format!("SELECT id, {distance} FROM loose ORDER BY {distance}, id + 0 LIMIT 5");
         assert!(plan(&conn, &search, &query).contains("Exact Vector Search on loose"));
         for sql in [&search, &oracle] {
             let error = run(&conn, sql, &query).unwrap_err();

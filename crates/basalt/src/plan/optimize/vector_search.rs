@@ -1,5 +1,5 @@
 //! The vector search rule: `ORDER BY <distance between a vector column and a constant or
-//! parameter> LIMIT n` over a full scan of a table becomes a vector search
+//! parameter> [, <row id>] LIMIT n` over a full scan of a table becomes a vector search
 //! (`AccessPath::VectorSearch`): through an HNSW index on that column by that distance when
 //! the table has one, else an exact search that keeps only the nearest rows as it scans.
 //!
@@ -32,13 +32,24 @@ pub fn rewrite(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
             limit,
             offset,
         } => {
-            if let [key] = keys.as_slice()
+            // The distance, optionally then the row id ascending (a deterministic tie-break;
+            // the search keeps the least by (distance, row id), so the TopN's order holds).
+            let keys = match keys.as_slice() {
+                [key] => Some((key, None)),
+                [key, tie] if !tie.descending => Some((key, Some(tie.expr.clone()))),
+                _ => None,
+            };
+            if let Some((key, tie)) = keys
                 && !key.descending
                 && !key.nulls_first
             {
                 let key = key.expr.clone();
                 let (limit, offset) = (limit.clone(), offset.clone());
-                try_search(input, &key, &limit, offset.as_ref(), catalog);
+                let order = Order {
+                    key: &key,
+                    tie: tie.as_ref(),
+                };
+                try_search(input, order, &limit, offset.as_ref(), catalog);
             }
             node
         }
@@ -58,40 +69,57 @@ fn function_metric(name: &str) -> Option<Metric> {
     .find(|metric| operator_function(*metric) == name)
 }
 
-/// Follows `key` down through projections to the scan, and makes it a vector search.
+/// The TopN's keys, as seen at the node being looked at: the distance, and the tie-break.
+#[derive(Clone, Copy)]
+struct Order<'a> {
+    key: &'a Expr,
+    tie: Option<&'a Expr>,
+}
+
+/// Follows the order's keys down through projections to the scan, and makes it a vector
+/// search.
 fn try_search(
     node: &mut PlanNode,
-    key: &Expr,
+    order: Order<'_>,
     limit: &Expr,
     offset: Option<&Expr>,
     catalog: &Catalog,
 ) {
     match &mut node.kind {
         PlanKind::Project { input, exprs } => {
-            // The key reads this projection's output: look through it.
-            let key = match key {
+            // The keys read this projection's output: look through it.
+            let through = |expr: &Expr| match expr {
                 Expr::Column { index, .. } => exprs.get(*index).cloned(),
-                Expr::Function { .. } => None,
                 _ => None,
             };
-            if let Some(key) = key {
-                try_search(input, &key, limit, offset, catalog);
-            }
+            let Some(key) = through(order.key) else {
+                return;
+            };
+            let tie = match order.tie.map(through) {
+                None => None,
+                Some(Some(tie)) => Some(tie),
+                Some(None) => return,
+            };
+            let order = Order {
+                key: &key,
+                tie: tie.as_ref(),
+            };
+            try_search(input, order, limit, offset, catalog);
         }
         PlanKind::Filter { input, predicate } => {
             let predicate = predicate.clone();
             if let PlanKind::Scan { .. } = input.kind {
-                make_search(input, key, limit, offset, Some(predicate), catalog);
+                make_search(input, order, limit, offset, Some(predicate), catalog);
             }
         }
-        PlanKind::Scan { .. } => make_search(node, key, limit, offset, None, catalog),
+        PlanKind::Scan { .. } => make_search(node, order, limit, offset, None, catalog),
         _ => {}
     }
 }
 
 fn make_search(
     scan: &mut PlanNode,
-    key: &Expr,
+    order: Order<'_>,
     limit: &Expr,
     offset: Option<&Expr>,
     filter: Option<Expr>,
@@ -109,7 +137,18 @@ fn make_search(
     if *access != AccessPath::Full || *reverse {
         return;
     }
-    let Expr::Function { function, args, .. } = key else {
+    let by_row_id = |expr: &Expr| match expr {
+        Expr::Column { index, .. } => match columns.get(*index) {
+            Some(ScanColumn::RowId) => true,
+            Some(ScanColumn::Column(column)) => table.row_id_column == Some(*column),
+            None => false,
+        },
+        _ => false,
+    };
+    if !order.tie.is_none_or(by_row_id) {
+        return;
+    }
+    let Expr::Function { function, args, .. } = order.key else {
         return;
     };
     let Some(metric) = function_metric(&function.name) else {
