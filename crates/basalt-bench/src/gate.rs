@@ -112,6 +112,7 @@ mod tests {
             sample_answers: answers,
             timings: Vec::new(),
             notes: BTreeMap::new(),
+            rankings: Vec::new(),
         };
         let reference = report(vec![answer(1, 1), answer(1, 2), answer(1, 3)]);
         assert_eq!(

@@ -153,6 +153,12 @@ pub struct MetricReport {
     pub timings: Vec<Timing>,
     /// Extra figures (retries, transactions, rows per query).
     pub notes: BTreeMap<String, f64>,
+    /// A ranked retrieval's results in the warm-up: per query, the ids returned, best first
+    /// (W12). The orchestrator notes their overlap with the reference driver's
+    /// ([`crate::report::overlap`]); they are not part of the gate. Empty (and absent from
+    /// the JSON) for every other metric and in envelopes written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rankings: Vec<Vec<i64>>,
 }
 
 /// What one worker process (one driver × workload) reports.

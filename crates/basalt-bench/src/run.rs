@@ -122,6 +122,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<PathBuf> {
             results.push(report);
         }
         check_drift(&mut results, reference.as_ref(), workload.id);
+        note_overlap(&mut results, reference.as_ref(), workload.id);
     }
     progress.finish_and_clear();
     // The databases are gone with their workers' directories; this removes the rest.
@@ -350,6 +351,28 @@ fn check_drift(results: &mut [WorkerReport], reference: Option<&WorkerReport>, w
                 metric.status = Status::Failed {
                     message: format!("answer drift: {message}"),
                 };
+            }
+        }
+    }
+}
+
+/// Notes, on each ranked metric of the other drivers, how far its rankings agree with the
+/// reference's (`overlap@k with sqlite`): for rankings the engines legitimately compute
+/// differently, which the gate therefore does not compare.
+fn note_overlap(results: &mut [WorkerReport], reference: Option<&WorkerReport>, workload: &str) {
+    let Some(reference) = reference else { return };
+    for report in results
+        .iter_mut()
+        .filter(|r| r.workload == workload && r.driver != REFERENCE)
+    {
+        for metric in &mut report.metrics {
+            let Some(theirs) = reference.metric(&metric.name) else {
+                continue;
+            };
+            if let Some((k, overlap)) = report::overlap(&metric.rankings, &theirs.rankings) {
+                metric
+                    .notes
+                    .insert(format!("overlap@{k} with {}", REFERENCE.name()), overlap);
             }
         }
     }

@@ -62,7 +62,7 @@ fn metric<'a>(envelope: &'a Value, workload: &str, driver: &str, name: &str) -> 
 #[test]
 fn suite_runs_gates_and_reports() {
     let out = scratch("run");
-    let envelope = run_suite(&out, &["--only", "W1,F.graph,W10"]);
+    let envelope = run_suite(&out, &["--only", "W1,F.graph,W10,W12"]);
 
     for file in ["results.json", "results.md", "ratios.svg"] {
         assert!(out.join(file).is_file(), "{file} missing");
@@ -147,6 +147,31 @@ fn suite_runs_gates_and_reports() {
         comparisons
             .iter()
             .any(|c| c["workload"] == "W10.v3" && c["ratio"].is_f64())
+    );
+
+    // Hybrid retrieval: Basalt's one statement against SQLite's two searches fused in the
+    // driver, both gated on the same match counts and well-formed branches (100 queries and
+    // the vector branch's recall floor); Basalt's fused top-10s were also checked against
+    // fusing its own branches, and their overlap with SQLite's is noted.
+    for driver in ["basalt", "sqlite"] {
+        let hybrid = metric(&envelope, "W12.v1", driver, "hybrid top-10, 1k docs");
+        assert_eq!(hybrid["status"], "ok", "{driver}: {hybrid}");
+        assert_eq!(hybrid["answer"]["rows"], 101, "{driver}: {hybrid}");
+        assert_eq!(hybrid["rankings"].as_array().unwrap().len(), 100);
+        assert!(
+            hybrid["notes"]["vector branch recall@100"]
+                .as_f64()
+                .unwrap()
+                >= 0.8
+        );
+    }
+    let hybrid = metric(&envelope, "W12.v1", "basalt", "hybrid top-10, 1k docs");
+    let overlap = hybrid["notes"]["overlap@10 with sqlite"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&overlap), "{hybrid}");
+    assert!(
+        comparisons
+            .iter()
+            .any(|c| c["workload"] == "W12.v1" && c["ratio"].is_f64())
     );
 
     // What Basalt cannot run is reported with the engine's own message, not skipped. The

@@ -147,6 +147,30 @@ pub fn comparisons(results: &[WorkerReport]) -> Vec<Comparison> {
     out
 }
 
+/// How far two drivers' rankings of the same queries agree: overlap@k, the mean over the
+/// queries of the ids both returned divided by the longer of the two lists (1 when both are
+/// empty), with k the longest list. `None` when there is nothing to compare (no rankings, or
+/// a different number of queries).
+pub fn overlap(subject: &[Vec<i64>], reference: &[Vec<i64>]) -> Option<(usize, f64)> {
+    if subject.is_empty() || subject.len() != reference.len() {
+        return None;
+    }
+    let k = subject.iter().chain(reference).map(Vec::len).max()?;
+    let total: f64 = subject
+        .iter()
+        .zip(reference)
+        .map(|(ours, theirs)| {
+            let longer = ours.len().max(theirs.len());
+            if longer == 0 {
+                return 1.0;
+            }
+            let shared = ours.iter().filter(|id| theirs.contains(id)).count();
+            shared as f64 / longer as f64
+        })
+        .sum();
+    Some((k, total / subject.len() as f64))
+}
+
 /// A duration in the unit that reads best.
 pub fn format_ns(ns: f64) -> String {
     if ns < 1e3 {
@@ -207,7 +231,19 @@ mod tests {
                 })
                 .collect(),
             notes: BTreeMap::new(),
+            rankings: Vec::new(),
         }
+    }
+
+    #[test]
+    fn overlap_is_the_mean_share_of_ids_in_common() {
+        let reference = vec![vec![1, 2, 3, 4], vec![5, 6, 7, 8], vec![]];
+        let subject = vec![vec![4, 3, 2, 1], vec![5, 9, 10, 11], vec![]];
+        let (k, overlap) = overlap(&subject, &reference).expect("comparable");
+        assert_eq!(k, 4);
+        assert!((overlap - (1.0 + 0.25 + 1.0) / 3.0).abs() < 1e-12);
+        assert_eq!(super::overlap(&[], &reference), None);
+        assert_eq!(super::overlap(&subject[..2], &reference), None);
     }
 
     #[test]

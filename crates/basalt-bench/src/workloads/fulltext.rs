@@ -72,15 +72,19 @@ const CLASSES: [QueryClass; 6] = [
     ("two-term AND", |i| {
         format!("{} {}", word(190 + i), word(200 + i))
     }),
-    ("two-term OR", |i| {
-        format!("{} OR {}", word(190 + i), word(210 + i))
-    }),
+    ("two-term OR", two_term_or),
     ("phrase", |i| format!("\"{} {}\"", word(1 + i), word(2 + i))),
 ];
 
 /// The word of rank `rank`.
 fn word(rank: usize) -> String {
     format!("t{rank}")
+}
+
+/// The `i`-th query of two mid-frequency terms with OR (`t190 OR t210`, `t191 OR t211`, ...),
+/// the same text in FTS5's and Basalt's query languages; W12 takes its text queries from here.
+pub(crate) fn two_term_or(i: usize) -> String {
+    format!("{} OR {}", word(190 + i), word(210 + i))
 }
 
 /// The corpus sizes of a run (see [`SIZES`]).
@@ -182,14 +186,30 @@ fn load(
     sql: &TextSql,
     documents: usize,
 ) -> anyhow::Result<std::time::Duration> {
+    load_documents(ctx, session, sql.schema, documents, |session, id, text| {
+        session.execute(sql.insert, &[Val::Int(id as i64), Val::Text(text)])?;
+        Ok(())
+    })
+}
+
+/// Creates `schema`, then inserts documents 1 to `documents` in one transaction, each through
+/// `insert` (given the session, the id and the text); returns how long it all took. W12 loads
+/// its documents, with their embeddings, through here too.
+pub(crate) fn load_documents(
+    ctx: &Ctx<'_>,
+    session: &mut dyn Session,
+    schema: &str,
+    documents: usize,
+    mut insert: impl FnMut(&mut dyn Session, u64, &str) -> anyhow::Result<()>,
+) -> anyhow::Result<std::time::Duration> {
     let start = std::time::Instant::now();
     let zipf = Zipf::new(VOCABULARY);
-    session.execute_batch(sql.schema)?;
+    session.execute_batch(schema)?;
     session.execute_batch("BEGIN")?;
     let mut text = String::new();
     for id in 1..=documents as u64 {
         document(&zipf, ctx.seed(), id, &mut text);
-        session.execute(sql.insert, &[Val::Int(id as i64), Val::Text(&text)])?;
+        insert(session, id, &text)?;
     }
     session.execute_batch("COMMIT")?;
     Ok(start.elapsed())

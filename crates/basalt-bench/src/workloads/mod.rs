@@ -13,8 +13,8 @@
 //! table, computing a check digest) is not. A failure is recorded against the metric — with
 //! the engine's own message — and the workload moves on to its next metric.
 //!
-//! Group C (retrieval) has W10, vector search (`retrieval`); its BM25 and hybrid workloads
-//! (W11, W12) arrive with the full-text feature. Group G (wire protocol) is part of the
+//! Group C (retrieval) has W10, vector search (`retrieval`), W11, BM25 (`fulltext`), and W12,
+//! hybrid retrieval fusing the two (`hybrid`). Group G (wire protocol) is part of the
 //! [`Group`] list so the registry, reports and filters already know it; its workloads arrive
 //! with the server.
 
@@ -32,6 +32,7 @@ use crate::model::{MetricReport, Settings, Status, Timing};
 mod analytics;
 mod driver_shapes;
 mod fulltext;
+mod hybrid;
 mod micro;
 mod micro_pipeline;
 mod oltp;
@@ -133,6 +134,7 @@ pub fn registry() -> Vec<Workload> {
     all.extend(analytics::workloads());
     all.extend(retrieval::workloads());
     all.extend(fulltext::workloads());
+    all.extend(hybrid::workloads());
     all.extend(tpcb::workloads());
     all.extend(driver_shapes::workloads());
     all.extend(micro::workloads());
@@ -303,6 +305,7 @@ impl<'a> Ctx<'a> {
             sample_answers: Vec::new(),
             timings: Vec::new(),
             notes: BTreeMap::new(),
+            rankings: Vec::new(),
         };
         let log = |message: &str| {
             eprintln!(
@@ -333,6 +336,7 @@ impl<'a> Ctx<'a> {
             self.reports.push(report);
             return Ok(());
         }
+        report.rankings = std::mem::take(&mut warmup.rankings);
         let mut answer = warmup.digest.answer();
         if self.wrong_answer {
             answer.hash ^= 1;
@@ -436,6 +440,8 @@ pub struct Sample<'a> {
     pub digest: Digest,
     timings: &'a mut Vec<Timing>,
     notes: &'a mut BTreeMap<String, f64>,
+    /// See [`Sample::set_rankings`].
+    rankings: Vec<Vec<i64>>,
 }
 
 impl<'a> Sample<'a> {
@@ -452,6 +458,7 @@ impl<'a> Sample<'a> {
             digest,
             timings,
             notes,
+            rankings: Vec::new(),
         }
     }
 
@@ -537,6 +544,14 @@ impl<'a> Sample<'a> {
     /// every iteration reproduces rather than adds to (a recall, a load time measured once).
     pub fn set_note(&mut self, key: &str, value: f64) {
         self.notes.insert(key.to_string(), value);
+    }
+
+    /// Records a ranked retrieval's results (per query, the ids returned, best first). The
+    /// warm-up's are kept in the report, and the orchestrator notes their overlap with the
+    /// reference driver's: for rankings that legitimately differ between engines (W12's
+    /// fusion), where the gate cannot compare them.
+    pub fn set_rankings(&mut self, rankings: Vec<Vec<i64>>) {
+        self.rankings = rankings;
     }
 }
 

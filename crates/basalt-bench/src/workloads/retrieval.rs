@@ -259,8 +259,9 @@ fn admits(filter: Option<i64>, query: usize, id: i64) -> bool {
 }
 
 /// What a workload needs to run and check vector searches: the generator, the table size,
-/// the query vectors (as bound, and widened), and their exact neighbours.
-struct VectorData {
+/// the query vectors (as bound, and widened), and their exact neighbours. W12 uses it too,
+/// for its documents' embeddings, its query vectors and its vector branch's recall.
+pub(crate) struct VectorData {
     mixture: GaussianMixture,
     rows: usize,
     queries: Vec<Vec<f32>>,
@@ -272,6 +273,12 @@ struct VectorData {
 
 impl VectorData {
     fn new(ctx: &Ctx<'_>, rows: usize) -> VectorData {
+        VectorData::nearest(ctx, rows, K)
+    }
+
+    /// `rows` rows of the suite's mixture (stream `w10`) and its 100 query vectors, each
+    /// query with its exact `k` nearest rows.
+    pub(crate) fn nearest(ctx: &Ctx<'_>, rows: usize, k: usize) -> VectorData {
         let mixture = GaussianMixture::new(ctx.seed(), "w10", CLUSTERS, DIMS);
         let queries: Vec<Vec<f32>> = (0..QUERIES as u64)
             .map(|index| {
@@ -281,7 +288,7 @@ impl VectorData {
             })
             .collect();
         let wide_queries: Vec<Wide> = queries.iter().map(|query| Wide::new(query)).collect();
-        let exact = exact_neighbours(&mixture, rows, &wide_queries, K, None);
+        let exact = exact_neighbours(&mixture, rows, &wide_queries, k, None);
         VectorData {
             mixture,
             rows,
@@ -290,6 +297,22 @@ impl VectorData {
             exact,
             filter: None,
         }
+    }
+
+    /// The vector of row `id` (from 1), into `out`.
+    pub(crate) fn row(&self, id: u64, out: &mut Vec<f32>) {
+        self.mixture.row(id, out);
+    }
+
+    /// The query vectors, in order.
+    pub(crate) fn queries(&self) -> &[Vec<f32>] {
+        &self.queries
+    }
+
+    /// recall@k of `results` (per query, the ids returned) against the exact neighbours,
+    /// ties within [`TIE`] counting as found.
+    pub(crate) fn recall(&self, results: &[Vec<i64>]) -> f64 {
+        self.judge(results, TIE).recall
     }
 
     /// The same rows and queries, each query restricted to the rows of its `cat`.
