@@ -183,6 +183,17 @@ fn assert_same_answers(conn: &Connection) {
     assert!(plan(conn, &top.replace("{t}", "docs")).contains("Full-Text Top-K Search"));
     assert!(plan(conn, &filtered.replace("{t}", "docs")).contains("Full-Text Top-K Search"));
     assert!(plan(conn, &matching.replace("{t}", "plain")).contains("Table Scan"));
+    // The top-k search hands its scores up: the projection reads them instead of calling
+    // bm25_score again on each row's text (and the scan-side scores below prove them equal).
+    for sql in [top, filtered] {
+        let verbose = plan(conn, &format!("VERBOSE {}", sql.replace("{t}", "docs")));
+        assert!(
+            verbose
+                .lines()
+                .any(|line| line.trim() == "Output: docs.id, bm25_score"),
+            "{verbose}"
+        );
+    }
     for query in QUERIES {
         for sql in [matching, top, filtered, every] {
             let indexed = rows(conn, &sql.replace("{t}", "docs"), query);

@@ -164,7 +164,14 @@ impl<'a> Printer<'a, '_> {
                 access,
                 ..
             } => {
-                lines.push(format!("Output: {}", scan_names(table, columns).join(", ")));
+                let mut names = scan_names(table, columns);
+                if let AccessPath::TextSearch(search) = access
+                    && search.score
+                {
+                    // The top-k search's score column (see `plan::TextSearch::score`).
+                    names.extend(node.schema.last().map(|column| column.name.clone()));
+                }
+                lines.push(format!("Output: {}", names.join(", ")));
                 let row_id = || vec![(format!("{}.<row id>", table.name), false)];
                 match access {
                     AccessPath::Full => {}

@@ -147,6 +147,9 @@ pub struct TextSearch {
     pub top: Option<(Expr, Option<Expr>)>,
     /// With `top`: the other WHERE conjuncts on the table, over the scan's output row.
     pub filter: Option<Expr>,
+    /// With `top`: the scan appends each row's BM25 score (what `bm25_score(column, query)`
+    /// gives) after its `columns`, for the projection above to read.
+    pub score: bool,
 }
 
 /// What an [`AccessPath::VectorSearch`] searches for (boxed: the path is in every scan).

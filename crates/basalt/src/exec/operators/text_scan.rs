@@ -5,7 +5,8 @@
 //! What it guarantees: the rows it returns are exactly those a scan filtered by
 //! `fts_match(column, query)` returns (in row order), or, with a limit, the `limit + offset`
 //! best-scoring of them that pass the search's filter, best first and ties in row order —
-//! the rows a TopN over the filtered scan keeps. The index is read in full at the first
+//! the rows a TopN over the filtered scan keeps — and, when the plan asks (`TextSearch::score`),
+//! each one's score as a last column, the value `bm25_score` would compute. The index is read in full at the first
 //! call, before any row is returned, so a statement that writes the table while it reads
 //! the rows (UPDATE ... WHERE fts_match(...)) sees the index as it was when it started.
 
@@ -21,8 +22,8 @@ use crate::exec::index_access::FtsIndex;
 use crate::exec::index_access::fts::search;
 use crate::plan::{ScanColumn, TextSearch};
 use crate::storage::btree::TableTree;
-use crate::types::Value;
 use crate::types::text_search::query;
+use crate::types::{DataType, Value};
 
 use super::Operator;
 use super::scan::{column_types, read_row};
@@ -33,8 +34,8 @@ pub struct TextScan {
     table: Arc<TableDef>,
     columns: Vec<ScanColumn>,
     search: TextSearch,
-    /// The rows still to return, once searched.
-    rows: Option<VecDeque<i64>>,
+    /// The rows still to return, with their scores (top-k only), once searched.
+    rows: Option<VecDeque<(i64, f64)>>,
 }
 
 impl TextScan {
@@ -47,8 +48,8 @@ impl TextScan {
         }
     }
 
-    /// The rows to return, in order.
-    fn search(&self, ctx: &ExecContext) -> ExecResult<Vec<i64>> {
+    /// The rows to return, in order, with their BM25 scores when ranked (else 0).
+    fn search(&self, ctx: &ExecContext) -> ExecResult<Vec<(i64, f64)>> {
         let query_text = match eval::evaluate_scalar(&self.search.query, ctx)? {
             Value::Text(text) => text,
             Value::Null => return Ok(Vec::new()),
@@ -66,7 +67,8 @@ impl TextScan {
         };
         let reader = index.reader(ctx.source.clone());
         let Some((limit, offset)) = &self.search.top else {
-            return search::matching_rows(&reader, &parsed);
+            let rows = search::matching_rows(&reader, &parsed)?;
+            return Ok(rows.into_iter().map(|row| (row, 0.0)).collect());
         };
         let wanted = super::basic::rows_wanted(limit, offset.as_ref(), ctx)?;
         let types = column_types(&self.table, &self.columns);
@@ -110,11 +112,14 @@ impl Operator for TextScan {
         if rows.is_empty() {
             return Ok(None);
         }
-        let types = column_types(&self.table, &self.columns);
+        let mut types = column_types(&self.table, &self.columns);
+        if self.search.score {
+            types.push(DataType::Real);
+        }
         let mut batch = Batch::with_types(&types, rows.len().min(BATCH_SIZE));
         let mut cursor = TableTree::open(self.table.root).cursor(ctx.source.clone());
         while batch.rows < BATCH_SIZE
-            && let Some(row_id) = rows.pop_front()
+            && let Some((row_id, score)) = rows.pop_front()
         {
             // The index and the table are one snapshot, so every row it names exists — unless
             // this statement has since moved it (an UPDATE of the row id), as a table scan
@@ -123,6 +128,11 @@ impl Operator for TextScan {
                 continue;
             }
             read_row(&cursor, &self.table, &self.columns, &mut batch)?;
+            if self.search.score
+                && let Some(scores) = batch.columns.last_mut()
+            {
+                scores.push(&Value::Real(score));
+            }
         }
         Ok(Some(batch))
     }

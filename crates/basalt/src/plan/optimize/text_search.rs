@@ -13,14 +13,18 @@
 //! chosen only over a served `fts_match` with the same column and query, so the rows it
 //! ranks are the rows the statement filters to; the TopN stays above and orders them by the
 //! exact score. The ORDER BY must be descending (an ascending one wants the worst rows).
+//! Under a projection, the top-k search also returns each row's score as a last column and
+//! the projection reads it in place of `bm25_score(column, query)`: the search computed it
+//! with the same function (`bm25::item_score`, summed in the same order), so it is the value
+//! `bm25_score` would give, bit for bit.
 
 use std::sync::Arc;
 
 use crate::catalog::{Catalog, IndexDef, IndexMethod};
 use crate::exec::index_access::fts::analyzer_options;
-use crate::plan::{AccessPath, Expr, PlanKind, PlanNode, ScanColumn, TextSearch};
-use crate::types::Value;
+use crate::plan::{AccessPath, Expr, OutputColumn, PlanKind, PlanNode, ScanColumn, TextSearch};
 use crate::types::text_search::bm25;
+use crate::types::{DataType, Value};
 
 use super::util::{and_all, conjuncts};
 
@@ -67,6 +71,7 @@ pub fn choose(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
                 query: query.clone(),
                 top: None,
                 filter: None,
+                score: false,
             }));
             break;
         }
@@ -153,7 +158,9 @@ pub fn top_k(mut node: PlanNode) -> PlanNode {
             };
             if let Some((score, tie)) = keys {
                 let top = (limit.clone(), offset.clone());
-                try_top(input, &score, tie.as_ref(), top);
+                // No projection between: the score cannot become a column (the TopN's output
+                // is its input's), so the search does not emit it.
+                try_top(input, &score, tie.as_ref(), top, false);
             }
         }
         _ => {}
@@ -162,21 +169,39 @@ pub fn top_k(mut node: PlanNode) -> PlanNode {
 }
 
 /// Follows `key` (and the tie-breaking key) down through projections to the filtered search.
-fn try_top(node: &mut PlanNode, key: &Expr, tie: Option<&Expr>, top: (Expr, Option<Expr>)) {
-    match &mut node.kind {
+/// With `projected` (a projection is the caller), the search also emits each row's score as
+/// a last column, and the result is that column's position: the projection right above the
+/// filter then reads the score instead of computing `bm25_score` again, which would analyze
+/// every returned row's text a second time.
+fn try_top(
+    node: &mut PlanNode,
+    key: &Expr,
+    tie: Option<&Expr>,
+    top: (Expr, Option<Expr>),
+    projected: bool,
+) -> Option<usize> {
+    let score_column = match &mut node.kind {
         PlanKind::Project { input, exprs } => {
             let through = |expr: &Expr| match expr {
                 Expr::Column { index, .. } => exprs.get(*index).cloned(),
                 _ => None,
             };
-            let Some(key) = through(key) else {
-                return;
+            let key = through(key)?;
+            let tie = match tie.map(through) {
+                None => None,
+                Some(Some(tie)) => Some(tie),
+                Some(None) => return None,
             };
-            match tie.map(through) {
-                None => try_top(input, &key, None, top),
-                Some(Some(tie)) => try_top(input, &key, Some(&tie), top),
-                Some(None) => {}
+            if let Some(position) = try_top(input, &key, tie.as_ref(), top, true) {
+                let score = Expr::Column {
+                    index: position,
+                    data_type: DataType::Real,
+                };
+                for expr in exprs.iter_mut() {
+                    replace(expr, &key, &score);
+                }
             }
+            return None;
         }
         PlanKind::Filter { input, predicate } => {
             let PlanKind::Scan {
@@ -186,10 +211,10 @@ fn try_top(node: &mut PlanNode, key: &Expr, tie: Option<&Expr>, top: (Expr, Opti
                 ..
             } = &mut input.kind
             else {
-                return;
+                return None;
             };
             let AccessPath::TextSearch(search) = access else {
-                return;
+                return None;
             };
             let by_row_id = |expr: &Expr| match expr {
                 Expr::Column { index, .. } => match columns.get(*index) {
@@ -200,7 +225,7 @@ fn try_top(node: &mut PlanNode, key: &Expr, tie: Option<&Expr>, top: (Expr, Opti
                 _ => false,
             };
             if search.top.is_some() || !ranks(columns, search, key) || !tie.is_none_or(by_row_id) {
-                return;
+                return None;
             }
             let remaining: Vec<Expr> = conjuncts(predicate.clone())
                 .into_iter()
@@ -208,8 +233,39 @@ fn try_top(node: &mut PlanNode, key: &Expr, tie: Option<&Expr>, top: (Expr, Opti
                 .collect();
             search.filter = and_all(remaining);
             search.top = Some(top);
+            if !projected {
+                return None;
+            }
+            search.score = true;
+            let position = columns.len();
+            input.schema.push(score_output());
+            position
         }
-        _ => {}
+        _ => return None,
+    };
+    // The filter passes its input's columns on, the score among them.
+    node.schema.push(score_output());
+    Some(score_column)
+}
+
+/// The column a top-k search appends: each row's BM25 score.
+fn score_output() -> OutputColumn {
+    OutputColumn {
+        name: bm25::FUNCTION.to_string(),
+        table: None,
+        data_type: DataType::Real,
+        source: None,
+    }
+}
+
+/// `expr` with every occurrence of `target` replaced by `with`.
+fn replace(expr: &mut Expr, target: &Expr, with: &Expr) {
+    if expr == target {
+        *expr = with.clone();
+        return;
+    }
+    for child in expr.children_mut() {
+        replace(child, target, with);
     }
 }
 

@@ -257,15 +257,16 @@ fn matching<'q>(query: &'q Query, leaves: &mut Vec<&'q Query>) -> Matching {
     }
 }
 
-/// The `k` best matching rows that `accept` takes, best first (see the module doc), and the
-/// corpus statistics they were scored with.
+/// The `k` best matching rows that `accept` takes, best first (see the module doc), each with
+/// its score (bit for bit what `bm25_score` computes), and the corpus statistics they were
+/// scored with.
 pub fn top_k<S: PageRead + Clone>(
     reader: &FtsReader<S>,
     query: &Query,
     k: usize,
     mut accept: impl FnMut(i64) -> ExecResult<bool>,
     mut check_interrupt: impl FnMut() -> ExecResult<()>,
-) -> ExecResult<(Vec<i64>, CorpusStats)> {
+) -> ExecResult<(Vec<(i64, f64)>, CorpusStats)> {
     let items = bm25::items(query);
     // Each item's list once: a prefix's or phrase's document count is its list's length.
     let (documents, total_length) = reader.stats()?;
@@ -348,17 +349,17 @@ pub fn top_k<S: PageRead + Clone>(
     }
     let mut ranked: Vec<Ranked> = heap.into_iter().map(|r| r.0).collect();
     ranked.sort_unstable_by(|a, b| b.cmp(a));
-    let mut rows: Vec<i64> = ranked.iter().map(|r| r.row).collect();
+    let mut rows: Vec<(i64, f64)> = ranked.iter().map(|r| (r.row, r.score)).collect();
     if rows.len() < k {
         // Matching rows without any positive item score 0 (`a OR NOT b`): they follow, in
         // row order.
-        let taken: HashSet<i64> = rows.iter().copied().collect();
+        let taken: HashSet<i64> = rows.iter().map(|(row, _)| *row).collect();
         for row in matching_rows(reader, query)? {
             if rows.len() >= k {
                 break;
             }
             if !taken.contains(&row) && accept(row)? {
-                rows.push(row);
+                rows.push((row, 0.0));
             }
         }
     }
