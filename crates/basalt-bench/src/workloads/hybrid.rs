@@ -22,7 +22,8 @@
 //!   `SET hnsw.ef_search = 100` so the vector branch can return 100 candidates. The hybrid
 //!   query is docs/sql.md's long form ("Hybrid retrieval"): two ranked CTEs of 100 candidates
 //!   each and a `GROUP BY` over their `UNION ALL`, one prepared statement with the text bound
-//!   as `$1` and the vector as `$2`.
+//!   as `$1` and the vector as `$2`. A second metric runs the short form, `rrf(...)` over the
+//!   same two branches (SQLite answers it as before, fusing in the driver).
 //! * SQLite: `CREATE VIRTUAL TABLE docs_fts USING fts5(body)` and `CREATE VIRTUAL TABLE
 //!   docs_vec USING vec0(emb float[384] distance_metric=cosine)`, keyed by the same rowids.
 //!   Per query the driver runs FTS5's `... MATCH ?1 ORDER BY rank LIMIT 100` and sqlite-vec's
@@ -136,9 +137,11 @@ struct HybridSql {
     semantic: String,
     /// The number of documents matching the text (`$1`).
     matches: &'static str,
-    /// The hybrid query. (Basalt's short form, an `rrf(...)` table function, is a second
-    /// `Fused::Statement` to measure beside this one when the engine has it: see [`w12`].)
+    /// The hybrid query.
     fused: Fused,
+    /// The hybrid query's short form, measured as a second metric: Basalt's `rrf(...)`;
+    /// SQLite answers it as it answers the long form (fused in the driver).
+    short: Fused,
 }
 
 impl HybridSql {
@@ -172,6 +175,14 @@ impl HybridSql {
                         "Vector Search using docs_emb on docs",
                     ],
                 },
+                short: Fused::Statement {
+                    sql: short_form(),
+                    plan: &[
+                        "Rank Fusion (rrf) of 2 ranked queries",
+                        "Full-Text Top-K Search using docs_fts on docs",
+                        "Vector Search using docs_emb on docs",
+                    ],
+                },
             }),
             DriverKind::Sqlite | DriverKind::SqliteDefault => Ok(HybridSql {
                 schema: format!(
@@ -200,6 +211,7 @@ impl HybridSql {
                 ),
                 matches: "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?1",
                 fused: Fused::InDriver,
+                short: Fused::InDriver,
             }),
             DriverKind::Duckdb => anyhow::bail!("W12 has no DuckDB form"),
         }
@@ -227,6 +239,20 @@ fn long_form() -> String {
            SELECT id, {semantic_weight:?} / ({RRF_K} + r) FROM semantic \
          ) AS fused \
          GROUP BY id ORDER BY rrf DESC, id LIMIT {K}"
+    )
+}
+
+/// The same query through `rrf(...)` (docs/sql.md, "rrf"): the two branches as they are in
+/// the long form, fused by the table function.
+fn short_form() -> String {
+    let [lexical_weight, semantic_weight] = WEIGHTS;
+    format!(
+        "SELECT id FROM rrf( \
+           (SELECT id FROM docs WHERE fts_match(body, $1) \
+            ORDER BY bm25_score(body, $1) DESC, id LIMIT {CANDIDATES}), \
+           (SELECT id FROM docs ORDER BY emb <=> $2 LIMIT {CANDIDATES}), \
+           k => {RRF_K}, weights => ({lexical_weight:?}, {semantic_weight:?})) \
+         ORDER BY score DESC, id LIMIT {K}"
     )
 }
 
@@ -505,11 +531,17 @@ fn w12(ctx: &mut Ctx<'_>) -> anyhow::Result<()> {
             Metric::new(format!("hybrid top-{K}, {size} docs"), "query"),
             &notes,
         )?;
-        // The short form goes here: when Basalt's `rrf(...)` table function lands, measure
-        // its statement as a second metric ("hybrid top-10, rrf(), {size} docs") with
-        // `measure_hybrid` and a second `Fused::Statement` on Basalt's side (its plan lines
-        // as above); SQLite answers it with the same `Fused::InDriver`, so the comparator
-        // stays the driver-side fusion.
+        // The short form: Basalt's `rrf(...)`; SQLite's comparator is again the driver-side
+        // fusion.
+        measure_hybrid(
+            ctx,
+            session.as_mut(),
+            &sql,
+            &sql.short,
+            &queries,
+            Metric::new(format!("hybrid top-{K} by rrf(), {size} docs"), "query"),
+            &notes,
+        )?;
     }
     Ok(())
 }
@@ -553,6 +585,18 @@ mod tests {
             sql.ends_with("GROUP BY id ORDER BY rrf DESC, id LIMIT 10"),
             "{sql}"
         );
+    }
+
+    #[test]
+    fn the_short_form_has_the_same_branches_and_weights() {
+        let sql = short_form();
+        assert!(
+            sql.contains("ORDER BY bm25_score(body, $1) DESC, id LIMIT 100)"),
+            "{sql}"
+        );
+        assert!(sql.contains("ORDER BY emb <=> $2 LIMIT 100)"), "{sql}");
+        assert!(sql.contains("k => 60, weights => (0.5, 0.5))"), "{sql}");
+        assert!(sql.ends_with("ORDER BY score DESC, id LIMIT 10"), "{sql}");
     }
 
     #[test]
