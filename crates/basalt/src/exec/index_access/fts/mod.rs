@@ -363,8 +363,8 @@ impl<S: PageRead> IndexProbe for FtsProbe<S> {
             _ => return Ok(false),
         }
         let reader = FtsReader::new(self.tree, &self.store);
-        for (term, positions) in write::group_terms(&tokens) {
-            let mut postings = reader.term_postings(&term);
+        for (term, positions) in write::group_terms(&tokens).iter() {
+            let mut postings = reader.term_postings(term);
             postings.start()?;
             postings.advance_to(row)?;
             let found = match postings.current() {
