@@ -24,7 +24,7 @@ use crate::plan::{BinaryOp, Expr, JoinKind, PlanKind, PlanNode, ScanColumn};
 use crate::types::DataType;
 
 use super::estimate::Estimator;
-use super::util::{and_all, is_movable, map_columns};
+use super::util::{and_all, is_movable, is_row_id, map_columns};
 
 /// A seek's cost relative to reading and hashing one row.
 const SEEK_COST: f64 = 4.0;
@@ -243,11 +243,10 @@ fn best_access(
     key_columns: &[(usize, ScanColumn)],
     estimator: &Estimator<'_>,
 ) -> Option<Access> {
-    let is_row_id = |column: &ScanColumn| match column {
-        ScanColumn::RowId => true,
-        ScanColumn::Column(column) => table.row_id_column == Some(*column),
-    };
-    if let Some((position, _)) = key_columns.iter().find(|(_, column)| is_row_id(column)) {
+    if let Some((position, _)) = key_columns
+        .iter()
+        .find(|(_, column)| is_row_id(table, column))
+    {
         return Some(Access {
             index: None,
             used_keys: vec![*position],

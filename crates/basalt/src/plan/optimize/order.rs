@@ -18,6 +18,7 @@
 //! scan differs from the forward order a full sort would keep; SQL leaves that order
 //! unspecified.
 
+use super::util::is_row_id;
 use crate::catalog::{Catalog, IndexDef, IndexMethod, TableDef};
 use crate::plan::{AccessPath, Expr, PlanKind, PlanNode, RangeBound, ScanColumn, SortKey};
 
@@ -267,11 +268,7 @@ fn rewrite(
 /// the first cannot change the order.
 fn row_id_order(table: &TableDef, columns: &[ScanColumn], keys: &[ColumnKey]) -> Option<bool> {
     let first = keys.first()?;
-    let is_row_id = match columns.get(first.column)? {
-        ScanColumn::RowId => true,
-        ScanColumn::Column(column) => table.row_id_column == Some(*column),
-    };
-    is_row_id.then_some(first.descending)
+    is_row_id(table, columns.get(first.column)?).then_some(first.descending)
 }
 
 /// Another index that can take the same bounds — they are pure equalities on leading

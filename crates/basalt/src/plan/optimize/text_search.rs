@@ -26,7 +26,7 @@ use crate::plan::{AccessPath, Expr, OutputColumn, PlanKind, PlanNode, ScanColumn
 use crate::types::text_search::bm25;
 use crate::types::{DataType, Value};
 
-use super::util::{and_all, conjuncts};
+use super::util::{and_all, conjuncts, reads_row_id};
 
 /// A filter directly above a full scan, its scan turned into a full-text search when one of
 /// its conjuncts is an `fts_match` an index serves.
@@ -216,15 +216,10 @@ fn try_top(
             let AccessPath::TextSearch(search) = access else {
                 return None;
             };
-            let by_row_id = |expr: &Expr| match expr {
-                Expr::Column { index, .. } => match columns.get(*index) {
-                    Some(ScanColumn::RowId) => true,
-                    Some(ScanColumn::Column(column)) => table.row_id_column == Some(*column),
-                    None => false,
-                },
-                _ => false,
-            };
-            if search.top.is_some() || !ranks(columns, search, key) || !tie.is_none_or(by_row_id) {
+            if search.top.is_some()
+                || !ranks(columns, search, key)
+                || !tie.is_none_or(|tie| reads_row_id(table, columns, tie))
+            {
                 return None;
             }
             let remaining: Vec<Expr> = conjuncts(predicate.clone())

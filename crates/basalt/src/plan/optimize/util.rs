@@ -1,10 +1,12 @@
 //! Expression helpers shared by the optimizer's rules: splitting and joining AND-conjuncts,
-//! finding the input columns an expression reads, renumbering them, and deciding whether an
-//! expression may be moved to another place in the plan at all.
+//! finding the input columns an expression reads, renumbering them, deciding whether an
+//! expression may be moved to another place in the plan at all, and telling a scan's row id
+//! among its columns.
 
 use std::collections::BTreeSet;
 
-use crate::plan::{BinaryOp, Expr, PlanKind, PlanNode};
+use crate::catalog::TableDef;
+use crate::plan::{BinaryOp, Expr, PlanKind, PlanNode, ScanColumn};
 use crate::types::DataType;
 
 /// The AND-conjuncts of `expr`, left to right (`a AND (b AND c)` gives `a, b, c`).
@@ -121,5 +123,24 @@ pub fn flip(op: BinaryOp) -> BinaryOp {
         BinaryOp::Greater => BinaryOp::Less,
         BinaryOp::GreaterOrEqual => BinaryOp::LessOrEqual,
         other => other,
+    }
+}
+
+/// Whether a scan reads `column` as the row id: the row id itself, or the table's INTEGER
+/// PRIMARY KEY, which is its alias.
+pub fn is_row_id(table: &TableDef, column: &ScanColumn) -> bool {
+    match column {
+        ScanColumn::RowId => true,
+        ScanColumn::Column(column) => table.row_id_column == Some(*column),
+    }
+}
+
+/// Whether `expr` is a column of a scan of `table` (reading `columns`) that holds the row id.
+pub fn reads_row_id(table: &TableDef, columns: &[ScanColumn], expr: &Expr) -> bool {
+    match expr {
+        Expr::Column { index, .. } => columns
+            .get(*index)
+            .is_some_and(|column| is_row_id(table, column)),
+        _ => false,
     }
 }

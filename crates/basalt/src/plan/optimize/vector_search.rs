@@ -17,6 +17,8 @@ use crate::plan::{AccessPath, Expr, PlanKind, PlanNode, ScanColumn, VectorSearch
 use crate::types::functions::vector::operator_function;
 use crate::types::vector::kernels::Metric;
 
+use super::util::reads_row_id;
+
 /// `node` (what the LIMIT rule produced) with its TopN's scan turned into a vector search
 /// where the rule applies.
 pub fn rewrite(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
@@ -137,15 +139,10 @@ fn make_search(
     if *access != AccessPath::Full || *reverse {
         return;
     }
-    let by_row_id = |expr: &Expr| match expr {
-        Expr::Column { index, .. } => match columns.get(*index) {
-            Some(ScanColumn::RowId) => true,
-            Some(ScanColumn::Column(column)) => table.row_id_column == Some(*column),
-            None => false,
-        },
-        _ => false,
-    };
-    if !order.tie.is_none_or(by_row_id) {
+    if !order
+        .tie
+        .is_none_or(|tie| reads_row_id(table, columns, tie))
+    {
         return;
     }
     let Expr::Function { function, args, .. } = order.key else {
