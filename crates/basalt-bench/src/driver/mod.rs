@@ -147,16 +147,16 @@ impl DriverKind {
     pub fn description(self) -> &'static str {
         match self {
             DriverKind::Basalt => {
-                "Basalt embedded API; prepare_cached + bound parameters; synchronous=NORMAL; 64 MiB page cache"
+                "Basalt embedded API; prepare_cached + bound parameters; synchronous=NORMAL; 64 MiB page cache unless a metric's notes give another (`page cache MiB`)"
             }
             DriverKind::BasaltFull => {
-                "Basalt embedded API; prepare_cached + bound parameters; synchronous=FULL; 64 MiB page cache"
+                "Basalt embedded API; prepare_cached + bound parameters; synchronous=FULL; 64 MiB page cache unless a metric's notes give another (`page cache MiB`)"
             }
             DriverKind::Sqlite => {
-                "rusqlite (bundled SQLite); prepare_cached; journal_mode=WAL, synchronous=NORMAL, temp_store=MEMORY, cache_size=-65536"
+                "rusqlite (bundled SQLite); prepare_cached; journal_mode=WAL, synchronous=NORMAL, temp_store=MEMORY, cache_size=-65536 unless a metric's notes give another page cache (`page cache MiB`)"
             }
             DriverKind::SqliteDefault => {
-                "rusqlite (bundled SQLite); prepare_cached; journal_mode=DELETE, synchronous=FULL, temp_store=MEMORY, cache_size=-65536"
+                "rusqlite (bundled SQLite); prepare_cached; journal_mode=DELETE, synchronous=FULL, temp_store=MEMORY, cache_size=-65536 unless a metric's notes give another page cache (`page cache MiB`)"
             }
             DriverKind::Duckdb => {
                 "duckdb crate (bundled DuckDB) at its defaults; prepare_cached + bound parameters"

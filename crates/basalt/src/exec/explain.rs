@@ -332,9 +332,10 @@ fn label(kind: &PlanKind, options: &ExplainOptions<'_>) -> String {
         }
         PlanKind::GenerateSeries { .. } => "Function Scan on generate_series".into(),
         PlanKind::FunctionScan { function, .. } => format!("Function Scan on {function}"),
-        PlanKind::RankFusion { branches, .. } => {
-            format!("Rank Fusion (rrf) of {} ranked queries", branches.len())
-        }
+        PlanKind::RankFusion { branches, .. } => match branches.len() {
+            1 => "Rank Fusion (rrf) of 1 ranked query".to_string(),
+            count => format!("Rank Fusion (rrf) of {count} ranked queries"),
+        },
         PlanKind::LateralSubquery { outer: false, .. } => "Lateral Subquery".to_string(),
         PlanKind::LateralSubquery { outer: true, .. } => "Lateral Subquery (left)".to_string(),
         PlanKind::Insert { table, .. } => format!("Insert on {}", table.name),

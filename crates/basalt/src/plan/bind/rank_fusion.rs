@@ -68,6 +68,11 @@ impl Binder<'_> {
                             "rrf: a positional argument cannot follow a named one",
                         ));
                     }
+                    let mut value = value;
+                    // `((SELECT ...))`: extra parentheses around the query.
+                    while let ast::Expr::Nested(inner) = value {
+                        value = inner;
+                    }
                     let ast::Expr::Subquery(query) = value else {
                         return Err(BindError::mismatch(format!(
                             "rrf's positional arguments are ranked queries in parentheses, \
