@@ -22,9 +22,11 @@
 )]
 
 mod common;
+#[path = "common/kill.rs"]
+mod kill;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -75,13 +77,6 @@ fn crash_child() {
     }
 }
 
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("basalt-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn verify(store: &Store, model: &mut Model, acknowledged: u64, cycle: u64) -> u64 {
     let reader = store.begin_read();
     let (last, rows) = common::read_state(&reader)
@@ -107,42 +102,19 @@ fn crash_cycles_with_sigkill() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
     let seed = 0x00C0_FFEE;
-    let dir = scratch_dir("crash");
+    let dir = kill::fresh_dir("crash");
     let path = dir.join("crash.basalt");
     let mut model = Model::new(seed, KEY_SPACE);
     let mut rng = Rng::new(seed);
     let mut acknowledged = 0u64;
-    let exe = std::env::current_exe().unwrap();
     for cycle in 0..cycles {
         let kill_after = 1 + rng.below(12);
-        let mut child = Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env(CHILD_ENV, &path)
-            .env("BASALT_CRASH_SEED", seed.to_string())
-            .env("BASALT_CRASH_CYCLE", cycle.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut seen = 0;
-        while seen < kill_after {
-            let Some(line) = lines.next() else {
-                panic!("cycle {cycle}: child exited early")
-            };
-            if let Some(t) = line.unwrap().strip_prefix("ACK ") {
-                acknowledged = t.parse().unwrap();
-                seen += 1;
-            }
-        }
-        child.kill().unwrap();
-        // Whatever the child printed before it died was acknowledged too.
-        for line in lines {
-            if let Some(t) = line.unwrap().strip_prefix("ACK ") {
-                acknowledged = t.parse().unwrap();
-            }
-        }
-        child.wait().unwrap();
+        let env = [
+            (CHILD_ENV, path.clone().into_os_string()),
+            ("BASALT_CRASH_SEED", seed.to_string().into()),
+            ("BASALT_CRASH_CYCLE", cycle.to_string().into()),
+        ];
+        acknowledged = kill::run_and_kill("crash_child", &env, kill_after, cycle, acknowledged);
         let store = Store::open(&path, store_options(Synchronous::Normal)).unwrap();
         acknowledged = verify(&store, &mut model, acknowledged, cycle);
     }
@@ -161,7 +133,7 @@ fn a_second_process_gets_a_lock_error() {
     if std::env::var(CHILD_ENV).is_ok() {
         return;
     }
-    let dir = scratch_dir("lock");
+    let dir = kill::fresh_dir("lock");
     let path = dir.join("locked.basalt");
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])

@@ -17,11 +17,11 @@
 )]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 
-use basalt::{Connection, Database};
+use basalt::Connection;
 
+#[path = "common/kill.rs"]
+mod kill;
 #[path = "common/vector_search.rs"]
 mod vector_search;
 
@@ -123,37 +123,10 @@ fn run_transaction(conn: &Connection, t: u64) {
     conn.execute_batch("COMMIT").unwrap();
 }
 
-fn committed(conn: &Connection) -> u64 {
-    let exists: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE name = 'progress'",
-            (),
-            |row| row.get(0),
-        )
-        .unwrap();
-    if exists == 0 {
-        return 0;
-    }
-    let n: i64 = conn
-        .query_row("SELECT n FROM progress", (), |row| row.get(0))
-        .unwrap();
-    n as u64
-}
-
 /// Child mode: continues after the last committed transaction until killed.
 #[test]
 fn fts_crash_child() {
-    let Ok(path) = std::env::var(CHILD_ENV) else {
-        return;
-    };
-    let db = Database::open(&path).unwrap();
-    let conn = db.connect();
-    let mut t = committed(&conn);
-    loop {
-        t += 1;
-        run_transaction(&conn, t);
-        println!("ACK {t}");
-    }
+    kill::run_child(CHILD_ENV, run_transaction);
 }
 
 /// The ids (and scores, when asked) `sql` returns for `query`.
@@ -171,7 +144,7 @@ fn answers(conn: &Connection, sql: &str, query: &str) -> Vec<(i64, Option<f64>)>
 }
 
 fn verify(conn: &Connection, acknowledged: u64, cycle: u64) -> u64 {
-    let n = committed(conn);
+    let n = kill::committed(conn);
     assert!(
         n == acknowledged || n == acknowledged + 1,
         "cycle {cycle}: {n} transactions committed, {acknowledged} acknowledged"
@@ -232,65 +205,14 @@ fn verify(conn: &Connection, acknowledged: u64, cycle: u64) -> u64 {
 
 #[test]
 fn fts_crash_cycles_with_sigkill() {
-    if std::env::var(CHILD_ENV).is_ok() {
-        return;
-    }
-    let cycles: u64 = std::env::var("BASALT_FTS_CRASH_CYCLES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20);
-    let dir = std::env::temp_dir().join(format!("basalt-fts-crash-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("crash.basalt");
-    let exe = std::env::current_exe().unwrap();
-    let mut acknowledged = 0u64;
-    let mut kills = Xorshift::new(0x5EED);
-    for cycle in 0..cycles {
-        let state = kills.next_u64();
-        // The first cycle reaches the build; later ones kill anywhere in 1..=6 transactions.
-        let kill_after = if cycle == 0 {
-            BUILD_AT - 1
-        } else {
-            1 + state % 6
-        };
-        let mut child = Command::new(&exe)
-            .args([
-                "--exact",
-                "fts_crash_child",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_ENV, &path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut seen = 0;
-        while seen < kill_after {
-            let Some(line) = lines.next() else {
-                panic!("cycle {cycle}: child exited early")
-            };
-            if let Some(t) = line.unwrap().strip_prefix("ACK ") {
-                acknowledged = t.parse().unwrap();
-                seen += 1;
-            }
-        }
-        child.kill().unwrap();
-        for line in lines {
-            if let Some(t) = line.unwrap().strip_prefix("ACK ") {
-                acknowledged = t.parse().unwrap();
-            }
-        }
-        child.wait().unwrap();
-        let db = Database::open(&path).unwrap();
-        let conn = db.connect();
-        acknowledged = verify(&conn, acknowledged, cycle);
-    }
-    assert!(
-        acknowledged > BUILD_AT,
-        "the index was built and written after"
+    kill::index_crash_cycles(
+        &kill::IndexCrashTest {
+            name: "fts-crash",
+            cycles_var: "BASALT_FTS_CRASH_CYCLES",
+            child_env: CHILD_ENV,
+            child_test: "fts_crash_child",
+            build_at: BUILD_AT,
+        },
+        verify,
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
