@@ -71,7 +71,7 @@ fn build() -> Database {
 }
 
 /// (key, score) of every row `sql` returns with `params`.
-fn rows(conn: &Connection, sql: &str, params: Vec<Value>) -> Vec<(Value, f64)> {
+fn rows_of(conn: &Connection, sql: &str, params: Vec<Value>) -> Vec<(Value, f64)> {
     let mut statement = conn.prepare(sql).unwrap();
     let mut rows = statement.query(params).unwrap();
     let mut out = Vec::new();
@@ -206,7 +206,7 @@ fn check_forms(conn: &Connection, rng: &mut Xorshift, what: &str) {
         assert!(!lexical.is_empty(), "{what}: the text query matches");
         assert_eq!(semantic.len(), 100, "{what}");
         let mut want = fuse(&[(0.7, lexical), (0.3, semantic)], 60.0);
-        let everything = rows(
+        let everything = rows_of(
             conn,
             &format!(
                 "SELECT * FROM rrf(({}), ({}), k => 60, weights => (0.7, 0.3))",
@@ -219,12 +219,12 @@ fn check_forms(conn: &Connection, rng: &mut Xorshift, what: &str) {
         want.truncate(10);
         assert_eq!(want.len(), 10, "{what}");
         assert_same(
-            &rows(conn, &short, params()),
+            &rows_of(conn, &short, params()),
             &want,
             &format!("{what}: short"),
         );
         assert_same(
-            &rows(conn, &long, params()),
+            &rows_of(conn, &long, params()),
             &want,
             &format!("{what}: long"),
         );
@@ -290,7 +290,7 @@ fn keys_repeat_or_are_null_or_text_and_branches_may_be_many() {
     let nulls = "SELECT CASE WHEN id % 3 = 0 THEN NULL ELSE id % 5 END FROM docs \
                  ORDER BY id DESC LIMIT 12";
     let by_cat = "SELECT cat FROM docs WHERE id < 40 ORDER BY cat DESC, id";
-    let got = rows(
+    let got = rows_of(
         &conn,
         &format!("SELECT * FROM rrf(({repeated}), ({nulls}), ({by_cat}), k => 1.5)"),
         vec![],
@@ -308,7 +308,7 @@ fn keys_repeat_or_are_null_or_text_and_branches_may_be_many() {
 
     // k and weights as parameters; a weight of zero drops a branch's say.
     let sql = format!("SELECT * FROM rrf(({repeated}), ({by_cat}), k => $1, weights => ($2, $3))");
-    let got = rows(
+    let got = rows_of(
         &conn,
         &sql,
         vec![Value::Real(10.0), Value::Integer(2), Value::Real(0.0)],
@@ -345,6 +345,87 @@ fn keys_repeat_or_are_null_or_text_and_branches_may_be_many() {
         vec![],
     );
     assert_eq!(joined, vec![Value::Integer(3); 5]);
+}
+
+/// As a function in FROM, `rrf` is LATERAL: its branches may read the items to its left,
+/// so one statement fuses a whole table of queries, each as the same statement with that
+/// query's text and vector as parameters would.
+#[test]
+fn a_table_of_queries_fuses_through_lateral_branches() {
+    let db = build();
+    let conn = db.connect();
+    // The LATERAL vector branch sorts exactly (its query vector is a column, not a
+    // constant); the per-query statements must too.
+    conn.execute_batch(
+        "SET hnsw.exact_search = on;
+         CREATE TABLE queries (qid INTEGER PRIMARY KEY, text TEXT, vec VECTOR(16))",
+    )
+    .unwrap();
+    let mut rng = Xorshift::new(0x4b1d_0005);
+    let texts = ["w3 OR w150", "w60 w61", "w200", "\"w0 w1\"", "w9 OR w300"];
+    for (qid, text) in texts.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO queries VALUES ($1, $2, $3)",
+            vec![
+                Value::Integer(qid as i64),
+                Value::Text((*text).into()),
+                Value::Vector(vector(&mut rng)),
+            ],
+        )
+        .unwrap();
+    }
+    let mut statement = conn
+        .prepare(
+            "SELECT q.qid, f.id, f.score FROM queries AS q,
+               rrf((SELECT id FROM docs WHERE fts_match(body, q.text) AND cat <> q.qid
+                    ORDER BY id DESC LIMIT 30),
+                   (SELECT id FROM docs WHERE cat <> q.qid ORDER BY emb <=> q.vec, id LIMIT 30),
+                   weights => (0.7, 0.3)) AS f
+             ORDER BY q.qid, f.score DESC, f.id",
+        )
+        .unwrap();
+    let mut result = statement.query(()).unwrap();
+    let mut batch: BTreeMap<i64, Vec<(Value, f64)>> = BTreeMap::new();
+    while let Some(row) = result.next().unwrap() {
+        batch
+            .entry(row.get::<i64>(0).unwrap())
+            .or_default()
+            .push((row.get::<Value>(1).unwrap(), row.get::<f64>(2).unwrap()));
+    }
+    assert_eq!(batch.len(), texts.len(), "every query has fused rows");
+    let plan = ranking(
+        &conn,
+        "EXPLAIN SELECT * FROM queries AS q, rrf((SELECT id FROM docs WHERE cat = q.qid))",
+        vec![],
+    );
+    assert!(
+        plan.contains(&Value::Text("  Lateral Subquery".into())),
+        "{plan:?}"
+    );
+    let mut check = conn
+        .prepare("SELECT text, vec FROM queries WHERE qid = $1")
+        .unwrap();
+    for (qid, got) in batch {
+        let mut rows = check.query(vec![Value::Integer(qid)]).unwrap();
+        let row = rows.next().unwrap().unwrap();
+        let params = vec![
+            row.get::<Value>(0).unwrap(),
+            row.get::<Value>(1).unwrap(),
+            Value::Integer(qid),
+        ];
+        drop(rows);
+        let want = rows_of(
+            &conn,
+            "SELECT id, score FROM rrf(
+               (SELECT id FROM docs WHERE fts_match(body, $1) AND cat <> $3
+                ORDER BY id DESC LIMIT 30),
+               (SELECT id FROM docs WHERE cat <> $3 ORDER BY emb <=> $2, id LIMIT 30),
+               weights => (0.7, 0.3))
+             ORDER BY score DESC, id",
+            params,
+        );
+        assert_same(&got, &want, &format!("query {qid}"));
+    }
 }
 
 #[test]
@@ -437,8 +518,9 @@ fn what_rrf_refuses() {
             sqlstate::SYNTAX_ERROR,
         ),
         (
+            // k is per call, not per row, even where the branches are LATERAL.
             format!("SELECT * FROM t, rrf({branch}, k => t.id)"),
-            sqlstate::UNDEFINED_TABLE,
+            sqlstate::FEATURE_NOT_SUPPORTED,
         ),
         (
             format!("SELECT * FROM rrf({branch}, k => -1)"),

@@ -19,7 +19,9 @@
 //! when it runs, since parameters are only known then.
 //!
 //! A branch binds like a subquery in FROM: it sees the enclosing queries' columns (through
-//! outer references) and parameters, but not the FROM items beside `rrf`.
+//! outer references) and parameters, and — `rrf` being LATERAL, as functions in FROM are in
+//! PostgreSQL — the FROM items to its left (`table_function.rs` binds it over them and, when
+//! a branch reads them, makes it a lateral subquery that runs once per left row).
 
 use sqlparser::ast;
 

@@ -306,6 +306,9 @@ impl Binder<'_> {
                 right,
             });
         };
+        if object_name(name)?.eq_ignore_ascii_case("rrf") && !with_ordinality {
+            return self.bind_rank_fusion_after(args, alias, left);
+        }
         let function =
             self.bind_table_function(name, args, alias, with_ordinality, Some(&left.1))?;
         if !function.lateral {
@@ -360,34 +363,33 @@ impl Binder<'_> {
         let bound = self.bind_query(subquery);
         self.outer.pop();
         let (subquery_plan, subquery_scope) = self.derived_item(bound?, alias)?;
-        for column in &subquery_scope.columns {
-            if let Some(table) = &column.table
-                && left_scope.has_table(table)
-            {
-                return Err(BindError::new(
-                    sqlstate::DUPLICATE_ALIAS,
-                    format!("table name \"{table}\" specified more than once"),
-                ));
-            }
+        lateral_join((left_plan, left_scope), (subquery_plan, subquery_scope))
+    }
+
+    /// `rrf(...)` after the items `left`. As in PostgreSQL, a function in FROM is LATERAL:
+    /// a branch may read the left items' columns (one fusion per left row, e.g. a batch of
+    /// queries from a table). One that reads none is bound again without them, as an
+    /// ordinary FROM item (its outer references then count one level fewer).
+    fn bind_rank_fusion_after(
+        &mut self,
+        args: &[ast::FunctionArg],
+        alias: Option<&ast::TableAlias>,
+        left: (PlanNode, Scope),
+    ) -> Result<Placed, BindError> {
+        self.outer.push(left.1.clone());
+        let bound = self.bind_rank_fusion(args, alias);
+        self.outer.pop();
+        let (plan, scope) = bound?;
+        let mut reads_left = false;
+        plan.visit_exprs(&mut |expr| reads_left |= reads_level(expr, 1));
+        if reads_left {
+            return lateral_join(left, (plan, scope));
         }
-        let left_width = left_scope.columns.len();
-        let mut scope = left_scope;
-        let star = scope.star.take().map(|mut positions| {
-            positions.extend(left_width..left_width + subquery_scope.columns.len());
-            positions
-        });
-        scope.columns.extend(subquery_scope.columns);
-        scope.star = star;
-        let plan = PlanNode {
-            kind: PlanKind::LateralSubquery {
-                input: Box::new(left_plan),
-                subquery: Box::new(subquery_plan),
-                outer: false,
-                condition: None,
-            },
-            schema: super::from::schema_of(&scope),
-        };
-        Ok(Placed::Joined((plan, scope)))
+        let right = self.bind_rank_fusion(args, alias)?;
+        Ok(Placed::Separate {
+            left: Box::new(left),
+            right,
+        })
     }
 
     /// The join condition of a LATERAL item joined by `kind`: for inner joins the condition
@@ -454,4 +456,40 @@ impl Binder<'_> {
             )),
         }
     }
+}
+
+/// The items `left` joined with `right`, a subquery that runs once per left row (its
+/// references to the left items are outer columns): a [`PlanKind::LateralSubquery`].
+fn lateral_join(
+    (left_plan, left_scope): (PlanNode, Scope),
+    (subquery_plan, subquery_scope): (PlanNode, Scope),
+) -> Result<Placed, BindError> {
+    for column in &subquery_scope.columns {
+        if let Some(table) = &column.table
+            && left_scope.has_table(table)
+        {
+            return Err(BindError::new(
+                sqlstate::DUPLICATE_ALIAS,
+                format!("table name \"{table}\" specified more than once"),
+            ));
+        }
+    }
+    let left_width = left_scope.columns.len();
+    let mut scope = left_scope;
+    let star = scope.star.take().map(|mut positions| {
+        positions.extend(left_width..left_width + subquery_scope.columns.len());
+        positions
+    });
+    scope.columns.extend(subquery_scope.columns);
+    scope.star = star;
+    let plan = PlanNode {
+        kind: PlanKind::LateralSubquery {
+            input: Box::new(left_plan),
+            subquery: Box::new(subquery_plan),
+            outer: false,
+            condition: None,
+        },
+        schema: super::from::schema_of(&scope),
+    };
+    Ok(Placed::Joined((plan, scope)))
 }
