@@ -74,8 +74,8 @@ impl RankFusion {
         for weight in &self.weights {
             weights.push(number(weight, ctx, "weight")?);
         }
-        let mut fused: Vec<Fused> = Vec::new();
-        let mut positions: HashMap<Vec<u8>, usize> = HashMap::new();
+        // Key encoding -> (the key as first returned, score so far).
+        let mut scores: HashMap<Vec<u8>, (Value, f64)> = HashMap::new();
         let mut encoded = Vec::new();
         for (branch, weight) in self.branches.iter_mut().zip(weights) {
             let mut rank = 0u64;
@@ -87,24 +87,23 @@ impl RankFusion {
                     rank += 1;
                     let contribution = weight / (k + rank as f64);
                     equality_key(&[keys], row, &mut encoded);
-                    match positions.get(&encoded) {
-                        Some(&at) => {
-                            if let Some(entry) = fused.get_mut(at) {
-                                entry.score += contribution;
-                            }
-                        }
+                    match scores.get_mut(&encoded) {
+                        Some((_, score)) => *score += contribution,
                         None => {
-                            positions.insert(encoded.clone(), fused.len());
-                            fused.push(Fused {
-                                encoded: encoded.clone(),
-                                key: keys.get(row),
-                                score: contribution,
-                            });
+                            scores.insert(encoded.clone(), (keys.get(row), contribution));
                         }
                     }
                 }
             }
         }
+        let mut fused: Vec<Fused> = scores
+            .into_iter()
+            .map(|(encoded, (key, score))| Fused {
+                encoded,
+                key,
+                score,
+            })
+            .collect();
         // Worst first, so the output pops the best from the end.
         fused.sort_by(|a, b| match a.score.total_cmp(&b.score) {
             Ordering::Equal => b.encoded.cmp(&a.encoded),
@@ -116,19 +115,17 @@ impl RankFusion {
 
 /// `k` or a weight: finite and not negative.
 fn number(expr: &Expr, ctx: &ExecContext, what: &str) -> ExecResult<f64> {
-    let value = match eval::evaluate_scalar(expr, ctx)? {
-        Value::Real(value) => Some(value),
-        Value::Integer(value) => Some(value as f64),
+    let value = eval::evaluate_scalar(expr, ctx)?;
+    let number = match value {
+        Value::Real(number) => Some(number),
+        Value::Integer(number) => Some(number as f64),
         _ => None,
     };
-    match value {
-        Some(value) if value.is_finite() && value >= 0.0 => Ok(value),
+    match number {
+        Some(number) if number.is_finite() && number >= 0.0 => Ok(number),
         _ => Err(ExecError::new(
             sqlstate::INVALID_PARAMETER_VALUE,
-            format!(
-                "rrf's {what} must be a finite number that is not negative, not {}",
-                eval::evaluate_scalar(expr, ctx)?
-            ),
+            format!("rrf's {what} must be a finite number that is not negative, not {value}"),
         )),
     }
 }

@@ -5,9 +5,9 @@
 //! What it guarantees: the rows it returns are exactly those a scan filtered by
 //! `fts_match(column, query)` returns (in row order), or, with a limit, the `limit + offset`
 //! best-scoring of them that pass the search's filter, best first and ties in row order —
-//! the rows a TopN over the filtered scan keeps — and, when the plan asks (`TextSearch::score`),
-//! each one's score as a last column, the value `bm25_score` would compute. The index is read in full at the first
-//! call, before any row is returned, so a statement that writes the table while it reads
+//! the rows a TopN over the filtered scan keeps — and, when the plan asks
+//! (`TextSearch::score`), each one's score as a last column, the value `bm25_score` would
+//! compute. The index is read in full at the first call, before any row is returned, so a statement that writes the table while it reads
 //! the rows (UPDATE ... WHERE fts_match(...)) sees the index as it was when it started.
 
 use std::collections::VecDeque;
@@ -34,8 +34,10 @@ pub struct TextScan {
     table: Arc<TableDef>,
     columns: Vec<ScanColumn>,
     search: TextSearch,
-    /// The rows still to return, with their scores (top-k only), once searched.
-    rows: Option<VecDeque<(i64, f64)>>,
+    /// The rows still to return, once searched.
+    rows: Option<VecDeque<i64>>,
+    /// Their scores, front to front (top-k only; empty otherwise).
+    scores: VecDeque<f64>,
 }
 
 impl TextScan {
@@ -45,14 +47,15 @@ impl TextScan {
             columns,
             search,
             rows: None,
+            scores: VecDeque::new(),
         }
     }
 
-    /// The rows to return, in order, with their BM25 scores when ranked (else 0).
-    fn search(&self, ctx: &ExecContext) -> ExecResult<Vec<(i64, f64)>> {
+    /// The rows to return, in order, and their BM25 scores when ranked (else none).
+    fn search(&self, ctx: &ExecContext) -> ExecResult<(Vec<i64>, Vec<f64>)> {
         let query_text = match eval::evaluate_scalar(&self.search.query, ctx)? {
             Value::Text(text) => text,
-            Value::Null => return Ok(Vec::new()),
+            Value::Null => return Ok((Vec::new(), Vec::new())),
             other => {
                 return Err(ExecError::internal(format!(
                     "full-text search query is {}",
@@ -63,12 +66,11 @@ impl TextScan {
         let index = FtsIndex::new(&self.search.index);
         let analyzer = index.analyzer()?;
         let Some(parsed) = query::parse(&query_text, &analyzer)? else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
         let reader = index.reader(ctx.source.clone());
         let Some((limit, offset)) = &self.search.top else {
-            let rows = search::matching_rows(&reader, &parsed)?;
-            return Ok(rows.into_iter().map(|row| (row, 0.0)).collect());
+            return Ok((search::matching_rows(&reader, &parsed)?, Vec::new()));
         };
         let wanted = super::basic::rows_wanted(limit, offset.as_ref(), ctx)?;
         let types = column_types(&self.table, &self.columns);
@@ -97,14 +99,16 @@ impl TextScan {
                 .get_or_insert_with(Box::default)
                 .insert((self.table.root, slot, query_text), Arc::new(stats));
         }
-        Ok(rows)
+        Ok(rows.into_iter().unzip())
     }
 }
 
 impl Operator for TextScan {
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
         if self.rows.is_none() {
-            self.rows = Some(self.search(ctx)?.into());
+            let (rows, scores) = self.search(ctx)?;
+            self.rows = Some(rows.into());
+            self.scores = scores.into();
         }
         let Some(rows) = self.rows.as_mut() else {
             return Ok(None);
@@ -119,8 +123,9 @@ impl Operator for TextScan {
         let mut batch = Batch::with_types(&types, rows.len().min(BATCH_SIZE));
         let mut cursor = TableTree::open(self.table.root).cursor(ctx.source.clone());
         while batch.rows < BATCH_SIZE
-            && let Some((row_id, score)) = rows.pop_front()
+            && let Some(row_id) = rows.pop_front()
         {
+            let score = self.scores.pop_front();
             // The index and the table are one snapshot, so every row it names exists — unless
             // this statement has since moved it (an UPDATE of the row id), as a table scan
             // would not meet it again either.
@@ -129,7 +134,7 @@ impl Operator for TextScan {
             }
             read_row(&cursor, &self.table, &self.columns, &mut batch)?;
             if self.search.score
-                && let Some(scores) = batch.columns.last_mut()
+                && let (Some(scores), Some(score)) = (batch.columns.last_mut(), score)
             {
                 scores.push(&Value::Real(score));
             }

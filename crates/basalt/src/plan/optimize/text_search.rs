@@ -26,7 +26,7 @@ use crate::plan::{AccessPath, Expr, OutputColumn, PlanKind, PlanNode, ScanColumn
 use crate::types::text_search::bm25;
 use crate::types::{DataType, Value};
 
-use super::util::{and_all, conjuncts, reads_row_id};
+use super::util::{RankOrder, and_all, conjuncts, reads_row_id};
 
 /// A filter directly above a full scan, its scan turned into a full-text search when one of
 /// its conjuncts is an `fts_match` an index serves.
@@ -149,18 +149,13 @@ pub fn top_k(mut node: PlanNode) -> PlanNode {
             limit,
             offset,
         } => {
-            let keys = match keys.as_slice() {
-                [score] if score.descending => Some((score.expr.clone(), None)),
-                [score, tie] if score.descending && !tie.descending => {
-                    Some((score.expr.clone(), Some(tie.expr.clone())))
-                }
-                _ => None,
-            };
-            if let Some((score, tie)) = keys {
+            if let Some((first, order)) = RankOrder::of(keys)
+                && first.descending
+            {
                 let top = (limit.clone(), offset.clone());
                 // No projection between: the score cannot become a column (the TopN's output
                 // is its input's), so the search does not emit it.
-                try_top(input, &score, tie.as_ref(), top, false);
+                try_top(input, &order, top, false);
             }
         }
         _ => {}
@@ -168,37 +163,27 @@ pub fn top_k(mut node: PlanNode) -> PlanNode {
     node
 }
 
-/// Follows `key` (and the tie-breaking key) down through projections to the filtered search.
+/// Follows the order's keys down through projections to the filtered search.
 /// With `projected` (a projection is the caller), the search also emits each row's score as
 /// a last column, and the result is that column's position: the projection right above the
 /// filter then reads the score instead of computing `bm25_score` again, which would analyze
 /// every returned row's text a second time.
 fn try_top(
     node: &mut PlanNode,
-    key: &Expr,
-    tie: Option<&Expr>,
+    order: &RankOrder,
     top: (Expr, Option<Expr>),
     projected: bool,
 ) -> Option<usize> {
     let score_column = match &mut node.kind {
         PlanKind::Project { input, exprs } => {
-            let through = |expr: &Expr| match expr {
-                Expr::Column { index, .. } => exprs.get(*index).cloned(),
-                _ => None,
-            };
-            let key = through(key)?;
-            let tie = match tie.map(through) {
-                None => None,
-                Some(Some(tie)) => Some(tie),
-                Some(None) => return None,
-            };
-            if let Some(position) = try_top(input, &key, tie.as_ref(), top, true) {
+            let order = order.below(exprs)?;
+            if let Some(position) = try_top(input, &order, top, true) {
                 let score = Expr::Column {
                     index: position,
                     data_type: DataType::Real,
                 };
                 for expr in exprs.iter_mut() {
-                    replace(expr, &key, &score);
+                    replace(expr, &order.key, &score);
                 }
             }
             return None;
@@ -217,8 +202,11 @@ fn try_top(
                 return None;
             };
             if search.top.is_some()
-                || !ranks(columns, search, key)
-                || !tie.is_none_or(|tie| reads_row_id(table, columns, tie))
+                || !ranks(columns, search, &order.key)
+                || !order
+                    .tie
+                    .as_ref()
+                    .is_none_or(|tie| reads_row_id(table, columns, tie))
             {
                 return None;
             }

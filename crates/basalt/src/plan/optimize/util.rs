@@ -1,12 +1,12 @@
 //! Expression helpers shared by the optimizer's rules: splitting and joining AND-conjuncts,
 //! finding the input columns an expression reads, renumbering them, deciding whether an
-//! expression may be moved to another place in the plan at all, and telling a scan's row id
-//! among its columns.
+//! expression may be moved to another place in the plan at all, telling a scan's row id
+//! among its columns, and reading a TopN's ranking order down through projections.
 
 use std::collections::BTreeSet;
 
 use crate::catalog::TableDef;
-use crate::plan::{BinaryOp, Expr, PlanKind, PlanNode, ScanColumn};
+use crate::plan::{BinaryOp, Expr, PlanKind, PlanNode, ScanColumn, SortKey};
 use crate::types::DataType;
 
 /// The AND-conjuncts of `expr`, left to right (`a AND (b AND c)` gives `a, b, c`).
@@ -142,5 +142,48 @@ pub fn reads_row_id(table: &TableDef, columns: &[ScanColumn], expr: &Expr) -> bo
             .get(*index)
             .is_some_and(|column| is_row_id(table, column)),
         _ => false,
+    }
+}
+
+/// A TopN's order as the vector and full-text search rules read it: one ranking key, then
+/// optionally a tie-break (ascending; the rules accept it only when it is the row id, the
+/// order their searches break ties in).
+#[derive(Clone, Debug)]
+pub struct RankOrder {
+    pub key: Expr,
+    pub tie: Option<Expr>,
+}
+
+impl RankOrder {
+    /// The order of a TopN's `keys`, with its first key (for the caller to check its
+    /// direction): one key, or two with the second ascending.
+    pub fn of(keys: &[SortKey]) -> Option<(&SortKey, RankOrder)> {
+        let (first, tie) = match keys {
+            [first] => (first, None),
+            [first, tie] if !tie.descending => (first, Some(tie.expr.clone())),
+            _ => return None,
+        };
+        let order = RankOrder {
+            key: first.expr.clone(),
+            tie,
+        };
+        Some((first, order))
+    }
+
+    /// The same order over the input of a projection computing `exprs`: every key must be a
+    /// column of the projection, and becomes that column's expression.
+    pub fn below(&self, exprs: &[Expr]) -> Option<RankOrder> {
+        let through = |expr: &Expr| match expr {
+            Expr::Column { index, .. } => exprs.get(*index).cloned(),
+            _ => None,
+        };
+        let tie = match &self.tie {
+            None => None,
+            Some(tie) => Some(through(tie)?),
+        };
+        Some(RankOrder {
+            key: through(&self.key)?,
+            tie,
+        })
     }
 }

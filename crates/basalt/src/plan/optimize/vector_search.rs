@@ -17,7 +17,7 @@ use crate::plan::{AccessPath, Expr, PlanKind, PlanNode, ScanColumn, VectorSearch
 use crate::types::functions::vector::operator_function;
 use crate::types::vector::kernels::Metric;
 
-use super::util::reads_row_id;
+use super::util::{RankOrder, reads_row_id};
 
 /// `node` (what the LIMIT rule produced) with its TopN's scan turned into a vector search
 /// where the rule applies.
@@ -36,22 +36,12 @@ pub fn rewrite(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
         } => {
             // The distance, optionally then the row id ascending (a deterministic tie-break;
             // the search keeps the least by (distance, row id), so the TopN's order holds).
-            let keys = match keys.as_slice() {
-                [key] => Some((key, None)),
-                [key, tie] if !tie.descending => Some((key, Some(tie.expr.clone()))),
-                _ => None,
-            };
-            if let Some((key, tie)) = keys
-                && !key.descending
-                && !key.nulls_first
+            if let Some((first, order)) = RankOrder::of(keys)
+                && !first.descending
+                && !first.nulls_first
             {
-                let key = key.expr.clone();
                 let (limit, offset) = (limit.clone(), offset.clone());
-                let order = Order {
-                    key: &key,
-                    tie: tie.as_ref(),
-                };
-                try_search(input, order, &limit, offset.as_ref(), catalog);
+                try_search(input, &order, &limit, offset.as_ref(), catalog);
             }
             node
         }
@@ -71,18 +61,11 @@ fn function_metric(name: &str) -> Option<Metric> {
     .find(|metric| operator_function(*metric) == name)
 }
 
-/// The TopN's keys, as seen at the node being looked at: the distance, and the tie-break.
-#[derive(Clone, Copy)]
-struct Order<'a> {
-    key: &'a Expr,
-    tie: Option<&'a Expr>,
-}
-
 /// Follows the order's keys down through projections to the scan, and makes it a vector
 /// search.
 fn try_search(
     node: &mut PlanNode,
-    order: Order<'_>,
+    order: &RankOrder,
     limit: &Expr,
     offset: Option<&Expr>,
     catalog: &Catalog,
@@ -90,23 +73,10 @@ fn try_search(
     match &mut node.kind {
         PlanKind::Project { input, exprs } => {
             // The keys read this projection's output: look through it.
-            let through = |expr: &Expr| match expr {
-                Expr::Column { index, .. } => exprs.get(*index).cloned(),
-                _ => None,
-            };
-            let Some(key) = through(order.key) else {
+            let Some(order) = order.below(exprs) else {
                 return;
             };
-            let tie = match order.tie.map(through) {
-                None => None,
-                Some(Some(tie)) => Some(tie),
-                Some(None) => return,
-            };
-            let order = Order {
-                key: &key,
-                tie: tie.as_ref(),
-            };
-            try_search(input, order, limit, offset, catalog);
+            try_search(input, &order, limit, offset, catalog);
         }
         PlanKind::Filter { input, predicate } => {
             let predicate = predicate.clone();
@@ -121,7 +91,7 @@ fn try_search(
 
 fn make_search(
     scan: &mut PlanNode,
-    order: Order<'_>,
+    order: &RankOrder,
     limit: &Expr,
     offset: Option<&Expr>,
     filter: Option<Expr>,
@@ -141,11 +111,12 @@ fn make_search(
     }
     if !order
         .tie
+        .as_ref()
         .is_none_or(|tie| reads_row_id(table, columns, tie))
     {
         return;
     }
-    let Expr::Function { function, args, .. } = order.key else {
+    let Expr::Function { function, args, .. } = &order.key else {
         return;
     };
     let Some(metric) = function_metric(&function.name) else {

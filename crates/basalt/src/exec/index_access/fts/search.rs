@@ -22,6 +22,7 @@ use crate::storage::PageRead;
 use crate::types::text_search::bm25::{self, CorpusStats};
 use crate::types::text_search::query::Query;
 
+use super::format::Impacts;
 use super::read::{FtsReader, PostingList};
 
 /// The statistics of the index's corpus for a query with `items` (`bm25::items`).
@@ -321,33 +322,24 @@ pub fn top_k<S: PageRead + Clone>(
             bound(*idf, max_tf, min_length, &stats)
         })
         .collect();
-    let mut norms = Norms::new(&stats);
-    let mut heap: BinaryHeap<Reverse<Ranked>> = BinaryHeap::with_capacity(k + 1);
+    let mut ranking = Ranking {
+        norms: Norms::new(&stats),
+        k,
+        heap: BinaryHeap::with_capacity(k + 1),
+        accept: &mut accept,
+        check_interrupt: &mut check_interrupt,
+    };
     if let ([list], Matching::AnyList) = (lists.as_mut_slice(), &rule) {
-        one_list(
-            list,
-            idfs[0],
-            &stats,
-            k,
-            &mut heap,
-            &mut norms,
-            &mut accept,
-            &mut check_interrupt,
-        )?;
+        one_list(list, idfs[0], &mut ranking)?;
     } else {
         many_lists(
             &mut lists,
             (&idfs, &bounds),
-            &stats,
             (&mut rule, &mut membership),
-            k,
-            &mut heap,
-            &mut norms,
-            &mut accept,
-            &mut check_interrupt,
+            &mut ranking,
         )?;
     }
-    let mut ranked: Vec<Ranked> = heap.into_iter().map(|r| r.0).collect();
+    let mut ranked: Vec<Ranked> = ranking.heap.into_iter().map(|r| r.0).collect();
     ranked.sort_unstable_by(|a, b| b.cmp(a));
     let mut rows: Vec<(i64, f64)> = ranked.iter().map(|r| (r.row, r.score)).collect();
     if rows.len() < k {
@@ -395,63 +387,81 @@ impl<'s> Norms<'s> {
     }
 }
 
-/// Offers a scored row to the heap of the best `k`: it enters when the heap has room or it
-/// beats the worst, and `accept` takes it.
-fn offer(
-    heap: &mut BinaryHeap<Reverse<Ranked>>,
+/// The state a top-k search carries through its lists: the best `k` rows so far (a heap,
+/// worst on top), the length normalizations, the caller's filter and its interrupt check.
+struct Ranking<'s, A, C> {
+    norms: Norms<'s>,
     k: usize,
-    candidate: Ranked,
-    accept: &mut impl FnMut(i64) -> ExecResult<bool>,
-) -> ExecResult<()> {
-    let enters = heap.len() < k || heap.peek().is_some_and(|worst| candidate > worst.0);
-    if enters && accept(candidate.row)? {
-        heap.push(Reverse(candidate));
-        if heap.len() > k {
-            heap.pop();
-        }
+    heap: BinaryHeap<Reverse<Ranked>>,
+    accept: A,
+    check_interrupt: C,
+}
+
+impl<A, C> Ranking<'_, A, C>
+where
+    A: FnMut(i64) -> ExecResult<bool>,
+    C: FnMut() -> ExecResult<()>,
+{
+    /// The score a row must beat to enter, once `k` rows are in.
+    fn threshold(&self) -> Option<f64> {
+        (self.heap.len() >= self.k).then(|| self.heap.peek().map_or(0.0, |r| r.0.score))
     }
-    Ok(())
+
+    /// Whether `candidate` would enter: there is room, or it beats the worst.
+    fn would_enter(&self, candidate: Ranked) -> bool {
+        self.heap.len() < self.k || self.heap.peek().is_some_and(|worst| candidate > worst.0)
+    }
+
+    /// Offers a scored row: it enters when it would and the filter takes it.
+    fn offer(&mut self, candidate: Ranked) -> ExecResult<()> {
+        if self.would_enter(candidate) && (self.accept)(candidate.row)? {
+            self.heap.push(Reverse(candidate));
+            if self.heap.len() > self.k {
+                self.heap.pop();
+            }
+        }
+        Ok(())
+    }
+
+    /// The best score any posting of a block with `impacts` can give, for an item of `idf`.
+    fn block_bound(&self, impacts: &Impacts, idf: f64) -> f64 {
+        impacts
+            .points()
+            .iter()
+            .map(|&(tf, length)| bound(idf, tf, length, self.norms.stats))
+            .fold(0.0, f64::max)
+    }
 }
 
 /// The top k of one list whose every row matches: block by block, a block skipped unread
 /// when its impacts cannot beat the k-th score so far.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the search's state, passed apart"
-)]
-fn one_list<S: PageRead + Clone>(
+fn one_list<S, A, C>(
     list: &mut PostingList<S>,
     idf: f64,
-    stats: &CorpusStats,
-    k: usize,
-    heap: &mut BinaryHeap<Reverse<Ranked>>,
-    norms: &mut Norms<'_>,
-    accept: &mut impl FnMut(i64) -> ExecResult<bool>,
-    check_interrupt: &mut impl FnMut() -> ExecResult<()>,
-) -> ExecResult<()> {
+    ranking: &mut Ranking<'_, A, C>,
+) -> ExecResult<()>
+where
+    S: PageRead + Clone,
+    A: FnMut(i64) -> ExecResult<bool>,
+    C: FnMut() -> ExecResult<()>,
+{
     let mut blocks = 0usize;
     while list.row_bound().is_some() {
         blocks += 1;
         if blocks.is_multiple_of(64) {
-            check_interrupt()?;
+            (ranking.check_interrupt)()?;
         }
         let Some((impacts, last_row)) = list.block_bounds() else {
             break;
         };
-        if heap.len() >= k {
-            let threshold = heap.peek().map_or(0.0, |r| r.0.score);
-            let best = impacts
-                .points()
-                .iter()
-                .map(|&(tf, length)| bound(idf, tf, length, stats))
-                .fold(0.0, f64::max);
-            if best <= threshold {
-                if last_row == i64::MAX {
-                    break;
-                }
-                list.advance_shallow(last_row + 1)?;
-                continue;
+        if let Some(threshold) = ranking.threshold()
+            && ranking.block_bound(&impacts, idf) <= threshold
+        {
+            if last_row == i64::MAX {
+                break;
             }
+            list.advance_shallow(last_row + 1)?;
+            continue;
         }
         list.settle()?;
         while let Some(posting) = list.current() {
@@ -459,12 +469,12 @@ fn one_list<S: PageRead + Clone>(
             let score = [bm25::item_score(
                 idf,
                 f64::from(posting.tf),
-                norms.of(posting.length),
+                ranking.norms.of(posting.length),
             )]
             .into_iter()
             .sum();
             let row = posting.row;
-            offer(heap, k, Ranked { score, row }, accept)?;
+            ranking.offer(Ranked { score, row })?;
             if row >= last_row {
                 // The block is done: the next one is judged by its header first.
                 if row == i64::MAX {
@@ -480,35 +490,31 @@ fn one_list<S: PageRead + Clone>(
 }
 
 /// The top k over several lists: WAND by the lists' bounds, block-max by their blocks'.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the search's state, passed apart"
-)]
-fn many_lists<S: PageRead + Clone>(
+fn many_lists<S, A, C>(
     lists: &mut [PostingList<S>],
     (idfs, bounds): (&[f64], &[f64]),
-    stats: &CorpusStats,
     (rule, membership): (&mut Matching, &mut [PostingList<S>]),
-    k: usize,
-    heap: &mut BinaryHeap<Reverse<Ranked>>,
-    norms: &mut Norms<'_>,
-    accept: &mut impl FnMut(i64) -> ExecResult<bool>,
-    check_interrupt: &mut impl FnMut() -> ExecResult<()>,
-) -> ExecResult<()> {
+    ranking: &mut Ranking<'_, A, C>,
+) -> ExecResult<()>
+where
+    S: PageRead + Clone,
+    A: FnMut(i64) -> ExecResult<bool>,
+    C: FnMut() -> ExecResult<()>,
+{
     let mut order: Vec<usize> = (0..lists.len()).collect();
     let mut at: Vec<usize> = Vec::with_capacity(lists.len());
     let mut steps = 0usize;
     loop {
         steps += 1;
         if steps.is_multiple_of(4096) {
-            check_interrupt()?;
+            (ranking.check_interrupt)()?;
         }
         // Rows are lower bounds until a block is decoded (`settle`): a list skipped by its
         // block bounds is never decoded.
         order.retain(|&i| lists[i].row_bound().is_some());
         order.sort_by_key(|&i| lists[i].row_bound().unwrap_or(i64::MAX));
         let row_of = |lists: &[PostingList<S>], i: usize| lists[i].row_bound().unwrap_or(i64::MAX);
-        let threshold = (heap.len() >= k).then(|| heap.peek().map_or(0.0, |r| r.0.score));
+        let threshold = ranking.threshold();
         // The pivot: the first list where the bounds so far could beat the threshold.
         let mut sum = 0.0;
         let mut pivot = None;
@@ -543,11 +549,7 @@ fn many_lists<S: PageRead + Clone>(
             let mut skip_to = order.get(at.len()).map_or(i64::MAX, |&i| row_of(lists, i));
             for &i in &at {
                 if let Some((impacts, last_row)) = lists[i].block_bounds() {
-                    block_sum += impacts
-                        .points()
-                        .iter()
-                        .map(|&(tf, length)| bound(idfs[i], tf, length, stats))
-                        .fold(0.0, f64::max);
+                    block_sum += ranking.block_bound(&impacts, idfs[i]);
                     skip_to = skip_to.min(last_row.saturating_add(1));
                 }
             }
@@ -577,7 +579,7 @@ fn many_lists<S: PageRead + Clone>(
             .first()
             .and_then(|&i| lists[i].current())
             .map_or(0, |p| p.length);
-        let norm = norms.of(length);
+        let norm = ranking.norms.of(length);
         let score: f64 = (0..lists.len())
             .map(|i| {
                 let tf = match lists[i].current() {
@@ -591,15 +593,16 @@ fn many_lists<S: PageRead + Clone>(
             score,
             row: pivot_row,
         };
-        let enters = heap.len() < k || heap.peek().is_some_and(|worst| candidate > worst.0);
-        let matches = enters
+        // Whether it matches is asked only of a row that would enter (a checked rule reads
+        // the membership lists).
+        let matches = ranking.would_enter(candidate)
             && match rule {
                 Matching::AnyList => true,
                 Matching::EveryList => at.len() == lists.len(),
                 Matching::Checked(shape) => row_matches(shape, membership, pivot_row)?,
             };
         if matches {
-            offer(heap, k, candidate, accept)?;
+            ranking.offer(candidate)?;
         }
         for &i in &at {
             lists[i].next()?;
