@@ -1,15 +1,18 @@
 //! `fts_match(text, query)` over a batch with the query parsed once (the registry function
 //! parses it for every row), and `bm25_score(column, query)` over a batch: each row's BM25 score
 //! (`types::text_search::bm25`) against statistics of the whole column, which the first call
-//! of an execution gathers in one scan of the table and the rest reuse.
+//! of an execution gathers in one scan of the table and the rest reuse. Either may rank a
+//! document of several texts, a row of columns (`fts_match((title, body), query)`): their
+//! words numbered as one document (`Analyzer::analyze_texts`), NULL only when every text is.
 //!
 //! What it guarantees: the statistics are those of the column as this execution sees it
 //! (its snapshot, its own earlier writes), the same for every row of the statement, whether
 //! read from the column's full-text index or gathered by a scan; NULL text or a NULL query
 //! scores NULL; a malformed query is 42601 before any row is scored. The binder
-//! (`plan/bind/text_search.rs`) gives the call four more constant arguments: the table's
-//! root page and the column's slot, which the scan reads, and the root of the column's
-//! full-text index (0 without one) and its analyzer's options.
+//! (`plan/bind/text_search.rs`) binds the call as `bm25_score(query, table root, index root,
+//! options, text, slot [, text, slot ...])`: the table's root page and each text's slot,
+//! which the scan reads, the root of a full-text index over exactly those columns (0 without
+//! one) and the analyzer's options.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -28,8 +31,9 @@ use crate::types::text_search::matcher::Document;
 use crate::types::text_search::{Analyzer, analyzer, query};
 use crate::types::{DataType, Value};
 
-/// Statistics gathered so far in an execution: by (table root, column slot, query text).
-pub type StatsCache = HashMap<(u32, usize, String), Arc<CorpusStats>>;
+/// Statistics gathered so far in an execution: by (table root, the columns' slots in
+/// increasing order, query text).
+pub type StatsCache = HashMap<(u32, Vec<usize>, String), Arc<CorpusStats>>;
 
 /// `fts_match(args)` for every row of `batch` when the query is a constant or parameter
 /// (parsed once for the batch); `None` otherwise, for the registry's row-by-row function.
@@ -40,9 +44,10 @@ pub fn try_fts_match(
     ctx: &ExecContext,
     rows: usize,
 ) -> ExecResult<Option<ColumnVector>> {
-    let (text, query_arg, options) = match args {
-        [text, query] => (text, query, None),
-        [text, query, options] => (text, query, Some(options)),
+    // One text, or a row's texts (bound with the options always given).
+    let (texts, query_arg, options) = match args {
+        [text, query] => (std::slice::from_ref(text), query, None),
+        [texts @ .., query, options] if !texts.is_empty() => (texts, query, Some(options)),
         _ => return Ok(None),
     };
     if !matches!(query_arg, Expr::Literal { .. } | Expr::Parameter { .. }) {
@@ -62,7 +67,10 @@ pub fn try_fts_match(
         },
     };
     let parsed = query::parse(&query_text, &analyzer)?;
-    let texts = evaluate(text, batch, ctx)?;
+    let texts = texts
+        .iter()
+        .map(|text| evaluate(text, batch, ctx))
+        .collect::<ExecResult<Vec<_>>>()?;
     Ok(Some(per_document(
         &texts,
         rows,
@@ -85,9 +93,9 @@ pub fn bm25_scores(
     ctx: &ExecContext,
     rows: usize,
 ) -> ExecResult<ColumnVector> {
-    let [text, query_arg, root, slot, index_root, options] = args else {
+    let [query_arg, root, index_root, options, texts @ ..] = args else {
         return Err(ExecError::internal(
-            "bm25_score is bound with six arguments",
+            "bm25_score is bound with its query, table, index and options",
         ));
     };
     let constant = |expr: &Expr| -> ExecResult<i64> {
@@ -100,8 +108,19 @@ pub fn bm25_scores(
     };
     let root = u32::try_from(constant(root)?)
         .map_err(|_| ExecError::internal("bm25_score's table root"))?;
-    let slot = usize::try_from(constant(slot)?)
-        .map_err(|_| ExecError::internal("bm25_score's column slot"))?;
+    let (mut columns, mut slots) = (Vec::new(), Vec::new());
+    for pair in texts.chunks(2) {
+        let [text, slot] = pair else {
+            return Err(ExecError::internal(
+                "bm25_score's texts come with their slots",
+            ));
+        };
+        columns.push(evaluate(text, batch, ctx)?);
+        slots.push(
+            usize::try_from(constant(slot)?)
+                .map_err(|_| ExecError::internal("bm25_score's column slot"))?,
+        );
+    }
     let index_root = u32::try_from(constant(index_root)?)
         .map_err(|_| ExecError::internal("bm25_score's index root"))?;
     let query_text = match evaluate_scalar(query_arg, ctx)? {
@@ -118,7 +137,7 @@ pub fn bm25_scores(
         Some(parsed) => {
             let column = Column {
                 root,
-                slot,
+                slots,
                 index_root,
             };
             statistics(column, &query_text, parsed, &analyzer, ctx)?
@@ -126,9 +145,8 @@ pub fn bm25_scores(
         None => Arc::new(CorpusStats::default()),
     };
     let items = parsed.as_ref().map(bm25::items).unwrap_or_default();
-    let texts = evaluate(text, batch, ctx)?;
     Ok(per_document(
-        &texts,
+        &columns,
         rows,
         DataType::Real,
         &analyzer,
@@ -149,10 +167,10 @@ fn nulls(data_type: DataType, rows: usize) -> ColumnVector {
     out
 }
 
-/// Each row's `value` of its text's analyzed document (the token buffer reused from row to
-/// row); NULL where the text is NULL.
+/// Each row's `value` of the analyzed document of its texts (the token buffer reused from
+/// row to row); NULL where every text is NULL.
 fn per_document(
-    texts: &ColumnVector,
+    texts: &[ColumnVector],
     rows: usize,
     data_type: DataType,
     analyzer: &Analyzer,
@@ -161,13 +179,11 @@ fn per_document(
     let mut out = ColumnVector::with_capacity(data_type, rows);
     let mut tokens = Vec::new();
     for row in 0..rows {
-        match text_at(texts, row) {
-            Some(text) => {
-                tokens.clear();
-                analyzer.analyze(text, 0, &mut tokens);
-                out.push(&value(&Document::new(&tokens)));
-            }
-            None => out.push_null(),
+        tokens.clear();
+        if analyzer.analyze_texts(texts.iter().map(|texts| text_at(texts, row)), &mut tokens) {
+            out.push(&value(&Document::new(&tokens)));
+        } else {
+            out.push_null();
         }
     }
     out
@@ -181,12 +197,11 @@ fn text_at(column: &ColumnVector, row: usize) -> Option<&str> {
     }
 }
 
-/// Where a ranked column's statistics come from: its table and slot, and its full-text
-/// index (0 for none).
-#[derive(Clone, Copy)]
+/// Where a ranked document's statistics come from: its table and its columns' slots, and
+/// their full-text index (0 for none).
 struct Column {
     root: u32,
-    slot: usize,
+    slots: Vec<usize>,
     index_root: u32,
 }
 
@@ -201,10 +216,12 @@ fn statistics(
 ) -> ExecResult<Arc<CorpusStats>> {
     let Column {
         root,
-        slot,
+        slots,
         index_root,
     } = column;
-    let key = (root, slot, query_text.to_owned());
+    let mut key_slots = slots.clone();
+    key_slots.sort_unstable();
+    let key = (root, key_slots, query_text.to_owned());
     if let Some(cache) = ctx.text_search_stats.borrow().as_ref()
         && let Some(stats) = cache.get(&key)
     {
@@ -230,16 +247,40 @@ fn statistics(
         if rows_read.is_multiple_of(1024) {
             ctx.check_interrupt()?;
         }
-        if slot < cursor.column_count()
-            && let StoredValue::Bytes(bytes) = cursor.value(slot)?
-        {
-            let text = std::str::from_utf8(&bytes).map_err(|_| {
-                ExecError::new(sqlstate::DATA_CORRUPTED, "a text value is not valid UTF-8")
-            })?;
-            tokens.clear();
-            analyzer.analyze(text, 0, &mut tokens);
+        // Borrowed from the cursor's page, so new for each row.
+        let mut values = Vec::with_capacity(slots.len());
+        for &slot in &slots {
+            // A column added after the row was written reads as NULL.
+            values.push(if slot < cursor.column_count() {
+                match cursor.value(slot)? {
+                    StoredValue::Bytes(bytes) => Some(bytes),
+                    _ => None,
+                }
+            } else {
+                None
+            });
+        }
+        let texts = values
+            .iter()
+            .map(|bytes| {
+                bytes
+                    .as_deref()
+                    .map(|bytes| {
+                        std::str::from_utf8(bytes).map_err(|_| {
+                            ExecError::new(
+                                sqlstate::DATA_CORRUPTED,
+                                "a text value is not valid UTF-8",
+                            )
+                        })
+                    })
+                    .transpose()
+            })
+            .collect::<ExecResult<Vec<_>>>()?;
+        tokens.clear();
+        if analyzer.analyze_texts(texts, &mut tokens) {
             stats.add(&Document::new(&tokens), &items);
         }
+        drop(values); // before the cursor moves off the page the texts are on
         valid = cursor.next()?;
     }
     let stats = Arc::new(stats);

@@ -234,10 +234,17 @@ impl<'a> Printer<'a, '_> {
                         }
                     }
                     AccessPath::TextSearch(search) => {
-                        let column = table
+                        let names: Vec<&str> = search
+                            .index
                             .columns
-                            .get(search.column)
-                            .map_or_else(String::new, |column| column.name.clone());
+                            .iter()
+                            .filter_map(|(column, _)| table.columns.get(*column))
+                            .map(|column| column.name.as_str())
+                            .collect();
+                        let column = match names.as_slice() {
+                            [one] => (*one).to_owned(),
+                            many => format!("({})", many.join(", ")),
+                        };
                         lines.push(format!(
                             "Full-Text Query: fts_match({column}, {})",
                             self.expr(&search.query, &input)

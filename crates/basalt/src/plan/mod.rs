@@ -127,9 +127,10 @@ pub enum AccessPath {
     /// each row's distance from the page and keeping the `limit + offset` nearest. A TopN
     /// above orders them exactly.
     VectorSearch(Box<VectorSearch>),
-    /// `fts_match(column, query)` through the column's full-text index: every row whose
-    /// text matches, in row order; or, under `ORDER BY bm25_score(column, query) DESC LIMIT
-    /// n`, the `limit + offset` best-scoring matching rows that pass `filter`, best first
+    /// `fts_match(column, query)` through the column's full-text index (or `fts_match((a,
+    /// b), query)` through an index over exactly those columns): every row whose text
+    /// matches, in row order; or, under `ORDER BY bm25_score(column, query) DESC LIMIT n`,
+    /// the `limit + offset` best-scoring matching rows that pass `filter`, best first
     /// (block-max WAND over the index). A TopN above orders them by the exact score.
     TextSearch(Box<TextSearch>),
 }
@@ -137,10 +138,8 @@ pub enum AccessPath {
 /// What an [`AccessPath::TextSearch`] searches for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextSearch {
-    /// The full-text index that serves it.
+    /// The full-text index that serves it; the searched columns are its columns.
     pub index: Arc<IndexDef>,
-    /// The searched column's position in `TableDef::columns`.
-    pub column: usize,
     /// The full-text query: a constant or a parameter.
     pub query: Expr,
     /// `Some` for the best rows by BM25: (limit, offset).

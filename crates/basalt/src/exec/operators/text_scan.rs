@@ -93,11 +93,19 @@ impl TextScan {
         // The statistics the rows were ranked with are those `bm25_score` above would read
         // from the index: keep them for it, as its own first read would
         // (`exec/eval_text_search.rs`).
-        if let Some(slot) = self.table.columns.get(self.search.column).map(|c| c.slot) {
+        let slots: Option<Vec<usize>> = self
+            .search
+            .index
+            .columns
+            .iter()
+            .map(|(column, _)| self.table.columns.get(*column).map(|c| c.slot))
+            .collect();
+        if let Some(mut slots) = slots {
+            slots.sort_unstable();
             ctx.text_search_stats
                 .borrow_mut()
                 .get_or_insert_with(Box::default)
-                .insert((self.table.root, slot, query_text), Arc::new(stats));
+                .insert((self.table.root, slots, query_text), Arc::new(stats));
         }
         Ok(rows.into_iter().unzip())
     }

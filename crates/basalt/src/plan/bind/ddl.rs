@@ -882,30 +882,58 @@ fn hnsw_method(
     Ok(IndexMethod::Hnsw(metric))
 }
 
-/// `CREATE INDEX ... USING fts`: one text column; no UNIQUE, no ASC/DESC, no operator
-/// class. The options were checked against the analyzer already.
+/// `CREATE INDEX ... USING fts`: one or more text columns, each at most once (their texts
+/// are one document per row); no UNIQUE, no ASC/DESC, no operator class. The options were
+/// checked against the analyzer already.
 fn fts_method(
     create: &ast::CreateIndex,
     table: &TableDef,
     columns: &[(usize, KeyOrder)],
 ) -> Result<IndexMethod, BindError> {
-    let (position, column) = single_column(create, columns, "fts")?;
-    if let Some(class) = &column.operator_class {
-        return Err(BindError::new(
-            sqlstate::UNDEFINED_OBJECT,
-            format!("operator class \"{class}\" does not exist for access method \"fts\""),
-        ));
+    let unsupported = |what: &str| {
+        BindError::new(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            format!("access method \"fts\" does not support {what}"),
+        )
+    };
+    if create.unique {
+        return Err(unsupported("unique indexes"));
     }
-    match table.columns.get(position).map(|c| c.data_type) {
-        Some(data_type) if data_type.is_text() => Ok(IndexMethod::Fts),
-        other => Err(BindError::new(
-            sqlstate::DATATYPE_MISMATCH,
-            format!(
-                "access method \"fts\" indexes text, not {}",
-                other.map_or("unknown", DataType::name)
-            ),
-        )),
+    for (at, (column, (position, _))) in create.columns.iter().zip(columns).enumerate() {
+        if column.column.options.sort.is_some() || column.column.options.nulls_first.is_some() {
+            return Err(unsupported("ASC/DESC options"));
+        }
+        if let Some(class) = &column.operator_class {
+            return Err(BindError::new(
+                sqlstate::UNDEFINED_OBJECT,
+                format!("operator class \"{class}\" does not exist for access method \"fts\""),
+            ));
+        }
+        let column = table.columns.get(*position);
+        match column.map(|c| c.data_type) {
+            Some(data_type) if data_type.is_text() => {}
+            other => {
+                return Err(BindError::new(
+                    sqlstate::DATATYPE_MISMATCH,
+                    format!(
+                        "access method \"fts\" indexes text, not {}",
+                        other.map_or("unknown", DataType::name)
+                    ),
+                ));
+            }
+        }
+        // Twice would count its words twice.
+        if columns[..at].iter().any(|(p, _)| p == position) {
+            return Err(BindError::new(
+                sqlstate::DUPLICATE_COLUMN,
+                format!(
+                    "column \"{}\" appears twice in a full-text index",
+                    column.map_or("", |c| c.name.as_str())
+                ),
+            ));
+        }
     }
+    Ok(IndexMethod::Fts)
 }
 
 /// One `name = value` of `CREATE INDEX ... WITH (...)`, the value a literal: a number, a

@@ -155,6 +155,11 @@ impl Binder<'_> {
             return self.bind_aggregate(&name, &call, function.filter.as_deref(), scope);
         }
         let asts = non_aggregate_arguments(&call, function.filter.is_some(), &name)?;
+        if let Some(ast::Expr::Tuple(items)) = asts.first()
+            && super::text_search::takes_document(&name)
+        {
+            return self.bind_full_text_row(&name, items, &asts[1..], scope);
+        }
         let mut bound = Vec::with_capacity(asts.len());
         for ast in &asts {
             bound.push(self.bind_expr(ast, scope)?);
@@ -173,7 +178,15 @@ impl Binder<'_> {
             return call;
         }
         if name == super::text_search::BM25_SCORE {
-            return self.bind_bm25_score(bound, &asts, scope);
+            let mut bound = bound.into_iter();
+            let (Some(column), Some(query), None) = (bound.next(), bound.next(), bound.next())
+            else {
+                return Err(BindError::undefined_function(format!(
+                    "function {name} takes two arguments, a text column (or a row of them) \
+                     and a query"
+                )));
+            };
+            return self.bind_bm25_score(vec![column], (query, asts[1]), scope);
         }
         match name.as_str() {
             "coalesce" | "ifnull" => {

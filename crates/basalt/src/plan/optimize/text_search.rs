@@ -1,5 +1,6 @@
 //! The full-text rules: a filter with `fts_match(column, query)` over a scan of a table
-//! whose column has a full-text index reads the matching rows from the index
+//! whose column has a full-text index (or `fts_match((a, b), query)` over a table with an
+//! index over exactly those columns, in any order) reads the matching rows from the index
 //! (`AccessPath::TextSearch`) — instead of a full scan or a secondary index's range or seeks,
 //! but not instead of a row-id range or seeks; and `ORDER BY bm25_score(column, query) DESC LIMIT n` above
 //! such a search asks it for the best `limit + offset` rows only (block-max WAND).
@@ -21,7 +22,7 @@
 use std::sync::Arc;
 
 use crate::catalog::{Catalog, IndexDef, IndexMethod};
-use crate::exec::index_access::fts::analyzer_options;
+use crate::exec::index_access::fts::{analyzer_options, indexes_exactly as same_columns};
 use crate::plan::{AccessPath, Expr, OutputColumn, PlanKind, PlanNode, ScanColumn, TextSearch};
 use crate::types::text_search::bm25;
 use crate::types::{DataType, Value};
@@ -52,22 +53,20 @@ pub fn choose(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
         return node;
     }
     for conjunct in conjuncts(predicate.clone()) {
-        let Some((column, query)) = match_call(&conjunct) else {
+        let Some((texts, query)) = match_call(&conjunct) else {
             continue;
         };
-        let Some(ScanColumn::Column(table_column)) = columns.get(column) else {
+        let Some(table_columns) = table_columns(columns, &texts) else {
             continue;
         };
-        let index = catalog.indexes_of(&table.name).find(|index| {
-            index.method == IndexMethod::Fts
-                && index.columns.first().map(|(c, _)| *c) == Some(*table_column)
-        });
+        let index = catalog
+            .indexes_of(&table.name)
+            .find(|index| index.method == IndexMethod::Fts && same_columns(index, &table_columns));
         if let Some(index) = index
             && same_options(&conjunct, index)
         {
             *access = AccessPath::TextSearch(Box::new(TextSearch {
                 index: Arc::clone(index),
-                column: *table_column,
                 query: query.clone(),
                 top: None,
                 filter: None,
@@ -79,30 +78,56 @@ pub fn choose(mut node: PlanNode, catalog: &Catalog) -> PlanNode {
     node
 }
 
-/// `fts_match(Column, query)` with a constant or parameter query: (scan column, query).
-fn match_call(expr: &Expr) -> Option<(usize, &Expr)> {
+/// `fts_match(Column, ..., query, options)` with a constant or parameter query: (the texts'
+/// scan columns, query).
+fn match_call(expr: &Expr) -> Option<(Vec<usize>, &Expr)> {
     let Expr::Function { function, args, .. } = expr else {
         return None;
     };
     if function.name != "fts_match" {
         return None;
     }
-    match args.as_slice() {
-        [Expr::Column { index, .. }, query, _options]
-            if matches!(query, Expr::Literal { .. } | Expr::Parameter { .. }) =>
-        {
-            Some((*index, query))
-        }
-        _ => None,
+    let [texts @ .., query, _options] = args.as_slice() else {
+        return None;
+    };
+    if texts.is_empty() || !matches!(query, Expr::Literal { .. } | Expr::Parameter { .. }) {
+        return None;
     }
+    let columns = texts
+        .iter()
+        .map(|text| match text {
+            Expr::Column { index, .. } => Some(*index),
+            _ => None,
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    Some((columns, query))
 }
 
-/// Whether a call's last argument is `index`'s analyzer options.
+/// The table columns the scan columns `texts` read (sorted), if each reads one.
+fn table_columns(columns: &[ScanColumn], texts: &[usize]) -> Option<Vec<usize>> {
+    let mut table_columns = texts
+        .iter()
+        .map(|text| match columns.get(*text) {
+            Some(ScanColumn::Column(column)) => Some(*column),
+            _ => None,
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    table_columns.sort_unstable();
+    Some(table_columns)
+}
+
+/// Whether a call's analyzer options (`fts_match`'s last argument, `bm25_score`'s fourth)
+/// are `index`'s.
 fn same_options(call: &Expr, index: &IndexDef) -> bool {
-    let Expr::Function { args, .. } = call else {
+    let Expr::Function { function, args, .. } = call else {
         return false;
     };
-    matches!(args.last(), Some(Expr::Literal { value: Value::Text(options), .. })
+    let options = if function.name == bm25::FUNCTION {
+        args.get(3)
+    } else {
+        args.last()
+    };
+    matches!(options, Some(Expr::Literal { value: Value::Text(options), .. })
         if *options == analyzer_options(index))
 }
 
@@ -117,8 +142,8 @@ fn same_query(a: &Expr, b: &Expr) -> bool {
 
 /// Whether `conjunct` is an `fts_match` that `search` answers exactly.
 fn served(columns: &[ScanColumn], search: &TextSearch, conjunct: &Expr) -> bool {
-    match_call(conjunct).is_some_and(|(column, query)| {
-        columns.get(column) == Some(&ScanColumn::Column(search.column))
+    match_call(conjunct).is_some_and(|(texts, query)| {
+        table_columns(columns, &texts).is_some_and(|texts| same_columns(&search.index, &texts))
             && same_query(query, &search.query)
             && same_options(conjunct, &search.index)
     })
@@ -260,12 +285,21 @@ fn ranks(columns: &[ScanColumn], search: &TextSearch, key: &Expr) -> bool {
     if function.name != bm25::FUNCTION {
         return false;
     }
-    match args.as_slice() {
-        [Expr::Column { index, .. }, query, _, _, _, _] => {
-            columns.get(*index) == Some(&ScanColumn::Column(search.column))
-                && same_query(query, &search.query)
-                && same_options(key, &search.index)
-        }
-        _ => false,
-    }
+    // bm25_score(query, table root, index root, options, text, slot, ...).
+    let [query, _, _, _, texts @ ..] = args.as_slice() else {
+        return false;
+    };
+    let texts: Option<Vec<usize>> = texts
+        .iter()
+        .step_by(2)
+        .map(|text| match text {
+            Expr::Column { index, .. } => Some(*index),
+            _ => None,
+        })
+        .collect();
+    texts
+        .and_then(|texts| table_columns(columns, &texts))
+        .is_some_and(|texts| same_columns(&search.index, &texts))
+        && same_query(query, &search.query)
+        && same_options(key, &search.index)
 }

@@ -21,7 +21,8 @@ use crate::types::text_search::{Analyzer, analyzer, matcher, query};
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
-    function!("fts_match", match_type, fts_match),
+    // Not strict: over a row of texts, a NULL text adds no words (`row_match`).
+    function!("fts_match", match_type, fts_match, strict: false, volatile: false),
     function!("fts_highlight", highlight_type, fts_highlight),
     function!("fts_snippet", snippet_type, fts_snippet),
     function!("fts_terms", terms_type, fts_terms),
@@ -78,10 +79,43 @@ fn analyze(
 
 fn fts_match(args: &[Value]) -> Result<Value, TypeError> {
     let name = "fts_match";
+    if args.len() > 3 {
+        return row_match(args);
+    }
     if strict_nulls(name, args, 2, 3)? {
         return Ok(Value::Null);
     }
     let (tokens, query) = analyze(name, args, 2)?;
+    Ok(Value::Boolean(query.is_some_and(|query| {
+        matcher::Document::new(&tokens).matches(&query)
+    })))
+}
+
+/// `fts_match((text, ...), query)`, bound as `fts_match(text, ..., query, options)`
+/// (`plan/bind/text_search.rs`): whether the document of the texts matches. NULL when the
+/// query or the options are NULL, or every text is.
+fn row_match(args: &[Value]) -> Result<Value, TypeError> {
+    let name = "fts_match";
+    let (texts, [query_text, options]) = args.split_at(args.len() - 2) else {
+        return Err(TypeError::undefined_function(name, args));
+    };
+    let (Value::Text(query_text), Value::Text(options)) = (query_text, options) else {
+        return Ok(Value::Null);
+    };
+    let mut document = Vec::with_capacity(texts.len());
+    for text in texts {
+        document.push(match text {
+            Value::Text(text) => Some(text.as_str()),
+            Value::Null => None,
+            _ => return Err(TypeError::undefined_function(name, args)),
+        });
+    }
+    let analyzer = analyzer::cached(options)?;
+    let query = query::parse(query_text, &analyzer)?;
+    let mut tokens = Vec::new();
+    if !analyzer.analyze_texts(document, &mut tokens) {
+        return Ok(Value::Null);
+    }
     Ok(Value::Boolean(query.is_some_and(|query| {
         matcher::Document::new(&tokens).matches(&query)
     })))

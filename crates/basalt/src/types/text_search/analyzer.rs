@@ -54,6 +54,10 @@ const STEMMERS: &[(&str, Algorithm)] = &[
     ("turkish", Algorithm::Turkish),
 ];
 
+/// How many positions lie between the columns of one document ([`Analyzer::analyze_texts`]):
+/// more words than any phrase query has, so no phrase matches across two columns.
+pub const COLUMN_GAP: u32 = 1 << 20;
+
 /// One word of a text, as a term.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
@@ -202,6 +206,24 @@ impl Analyzer {
             position = position.saturating_add(1);
         }
         position
+    }
+
+    /// Appends the tokens of a document of several texts (the columns of a multi-column
+    /// index, in any order; `None` for NULL, which adds nothing). Each text after the first
+    /// is numbered from [`COLUMN_GAP`] past the position after the one before, so a phrase
+    /// never spans two of them: a phrase's terms stand at most its number of words apart.
+    /// Returns whether any text was there (a document of NULLs alone is no document).
+    pub fn analyze_texts<'t>(
+        &self,
+        texts: impl IntoIterator<Item = Option<&'t str>>,
+        out: &mut Vec<Token>,
+    ) -> bool {
+        let mut next: Option<u32> = None;
+        for text in texts.into_iter().flatten() {
+            let first = next.map_or(0, |after| after.saturating_add(COLUMN_GAP));
+            next = Some(self.analyze(text, first, out));
+        }
+        next.is_some()
     }
 
     /// The term one word becomes, `None` for a stop word.

@@ -220,11 +220,11 @@ impl Parser<'_> {
                 self.next += 1;
                 Ok(inner)
             }
-            Lexeme::Phrase(text) => Ok(phrase(&text, self.analyzer)),
+            Lexeme::Phrase(text) => phrase(&text, self.analyzer),
             Lexeme::Word {
                 text,
                 prefix: false,
-            } => Ok(phrase(&text, self.analyzer)),
+            } => phrase(&text, self.analyzer),
             Lexeme::Word { text, prefix: true } => {
                 let words: Vec<&str> = unicode_words(&text);
                 match words.as_slice() {
@@ -248,14 +248,21 @@ fn unicode_words(text: &str) -> Vec<&str> {
     unicode_segmentation::UnicodeSegmentation::unicode_words(text).collect()
 }
 
-/// The query `text`'s words make: nothing, a term, or a phrase.
-fn phrase(text: &str, analyzer: &Analyzer) -> Option<Query> {
+/// The query `text`'s words make: nothing, a term, or a phrase. A phrase spans fewer words
+/// than the gap between the columns of one document (`analyzer::COLUMN_GAP`), so that it
+/// never matches across two of them.
+fn phrase(text: &str, analyzer: &Analyzer) -> Result<Option<Query>, TypeError> {
     let mut tokens: Vec<Token> = Vec::new();
     analyzer.analyze(text, 0, &mut tokens);
-    match tokens.as_slice() {
+    Ok(match tokens.as_slice() {
         [] => None,
         [one] => Some(Query::Term(one.term.clone())),
-        [first, ..] => {
+        [first, .., last] => {
+            if last.position - first.position >= super::analyzer::COLUMN_GAP {
+                return Err(TypeError::ProgramLimitExceeded(
+                    "a full-text phrase may span at most 1048576 words",
+                ));
+            }
             let base = first.position;
             Some(Query::Phrase(
                 tokens
@@ -264,7 +271,7 @@ fn phrase(text: &str, analyzer: &Analyzer) -> Option<Query> {
                     .collect(),
             ))
         }
-    }
+    })
 }
 
 /// `operands` without the left-out ones, as one query.

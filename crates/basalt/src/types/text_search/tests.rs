@@ -264,3 +264,51 @@ fn tokens_of(text: &str) -> Vec<Token> {
     Analyzer::default().analyze(text, 0, &mut out);
     out
 }
+
+#[test]
+fn the_texts_of_one_document_are_numbered_apart_so_no_phrase_spans_two() {
+    use super::analyzer::COLUMN_GAP;
+    let analyzer = english();
+    let mut tokens = Vec::new();
+    // "the" is a stop word: it keeps its position, so "fox the dog" is three positions.
+    assert!(analyzer.analyze_texts([Some("red fox"), None, Some("dog runs")], &mut tokens));
+    let positions: Vec<(&str, u32)> = tokens
+        .iter()
+        .map(|t| (t.term.as_str(), t.position))
+        .collect();
+    assert_eq!(
+        positions,
+        [
+            ("red", 0),
+            ("fox", 1),
+            ("dog", 2 + COLUMN_GAP),
+            ("run", 3 + COLUMN_GAP)
+        ]
+    );
+    let document = Document::new(&tokens);
+    for (query, matches) in [
+        ("\"fox dog\"", false),
+        ("\"fox the dog\"", false),
+        ("\"dog runs\"", true),
+        ("fox dog", true),
+    ] {
+        let parsed = parse(query, &analyzer).unwrap().unwrap();
+        assert_eq!(document.matches(&parsed), matches, "{query}");
+    }
+    // In one text, the same words are a phrase.
+    tokens.clear();
+    assert!(analyzer.analyze_texts([Some("red fox the dog")], &mut tokens));
+    let parsed = parse("\"fox the dog\"", &analyzer).unwrap().unwrap();
+    assert!(Document::new(&tokens).matches(&parsed));
+    // NULLs alone are no document.
+    tokens.clear();
+    assert!(!analyzer.analyze_texts([None, None], &mut tokens));
+    assert!(tokens.is_empty());
+}
+
+#[test]
+fn a_phrase_longer_than_the_gap_between_columns_is_refused() {
+    let words = "w ".repeat(super::analyzer::COLUMN_GAP as usize + 1);
+    let error = parse(&format!("\"{words}\""), &Analyzer::default()).unwrap_err();
+    assert_eq!(error.sqlstate(), sqlstate::PROGRAM_LIMIT_EXCEEDED);
+}

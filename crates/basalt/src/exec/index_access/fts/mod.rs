@@ -1,6 +1,8 @@
-//! The full-text access method: an inverted index over one text column, `CREATE INDEX ... ON
+//! The full-text access method: an inverted index over text columns, `CREATE INDEX ... ON
 //! t USING fts (body) WITH (stemmer = english, stopwords = english)`, searched by
-//! `fts_match` and ranked by `bm25_score`.
+//! `fts_match` and ranked by `bm25_score`. An index over several columns (`USING fts
+//! (title, body)`) indexes one document per row, their texts together (`fts_match((title,
+//! body), query)`): the columns' words numbered `COLUMN_GAP` apart, so no phrase spans two.
 //!
 //! # What
 //!
@@ -18,10 +20,11 @@
 //! # Guarantees kept with the other methods
 //!
 //! A full-text index is never unique and has no key order: `ordered` refuses it, its probe
-//! answers only `contains` (for the integrity check). NULL values are not documents. Its
-//! entry for a row is the row id and the text; the terms are computed from the text by the
-//! index's analyzer (its `WITH` options) whenever the entry is written or removed, so a
-//! row's postings are always those of its current text.
+//! answers only `contains` (for the integrity check). NULL values are not documents (a row whose
+//! indexed columns are all NULL; a NULL among texts adds no words). Its entry for a row is
+//! the row id and the texts; the terms are computed from the texts by the index's analyzer
+//! (its `WITH` options) whenever the entry is written or removed, so a row's postings are
+//! always those of its current texts.
 
 pub mod format;
 pub mod read;
@@ -61,6 +64,14 @@ pub fn analyzer_options(index: &IndexDef) -> String {
         .join(", ")
 }
 
+/// Whether `index` indexes exactly `columns` (table positions, sorted): a document of those
+/// columns' texts is the one it holds, whatever order a call names them in.
+pub fn indexes_exactly(index: &IndexDef, columns: &[usize]) -> bool {
+    let mut indexed: Vec<usize> = index.columns.iter().map(|(c, _)| *c).collect();
+    indexed.sort_unstable();
+    indexed == columns
+}
+
 impl<'d> FtsIndex<'d> {
     pub fn new(index: &'d IndexDef) -> FtsIndex<'d> {
         FtsIndex {
@@ -69,9 +80,9 @@ impl<'d> FtsIndex<'d> {
         }
     }
 
-    /// The indexed column (position in the table).
-    pub fn column(&self) -> usize {
-        self.index.columns.first().map_or(0, |(column, _)| *column)
+    /// The indexed columns (positions in the table), in the index's order.
+    pub fn columns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.index.columns.iter().map(|(column, _)| *column)
     }
 
     /// The index's analyzer.
@@ -86,37 +97,57 @@ impl<'d> FtsIndex<'d> {
         FtsReader::new(self.tree, store)
     }
 
-    /// The indexed text of a row's values, `None` for NULL (or a value of another type).
-    fn text<'v>(&self, values: &'v [Value]) -> Option<&'v str> {
-        match values.get(self.column()) {
-            Some(Value::Text(text)) => Some(text),
-            _ => None,
-        }
+    /// The indexed texts of a row's values, in the index's order: `None` for NULL (or a
+    /// value of another type).
+    fn texts<'v>(&self, values: &'v [Value]) -> Vec<Option<&'v str>> {
+        self.columns()
+            .map(|column| match values.get(column) {
+                Some(Value::Text(text)) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
     }
 
-    fn tokens(&self, text: &str) -> ExecResult<Vec<Token>> {
+    /// The document of `texts`, `None` when every text is NULL (no document).
+    fn tokens(&self, texts: &[Option<&str>]) -> ExecResult<Option<Vec<Token>>> {
         let mut tokens = Vec::new();
-        self.analyzer()?.analyze(text, 0, &mut tokens);
-        Ok(tokens)
+        let any = self
+            .analyzer()?
+            .analyze_texts(texts.iter().copied(), &mut tokens);
+        Ok(any.then_some(tokens))
     }
 }
 
-/// An entry: the row id (8 bytes, big-endian), then 0 for NULL or 1 and the text.
-fn decode_entry(key: &[u8]) -> ExecResult<(i64, Option<&str>)> {
+/// An entry: the row id (8 bytes, big-endian), then per indexed column 0 for NULL, or 1, the
+/// text's length (4 bytes, big-endian) and the text.
+fn decode_entry(key: &[u8]) -> ExecResult<(i64, Vec<Option<&str>>)> {
     let bad = || ExecError::internal("a full-text index entry is malformed");
     let row = i64::from_be_bytes(
         key.get(..8)
             .and_then(|bytes| bytes.try_into().ok())
             .ok_or_else(bad)?,
     );
-    match key.get(8) {
-        Some(0) => Ok((row, None)),
-        Some(1) => Ok((
-            row,
-            Some(std::str::from_utf8(&key[9..]).map_err(|_| bad())?),
-        )),
-        _ => Err(bad()),
+    let (mut texts, mut rest) = (Vec::new(), key.get(8..).unwrap_or_default());
+    while let Some((&flag, after)) = rest.split_first() {
+        match flag {
+            0 => {
+                texts.push(None);
+                rest = after;
+            }
+            1 => {
+                let length = after
+                    .get(..4)
+                    .and_then(|bytes| bytes.try_into().ok())
+                    .map(u32::from_be_bytes)
+                    .ok_or_else(bad)? as usize;
+                let text = after.get(4..4 + length).ok_or_else(bad)?;
+                texts.push(Some(std::str::from_utf8(text).map_err(|_| bad())?));
+                rest = &after[4 + length..];
+            }
+            _ => return Err(bad()),
+        }
     }
+    Ok((row, texts))
 }
 
 impl IndexAm for FtsIndex<'_> {
@@ -127,15 +158,24 @@ impl IndexAm for FtsIndex<'_> {
     }
 
     fn entry(&self, values: &[Value], row_id: i64) -> IndexEntry {
-        let text = self.text(values);
-        let mut key = Vec::with_capacity(9 + text.map_or(0, str::len));
+        let texts = self.texts(values);
+        let mut key = Vec::with_capacity(
+            8 + texts
+                .iter()
+                .map(|text| 5 + text.map_or(0, str::len))
+                .sum::<usize>(),
+        );
         key.extend_from_slice(&row_id.to_be_bytes());
-        match text {
-            Some(text) => {
-                key.push(1);
-                key.extend_from_slice(text.as_bytes());
+        for text in texts {
+            match text {
+                // A text longer than 4 GiB cannot be stored in a row either.
+                Some(text) => {
+                    key.push(1);
+                    key.extend_from_slice(&(text.len() as u32).to_be_bytes());
+                    key.extend_from_slice(text.as_bytes());
+                }
+                None => key.push(0),
             }
-            None => key.push(0),
         }
         IndexEntry {
             key,
@@ -165,10 +205,10 @@ impl IndexAm for FtsIndex<'_> {
         let analyzer = self.analyzer()?;
         let documents = order.into_iter().filter_map(|i| {
             let (row, values) = &rows[i];
-            let text = self.text(values)?;
             let mut tokens = Vec::new();
-            analyzer.analyze(text, 0, &mut tokens);
-            Some(Ok((*row, tokens)))
+            analyzer
+                .analyze_texts(self.texts(values), &mut tokens)
+                .then_some(Ok((*row, tokens)))
         });
         let entries = write::build_entries(documents, txn.usable_size())?;
         self.tree.bulk_load(txn, entries)?;
@@ -176,9 +216,9 @@ impl IndexAm for FtsIndex<'_> {
     }
 
     fn insert<W: PageWrite + ?Sized>(&self, txn: &mut W, entry: &IndexEntry) -> ExecResult<()> {
-        let (row, text) = decode_entry(&entry.key)?;
-        if let Some(text) = text {
-            write::add_document(self.tree, txn, row, &self.tokens(text)?)?;
+        let (row, texts) = decode_entry(&entry.key)?;
+        if let Some(tokens) = self.tokens(&texts)? {
+            write::add_document(self.tree, txn, row, &tokens)?;
         }
         Ok(())
     }
@@ -189,8 +229,8 @@ impl IndexAm for FtsIndex<'_> {
         values: &[Value],
         row_id: i64,
     ) -> ExecResult<bool> {
-        match self.text(values) {
-            Some(text) => write::remove_document(self.tree, txn, row_id, &self.tokens(text)?),
+        match self.tokens(&self.texts(values))? {
+            Some(tokens) => write::remove_document(self.tree, txn, row_id, &tokens),
             None => Ok(true),
         }
     }
@@ -201,7 +241,7 @@ impl IndexAm for FtsIndex<'_> {
         old: (&[Value], i64),
         new: (&[Value], i64),
     ) -> ExecResult<bool> {
-        if old.1 == new.1 && self.text(old.0) == self.text(new.0) {
+        if old.1 == new.1 && self.texts(old.0) == self.texts(new.0) {
             return Ok(false);
         }
         self.delete(txn, old.0, old.1)?;
@@ -257,16 +297,17 @@ impl IndexAm for FtsIndex<'_> {
             documents.insert(row_id);
             total_length += length;
             let actual = match row(row_id)? {
-                StoredRow::Values(values) => self.text(&values).map(|text| {
+                StoredRow::Values(values) => {
                     tokens.clear();
-                    analyzer.analyze(text, 0, &mut tokens);
-                    tokens.len() as u64
-                }),
+                    analyzer
+                        .analyze_texts(self.texts(&values), &mut tokens)
+                        .then_some(tokens.len() as u64)
+                }
                 StoredRow::Missing | StoredRow::Unreadable => None,
             };
             if actual != Some(length)
                 && !problem(format!(
-                    "index {name}: document {row_id} does not match its row's text"
+                    "index {name}: document {row_id} does not match its row's texts"
                 ))
             {
                 return Ok(());
@@ -351,12 +392,13 @@ impl<S: PageRead> IndexProbe for FtsProbe<S> {
     }
 
     fn contains(&mut self, entry: &IndexEntry) -> ExecResult<bool> {
-        let (row, text) = decode_entry(&entry.key)?;
-        let Some(text) = text else {
-            return Ok(true); // NULL is not a document.
-        };
+        let (row, texts) = decode_entry(&entry.key)?;
         let mut tokens = Vec::new();
-        crate::types::text_search::analyzer::cached(&self.options)?.analyze(text, 0, &mut tokens);
+        if !crate::types::text_search::analyzer::cached(&self.options)?
+            .analyze_texts(texts, &mut tokens)
+        {
+            return Ok(true); // NULL is not a document.
+        }
         let length = tokens.len() as u64;
         match self.tree.get(&self.store, &format::document_key(row))? {
             Some(value) if format::Reader::new(&value).varint()? == length => {}
