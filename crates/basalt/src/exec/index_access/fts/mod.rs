@@ -26,6 +26,7 @@
 //! (its `WITH` options) whenever the entry is written or removed, so a row's postings are
 //! always those of its current texts.
 
+pub mod build;
 pub mod format;
 pub mod read;
 pub mod search;
@@ -202,15 +203,21 @@ impl IndexAm for FtsIndex<'_> {
     ) -> ExecResult<()> {
         let mut order: Vec<usize> = (0..rows.len()).collect();
         order.sort_unstable_by_key(|&i| rows[i].0);
-        let analyzer = self.analyzer()?;
-        let documents = order.into_iter().filter_map(|i| {
-            let (row, values) = &rows[i];
-            let mut tokens = Vec::new();
-            analyzer
-                .analyze_texts(self.texts(values), &mut tokens)
-                .then_some(Ok((*row, tokens)))
-        });
-        let entries = write::build_entries(documents, txn.usable_size())?;
+        // Each build thread analyzes with its own analyzer (analyzers are per thread).
+        let options = analyzer_options(self.index);
+        let columns: Vec<usize> = self.columns().collect();
+        let analyze = |i: usize, tokens: &mut Vec<Token>| -> ExecResult<Option<i64>> {
+            let Some((row, values)) = order.get(i).and_then(|&at| rows.get(at)) else {
+                return Err(ExecError::internal("a full-text index build lost a row"));
+            };
+            let texts = columns.iter().map(|&column| match values.get(column) {
+                Some(Value::Text(text)) => Some(text.as_str()),
+                _ => None,
+            });
+            let analyzer = crate::types::text_search::analyzer::cached(&options)?;
+            Ok(analyzer.analyze_texts(texts, tokens).then_some(*row))
+        };
+        let entries = build::build_entries(rows.len(), build::RUN, analyze, txn.usable_size())?;
         self.tree.bulk_load(txn, entries)?;
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! Keeping a full-text index in step with its rows: a document added (INSERT, the new side of
-//! an UPDATE), a document removed (DELETE, the old side), and the bulk build of CREATE INDEX,
-//! REINDEX and VACUUM.
+//! an UPDATE) and a document removed (DELETE, the old side). The bulk build of CREATE INDEX,
+//! REINDEX and VACUUM is `build`'s.
 //!
 //! What it guarantees: after each call the index holds exactly the postings, term entries,
 //! document entry and statistics of the documents added and not removed (`format` gives the
@@ -12,7 +12,6 @@
 //! never needs an OPTIMIZE.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::exec::error::{ExecError, ExecResult};
 use crate::storage::btree::IndexTree;
@@ -134,7 +133,7 @@ pub fn remove_document<W: PageWrite + ?Sized>(
     Ok(true)
 }
 
-fn varint(value: u64) -> Vec<u8> {
+pub(super) fn varint(value: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(4);
     crate::exec::spill::codec::write_varint(value, &mut out);
     out
@@ -392,7 +391,7 @@ fn pack(postings: &[OwnedPosting], budget: usize) -> Vec<BlockBuilder> {
 
 /// A posting's positions encoded and cut into `'x'` chunks, each ending on a varint
 /// boundary (a byte without its high bit ends one).
-fn position_chunks(positions: &[u32]) -> Vec<Vec<u8>> {
+pub(super) fn position_chunks(positions: &[u32]) -> Vec<Vec<u8>> {
     let mut encoded = Vec::new();
     format::encode_positions(positions, &mut encoded);
     let mut chunks = Vec::new();
@@ -438,117 +437,6 @@ fn delete_positions<W: PageWrite + ?Sized>(
         }
     }
     Ok(())
-}
-
-/// Builds the entries of an index over `documents` (row, tokens; rows increasing) in one
-/// pass, sorted by key, for a bulk load into an empty tree: postings are appended to each
-/// term's open block as they come, so memory holds the encoded index, not the documents'
-/// tokens.
-pub fn build_entries(
-    documents: impl Iterator<Item = ExecResult<(i64, Vec<Token>)>>,
-    usable_size: usize,
-) -> ExecResult<Vec<(Vec<u8>, Vec<u8>)>> {
-    struct TermBuild {
-        info: TermInfo,
-        prefix: Vec<u8>,
-        open: BlockBuilder,
-        blocks: Vec<(Vec<u8>, Vec<u8>)>,
-        positions: Vec<(Vec<u8>, Vec<u8>)>,
-    }
-    let max_entry = max_entry_size(usable_size);
-    // Hashed, not ordered: the entries are sorted once at the end anyway, and a lookup per
-    // posting in an ordered map of every term compared strings a dozen times. The map holds
-    // positions in `terms` (small entries, one probe per posting).
-    let mut term_positions: HashMap<String, usize> = HashMap::new();
-    let mut terms: Vec<(String, TermBuild)> = Vec::new();
-    let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-    let (mut documents_count, mut total_length) = (0u64, 0u64);
-    let mut previous_row: Option<i64> = None;
-    let mut encoded = Vec::new();
-    for document in documents {
-        let (row, tokens) = document?;
-        if previous_row.is_some_and(|previous| previous >= row) {
-            return Err(ExecError::internal(
-                "full-text index build: rows must come in increasing order",
-            ));
-        }
-        previous_row = Some(row);
-        let length = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
-        documents_count += 1;
-        total_length += u64::from(length);
-        entries.push((format::document_key(row), varint(u64::from(length))));
-        for (term, positions) in group_terms(&tokens).iter() {
-            let tf = u32::try_from(positions.len()).unwrap_or(u32::MAX);
-            let at = match term_positions.get(term) {
-                Some(&at) => at,
-                None => {
-                    term_positions.insert(term.to_owned(), terms.len());
-                    terms.push((
-                        term.to_owned(),
-                        TermBuild {
-                            info: TermInfo {
-                                documents: 0,
-                                max_tf: 0,
-                                min_length: u32::MAX,
-                            },
-                            prefix: format::postings_prefix(term),
-                            open: BlockBuilder::default(),
-                            blocks: Vec::new(),
-                            positions: Vec::new(),
-                        },
-                    ));
-                    terms.len() - 1
-                }
-            };
-            let Some((_, build)) = terms.get_mut(at) else {
-                return Err(ExecError::internal("full-text index build lost a term"));
-            };
-            build.info.documents += 1;
-            build.info.max_tf = build.info.max_tf.max(tf);
-            build.info.min_length = build.info.min_length.min(length);
-            encoded.clear();
-            if tf > INLINE_POSITIONS {
-                for (chunk, bytes) in position_chunks(positions).into_iter().enumerate() {
-                    let chunk = u16::try_from(chunk)
-                        .map_err(|_| ExecError::internal("full-text index: too many positions"))?;
-                    build
-                        .positions
-                        .push((format::positions_key(term, row, chunk), bytes));
-                }
-            } else {
-                format::encode_positions(positions, &mut encoded);
-            }
-            let budget = max_entry.saturating_sub(build.prefix.len() + 8 + ENTRY_OVERHEAD);
-            let full = build.open.count() >= BLOCK_POSTINGS
-                || build.open.size_with(encoded.len() + 30) > budget;
-            if full && build.open.count() > 0 {
-                let block = std::mem::take(&mut build.open);
-                build.blocks.push((
-                    format::postings_key(&build.prefix, block.first_row()),
-                    block.finish(),
-                ));
-            }
-            build.open.push(row, tf, length, &encoded);
-        }
-    }
-    entries.push((
-        format::stats_key().to_vec(),
-        format::encode_stats(documents_count, total_length),
-    ));
-    for (term, mut build) in terms {
-        if build.open.count() > 0 {
-            let block = std::mem::take(&mut build.open);
-            build.blocks.push((
-                format::postings_key(&build.prefix, block.first_row()),
-                block.finish(),
-            ));
-        }
-        entries.push((format::term_key(&term), build.info.encode()));
-        entries.extend(build.blocks);
-        entries.extend(build.positions);
-    }
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    Ok(entries)
 }
 
 #[cfg(test)]
