@@ -295,7 +295,18 @@ impl<S: PageRead + Clone> TermCursor<S> {
             self.at = 0;
         }
         let target = self.target;
-        self.at += self.block[self.at.min(self.block.len())..].partition_point(|p| p.row < target);
+        // Moves are mostly to the next posting or a few on (intersections, phrases, every
+        // posting in turn): a few steps before a binary search of the rest of the block.
+        let mut steps = 0;
+        while self.block.get(self.at).is_some_and(|p| p.row < target) {
+            self.at += 1;
+            steps += 1;
+            if steps == 4 {
+                let rest = self.block.get(self.at..).unwrap_or_default();
+                self.at += rest.partition_point(|p| p.row < target);
+                break;
+            }
+        }
         if self.at >= self.block.len() {
             // Only when the target is past the block, which moves never leave.
             self.cursor.next()?;
