@@ -1,0 +1,193 @@
+//! The simple query protocol: a Query message holding any number of statements, run one
+//! after another, each answered with its RowDescription, DataRows and CommandComplete; an
+//! empty query with EmptyQueryResponse; the first error ends the message (the statements
+//! before it keep their effect); ReadyForQuery closes it.
+//!
+//! The whole message is parsed before anything runs (as PostgreSQL does), so a syntax error
+//! in the third statement stops the first from running. Each statement then goes through the
+//! session's unnamed statement and portal — the same path as the extended protocol, so rows
+//! stream to the client in trips rather than being collected — which, as in PostgreSQL,
+//! replaces whatever the client had left in them.
+
+use std::fmt::Debug;
+use std::ops::Range;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use basalt::{ColumnDescription, DataType, Value};
+use futures::{Sink, SinkExt};
+use pgwire::api::query::SimpleQueryHandler;
+use pgwire::api::results::Response;
+use pgwire::api::store::PortalStore;
+use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState};
+use pgwire::error::{PgWireError, PgWireResult};
+use pgwire::messages::PgWireBackendMessage;
+use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, ReadyForQuery};
+use pgwire::messages::simplequery::Query;
+
+use crate::command::Command;
+use crate::connection::{ClientHandler, PortalEnd};
+use crate::encode::row_description;
+use crate::error::WireError;
+
+#[async_trait]
+impl SimpleQueryHandler for ClientHandler {
+    async fn on_query<C>(&self, client: &mut C, query: Query) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let query: Arc<str> = query.query.into();
+        if let Err(error) = self.run_query(client, &query).await? {
+            self.note_error();
+            client
+                .feed(PgWireBackendMessage::ErrorResponse(
+                    error.into_info().into(),
+                ))
+                .await?;
+        }
+        client.set_state(PgWireConnectionState::ReadyForQuery);
+        client
+            .send(PgWireBackendMessage::ReadyForQuery(ReadyForQuery::new(
+                self.transaction_status(),
+            )))
+            .await?;
+        Ok(())
+    }
+
+    /// Not used: `on_query` above answers every Query itself.
+    async fn do_query<C>(&self, _client: &mut C, _query: &str) -> PgWireResult<Vec<Response>>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        Ok(Vec::new())
+    }
+}
+
+impl ClientHandler {
+    /// Runs every statement of `query`, stopping at the first error, which it returns.
+    async fn run_query<C>(
+        &self,
+        client: &mut C,
+        query: &Arc<str>,
+    ) -> PgWireResult<Result<(), WireError>>
+    where
+        C: Sink<PgWireBackendMessage> + Unpin + Send,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let text = query.clone();
+        let split = self
+            .run(move |_| basalt::split_statements(&text))
+            .await
+            .and_then(|ranges| ranges.map_err(|error| WireError::from_basalt(&error, query, 0)));
+        let ranges = match split {
+            Ok(ranges) => ranges,
+            Err(error) => return Ok(Err(error)),
+        };
+        if ranges.is_empty() {
+            client
+                .feed(PgWireBackendMessage::EmptyQueryResponse(
+                    EmptyQueryResponse::new(),
+                ))
+                .await?;
+            return Ok(Ok(()));
+        }
+        // The session's unnamed statement and portal are about to be replaced.
+        {
+            let mut state = self.state();
+            state.statements.remove("");
+            state.portals.remove("");
+        }
+        for range in ranges {
+            if let Err(error) = self.run_statement(client, query, range).await? {
+                return Ok(Err(error));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Runs the statement at `range` of `query` and sends its results.
+    async fn run_statement<C>(
+        &self,
+        client: &mut C,
+        query: &Arc<str>,
+        range: Range<usize>,
+    ) -> PgWireResult<Result<(), WireError>>
+    where
+        C: Sink<PgWireBackendMessage> + Unpin + Send,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let statement = query.get(range.clone()).unwrap_or_default();
+        let mut command = Command::of(statement);
+        let substitute = match self.failed_transaction_rule(Some(&command)) {
+            Ok(substitute) => substitute,
+            Err(error) => return Ok(Err(error)),
+        };
+        if substitute.is_some() {
+            command = Command::Rollback;
+        }
+        let text = query.clone();
+        let start = range.start;
+        let prepared = self
+            .run(move |session| {
+                let sql = substitute.unwrap_or_else(|| text.get(range).unwrap_or_default());
+                session.prepare_named("", sql)?;
+                session.bind("", "", Vec::<Value>::new())?;
+                session.describe_portal("")
+            })
+            .await
+            .and_then(|columns| {
+                columns.map_err(|error| WireError::from_basalt(&error, query, start))
+            });
+        let columns: Vec<ColumnDescription> = match prepared {
+            Ok(columns) => columns,
+            Err(error) => return Ok(Err(error)),
+        };
+        if !columns.is_empty() {
+            client
+                .feed(PgWireBackendMessage::RowDescription(row_description(
+                    &columns,
+                    &[],
+                )))
+                .await?;
+        }
+        let formats: Arc<[(DataType, bool)]> = columns
+            .iter()
+            .map(|column| (column.data_type, false))
+            .collect();
+        let end = match self.drive_portal(client, "", 0, formats).await? {
+            Ok(end) => end,
+            Err(error) => return Ok(Err(error)),
+        };
+        let rows = match end {
+            PortalEnd::Complete { returned, first } => {
+                if command.counts_changes() {
+                    first.rows
+                } else if matches!(command, Command::Select) && columns.is_empty() {
+                    // CREATE TABLE AS: the rows it wrote.
+                    first.rows
+                } else {
+                    returned
+                }
+            }
+            // Unreachable with no row limit; report what was sent.
+            PortalEnd::Suspended { .. } => 0,
+        };
+        if matches!(command, Command::RollbackTo) {
+            self.state().failed = false;
+        }
+        client
+            .feed(PgWireBackendMessage::CommandComplete(CommandComplete::new(
+                command.tag(rows),
+            )))
+            .await?;
+        Ok(Ok(()))
+    }
+}
