@@ -96,6 +96,8 @@ pub(crate) struct PortalInfo {
     pub(crate) binary: Vec<bool>,
     /// For a command that changes rows: the count its first execution reported.
     pub(crate) changed: Option<u64>,
+    /// Stopped at a row limit: the session's portal holds a snapshot and its operators.
+    pub(crate) suspended: bool,
 }
 
 /// The protocol state of one connection.
@@ -107,6 +109,10 @@ pub(crate) struct ClientState {
     pub(crate) in_transaction: bool,
     /// An error happened in the open transaction: only ROLLBACK may run.
     pub(crate) failed: bool,
+    /// The session's portals are to be closed before its next job (Sync outside a
+    /// transaction block closed them for the protocol; none holds a snapshot, so closing
+    /// them in the session can wait for the next trip there instead of costing one).
+    pub(crate) close_portals: bool,
     pid: Option<i32>,
 }
 
@@ -152,8 +158,12 @@ impl ClientHandler {
         job: impl FnOnce(&Session) -> R + Send + 'static,
     ) -> Result<R, WireError> {
         let session = self.session.get().ok_or_else(WireError::session_gone)?;
+        let close_portals = std::mem::take(&mut self.state().close_portals);
         let (result, in_transaction) = session
             .run(move |session| {
+                if close_portals {
+                    session.close_portals();
+                }
                 let result = job(session);
                 (result, session.in_transaction())
             })
@@ -205,13 +215,16 @@ impl ClientHandler {
 
     /// Runs the session's portal `portal` for up to `max_rows` rows (0: all), feeding each
     /// row to `client` as a DataRow, in trips of [`ROWS_PER_TRIP`] rows to the session.
-    /// The outer error is the connection's; the inner one the client's.
+    /// `first`, when given, is the first trip, already made (by a job that also prepared
+    /// the portal, saving a trip). The outer error is the connection's; the inner one the
+    /// client's.
     pub(crate) async fn drive_portal<C>(
         &self,
         client: &mut C,
         portal: &str,
         max_rows: u64,
         columns: Arc<[(DataType, bool)]>,
+        mut first_trip: Option<Trip>,
     ) -> PgWireResult<Result<PortalEnd, WireError>>
     where
         C: Sink<PgWireBackendMessage> + Unpin + Send,
@@ -221,17 +234,17 @@ impl ClientHandler {
         let mut returned = 0u64;
         let mut first = None;
         loop {
-            let limit = if max_rows == 0 {
-                ROWS_PER_TRIP
-            } else {
-                ROWS_PER_TRIP.min(max_rows - returned)
+            let trip = match first_trip.take() {
+                Some(trip) => Ok(trip),
+                None => {
+                    let name = portal.to_owned();
+                    let columns = columns.clone();
+                    let limit = trip_limit(max_rows, returned);
+                    self.run(move |session| execute_trip(session, &name, limit, &columns))
+                        .await
+                        .and_then(|result| result.map_err(WireError::from))
+                }
             };
-            let name = portal.to_owned();
-            let columns = columns.clone();
-            let trip = self
-                .run(move |session| execute_trip(session, &name, limit, columns))
-                .await
-                .and_then(|result| result.map_err(WireError::from));
             let (rows, execution) = match trip {
                 Ok(trip) => trip,
                 Err(error) => return Ok(Err(error)),
@@ -241,12 +254,11 @@ impl ClientHandler {
             for row in rows {
                 client.feed(PgWireBackendMessage::DataRow(row)).await?;
             }
+            let first = first.unwrap_or(execution);
             if !execution.suspended {
-                let first = first.unwrap_or(execution);
                 return Ok(Ok(PortalEnd::Complete { returned, first }));
             }
             if max_rows != 0 && returned >= max_rows {
-                let first = first.unwrap_or(execution);
                 return Ok(Ok(PortalEnd::Suspended { first }));
             }
         }
@@ -258,13 +270,26 @@ impl ClientHandler {
     }
 }
 
+/// One trip's rows, encoded, and what the engine reported for it.
+pub(crate) type Trip = (Vec<DataRow>, Execution);
+
+/// How many rows the next trip asks for, `returned` rows into an execution limited to
+/// `max_rows` (0: no limit).
+pub(crate) fn trip_limit(max_rows: u64, returned: u64) -> u64 {
+    if max_rows == 0 {
+        ROWS_PER_TRIP
+    } else {
+        ROWS_PER_TRIP.min(max_rows.saturating_sub(returned))
+    }
+}
+
 /// One trip of a portal's execution on the session's thread: up to `limit` rows, encoded.
-fn execute_trip(
+pub(crate) fn execute_trip(
     session: &Session,
     portal: &str,
     limit: u64,
-    columns: Arc<[(DataType, bool)]>,
-) -> basalt::Result<(Vec<DataRow>, Execution)> {
+    columns: &[(DataType, bool)],
+) -> basalt::Result<Trip> {
     let mut encoder = RowEncoder::new(columns.to_vec());
     let mut rows = Vec::new();
     let execution = session.execute_portal(portal, limit, |row| {

@@ -126,17 +126,22 @@ impl ExtendedQueryHandler for ClientHandler {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        let close_portals = {
+        // Outside a transaction block, Sync ends PostgreSQL's implicit transaction and its
+        // portals. A suspended portal holds a snapshot: close it now. Portals that ran to
+        // completion or never ran hold nothing, and close with the session's next job.
+        let close_now = {
             let mut state = self.state();
-            let close = !state.in_transaction && !state.portals.is_empty();
-            if close {
+            let mut close_now = false;
+            if !state.in_transaction && !state.portals.is_empty() {
+                close_now = state.portals.values().any(|portal| portal.suspended);
                 state.portals.clear();
+                state.close_portals = true;
             }
-            close
+            close_now
         };
-        if close_portals {
+        if close_now {
             // The session is gone only if its thread died; the next message reports it.
-            let _ = self.run(|session| session.close_portals()).await;
+            let _ = self.run(|_| ()).await;
         }
         client.set_state(PgWireConnectionState::ReadyForQuery);
         client
@@ -278,6 +283,9 @@ impl ClientHandler {
                 format!("prepared statement \"{statement_name}\" does not exist"),
             )));
         };
+        if let Err(error) = self.failed_transaction_rule(statement.command.as_ref()) {
+            return Ok(Err(error));
+        }
         let count = statement.parameter_oids.len();
         if message.parameters.len() != count {
             return Ok(Err(WireError::new(
@@ -316,6 +324,7 @@ impl ClientHandler {
                 statement,
                 binary,
                 changed: None,
+                suspended: false,
             },
         );
         client
@@ -410,7 +419,10 @@ impl ClientHandler {
         }
         // A negative row limit is no limit, as in PostgreSQL.
         let max_rows = u64::try_from(message.max_rows).unwrap_or(0);
-        let end = match self.drive_portal(client, &name, max_rows, columns).await? {
+        let end = match self
+            .drive_portal(client, &name, max_rows, columns, None)
+            .await?
+        {
             Ok(end) => end,
             Err(error) => return Ok(Err(error)),
         };
@@ -418,10 +430,11 @@ impl ClientHandler {
             PortalEnd::Suspended { first } => {
                 // A write's count comes from its first execution; later ones resume its
                 // RETURNING rows.
-                if command.counts_changes()
-                    && let Some(portal) = self.state().portals.get_mut(&name)
-                {
-                    portal.changed.get_or_insert(first.rows);
+                if let Some(portal) = self.state().portals.get_mut(&name) {
+                    portal.suspended = true;
+                    if command.counts_changes() {
+                        portal.changed.get_or_insert(first.rows);
+                    }
                 }
                 PgWireBackendMessage::PortalSuspended(PortalSuspended::new())
             }
@@ -433,9 +446,14 @@ impl ClientHandler {
                 } else {
                     returned
                 };
-                if matches!(command, Command::RollbackTo) {
-                    self.state().failed = false;
+                let mut state = self.state();
+                if let Some(portal) = state.portals.get_mut(&name) {
+                    portal.suspended = false;
                 }
+                if matches!(command, Command::RollbackTo) {
+                    state.failed = false;
+                }
+                drop(state);
                 PgWireBackendMessage::CommandComplete(CommandComplete::new(command.tag(rows)))
             }
         };

@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use basalt::{ColumnDescription, DataType, Value};
+use basalt::{DataType, Value};
 use futures::{Sink, SinkExt};
 use pgwire::api::query::SimpleQueryHandler;
 use pgwire::api::results::Response;
@@ -26,7 +26,7 @@ use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, ReadyForQu
 use pgwire::messages::simplequery::Query;
 
 use crate::command::Command;
-use crate::connection::{ClientHandler, PortalEnd};
+use crate::connection::{ClientHandler, PortalEnd, execute_trip, trip_limit};
 use crate::encode::row_description;
 use crate::error::WireError;
 
@@ -135,19 +135,26 @@ impl ClientHandler {
         }
         let text = query.clone();
         let start = range.start;
+        // One trip prepares, binds, describes and runs the first rows.
         let prepared = self
             .run(move |session| {
                 let sql = substitute.unwrap_or_else(|| text.get(range).unwrap_or_default());
                 session.prepare_named("", sql)?;
                 session.bind("", "", Vec::<Value>::new())?;
-                session.describe_portal("")
+                let columns = session.describe_portal("")?;
+                let formats: Arc<[(DataType, bool)]> = columns
+                    .iter()
+                    .map(|column| (column.data_type, false))
+                    .collect();
+                let trip = execute_trip(session, "", trip_limit(0, 0), &formats);
+                Ok::<_, basalt::Error>((columns, formats, trip))
             })
             .await
-            .and_then(|columns| {
-                columns.map_err(|error| WireError::from_basalt(&error, query, start))
+            .and_then(|prepared| {
+                prepared.map_err(|error| WireError::from_basalt(&error, query, start))
             });
-        let columns: Vec<ColumnDescription> = match prepared {
-            Ok(columns) => columns,
+        let (columns, formats, first_trip) = match prepared {
+            Ok(prepared) => prepared,
             Err(error) => return Ok(Err(error)),
         };
         if !columns.is_empty() {
@@ -158,11 +165,16 @@ impl ClientHandler {
                 )))
                 .await?;
         }
-        let formats: Arc<[(DataType, bool)]> = columns
-            .iter()
-            .map(|column| (column.data_type, false))
-            .collect();
-        let end = match self.drive_portal(client, "", 0, formats).await? {
+        // An error while the rows are produced comes after the RowDescription, as in
+        // PostgreSQL.
+        let first_trip = match first_trip {
+            Ok(trip) => trip,
+            Err(error) => return Ok(Err(WireError::from(error))),
+        };
+        let end = match self
+            .drive_portal(client, "", 0, formats, Some(first_trip))
+            .await?
+        {
             Ok(end) => end,
             Err(error) => return Ok(Err(error)),
         };

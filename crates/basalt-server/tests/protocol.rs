@@ -475,6 +475,26 @@ async fn pipelined_messages_are_answered_in_order_and_an_error_skips_to_sync() {
     raw.send(&[frontend::sync()]).await;
     assert_eq!(kinds(&raw.read_until_ready().await), "Z");
 
+    // Outside a transaction block, Sync closes every portal: a suspended one cannot be
+    // resumed after it, and a portal's name is free again.
+    raw.send(&[
+        frontend::parse("ids", "SELECT id FROM t ORDER BY id", &[]),
+        frontend::bind("p", "ids", &[], &[], &[]),
+        frontend::execute("p", 2),
+        frontend::sync(),
+        frontend::execute("p", 2),
+        frontend::sync(),
+        frontend::bind("p", "ids", &[], &[], &[]),
+        frontend::execute("p", 0),
+        frontend::sync(),
+    ])
+    .await;
+    assert_eq!(kinds(&raw.read_until_ready().await), "12DDsZ");
+    let replies = raw.read_until_ready().await;
+    assert_eq!(replies[0].error_field(b'C').as_deref(), Some("34000"));
+    let replies = raw.read_until_ready().await;
+    assert_eq!(replies[replies.len() - 2].tag(), "SELECT 50");
+
     // Empty statements, unknown portals and statements.
     raw.send(&[
         frontend::parse("", "", &[]),
