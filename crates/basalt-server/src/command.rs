@@ -148,6 +148,30 @@ fn main_statement_of_with(sql: &str) -> Command {
     Command::Select
 }
 
+/// Whether `sql` holds no statement: only whitespace, comments and semicolons (the wire
+/// protocol's empty query). Cheaper than parsing it, which Parse would otherwise do twice.
+pub(crate) fn is_empty_query(sql: &str) -> bool {
+    let bytes = sql.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'-' if bytes.get(at + 1) == Some(&b'-') => {
+                at = find_from(bytes, at, b"\n").map_or(bytes.len(), |end| end + 1);
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                match find_from(bytes, at + 2, b"*/") {
+                    Some(end) => at = end + 2,
+                    // An unterminated comment is the parser's error to report.
+                    None => return false,
+                }
+            }
+            byte if byte == b';' || byte.is_ascii_whitespace() => at += 1,
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The first `limit` keywords or identifiers of `sql`, lower-cased, outside parentheses.
 fn leading_words(sql: &str, limit: usize) -> Vec<String> {
     let mut words = Vec::new();
@@ -302,6 +326,16 @@ mod tests {
             ),
             "SELECT 2"
         );
+    }
+
+    #[test]
+    fn empty_queries_hold_only_blanks_comments_and_semicolons() {
+        for empty in ["", " ; ;\n", "-- note\n;", "/* a */ ; -- b"] {
+            assert!(is_empty_query(empty), "{empty:?}");
+        }
+        for statement in ["SELECT 1", "; x", "/* unterminated", "-- a\nSELECT 1"] {
+            assert!(!is_empty_query(statement), "{statement:?}");
+        }
     }
 
     #[test]

@@ -33,7 +33,7 @@ use pgwire::messages::extendedquery::{
 };
 use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, ReadyForQuery};
 
-use crate::command::Command;
+use crate::command::{Command, is_empty_query};
 use crate::connection::{ClientHandler, PortalEnd, PortalInfo, PreparedInfo};
 use crate::encode::{decode_parameter, expand_formats, row_description, type_oid};
 use crate::error::{
@@ -226,7 +226,7 @@ impl ClientHandler {
         let statement_name = name.clone();
         let prepared = self
             .run(move |session| {
-                if basalt::split_statements(&sql)?.is_empty() {
+                if is_empty_query(&sql) {
                     return Ok(None);
                 }
                 session.prepare_named(&statement_name, &sql).map(Some)
