@@ -86,6 +86,16 @@ impl Command {
         )
     }
 
+    /// Whether it opens, ends or marks a transaction (BEGIN, COMMIT, ROLLBACK, SAVEPOINT,
+    /// RELEASE): a message holding one is not wrapped in an implicit transaction.
+    pub(crate) fn controls_transaction(&self) -> bool {
+        match self {
+            Command::Begin | Command::Commit | Command::Rollback | Command::RollbackTo => true,
+            Command::Other(tag) => tag == "SAVEPOINT" || tag == "RELEASE",
+            _ => false,
+        }
+    }
+
     /// Whether its row count is the rows it changed (reported by its first execution)
     /// rather than the rows an execution returned.
     pub(crate) fn counts_changes(&self) -> bool {

@@ -305,7 +305,8 @@ impl Drop for ClientHandler {
         if let Some(pid) = pid {
             self.shared.cancel_keys().remove(&pid);
         }
-        // A client that hangs up mid-statement does not keep it running.
+        // The connection's task is gone (the client hung up, or the server is stopping): a
+        // statement still running has nobody to answer to.
         if let Some(session) = self.session.get() {
             session.interrupt();
         }

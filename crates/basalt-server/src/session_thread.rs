@@ -68,8 +68,7 @@ impl SessionThread {
         result.await.map_err(|_| SessionGone)
     }
 
-    /// Stops the statement the session is running, if any (a CancelRequest, or the client
-    /// hanging up mid-statement).
+    /// Stops the statement the session is running, if any (its connection has gone).
     pub(crate) fn interrupt(&self) {
         self.interrupt.interrupt();
     }

@@ -1,11 +1,12 @@
 //! The simple query protocol: a Query message holding any number of statements, run one
 //! after another, each answered with its RowDescription, DataRows and CommandComplete; an
-//! empty query with EmptyQueryResponse; the first error ends the message (the statements
-//! before it keep their effect); ReadyForQuery closes it.
+//! empty query with EmptyQueryResponse; the first error ends the message; ReadyForQuery
+//! closes it.
 //!
 //! The whole message is parsed before anything runs (as PostgreSQL does), so a syntax error
-//! in the third statement stops the first from running. Each statement then goes through the
-//! session's unnamed statement and portal — the same path as the extended protocol, so rows
+//! in the third statement stops the first from running; and several statements outside a
+//! transaction block run in one implicit transaction, so an error undoes the ones before it.
+//! Each statement goes through the session's unnamed statement and portal — the same path as the extended protocol, so rows
 //! stream to the client in trips rather than being collected — which, as in PostgreSQL,
 //! replaces whatever the client had left in them.
 
@@ -99,17 +100,43 @@ impl ClientHandler {
             return Ok(Ok(()));
         }
         // The session's unnamed statement and portal are about to be replaced.
-        {
+        let in_transaction = {
             let mut state = self.state();
             state.statements.remove("");
             state.portals.remove("");
+            state.in_transaction
+        };
+        // Several statements outside a transaction block run as one implicit transaction,
+        // as in PostgreSQL: an error undoes the statements before it. A message that opens,
+        // ends or marks transactions itself runs statement by statement.
+        let implicit = !in_transaction
+            && ranges.len() > 1
+            && ranges.iter().all(|range| {
+                !Command::of(query.get(range.clone()).unwrap_or_default()).controls_transaction()
+            });
+        if implicit && let Err(error) = self.run_control("BEGIN").await {
+            return Ok(Err(error));
         }
         for range in ranges {
             if let Err(error) = self.run_statement(client, query, range).await? {
+                if implicit {
+                    // The session is gone only if its thread died; the error says enough.
+                    let _ = self.run_control("ROLLBACK").await;
+                }
                 return Ok(Err(error));
             }
         }
+        if implicit && let Err(error) = self.run_control("COMMIT").await {
+            return Ok(Err(error));
+        }
         Ok(Ok(()))
+    }
+
+    /// Runs a transaction control statement of the server's own (no reply to the client).
+    async fn run_control(&self, sql: &'static str) -> Result<(), WireError> {
+        self.run(move |session| session.execute_batch(sql))
+            .await
+            .and_then(|result| result.map_err(WireError::from))
     }
 
     /// Runs the statement at `range` of `query` and sends its results.

@@ -58,9 +58,21 @@ async fn simple_query_runs_each_statement_and_stops_at_an_error() {
         ]
     );
 
-    // The error stops the statements after it; the ones before it keep their effect.
+    // The error stops the statements after it, and the message's implicit transaction
+    // undoes the ones before it.
     let error = client
         .simple_query("INSERT INTO t VALUES (5, 'x', true); SELECT * FROM missing; INSERT INTO t VALUES (6, 'y', true)")
+        .await
+        .expect_err("missing table");
+    assert_eq!(error.code(), Some(&SqlState::UNDEFINED_TABLE));
+    let ids = client
+        .simple_query("SELECT id FROM t ORDER BY id")
+        .await
+        .expect("select");
+    assert_eq!(simple_rows(&ids), [[Some("2".into())]]);
+    // A message with its own transaction control runs statement by statement.
+    let error = client
+        .simple_query("BEGIN; INSERT INTO t VALUES (5, 'x', true); COMMIT; SELECT * FROM missing")
         .await
         .expect_err("missing table");
     assert_eq!(error.code(), Some(&SqlState::UNDEFINED_TABLE));
