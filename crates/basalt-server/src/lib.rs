@@ -15,7 +15,7 @@
 //! authentication exists); replies are buffered and written at Sync, Flush, the end of a
 //! simple query or a full buffer — never one write per row or per message.
 //!
-//! Not yet: pg_catalog and information_schema, authentication and TLS, COPY, Unix sockets.
+//! Not yet: pg_catalog and information_schema, authentication and TLS, COPY.
 //! See `docs/server.md`.
 
 mod command;
@@ -30,12 +30,13 @@ use std::fmt;
 use std::io;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use basalt::Database;
 use futures::FutureExt;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, UnixListener};
 
 use crate::connection::{ClientHandler, ConnectionHandlers, Shared};
 
@@ -82,7 +83,18 @@ impl From<io::Error> for ServeError {
 #[derive(Debug)]
 pub struct Server {
     listener: TcpListener,
+    unix: Option<(UnixListener, SocketFile)>,
     shared: Arc<Shared>,
+}
+
+/// The Unix socket's file, removed when the server stops.
+#[derive(Debug)]
+struct SocketFile(PathBuf);
+
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 impl Server {
@@ -95,8 +107,29 @@ impl Server {
         let listener = TcpListener::bind(address).await?;
         Ok(Server {
             listener,
+            unix: None,
             shared: Arc::new(Shared::new(db)),
         })
+    }
+
+    /// Also listens on a Unix socket in `directory`, named as PostgreSQL names its own
+    /// (`.s.PGSQL.<port>`, the TCP port), so `psql -h DIRECTORY -p PORT` finds it. A socket
+    /// file left by a server that is gone is replaced; one a live server answers on is an
+    /// error. Only the local machine can reach a Unix socket, so trust is safe there too.
+    pub async fn with_unix_socket(mut self, directory: &Path) -> Result<Server, ServeError> {
+        let path = directory.join(format!(".s.PGSQL.{}", self.local_addr()?.port()));
+        if path.exists() {
+            if tokio::net::UnixStream::connect(&path).await.is_ok() {
+                return Err(ServeError::Io(io::Error::new(
+                    io::ErrorKind::AddrInUse,
+                    format!("{} is in use by another server", path.display()),
+                )));
+            }
+            std::fs::remove_file(&path)?;
+        }
+        let listener = UnixListener::bind(&path)?;
+        self.unix = Some((listener, SocketFile(path)));
+        Ok(self)
     }
 
     /// The address the server listens on.
@@ -104,11 +137,27 @@ impl Server {
         self.listener.local_addr()
     }
 
+    /// The Unix socket's path, if it listens on one.
+    pub fn unix_socket(&self) -> Option<&Path> {
+        self.unix.as_ref().map(|(_, file)| file.0.as_path())
+    }
+
     /// Accepts clients, each served by its own task and session, until dropped.
     pub async fn run(self) -> io::Result<()> {
         loop {
-            let socket = match self.listener.accept().await {
-                Ok((socket, _)) => socket,
+            let accepted = match &self.unix {
+                Some((unix, _)) => tokio::select! {
+                    tcp = self.listener.accept() => tcp.map(|(socket, _)| Accepted::Tcp(socket)),
+                    local = unix.accept() => local.map(|(socket, _)| Accepted::Unix(socket)),
+                },
+                None => self
+                    .listener
+                    .accept()
+                    .await
+                    .map(|(socket, _)| Accepted::Tcp(socket)),
+            };
+            let accepted = match accepted {
+                Ok(accepted) => accepted,
                 Err(error) => {
                     // Out of file descriptors or a connection reset before it was accepted:
                     // the listener itself is fine; wait a moment rather than spin.
@@ -117,13 +166,21 @@ impl Server {
                     continue;
                 }
             };
-            // Replies are already batched into one write per Sync; don't let Nagle hold
-            // that write back waiting for an acknowledgement.
-            let _ = socket.set_nodelay(true);
-            let handler = Arc::new(ClientHandler::new(self.shared.clone()));
+            let handlers = ConnectionHandlers(Arc::new(ClientHandler::new(self.shared.clone())));
             tokio::spawn(async move {
-                let connection =
-                    pgwire::tokio::process_socket(socket, None, ConnectionHandlers(handler));
+                let connection = async move {
+                    match accepted {
+                        Accepted::Tcp(socket) => {
+                            // Replies are already batched into one write per Sync; don't let
+                            // Nagle hold that write back waiting for an acknowledgement.
+                            let _ = socket.set_nodelay(true);
+                            pgwire::tokio::process_socket(socket, None, handlers).await
+                        }
+                        Accepted::Unix(socket) => {
+                            pgwire::tokio::process_socket_unix(socket, handlers).await
+                        }
+                    }
+                };
                 // An I/O error ends this connection only; there is nobody to report it to.
                 // pgwire's decoders panic on some malformed messages (a Bind whose lengths
                 // run past its end): that too ends only this connection. Nothing shared is
@@ -137,20 +194,31 @@ impl Server {
     }
 }
 
-/// Serves `db` on `address` until Ctrl-C, on a runtime of its own: what `basalt serve`
-/// runs. `on_ready` is called with the bound address once clients can connect.
+/// A client's connection, by the listener that took it.
+enum Accepted {
+    Tcp(tokio::net::TcpStream),
+    Unix(tokio::net::UnixStream),
+}
+
+/// Serves `db` on `address` (and a Unix socket in `socket_directory`, if given) until
+/// Ctrl-C, on a runtime of its own: what `basalt serve` runs. `on_ready` is called with the
+/// bound server once clients can connect.
 pub fn serve_blocking(
     db: Database,
     address: SocketAddr,
-    on_ready: impl FnOnce(SocketAddr),
+    socket_directory: Option<&Path>,
+    on_ready: impl FnOnce(&Server) -> io::Result<()>,
 ) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("basalt-serve")
         .build()?;
     runtime.block_on(async move {
-        let server = Server::bind(db, address).await?;
-        on_ready(server.local_addr()?);
+        let mut server = Server::bind(db, address).await?;
+        if let Some(directory) = socket_directory {
+            server = server.with_unix_socket(directory).await?;
+        }
+        on_ready(&server)?;
         tokio::select! {
             result = server.run() => result.map_err(ServeError::from),
             signal = tokio::signal::ctrl_c() => signal.map_err(ServeError::from),
