@@ -211,7 +211,11 @@ impl ClientHandler {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         let name = message.name.unwrap_or_default();
-        if !name.is_empty() && self.state().statements.contains_key(&name) {
+        if name.is_empty() {
+            // As PostgreSQL does, the unnamed statement goes first: a Parse that fails
+            // leaves none behind for a later Bind to use by mistake.
+            self.state().statements.remove("");
+        } else if self.state().statements.contains_key(&name) {
             return Ok(Err(WireError::new(
                 DUPLICATE_PREPARED_STATEMENT,
                 format!("prepared statement \"{name}\" already exists"),

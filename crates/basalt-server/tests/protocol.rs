@@ -480,6 +480,18 @@ async fn pipelined_messages_are_answered_in_order_and_an_error_skips_to_sync() {
     assert_eq!(third[1].body, [0, 1, 0, 0, 0, 20], "one int8 parameter");
     assert_eq!(third[6].tag(), "SELECT 2");
 
+    // A failed Parse leaves no unnamed statement behind.
+    raw.send(&[
+        frontend::parse("", "SELECT * FROM missing", &[]),
+        frontend::sync(),
+        frontend::bind("", "", &[], &[], &[]),
+        frontend::sync(),
+    ])
+    .await;
+    assert_eq!(kinds(&raw.read_until_ready().await), "EZ");
+    let replies = raw.read_until_ready().await;
+    assert_eq!(replies[0].error_field(b'C').as_deref(), Some("26000"));
+
     // Flush answers what came before it without a Sync.
     raw.send(&[frontend::parse("", "SELECT 1", &[]), frontend::flush()])
         .await;
