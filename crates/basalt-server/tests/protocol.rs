@@ -578,3 +578,36 @@ async fn malformed_messages_close_only_their_connection() {
     let row = client.query_one("SELECT 1", &[]).await.expect("select");
     assert_eq!(row.get::<_, i64>(0), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replies_are_written_in_batches_not_per_message() {
+    let server = TestServer::start().await;
+    let mut raw = server.raw().await;
+    raw.send(&[frontend::query(
+        "CREATE TABLE big (id INTEGER PRIMARY KEY);
+         INSERT INTO big SELECT g FROM generate_series(1, 20000) AS s(g)",
+    )])
+    .await;
+    raw.read_until_ready().await;
+
+    // 20,000 DataRows (about 300 KB) arrive in writes of the sink's buffer size, not one a
+    // row: a few dozen reads at most, whatever the timing.
+    raw.send(&[frontend::query("SELECT id FROM big")]).await;
+    let (reads, messages) = raw.reads_until_ready().await;
+    assert_eq!(messages, 20_003);
+    assert!(reads < 500, "{reads} reads for {messages} messages");
+
+    // A pipeline of small replies is one write at Sync: it arrives in one read.
+    raw.send(&[
+        frontend::parse("", "SELECT 1", &[]),
+        frontend::bind("", "", &[], &[], &[]),
+        frontend::describe(b'P', ""),
+        frontend::execute("", 0),
+        frontend::parse("", "SELECT 2", &[]),
+        frontend::bind("", "", &[], &[], &[]),
+        frontend::execute("", 0),
+        frontend::sync(),
+    ])
+    .await;
+    assert_eq!(raw.reads_until_ready().await, (1, 10));
+}

@@ -232,6 +232,35 @@ impl RawClient {
         self.stream.write_all(&bytes).await.expect("write");
     }
 
+    /// Reads until a ReadyForQuery has arrived; returns how many socket reads that took
+    /// and how many messages came. A server that writes its replies at once needs few reads;
+    /// one that writes each message needs about as many reads as messages.
+    pub async fn reads_until_ready(&mut self) -> (usize, usize) {
+        let mut reads = 0;
+        let mut messages = 0;
+        let mut pending = std::mem::take(&mut self.buffer);
+        loop {
+            while pending.len() >= 5 {
+                let length = i32::from_be_bytes(pending[1..5].try_into().expect("length")) as usize;
+                if pending.len() <= length {
+                    break;
+                }
+                let kind = pending[0];
+                pending.drain(..1 + length);
+                messages += 1;
+                if kind == b'Z' {
+                    self.buffer = pending;
+                    return (reads, messages);
+                }
+            }
+            let mut chunk = vec![0u8; 1 << 20];
+            let read = self.stream.read(&mut chunk).await.expect("read");
+            assert!(read > 0, "connection closed before ReadyForQuery");
+            reads += 1;
+            pending.extend_from_slice(&chunk[..read]);
+        }
+    }
+
     /// The next backend message, or None when the server closed the connection.
     pub async fn next(&mut self) -> Option<Message> {
         loop {
