@@ -147,6 +147,14 @@ impl RowEncoder {
 
     /// One row as a DataRow.
     pub(crate) fn encode(&mut self, row: &Row<'_>) -> basalt::Result<DataRow> {
+        if row.column_count() != self.columns.len() {
+            // The statement was re-planned after DDL and now returns other columns than the
+            // client was told; PostgreSQL refuses the same way.
+            return Err(basalt::Error::new(
+                basalt::sqlstate::FEATURE_NOT_SUPPORTED,
+                "cached plan must not change result type",
+            ));
+        }
         for (index, &(data_type, binary)) in self.columns.iter().enumerate() {
             let value = row.get_ref(index)?;
             if value == ValueRef::Null {

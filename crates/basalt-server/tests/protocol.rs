@@ -270,6 +270,18 @@ async fn extended_query_infers_parameter_types_and_coerces_narrow_integers() {
         assert_eq!(inserted, 1);
     }
     drop(insert);
+
+    // A statement whose result changes shape under DDL is refused, as PostgreSQL does.
+    let star = client
+        .prepare("SELECT * FROM t WHERE id = 1")
+        .await
+        .expect("prepare");
+    client
+        .batch_execute("ALTER TABLE t ADD COLUMN extra TEXT")
+        .await
+        .expect("alter");
+    let error = client.query(&star, &[]).await.expect_err("result changed");
+    assert_eq!(error.code(), Some(&SqlState::FEATURE_NOT_SUPPORTED));
     let count = client
         .query_one("SELECT count(*) FROM t", &[])
         .await
