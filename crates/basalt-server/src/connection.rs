@@ -203,14 +203,7 @@ impl ClientHandler {
         &self,
         command: Option<&Command>,
     ) -> Result<Option<&'static str>, WireError> {
-        if !self.state().failed {
-            return Ok(None);
-        }
-        match command {
-            Some(Command::Commit) => Ok(Some("ROLLBACK")),
-            Some(command) if command.ends_failure() => Ok(None),
-            _ => Err(WireError::failed_transaction()),
-        }
+        failed_transaction_rule(self.state().failed, command)
     }
 
     /// Runs the session's portal `portal` for up to `max_rows` rows (0: all), feeding each
@@ -267,6 +260,21 @@ impl ClientHandler {
     fn register_cancel_key(&self, pid: i32, key: Bytes, interrupt: InterruptHandle) {
         self.shared.cancel_keys().insert(pid, (key, interrupt));
         self.state().pid = Some(pid);
+    }
+}
+
+/// [`ClientHandler::failed_transaction_rule`] for a transaction that has `failed` or not.
+pub(crate) fn failed_transaction_rule(
+    failed: bool,
+    command: Option<&Command>,
+) -> Result<Option<&'static str>, WireError> {
+    if !failed {
+        return Ok(None);
+    }
+    match command {
+        Some(Command::Commit) => Ok(Some("ROLLBACK")),
+        Some(command) if command.ends_failure() => Ok(None),
+        _ => Err(WireError::failed_transaction()),
     }
 }
 

@@ -15,7 +15,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use basalt::{DataType, Value};
+use basalt::{ColumnDescription, DataType, Session, Value};
 use futures::{Sink, SinkExt};
 use pgwire::api::query::SimpleQueryHandler;
 use pgwire::api::results::Response;
@@ -27,7 +27,9 @@ use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, ReadyForQu
 use pgwire::messages::simplequery::Query;
 
 use crate::command::Command;
-use crate::connection::{ClientHandler, PortalEnd, execute_trip, trip_limit};
+use crate::connection::{
+    ClientHandler, PortalEnd, Trip, execute_trip, failed_transaction_rule, trip_limit,
+};
 use crate::encode::row_description;
 use crate::error::WireError;
 
@@ -70,6 +72,38 @@ impl SimpleQueryHandler for ClientHandler {
     }
 }
 
+/// A statement prepared, bound, described and run for its first rows in one trip: its
+/// result columns, their formats (text), and the first trip or the error it ran into.
+type Started = (
+    Vec<ColumnDescription>,
+    Arc<[(DataType, bool)]>,
+    basalt::Result<Trip>,
+);
+
+/// On the session's thread: prepares `sql` as the unnamed statement, binds the unnamed
+/// portal, describes it and runs its first trip.
+fn start_statement(session: &Session, sql: &str) -> basalt::Result<Started> {
+    session.prepare_named("", sql)?;
+    session.bind("", "", Vec::<Value>::new())?;
+    let columns = session.describe_portal("")?;
+    let formats: Arc<[(DataType, bool)]> = columns
+        .iter()
+        .map(|column| (column.data_type, false))
+        .collect();
+    let trip = execute_trip(session, "", trip_limit(0, 0), &formats);
+    Ok((columns, formats, trip))
+}
+
+/// A statement's command, and what to run instead under the failed-transaction rule.
+fn classify(failed: bool, statement: &str) -> Result<(Command, Option<&'static str>), WireError> {
+    let command = Command::of(statement);
+    match failed_transaction_rule(failed, Some(&command))? {
+        // COMMIT of a failed transaction rolls back, and its tag says so.
+        Some(substitute) => Ok((Command::Rollback, Some(substitute))),
+        None => Ok((command, None)),
+    }
+}
+
 impl ClientHandler {
     /// Runs every statement of `query`, stopping at the first error, which it returns.
     async fn run_query<C>(
@@ -82,13 +116,33 @@ impl ClientHandler {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        // The session's unnamed statement and portal are about to be replaced.
+        let (in_transaction, failed) = {
+            let mut state = self.state();
+            state.statements.remove("");
+            state.portals.remove("");
+            (state.in_transaction, state.failed)
+        };
+        // One trip splits the message and, when it is one statement (the usual case), also
+        // starts it.
         let text = query.clone();
         let split = self
-            .run(move |_| basalt::split_statements(&text))
+            .run(move |session| {
+                let ranges = basalt::split_statements(&text)?;
+                let mut started = None;
+                if let [range] = ranges.as_slice() {
+                    let statement = text.get(range.clone()).unwrap_or_default();
+                    if let Ok((command, substitute)) = classify(failed, statement) {
+                        let sql = substitute.unwrap_or(statement);
+                        started = Some((command, start_statement(session, sql)));
+                    }
+                }
+                Ok::<_, basalt::Error>((ranges, started))
+            })
             .await
-            .and_then(|ranges| ranges.map_err(|error| WireError::from_basalt(&error, query, 0)));
-        let ranges = match split {
-            Ok(ranges) => ranges,
+            .and_then(|split| split.map_err(|error| WireError::from_basalt(&error, query, 0)));
+        let (ranges, started) = match split {
+            Ok(split) => split,
             Err(error) => return Ok(Err(error)),
         };
         if ranges.is_empty() {
@@ -99,13 +153,11 @@ impl ClientHandler {
                 .await?;
             return Ok(Ok(()));
         }
-        // The session's unnamed statement and portal are about to be replaced.
-        let in_transaction = {
-            let mut state = self.state();
-            state.statements.remove("");
-            state.portals.remove("");
-            state.in_transaction
-        };
+        if let (Some((command, started)), [range]) = (started, ranges.as_slice()) {
+            return self
+                .finish_statement(client, query, range.start, command, started)
+                .await;
+        }
         // Several statements outside a transaction block run as one implicit transaction,
         // as in PostgreSQL: an error undoes the statements before it. A message that opens,
         // ends or marks transactions itself runs statement by statement.
@@ -152,37 +204,44 @@ impl ClientHandler {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         let statement = query.get(range.clone()).unwrap_or_default();
-        let mut command = Command::of(statement);
-        let substitute = match self.failed_transaction_rule(Some(&command)) {
-            Ok(substitute) => substitute,
+        let (command, substitute) = match classify(self.state().failed, statement) {
+            Ok(classified) => classified,
             Err(error) => return Ok(Err(error)),
         };
-        if substitute.is_some() {
-            command = Command::Rollback;
-        }
         let text = query.clone();
         let start = range.start;
-        // One trip prepares, binds, describes and runs the first rows.
-        let prepared = self
+        let started = self
             .run(move |session| {
                 let sql = substitute.unwrap_or_else(|| text.get(range).unwrap_or_default());
-                session.prepare_named("", sql)?;
-                session.bind("", "", Vec::<Value>::new())?;
-                let columns = session.describe_portal("")?;
-                let formats: Arc<[(DataType, bool)]> = columns
-                    .iter()
-                    .map(|column| (column.data_type, false))
-                    .collect();
-                let trip = execute_trip(session, "", trip_limit(0, 0), &formats);
-                Ok::<_, basalt::Error>((columns, formats, trip))
+                start_statement(session, sql)
             })
-            .await
-            .and_then(|prepared| {
-                prepared.map_err(|error| WireError::from_basalt(&error, query, start))
-            });
-        let (columns, formats, first_trip) = match prepared {
-            Ok(prepared) => prepared,
+            .await;
+        let started = match started {
+            Ok(started) => started,
             Err(error) => return Ok(Err(error)),
+        };
+        self.finish_statement(client, query, start, command, started)
+            .await
+    }
+
+    /// Sends a started statement's results: its RowDescription, its rows (in further trips
+    /// while there are more) and its CommandComplete. `start` is its offset in `query`.
+    async fn finish_statement<C>(
+        &self,
+        client: &mut C,
+        query: &str,
+        start: usize,
+        command: Command,
+        started: basalt::Result<Started>,
+    ) -> PgWireResult<Result<(), WireError>>
+    where
+        C: Sink<PgWireBackendMessage> + Unpin + Send,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let (columns, formats, first_trip) = match started {
+            Ok(started) => started,
+            Err(error) => return Ok(Err(WireError::from_basalt(&error, query, start))),
         };
         if !columns.is_empty() {
             client
