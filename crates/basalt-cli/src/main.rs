@@ -6,7 +6,8 @@
 //! prompt (rustyline) in front of it; `input` decides where statements end, with the engine's
 //! tokenizer; `render` writes results in the chosen mode; `dot_commands`, `import` and `dump`
 //! are the commands that are not SQL; `interrupt` routes Ctrl-C to the running statement;
-//! `check` is the `basalt check FILE` command (the integrity check).
+//! `check` is the `basalt check FILE` command (the integrity check); `serve` is
+//! `basalt serve FILE`, the PostgreSQL wire protocol server.
 
 mod args;
 mod check;
@@ -17,6 +18,7 @@ mod input;
 mod interrupt;
 mod render;
 mod repl;
+mod serve;
 mod session;
 
 use std::io::{self, IsTerminal};
@@ -33,6 +35,9 @@ fn main() -> ExitCode {
     let arguments: Vec<String> = std::env::args().collect();
     if check::requested(&arguments) {
         return check::run(&arguments);
+    }
+    if serve::requested(&arguments) {
+        return serve::run(&arguments);
     }
     let args = Args::parse();
     let interactive = args.commands.is_empty() && (args.interactive || io::stdin().is_terminal());

@@ -34,3 +34,14 @@ pub use session::{
 };
 pub use statement::{CachedStatement, Row, RowIndex, Rows, Statement};
 pub use value::{FromSql, ToSql, ValueRef};
+
+/// The byte range of each statement in `sql`, in order, without the `;` between them and the
+/// whitespace and comments around them; empty statements are skipped. The statements are
+/// parsed to find where they end (a trigger's body holds `;`), so a syntax error anywhere is
+/// reported before any statement runs — what a server needs to run a multi-statement message
+/// one statement at a time as PostgreSQL does (the wire protocol's simple query).
+pub fn split_statements(sql: &str) -> Result<Vec<std::ops::Range<usize>>> {
+    crate::sql::split_statements(sql)
+        .map(|statements| statements.into_iter().map(|(_, range)| range).collect())
+        .map_err(|error| Error::syntax(&error, sql))
+}
