@@ -114,7 +114,7 @@ impl TermBuild {
 /// A term as a hash key: its bytes inside the key when it is short (most terms are), so a
 /// lookup compares bytes in the table itself instead of following a pointer to them — that
 /// second cache miss per posting was a fifth of a build's time.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq)]
 enum TermKey {
     Inline {
         length: u8,
@@ -125,6 +125,19 @@ enum TermKey {
 
 /// The longest term a [`TermKey`] holds inline.
 const INLINE_TERM: usize = 22;
+
+impl std::hash::Hash for TermKey {
+    /// The term's bytes alone (not the unused inline ones): a term has one form, inline
+    /// when it fits, so equal keys hash alike.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            TermKey::Inline { length, bytes } => {
+                state.write(bytes.get(..usize::from(*length)).unwrap_or_default());
+            }
+            TermKey::Spilled(term) => state.write(term.as_bytes()),
+        }
+    }
+}
 
 impl TermKey {
     fn new(term: &str) -> TermKey {
