@@ -20,13 +20,20 @@
     reason = "tests"
 )]
 
+#[path = "common/fulltext.rs"]
+mod fulltext;
 #[path = "common/vector_search.rs"]
 mod vector_search;
 
 use std::collections::HashMap;
 
 use basalt::{Connection, Database, Value, sqlstate};
+use fulltext::{integrity, rows};
 use vector_search::Xorshift;
+
+fn plan(conn: &Connection, sql: &str) -> String {
+    fulltext::plan(conn, sql, "w1")
+}
 
 const ROWS: i64 = 12_000;
 
@@ -143,37 +150,6 @@ fn reference(corpus: &Corpus, items: &[&[&str]]) -> HashMap<i64, f64> {
         scores.insert(*id, score);
     }
     scores
-}
-
-fn rows(conn: &Connection, sql: &str, query: &str) -> Vec<(i64, Option<f64>)> {
-    let mut statement = conn.prepare(sql).unwrap();
-    let mut result = statement.query(vec![Value::Text(query.into())]).unwrap();
-    let mut out = Vec::new();
-    while let Some(row) = result.next().unwrap() {
-        out.push((
-            row.get::<i64>(0).unwrap(),
-            row.get::<Option<f64>>(1).unwrap(),
-        ));
-    }
-    out
-}
-
-fn plan(conn: &Connection, sql: &str) -> String {
-    let mut statement = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
-    let mut result = statement.query(vec![Value::Text("w1".into())]).unwrap();
-    let mut out = String::new();
-    while let Some(row) = result.next().unwrap() {
-        out.push_str(&row.get::<String>(0).unwrap());
-        out.push('\n');
-    }
-    out
-}
-
-fn integrity(conn: &Connection) {
-    let mut statement = conn.prepare("PRAGMA integrity_check").unwrap();
-    let mut result = statement.query(vec![]).unwrap();
-    let row = result.next().unwrap().unwrap();
-    assert_eq!(row.get::<String>(0).unwrap(), "ok");
 }
 
 /// Queries and their items for the reference (an AND of items; `None`: not checked there).

@@ -14,11 +14,18 @@
     reason = "tests"
 )]
 
+#[path = "common/fulltext.rs"]
+mod fulltext;
 #[path = "common/vector_search.rs"]
 mod vector_search;
 
 use basalt::{Connection, Database, Value, sqlstate};
+use fulltext::{integrity, rows};
 use vector_search::Xorshift;
+
+fn plan(conn: &Connection, sql: &str) -> String {
+    fulltext::plan(conn, sql, "data")
+}
 
 const DOCUMENTS: i64 = 8_000;
 
@@ -124,28 +131,6 @@ fn build(conn: &Connection, options: &str) {
     }
 }
 
-fn rows(conn: &Connection, sql: &str, query: &str) -> Vec<(i64, Option<f64>)> {
-    let mut statement = conn.prepare(sql).unwrap();
-    let mut result = statement.query(vec![Value::Text(query.into())]).unwrap();
-    let mut out = Vec::new();
-    while let Some(row) = result.next().unwrap() {
-        let score = row.get::<Option<f64>>(1).ok().flatten();
-        out.push((row.get::<i64>(0).unwrap(), score));
-    }
-    out
-}
-
-fn plan(conn: &Connection, sql: &str) -> String {
-    let mut statement = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
-    let mut result = statement.query(vec![Value::Text("data".into())]).unwrap();
-    let mut out = String::new();
-    while let Some(row) = result.next().unwrap() {
-        out.push_str(&row.get::<String>(0).unwrap());
-        out.push('\n');
-    }
-    out
-}
-
 const QUERIES: &[&str] = &[
     "data",
     "w250x",
@@ -202,13 +187,6 @@ fn assert_same_answers(conn: &Connection) {
             assert_eq!(indexed, scanned, "{query}: {sql}");
         }
     }
-}
-
-fn integrity(conn: &Connection) {
-    let mut statement = conn.prepare("PRAGMA integrity_check").unwrap();
-    let mut result = statement.query(vec![]).unwrap();
-    let row = result.next().unwrap().unwrap();
-    assert_eq!(row.get::<String>(0).unwrap(), "ok");
 }
 
 #[test]

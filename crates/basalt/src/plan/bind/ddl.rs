@@ -802,29 +802,39 @@ fn index_method(using: Option<&ast::IndexType>) -> Result<IndexMethod, BindError
     })
 }
 
+/// 0A000 naming the access method: it does not support `what`.
+fn method_unsupported(method: &str, what: &str) -> BindError {
+    BindError::new(
+        sqlstate::FEATURE_NOT_SUPPORTED,
+        format!("access method \"{method}\" does not support {what}"),
+    )
+}
+
 /// What every method without a key order (hnsw, fts) requires of CREATE INDEX: not UNIQUE,
-/// one column, no ASC/DESC (0A000 naming the method otherwise); the column's position in
-/// the table and its clause.
+/// no ASC/DESC on any column (0A000 naming the method otherwise).
+fn unordered_columns(create: &ast::CreateIndex, method: &str) -> Result<(), BindError> {
+    if create.unique {
+        return Err(method_unsupported(method, "unique indexes"));
+    }
+    let ordered = |column: &ast::IndexColumn| {
+        column.column.options.sort.is_some() || column.column.options.nulls_first.is_some()
+    };
+    if create.columns.iter().any(ordered) {
+        return Err(method_unsupported(method, "ASC/DESC options"));
+    }
+    Ok(())
+}
+
+/// [`unordered_columns`], and one column: its position in the table and its clause.
 fn single_column<'c>(
     create: &'c ast::CreateIndex,
     columns: &[(usize, KeyOrder)],
     method: &str,
 ) -> Result<(usize, &'c ast::IndexColumn), BindError> {
-    let unsupported = |what: &str| {
-        BindError::new(
-            sqlstate::FEATURE_NOT_SUPPORTED,
-            format!("access method \"{method}\" does not support {what}"),
-        )
-    };
-    if create.unique {
-        return Err(unsupported("unique indexes"));
-    }
+    unordered_columns(create, method)?;
     let ([(position, _)], [column]) = (columns, create.columns.as_slice()) else {
-        return Err(unsupported("multicolumn indexes"));
+        return Err(method_unsupported(method, "multicolumn indexes"));
     };
-    if column.column.options.sort.is_some() || column.column.options.nulls_first.is_some() {
-        return Err(unsupported("ASC/DESC options"));
-    }
     Ok((*position, column))
 }
 
@@ -890,19 +900,8 @@ fn fts_method(
     table: &TableDef,
     columns: &[(usize, KeyOrder)],
 ) -> Result<IndexMethod, BindError> {
-    let unsupported = |what: &str| {
-        BindError::new(
-            sqlstate::FEATURE_NOT_SUPPORTED,
-            format!("access method \"fts\" does not support {what}"),
-        )
-    };
-    if create.unique {
-        return Err(unsupported("unique indexes"));
-    }
+    unordered_columns(create, "fts")?;
     for (at, (column, (position, _))) in create.columns.iter().zip(columns).enumerate() {
-        if column.column.options.sort.is_some() || column.column.options.nulls_first.is_some() {
-            return Err(unsupported("ASC/DESC options"));
-        }
         if let Some(class) = &column.operator_class {
             return Err(BindError::new(
                 sqlstate::UNDEFINED_OBJECT,

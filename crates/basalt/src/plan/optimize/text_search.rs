@@ -93,14 +93,17 @@ fn match_call(expr: &Expr) -> Option<(Vec<usize>, &Expr)> {
     if texts.is_empty() || !matches!(query, Expr::Literal { .. } | Expr::Parameter { .. }) {
         return None;
     }
-    let columns = texts
-        .iter()
+    Some((input_columns(texts.iter())?, query))
+}
+
+/// The input columns `texts` read, if each is a column.
+fn input_columns<'e>(texts: impl Iterator<Item = &'e Expr>) -> Option<Vec<usize>> {
+    texts
         .map(|text| match text {
             Expr::Column { index, .. } => Some(*index),
             _ => None,
         })
-        .collect::<Option<Vec<usize>>>()?;
-    Some((columns, query))
+        .collect()
 }
 
 /// The table columns the scan columns `texts` read (sorted), if each reads one.
@@ -289,15 +292,7 @@ fn ranks(columns: &[ScanColumn], search: &TextSearch, key: &Expr) -> bool {
     let [query, _, _, _, texts @ ..] = args.as_slice() else {
         return false;
     };
-    let texts: Option<Vec<usize>> = texts
-        .iter()
-        .step_by(2)
-        .map(|text| match text {
-            Expr::Column { index, .. } => Some(*index),
-            _ => None,
-        })
-        .collect();
-    texts
+    input_columns(texts.iter().step_by(2))
         .and_then(|texts| table_columns(columns, &texts))
         .is_some_and(|texts| same_columns(&search.index, &texts))
         && same_query(query, &search.query)

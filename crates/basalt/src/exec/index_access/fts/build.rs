@@ -182,16 +182,19 @@ impl Run {
         let key = TermKey::new(term);
         let at = match self.places.get(&key) {
             Some(&at) => at,
-            None => {
-                self.places.insert(key, self.terms.len());
-                self.terms.push((term.to_owned(), TermBuild::new(term)));
-                self.terms.len() - 1
-            }
+            None => self.insert(key, term.to_owned(), TermBuild::new(term)),
         };
         self.terms
             .get_mut(at)
             .map(|(_, build)| build)
             .ok_or_else(|| ExecError::internal("full-text index build lost a term"))
+    }
+
+    /// Adds a term not held yet; its place in `terms`.
+    fn insert(&mut self, key: TermKey, term: String, build: TermBuild) -> usize {
+        self.places.insert(key, self.terms.len());
+        self.terms.push((term, build));
+        self.terms.len() - 1
     }
 
     /// Adds document `row` (its tokens), past every row held.
@@ -253,8 +256,7 @@ impl Run {
                     None => return Err(ExecError::internal("full-text index build lost a term")),
                 },
                 None => {
-                    self.places.insert(key, self.terms.len());
-                    self.terms.push((term, build));
+                    self.insert(key, term, build);
                 }
             }
         }
