@@ -16,6 +16,7 @@ use super::index_access::{IndexAccess, IndexAm, KeyStatistics};
 
 /// Analyses `table` (every table when `None`) inside `txn`.
 pub fn analyze(table: Option<&str>, catalog: &Catalog, txn: &mut WriteTxn) -> ExecResult<()> {
+    crate::exec::index_access::fts::deferred::merge_pending(txn)?;
     let tables: Vec<_> = match table {
         Some(name) => vec![catalog.table(name).cloned().ok_or_else(|| {
             ExecError::new(

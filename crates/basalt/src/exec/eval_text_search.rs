@@ -229,6 +229,7 @@ fn statistics(
     }
     let items = bm25::items(parsed);
     if index_root != 0 {
+        ctx.source.merge_deferred()?;
         let reader = FtsReader::new(IndexTree::open(index_root), ctx.source.clone());
         let stats = Arc::new(fts::search::corpus_stats(&reader, &items)?);
         ctx.text_search_stats

@@ -83,6 +83,7 @@ pub fn check(
     max_problems: usize,
     only_table: Option<&str>,
 ) -> ExecResult<Vec<String>> {
+    source.merge_deferred()?;
     let mut report = Report {
         problems: Vec::new(),
         max: max_problems.max(1),

@@ -46,6 +46,18 @@ impl PageRead for PageSource {
 }
 
 impl PageSource {
+    /// Merges the documents the write transaction has put off adding to its full-text
+    /// indexes (`fts::deferred`): what anything reading a full-text index calls first, so a
+    /// transaction sees its own writes. Nothing to do for a read snapshot.
+    pub fn merge_deferred(&self) -> crate::exec::error::ExecResult<()> {
+        match self {
+            PageSource::Read(_) => Ok(()),
+            PageSource::Write(txn) => {
+                crate::exec::index_access::fts::deferred::merge_pending(&mut *txn.lock())
+            }
+        }
+    }
+
     /// The file header as this source sees it (page count, free list).
     pub fn header(&self) -> crate::storage::format::Header {
         match self {

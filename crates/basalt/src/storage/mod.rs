@@ -10,6 +10,7 @@
 
 pub mod btree;
 pub mod cache;
+pub mod deferred;
 pub mod error;
 pub mod format;
 pub mod keys;

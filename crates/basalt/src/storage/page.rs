@@ -226,4 +226,10 @@ pub trait PageWrite: PageRead {
     fn allocate_page(&mut self) -> Result<PageNo>;
     /// Returns a page to the free list. The caller must no longer reference it.
     fn free_page(&mut self, page_no: PageNo) -> Result<()>;
+    /// Where an index method may put off entries to merge later in one pass
+    /// ([`super::deferred`]), or `None` when this writer keeps none (entries are then written
+    /// at once).
+    fn deferred_writes(&mut self) -> Option<&mut super::deferred::DeferredWrites> {
+        None
+    }
 }

@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RawMutex, lock_api::ArcMutexGuard};
 
+use crate::storage::deferred::{DeferredMark, DeferredWrites};
 use crate::storage::error::{Result, StorageError};
 use crate::storage::format::{Header, META_SLOTS};
 use crate::storage::page::{self, PageBuf, PageMap, PageNo, PageRead, PageRef, PageWrite};
@@ -163,6 +164,7 @@ impl Store {
             dirty: PageMap::default(),
             spilled: PageMap::default(),
             savepoints: Vec::new(),
+            deferred: DeferredWrites::default(),
             changes: 0,
             generation: 0,
             finished: false,
@@ -235,6 +237,8 @@ pub struct WriteTxn {
     spilled: PageMap<u64>,
     /// Open savepoints, oldest first.
     savepoints: Vec<SavepointLog>,
+    /// Index entries put off until the index is read or the transaction commits.
+    deferred: DeferredWrites,
     /// Page changes made so far (see [`WriteTxn::change_count`]).
     changes: u64,
     /// Bumped whenever any page may change, rollbacks to a savepoint included: see
@@ -249,6 +253,7 @@ pub struct WriteTxn {
 struct SavepointLog {
     header: Header,
     undo: PageMap<(Option<PageRef>, Option<u64>)>,
+    deferred: DeferredMark,
 }
 
 /// Identifies a savepoint of a write transaction.
@@ -301,6 +306,7 @@ impl WriteTxn {
         self.savepoints.push(SavepointLog {
             header: self.header,
             undo: PageMap::default(),
+            deferred: self.deferred.mark(),
         });
         SavepointId(self.savepoints.len() - 1)
     }
@@ -320,11 +326,13 @@ impl WriteTxn {
             }
         }
         if let Some(log) = self.savepoints.pop() {
+            self.deferred.rollback_to(log.deferred);
             self.apply_undo(log);
         }
         self.savepoints.push(SavepointLog {
             header: self.header,
             undo: PageMap::default(),
+            deferred: self.deferred.mark(),
         });
         Ok(())
     }
@@ -347,6 +355,9 @@ impl WriteTxn {
                     outer.undo.entry(page_no).or_insert(before);
                 }
             }
+        }
+        if self.savepoints.is_empty() {
+            self.deferred.forget_merged();
         }
         Ok(())
     }
@@ -422,8 +433,29 @@ impl WriteTxn {
         !self.dirty.is_empty() || !self.spilled.is_empty() || self.header != self.snapshot.header
     }
 
-    /// Makes every change durable (per `synchronous`) and visible to new snapshots.
+    /// The index entries put off in this transaction (see `storage::deferred`).
+    pub fn deferred(&self) -> &DeferredWrites {
+        &self.deferred
+    }
+
+    /// The put-off index entries, to add to or to mark merged. Forgets merged entries first
+    /// when no savepoint is open to need them.
+    pub fn deferred_mut(&mut self) -> &mut DeferredWrites {
+        if self.savepoints.is_empty() {
+            self.deferred.forget_merged();
+        }
+        &mut self.deferred
+    }
+
+    /// Makes every change durable (per `synchronous`) and visible to new snapshots. Refuses
+    /// while index entries are still put off (their owner merges them first): committing
+    /// then would lose them.
     pub fn commit(mut self) -> Result<()> {
+        if self.deferred.has_pending() {
+            return Err(StorageError::InvalidArgument(
+                "the transaction still has index entries to merge".into(),
+            ));
+        }
         self.finished = true;
         if !self.is_dirty() {
             return Ok(());
@@ -554,6 +586,10 @@ impl PageWrite for WriteTxn {
             Some(page) => Ok(&mut Arc::make_mut(page)[..]),
             None => Err(StorageError::corrupt_page(page_no, "dirty page vanished")),
         }
+    }
+
+    fn deferred_writes(&mut self) -> Option<&mut DeferredWrites> {
+        Some(self.deferred_mut())
     }
 
     fn allocate_page(&mut self) -> Result<PageNo> {

@@ -173,9 +173,17 @@ fn finish(txn: ExplicitTxn, commit: bool) -> Result<()> {
         })?
         .into_inner();
     if commit {
-        write.commit()?;
+        commit_write(write)?;
     } else {
         write.rollback();
     }
+    Ok(())
+}
+
+/// Commits `write`, merging first the index entries it put off (`fts::deferred`): the one
+/// way a session commits a transaction that may have written.
+pub(super) fn commit_write(mut write: WriteTxn) -> Result<()> {
+    crate::exec::index_access::fts::deferred::merge_pending(&mut write)?;
+    write.commit()?;
     Ok(())
 }

@@ -115,8 +115,7 @@ impl Session {
                 )
             })?
             .into_inner();
-        txn.commit()?;
-        Ok(())
+        super::transaction::commit_write(txn)
     }
 
     /// Runs `prepared`, already refreshed against `write`'s catalog, in `write`.

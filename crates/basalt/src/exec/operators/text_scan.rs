@@ -68,6 +68,7 @@ impl TextScan {
         let Some(parsed) = query::parse(&query_text, &analyzer)? else {
             return Ok((Vec::new(), Vec::new()));
         };
+        ctx.source.merge_deferred()?;
         let reader = index.reader(ctx.source.clone());
         let Some((limit, offset)) = &self.search.top else {
             return Ok((search::matching_rows(&reader, &parsed)?, Vec::new()));

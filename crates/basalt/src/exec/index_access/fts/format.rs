@@ -417,6 +417,16 @@ impl BlockBuilder {
         self.first_row
     }
 
+    /// The encoded size of a posting of `row` (past every row held) with `positions` bytes
+    /// of inline positions.
+    pub fn posting_size(&self, row: i64, tf: u32, length: u32, positions: usize) -> usize {
+        let delta = match self.count {
+            0 => 0,
+            _ => ordered(row).wrapping_sub(ordered(self.last_row)),
+        };
+        posting_size(delta, tf, length, positions)
+    }
+
     /// Appends a posting (its row past every row held) with its encoded positions.
     pub fn push(&mut self, row: i64, tf: u32, length: u32, positions: &[u8]) {
         let previous = if self.count == 0 {

@@ -27,6 +27,7 @@
 //! always those of its current texts.
 
 pub mod build;
+pub mod deferred;
 pub mod format;
 pub mod read;
 pub mod search;
@@ -201,6 +202,7 @@ impl IndexAm for FtsIndex<'_> {
         txn: &mut W,
         rows: &[(i64, Vec<Value>)],
     ) -> ExecResult<()> {
+        deferred::merge_pending(txn)?;
         let mut order: Vec<usize> = (0..rows.len()).collect();
         order.sort_unstable_by_key(|&i| rows[i].0);
         // Each build thread analyzes with its own analyzer (analyzers are per thread).
@@ -222,7 +224,17 @@ impl IndexAm for FtsIndex<'_> {
         Ok(())
     }
 
+    /// Puts the document off until the transaction next reads a full-text index or commits
+    /// ([`deferred`]), when the writer allows; else adds it at once.
     fn insert<W: PageWrite + ?Sized>(&self, txn: &mut W, entry: &IndexEntry) -> ExecResult<()> {
+        if deferred::defer(
+            txn,
+            self.index.root,
+            &analyzer_options(self.index),
+            &entry.key,
+        )? {
+            return Ok(());
+        }
         let (row, texts) = decode_entry(&entry.key)?;
         if let Some(tokens) = self.tokens(&texts)? {
             write::add_document(self.tree, txn, row, &tokens)?;
@@ -236,6 +248,7 @@ impl IndexAm for FtsIndex<'_> {
         values: &[Value],
         row_id: i64,
     ) -> ExecResult<bool> {
+        deferred::merge_pending(txn)?;
         match self.tokens(&self.texts(values))? {
             Some(tokens) => write::remove_document(self.tree, txn, row_id, &tokens),
             None => Ok(true),
@@ -257,6 +270,8 @@ impl IndexAm for FtsIndex<'_> {
     }
 
     fn destroy<W: PageWrite + ?Sized>(&self, txn: &mut W) -> ExecResult<()> {
+        // Merged first, so a rollback to a savepoint before the drop finds them again.
+        deferred::merge_pending(txn)?;
         Ok(self.tree.destroy(txn)?)
     }
 

@@ -99,6 +99,162 @@ pub fn add_document<W: PageWrite + ?Sized>(
     update_stats(tree, txn, 1, i64::from(length))
 }
 
+/// Adds documents `(row, tokens)` to the index in `tree` in one pass: their document
+/// entries in row order, then their postings term by term, so a term the documents share is
+/// sought and its last block rewritten once for all of them rather than once per document,
+/// and the corpus statistics once. The same index as adding them one at a time.
+pub fn add_documents<W: PageWrite + ?Sized>(
+    tree: IndexTree,
+    txn: &mut W,
+    documents: &mut [(i64, Vec<Token>)],
+) -> ExecResult<()> {
+    documents.sort_unstable_by_key(|(row, _)| *row);
+    let mut total_length = 0i64;
+    for (row, tokens) in documents.iter() {
+        let length = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
+        total_length += i64::from(length);
+        if !tree.insert(txn, &format::document_key(*row), &varint(u64::from(length)))? {
+            return Err(ExecError::internal(format!(
+                "full-text index: row {row} is indexed twice"
+            )));
+        }
+    }
+    let grouped: Vec<(i64, u32, GroupedTerms<'_>)> = documents
+        .iter()
+        .map(|(row, tokens)| {
+            let length = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
+            (*row, length, group_terms(tokens))
+        })
+        .collect();
+    // Every (term, row) pair, by term and then row (rows are sorted and stay so).
+    let mut pairs: Vec<(&str, i64, u32, &[u32])> = grouped
+        .iter()
+        .flat_map(|(row, length, terms)| {
+            terms
+                .iter()
+                .map(move |(term, positions)| (term, *row, *length, positions))
+        })
+        .collect();
+    pairs.sort_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+    let mut postings = Vec::new();
+    let mut at = 0;
+    while let Some(&(term, ..)) = pairs.get(at) {
+        let end = at + pairs[at..].partition_point(|pair| pair.0 == term);
+        for &(_, row, length, positions) in &pairs[at..end] {
+            postings.push(posting_of(tree, txn, term, row, length, positions)?);
+        }
+        add_postings(tree, txn, term, std::mem::take(&mut postings))?;
+        at = end;
+    }
+    let count = i64::try_from(documents.len()).unwrap_or(i64::MAX);
+    update_stats(tree, txn, count, total_length)
+}
+
+/// The posting of `row` under `term`, its positions inline or, when there are many, written
+/// as chunks of their own.
+fn posting_of<W: PageWrite + ?Sized>(
+    tree: IndexTree,
+    txn: &mut W,
+    term: &str,
+    row: i64,
+    length: u32,
+    positions: &[u32],
+) -> ExecResult<OwnedPosting> {
+    let tf = u32::try_from(positions.len()).unwrap_or(u32::MAX);
+    let mut encoded = Vec::new();
+    if tf > INLINE_POSITIONS {
+        write_positions(tree, txn, term, row, positions)?;
+    } else {
+        format::encode_positions(positions, &mut encoded);
+    }
+    Ok(OwnedPosting {
+        row,
+        tf,
+        length,
+        positions: encoded,
+    })
+}
+
+/// Adds postings (rows increasing, none indexed under `term` yet) to the term's blocks and
+/// counts them in its entry. Past the term's last row — documents inserted in row order —
+/// they fill the last block and then new full blocks; otherwise each goes where it belongs.
+fn add_postings<W: PageWrite + ?Sized>(
+    tree: IndexTree,
+    txn: &mut W,
+    term: &str,
+    postings: Vec<OwnedPosting>,
+) -> ExecResult<()> {
+    if postings.len() <= 1 {
+        for posting in postings {
+            add_posting(tree, txn, term, posting)?;
+        }
+        return Ok(());
+    }
+    let prefix = format::postings_prefix(term);
+    let (entry, last) = entry_and_last_block(tree, txn, term, &prefix)?;
+    let first_new = postings.first().map_or(i64::MIN, |p| p.row);
+    let mut open = match &last {
+        Some(found) => {
+            let (header, _) = format::decode_header(found.first, &found.value)?;
+            if first_new <= header.last_row {
+                for posting in postings {
+                    add_posting(tree, txn, term, posting)?;
+                }
+                return Ok(());
+            }
+            Some(BlockBuilder::from_value(found.first, &found.value)?)
+        }
+        None => None,
+    };
+    let mut info = match &entry {
+        Some((value, _)) => TermInfo::decode(value)?,
+        None => TermInfo {
+            documents: 0,
+            max_tf: 0,
+            min_length: u32::MAX,
+        },
+    };
+    let budget = value_budget(txn.usable_size(), prefix.len() + 8);
+    let mut blocks: Vec<BlockBuilder> = Vec::new();
+    let held = open.as_ref().map_or(0, BlockBuilder::count);
+    let mut current = open.take().unwrap_or_default();
+    for posting in &postings {
+        info.documents += 1;
+        info.max_tf = info.max_tf.max(posting.tf);
+        info.min_length = info.min_length.min(posting.length);
+        let size = current.posting_size(
+            posting.row,
+            posting.tf,
+            posting.length,
+            posting.positions.len(),
+        );
+        if current.count() > 0
+            && (current.count() >= BLOCK_POSTINGS || current.size_with(size) > budget)
+        {
+            blocks.push(std::mem::take(&mut current));
+        }
+        current.push(posting.row, posting.tf, posting.length, &posting.positions);
+    }
+    blocks.push(current);
+    // The first block replaces the last one found (same first row) in its leaf; the rest
+    // are new keys.
+    let mut hint = entry.as_ref().and_then(|(_, leaf)| *leaf);
+    for (i, block) in blocks.iter().enumerate() {
+        let key = format::postings_key(&prefix, block.first_row());
+        match (i, &last) {
+            // The last block was full: it stays as it is.
+            (0, Some(_)) if block.count() == held => {}
+            (0, Some(found)) => tree.replace_near(txn, found.leaf, &key, &block.finish())?,
+            _ => {
+                tree.upsert(txn, &key, &block.finish())?;
+                hint = None;
+            }
+        }
+    }
+    tree.replace_near(txn, hint, &format::term_key(term), &info.encode())?;
+    Ok(())
+}
+
 /// Removes document `row` (its tokens as they were indexed) from the index; whether it was
 /// there.
 pub fn remove_document<W: PageWrite + ?Sized>(
