@@ -246,7 +246,7 @@ pub struct TermCursor<S: PageRead + Clone> {
     cursor: IndexCursor<S>,
     tree: IndexTree,
     store: S,
-    /// The current block's value (postings locate their positions in it).
+    /// The current block's value once decoded (postings locate their positions in it).
     value: Vec<u8>,
     block: Vec<Posting>,
     header: Option<BlockHeader>,
@@ -275,9 +275,9 @@ impl<S: PageRead + Clone> TermCursor<S> {
             return Ok(());
         }
         if let Some(first) = format::block_row(self.cursor.key(), &self.prefix)? {
-            self.value.clear();
-            self.value.extend_from_slice(self.cursor.value());
-            self.header = Some(format::decode_header(first, &self.value)?.0);
+            // The value is copied only when the block is decoded: a block skipped by its
+            // header is never copied.
+            self.header = Some(format::decode_header(first, self.cursor.value())?.0);
             self.target = first;
         }
         Ok(())
@@ -290,6 +290,9 @@ impl<S: PageRead + Clone> TermCursor<S> {
             return Ok(());
         };
         if !self.decoded {
+            // The index cursor still stands on the block `load` read.
+            self.value.clear();
+            self.value.extend_from_slice(self.cursor.value());
             format::decode_block(header.first_row, &self.value, &mut self.block)?;
             self.decoded = true;
             self.at = 0;
