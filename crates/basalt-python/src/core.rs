@@ -1,0 +1,323 @@
+//! [`Core`]: one Python connection's engine state — its `basalt::Connection`, the statements
+//! it has prepared (by SQL text) and the transaction mode — used with the GIL released.
+//!
+//! Everything here is plain Rust: no Python object is touched, so the cursor and connection
+//! run it inside `Python::detach` behind a mutex. Queries run as the session's portals (one
+//! per cursor), which keep their place between fetches, so a cursor streams its rows;
+//! `executemany` runs one prepared statement over every parameter set. Files are opened
+//! once per process ([`open`]): every connection to one path shares one `basalt::Database`,
+//! as the engine requires.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+
+use basalt::{ColumnDescription, DataType, Value};
+use parking_lot::Mutex;
+
+use crate::errors::{Outcome, binding, closed};
+
+/// Statements a connection keeps prepared; past it the cache starts again.
+const STATEMENT_CACHE: usize = 256;
+
+/// The databases open in this process, by canonical path.
+static OPEN: Mutex<Option<HashMap<PathBuf, Weak<basalt::Database>>>> = Mutex::new(None);
+
+/// The database at `path` (`":memory:"`: a new in-memory one), shared with every other
+/// connection of this process to the same file.
+pub(crate) fn open(path: &str) -> Outcome<Arc<basalt::Database>> {
+    if path == ":memory:" {
+        return Ok(Arc::new(basalt::Database::open_in_memory()?));
+    }
+    let key = canonical(Path::new(path))?;
+    let mut open = OPEN.lock();
+    let open = open.get_or_insert_with(HashMap::new);
+    if let Some(database) = open.get(&key).and_then(Weak::upgrade) {
+        return Ok(database);
+    }
+    open.retain(|_, database| database.strong_count() > 0);
+    let database = Arc::new(basalt::Database::open(&key)?);
+    open.insert(key, Arc::downgrade(&database));
+    Ok(database)
+}
+
+/// `path` made absolute, with symbolic links resolved in the part that exists.
+fn canonical(path: &Path) -> Outcome<PathBuf> {
+    if let Ok(path) = std::fs::canonicalize(path) {
+        return Ok(path);
+    }
+    let absolute = std::path::absolute(path)
+        .map_err(|error| binding("58030", format!("cannot resolve {}: {error}", path.display())))?;
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(parent), Some(name)) => Ok(std::fs::canonicalize(parent)
+            .map(|parent| parent.join(name))
+            .unwrap_or(absolute.clone())),
+        _ => Ok(absolute),
+    }
+}
+
+/// What a statement is, for the transaction rules and the cursor's attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Kind {
+    /// It returns rows (a query, or a modification with RETURNING).
+    pub(crate) query: bool,
+    /// INSERT, UPDATE, DELETE, REPLACE or MERGE: opens the implicit transaction.
+    pub(crate) modifies: bool,
+    /// INSERT or REPLACE: sets `lastrowid`.
+    pub(crate) inserts: bool,
+    /// CREATE, ALTER or DROP: the statement cache starts again after it.
+    pub(crate) ddl: bool,
+}
+
+impl Kind {
+    fn of(sql: &str, query: bool) -> Kind {
+        let keyword = first_keyword(sql);
+        let is = |word: &str| keyword.eq_ignore_ascii_case(word);
+        let inserts = is("insert") || is("replace");
+        Kind {
+            query,
+            modifies: inserts
+                || is("update")
+                || is("delete")
+                || is("merge")
+                || (is("with") && !query),
+            inserts,
+            ddl: is("create") || is("alter") || is("drop"),
+        }
+    }
+}
+
+/// The first word of `sql`, after whitespace, `--` comments and `/* */` comments.
+fn first_keyword(sql: &str) -> &str {
+    let mut rest = sql;
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix("--") {
+            rest = after.find('\n').map_or("", |end| &after[end..]);
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.find("*/").map_or("", |end| &after[end + 2..]);
+        } else {
+            break;
+        }
+    }
+    let end = rest
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// A statement prepared in the session under `name`, with what the binding needs to know.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) name: String,
+    pub(crate) sql: String,
+    /// Each parameter's name (`:name` without its prefix) and the type the statement
+    /// gives it.
+    pub(crate) parameters: Vec<(Option<String>, DataType)>,
+    /// The result columns as prepared.
+    pub(crate) columns: Vec<ColumnDescription>,
+    pub(crate) kind: Kind,
+}
+
+/// What running a query's portal gave.
+#[derive(Debug)]
+pub(crate) struct Fetched {
+    /// The values of the rows, row after row.
+    pub(crate) values: Vec<Value>,
+    /// Columns per row.
+    pub(crate) width: usize,
+    /// Rows remain in the portal.
+    pub(crate) more: bool,
+    /// The result columns, when the plan's differ from the prepared statement's (the schema
+    /// changed since).
+    pub(crate) columns: Option<Vec<ColumnDescription>>,
+}
+
+/// One Python connection's engine state.
+#[derive(Debug)]
+pub(crate) struct Core {
+    connection: Option<basalt::Connection>,
+    /// Keeps the database open while the connection is.
+    _database: Arc<basalt::Database>,
+    statements: HashMap<String, Arc<Prepared>>,
+    next_name: u64,
+    /// Each statement commits on its own; no implicit BEGIN.
+    pub(crate) autocommit: bool,
+}
+
+impl Core {
+    pub(crate) fn new(database: Arc<basalt::Database>, autocommit: bool) -> Core {
+        Core {
+            connection: Some(database.connect()),
+            _database: database,
+            statements: HashMap::new(),
+            next_name: 0,
+            autocommit,
+        }
+    }
+
+    pub(crate) fn connection(&self) -> Outcome<&basalt::Connection> {
+        self.connection.as_ref().ok_or_else(|| closed("connection"))
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.connection.is_none()
+    }
+
+    /// Closes the connection; an open transaction rolls back.
+    pub(crate) fn close(&mut self) {
+        self.statements.clear();
+        self.connection = None;
+    }
+
+    /// A unique name for a portal or statement of this connection.
+    pub(crate) fn unique_name(&mut self, prefix: char) -> String {
+        self.next_name += 1;
+        format!("{prefix}{}", self.next_name)
+    }
+
+    /// The cached statement for `sql`, if there is one.
+    pub(crate) fn cached(&self, sql: &str) -> Option<Arc<Prepared>> {
+        self.statements.get(sql).cloned()
+    }
+
+    /// The statement for `sql`, prepared now unless cached.
+    pub(crate) fn prepare(&mut self, sql: &str) -> Outcome<Arc<Prepared>> {
+        if let Some(prepared) = self.cached(sql) {
+            return Ok(prepared);
+        }
+        if self.statements.len() >= STATEMENT_CACHE {
+            self.forget_statements();
+        }
+        let name = self.unique_name('s');
+        let description = self.connection()?.session().prepare_named(&name, sql)?;
+        let parameters = description
+            .parameters
+            .into_iter()
+            .map(|parameter| {
+                let name = parameter
+                    .name
+                    .map(|name| name.trim_start_matches([':', '$', '@', '?']).to_owned());
+                (name, parameter.data_type)
+            })
+            .collect();
+        let kind = Kind::of(sql, !description.columns.is_empty());
+        let prepared = Arc::new(Prepared {
+            name,
+            sql: sql.to_owned(),
+            parameters,
+            columns: description.columns,
+            kind,
+        });
+        self.statements.insert(sql.to_owned(), prepared.clone());
+        Ok(prepared)
+    }
+
+    /// Forgets every prepared statement (after DDL, or when the cache is full).
+    pub(crate) fn forget_statements(&mut self) {
+        if let Some(connection) = &self.connection {
+            for prepared in self.statements.values() {
+                connection.session().close_statement(&prepared.name);
+            }
+        }
+        self.statements.clear();
+    }
+
+    /// Opens the implicit transaction before a modification (sqlite3's default).
+    fn begin_if_needed(&self, kind: Kind) -> Outcome<()> {
+        let connection = self.connection()?;
+        if kind.modifies && !self.autocommit && !connection.in_transaction() {
+            connection.execute_batch("BEGIN")?;
+        }
+        Ok(())
+    }
+
+    /// Runs `prepared` with `values` in the cursor's portal `portal`; for a query, returns
+    /// its first `max_rows` rows, for anything else the rows it changed.
+    pub(crate) fn run(
+        &mut self,
+        portal: &str,
+        prepared: &Prepared,
+        values: Vec<Value>,
+        max_rows: u64,
+    ) -> Outcome<Result<Fetched, u64>> {
+        let session = self.connection()?.session();
+        session.close_portal(portal);
+        self.begin_if_needed(prepared.kind)?;
+        session.bind(portal, &prepared.name, values)?;
+        if !prepared.kind.query {
+            let execution = session.execute_portal(portal, 0, |_| Ok(()));
+            session.close_portal(portal);
+            let changed = execution?.rows;
+            if prepared.kind.ddl {
+                self.forget_statements();
+            }
+            return Ok(Err(changed));
+        }
+        let mut fetched = self.fetch(portal, max_rows, Vec::new())?;
+        if fetched.width != 0 && fetched.width != prepared.columns.len() {
+            // The plan changed shape since the statement was described: describe the portal
+            // and prepare the statement afresh next time.
+            let session = self.connection()?.session();
+            fetched.columns = Some(session.describe_portal(portal)?);
+            session.close_statement(&prepared.name);
+            self.statements.remove(&prepared.sql);
+        }
+        Ok(Ok(fetched))
+    }
+
+    /// The next `max_rows` rows of the portal `portal`, into `values` (emptied first).
+    pub(crate) fn fetch(
+        &self,
+        portal: &str,
+        max_rows: u64,
+        mut values: Vec<Value>,
+    ) -> Outcome<Fetched> {
+        values.clear();
+        let mut width = 0;
+        let execution = self
+            .connection()?
+            .session()
+            .execute_portal(portal, max_rows, |row| {
+                width = row.column_count();
+                for column in 0..width {
+                    values.push(row.get_ref(column)?.to_owned());
+                }
+                Ok(())
+            })?;
+        Ok(Fetched {
+            values,
+            width,
+            more: execution.suspended,
+            columns: None,
+        })
+    }
+
+    /// Closes the portal `portal`.
+    pub(crate) fn close_portal(&self, portal: &str) {
+        if let Some(connection) = &self.connection {
+            connection.session().close_portal(portal);
+        }
+    }
+
+    /// Runs `sql` once per parameter set of `batch` through one prepared statement; returns
+    /// the rows changed.
+    pub(crate) fn run_many(&self, prepared: &Prepared, batch: Vec<Vec<Value>>) -> Outcome<u64> {
+        self.begin_if_needed(prepared.kind)?;
+        let mut statement = self.connection()?.prepare_cached(&prepared.sql)?;
+        let mut changed = 0;
+        for values in batch {
+            changed += statement.execute(values)? as u64;
+        }
+        Ok(changed)
+    }
+
+    /// COMMIT (or ROLLBACK) when a transaction is open; nothing otherwise.
+    pub(crate) fn end(&self, commit: bool) -> Outcome<()> {
+        let connection = self.connection()?;
+        if connection.in_transaction() {
+            connection.execute_batch(if commit { "COMMIT" } else { "ROLLBACK" })?;
+        }
+        Ok(())
+    }
+}
