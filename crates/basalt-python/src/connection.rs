@@ -103,10 +103,17 @@ impl Connection {
         self.end(py, false)
     }
 
-    /// Closes the connection, rolling back what is uncommitted. Closing twice is allowed.
-    fn close(&self, py: Python<'_>) {
+    /// Closes the connection, rolling back what is uncommitted. Any later use raises
+    /// ProgrammingError, closing it again included (as PEP 249 says).
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
         let core = self.core.clone();
-        py.detach(move || core.lock().close());
+        py.detach(move || {
+            let mut core = core.lock();
+            core.connection()?;
+            core.close();
+            Ok::<_, errors::Failure>(())
+        })?;
+        Ok(())
     }
 
     /// Asks the statement running on this connection (in another thread) to stop; it fails

@@ -52,6 +52,8 @@ pub struct Cursor {
     width: usize,
     /// Rows remain in the portal.
     more: bool,
+    /// The last statement returned rows (fetching is an error otherwise, as PEP 249 says).
+    has_rows: bool,
     closed: bool,
 }
 
@@ -81,6 +83,7 @@ impl Cursor {
             next: 0,
             width: 0,
             more: false,
+            has_rows: false,
             closed: false,
         }
     }
@@ -112,12 +115,16 @@ impl Cursor {
         self.next = 0;
         self.width = 0;
         self.more = false;
+        self.has_rows = false;
         self.rowcount = -1;
     }
 
     /// The next row as a tuple, fetching the next chunk from the portal when the buffered
     /// rows are used up.
     fn next_tuple<'py>(&mut self, py: Python<'py>, chunk: usize) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        if !self.has_rows {
+            return Err(binding("24000", "the last statement returned no rows to fetch").into());
+        }
         if self.next >= self.values.len() {
             if !self.more {
                 return Ok(None);
@@ -305,6 +312,7 @@ impl Cursor {
                 slf.values = fetched.values;
                 slf.width = fetched.width;
                 slf.more = fetched.more;
+                slf.has_rows = true;
             }
             Err(changed) => {
                 slf.describe(py, &prepared, None)?;
