@@ -15,10 +15,12 @@ use std::sync::{Arc, Weak};
 use basalt::{ColumnDescription, DataType, Value};
 use parking_lot::Mutex;
 
-use crate::errors::{Outcome, binding, closed};
+use crate::errors::{Failure, Outcome, binding, closed};
 
 /// Statements a connection keeps prepared; past it the cache starts again.
 const STATEMENT_CACHE: usize = 256;
+/// Times a statement that opened the implicit transaction is retried on a fresh snapshot.
+const IMPLICIT_RETRIES: usize = 100;
 
 /// The databases open in this process, by canonical path.
 static OPEN: Mutex<Option<HashMap<PathBuf, Weak<basalt::Database>>>> = Mutex::new(None);
@@ -223,13 +225,32 @@ impl Core {
         self.statements.clear();
     }
 
-    /// Opens the implicit transaction before a modification (sqlite3's default).
-    fn begin_if_needed(&self, kind: Kind) -> Outcome<()> {
+    /// Opens the implicit transaction before a modification (sqlite3's default); true when
+    /// it did.
+    fn begin_if_needed(&self, kind: Kind) -> Outcome<bool> {
         let connection = self.connection()?;
         if kind.modifies && !self.autocommit && !connection.in_transaction() {
             connection.execute_batch("BEGIN")?;
+            return Ok(true);
         }
-        Ok(())
+        Ok(false)
+    }
+
+    /// Whether `outcome` failed because another connection committed between the implicit
+    /// BEGIN just run and the statement's first write (40001). Nothing of the transaction
+    /// has been seen by the program yet, so it is begun again on a fresh snapshot and the
+    /// statement retried (up to [`IMPLICIT_RETRIES`] times): what sqlite3's users get from
+    /// SQLite's busy handler, where Basalt's snapshot check would otherwise fail them.
+    fn restart_implicit<T>(&self, began: bool, attempt: &mut usize, outcome: &Outcome<T>) -> Outcome<bool> {
+        let stale = matches!(outcome, Err(Failure::Engine(error)) if error.code() == "40001");
+        if !(began && stale && *attempt < IMPLICIT_RETRIES) {
+            return Ok(false);
+        }
+        *attempt += 1;
+        let connection = self.connection()?;
+        connection.execute_batch("ROLLBACK")?;
+        connection.execute_batch("BEGIN")?;
+        Ok(true)
     }
 
     /// Runs `prepared` with `values` in the cursor's portal `portal`; for a query, returns
@@ -241,9 +262,28 @@ impl Core {
         values: Vec<Value>,
         max_rows: u64,
     ) -> Outcome<Result<Fetched, u64>> {
+        self.connection()?.session().close_portal(portal);
+        let began = self.begin_if_needed(prepared.kind)?;
+        let mut attempt = 0;
+        let retry = began.then(|| values.clone());
+        let mut outcome = self.run_once(portal, prepared, values, max_rows);
+        while let Some(values) = &retry
+            && self.restart_implicit(began, &mut attempt, &outcome)?
+        {
+            outcome = self.run_once(portal, prepared, values.clone(), max_rows);
+        }
+        outcome
+    }
+
+    fn run_once(
+        &mut self,
+        portal: &str,
+        prepared: &Prepared,
+        values: Vec<Value>,
+        max_rows: u64,
+    ) -> Outcome<Result<Fetched, u64>> {
         let session = self.connection()?.session();
         session.close_portal(portal);
-        self.begin_if_needed(prepared.kind)?;
         session.bind(portal, &prepared.name, values)?;
         if !prepared.kind.query {
             let execution = session.execute_portal(portal, 0, |_| Ok(()));
@@ -303,10 +343,22 @@ impl Core {
     /// Runs `sql` once per parameter set of `batch` through one prepared statement; returns
     /// the rows changed.
     pub(crate) fn run_many(&self, prepared: &Prepared, batch: Vec<Vec<Value>>) -> Outcome<u64> {
-        self.begin_if_needed(prepared.kind)?;
+        let began = self.begin_if_needed(prepared.kind)?;
         let mut statement = self.connection()?.prepare_cached(&prepared.sql)?;
         let mut changed = 0;
-        for values in batch {
+        let mut rows = batch.into_iter();
+        if let Some(first) = rows.next() {
+            let mut attempt = 0;
+            let retry = began.then(|| first.clone());
+            let mut outcome = statement.execute(first).map_err(Failure::from);
+            while let Some(values) = &retry
+                && self.restart_implicit(began, &mut attempt, &outcome)?
+            {
+                outcome = statement.execute(values.clone()).map_err(Failure::from);
+            }
+            changed += outcome? as u64;
+        }
+        for values in rows {
             changed += statement.execute(values)? as u64;
         }
         Ok(changed)
