@@ -14,8 +14,8 @@ use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDelta, PyDeltaAccess,
-    PyDict, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTimeAccess, PyType,
+    PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDelta, PyDeltaAccess, PyDict,
+    PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTimeAccess, PyType,
 };
 
 use crate::errors::{Failure, Outcome, binding};
@@ -139,9 +139,11 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
             value.clone()
         } else {
             let utc = attribute(py, &UTC, "datetime", "timezone")?.getattr("utc")?;
-            let naive = value
-                .call_method1("astimezone", (utc,))?
-                .call_method("replace", (), Some(&[("tzinfo", py.None())].into_py_dict(py)?))?;
+            let naive = value.call_method1("astimezone", (utc,))?.call_method(
+                "replace",
+                (),
+                Some(&[("tzinfo", py.None())].into_py_dict(py)?),
+            )?;
             naive.cast_into::<PyDateTime>().map_err(PyErr::from)?
         };
         let days = days_from_civil(
@@ -165,8 +167,8 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
         return Ok(Value::Date(days as i32));
     }
     if let Ok(value) = object.cast::<PyDelta>() {
-        let micros = i64::from(value.get_seconds()) * 1_000_000
-            + i64::from(value.get_microseconds());
+        let micros =
+            i64::from(value.get_seconds()) * 1_000_000 + i64::from(value.get_microseconds());
         return Ok(Value::Interval(Interval::new(0, value.get_days(), micros)));
     }
     if object.is_instance(DECIMAL.import(py, "decimal", "Decimal")?)? {
@@ -210,10 +212,7 @@ fn json(object: &Bound<'_, PyAny>) -> Outcome<Value> {
     let kwargs = [("allow_nan", false)].into_py_dict(py)?;
     match dumps.call((object,), Some(&kwargs)) {
         Ok(text) => Ok(Value::Json(text.extract()?)),
-        Err(error) => Err(binding(
-            "22P02",
-            format!("the value is not JSON: {error}"),
-        )),
+        Err(error) => Err(binding("22P02", format!("the value is not JSON: {error}"))),
     }
 }
 

@@ -48,8 +48,12 @@ fn canonical(path: &Path) -> Outcome<PathBuf> {
     if let Ok(path) = std::fs::canonicalize(path) {
         return Ok(path);
     }
-    let absolute = std::path::absolute(path)
-        .map_err(|error| binding("58030", format!("cannot resolve {}: {error}", path.display())))?;
+    let absolute = std::path::absolute(path).map_err(|error| {
+        binding(
+            "58030",
+            format!("cannot resolve {}: {error}", path.display()),
+        )
+    })?;
     match (absolute.parent(), absolute.file_name()) {
         (Some(parent), Some(name)) => Ok(std::fs::canonicalize(parent)
             .map(|parent| parent.join(name))
@@ -241,7 +245,12 @@ impl Core {
     /// has been seen by the program yet, so it is begun again on a fresh snapshot and the
     /// statement retried (up to [`IMPLICIT_RETRIES`] times): what sqlite3's users get from
     /// SQLite's busy handler, where Basalt's snapshot check would otherwise fail them.
-    fn restart_implicit<T>(&self, began: bool, attempt: &mut usize, outcome: &Outcome<T>) -> Outcome<bool> {
+    fn restart_implicit<T>(
+        &self,
+        began: bool,
+        attempt: &mut usize,
+        outcome: &Outcome<T>,
+    ) -> Outcome<bool> {
         let stale = matches!(outcome, Err(Failure::Engine(error)) if error.code() == "40001");
         if !(began && stale && *attempt < IMPLICIT_RETRIES) {
             return Ok(false);

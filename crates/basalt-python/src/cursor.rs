@@ -121,7 +121,11 @@ impl Cursor {
 
     /// The next row as a tuple, fetching the next chunk from the portal when the buffered
     /// rows are used up.
-    fn next_tuple<'py>(&mut self, py: Python<'py>, chunk: usize) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    fn next_tuple<'py>(
+        &mut self,
+        py: Python<'py>,
+        chunk: usize,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
         if !self.has_rows {
             return Err(binding("24000", "the last statement returned no rows to fetch").into());
         }
@@ -161,7 +165,12 @@ impl Cursor {
         Ok(())
     }
 
-    fn describe(&mut self, py: Python<'_>, prepared: &Arc<Prepared>, columns: Option<Vec<ColumnDescription>>) -> PyResult<()> {
+    fn describe(
+        &mut self,
+        py: Python<'_>,
+        prepared: &Arc<Prepared>,
+        columns: Option<Vec<ColumnDescription>>,
+    ) -> PyResult<()> {
         if columns.is_none()
             && let Some(described) = &self.described
             && Arc::ptr_eq(described, prepared)
@@ -207,7 +216,13 @@ fn next_row<'py>(slf: &Bound<'py, Cursor>, chunk: usize) -> PyResult<Option<Boun
         let Some(tuple) = cursor.next_tuple(py, chunk)? else {
             return Ok(None);
         };
-        (tuple, cursor.row_factory.as_ref().map(|factory| factory.clone_ref(py)))
+        (
+            tuple,
+            cursor
+                .row_factory
+                .as_ref()
+                .map(|factory| factory.clone_ref(py)),
+        )
     };
     match factory {
         Some(factory) => Ok(Some(factory.bind(py).call1((slf, tuple))?)),
@@ -255,9 +270,9 @@ fn bind(prepared: &Prepared, parameters: Option<&Bound<'_, PyAny>>) -> Outcome<V
             "parameters must be a sequence or a mapping, not a string",
         ));
     }
-    let given = parameters.len().map_err(|_| {
-        binding("08P01", "parameters must be a sequence or a mapping")
-    })?;
+    let given = parameters
+        .len()
+        .map_err(|_| binding("08P01", "parameters must be a sequence or a mapping"))?;
     if given != expected {
         return Err(count_error(expected, given));
     }
@@ -402,7 +417,10 @@ impl Cursor {
 
     /// The next `size` rows (default `arraysize`).
     #[pyo3(signature = (size = None))]
-    pub(crate) fn fetchmany<'py>(slf: &Bound<'py, Self>, size: Option<usize>) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn fetchmany<'py>(
+        slf: &Bound<'py, Self>,
+        size: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let size = size.unwrap_or(slf.borrow().arraysize);
         let rows = PyList::empty(slf.py());
         for _ in 0..size {

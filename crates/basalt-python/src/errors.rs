@@ -111,10 +111,7 @@ pub(crate) enum Failure {
     /// An error from the engine.
     Engine(basalt::Error),
     /// An error the binding detected, with the code it reports.
-    Binding {
-        code: &'static str,
-        message: String,
-    },
+    Binding { code: &'static str, message: String },
     /// A Python exception, raised as it is.
     Python(PyErr),
 }
