@@ -19,6 +19,10 @@ use crate::errors::{Failure, Outcome, binding, closed};
 
 /// Statements a connection keeps prepared; past it the cache starts again.
 const STATEMENT_CACHE: usize = 256;
+/// Rows one multi-row INSERT of `executemany` carries at most.
+const MULTI_ROWS: usize = 256;
+/// Parameters one multi-row INSERT takes at most.
+const MULTI_PARAMETERS: usize = 16_384;
 /// Times a statement that opened the implicit transaction is retried on a fresh snapshot.
 const IMPLICIT_RETRIES: usize = 100;
 
@@ -110,6 +114,49 @@ fn first_keyword(sql: &str) -> &str {
         .find(|c: char| !c.is_ascii_alphabetic())
         .unwrap_or(rest.len());
     &rest[..end]
+}
+
+/// For `INSERT ... VALUES (?, ..., ?)` with `width` placeholders and nothing after them:
+/// the same INSERT with `rows` rows of placeholders. `None` for anything else (other
+/// placeholders or expressions in the row, ON CONFLICT, RETURNING, INSERT ... SELECT).
+pub(crate) fn multi_row_sql(sql: &str, width: usize, rows: usize) -> Option<String> {
+    if width == 0 || !first_keyword(sql).eq_ignore_ascii_case("insert") {
+        return None;
+    }
+    let body = sql.trim_end().trim_end_matches(';').trim_end();
+    let open = body.rfind('(')?;
+    let inner = body.strip_suffix(')')?.get(open + 1..)?;
+    let mut placeholders = inner.split(',').map(str::trim);
+    if inner.split(',').count() != width || !placeholders.all(|item| item == "?") {
+        return None;
+    }
+    let head = body.get(..open)?.trim_end();
+    let keyword_start = head.len().checked_sub("values".len())?;
+    if !head.get(keyword_start..)?.eq_ignore_ascii_case("values") {
+        return None;
+    }
+    let before = head.get(..keyword_start)?.chars().next_back()?;
+    if !(before.is_whitespace() || before == ')') {
+        return None;
+    }
+    let row = format!("({})", vec!["?"; width].join(", "));
+    let mut multi = String::with_capacity(head.len() + rows * (row.len() + 2));
+    multi.push_str(head);
+    multi.push(' ');
+    for index in 0..rows {
+        if index > 0 {
+            multi.push_str(", ");
+        }
+        multi.push_str(&row);
+    }
+    Some(multi)
+}
+
+/// Whether a multi-row INSERT's `error` leaves nothing of it behind and comes from its
+/// rows' data, so that running them one at a time finds the row at fault.
+fn redo_singly(error: &basalt::Error) -> bool {
+    let code = error.code();
+    matches!(code.get(..2), Some("21" | "22" | "23" | "42" | "54")) || code == "P0001"
 }
 
 /// A statement prepared in the session under `name`, with what the binding needs to know.
@@ -349,28 +396,80 @@ impl Core {
         }
     }
 
-    /// Runs `sql` once per parameter set of `batch` through one prepared statement; returns
-    /// the rows changed.
-    pub(crate) fn run_many(&self, prepared: &Prepared, batch: Vec<Vec<Value>>) -> Outcome<u64> {
-        let began = self.begin_if_needed(prepared.kind)?;
-        let mut statement = self.connection()?.prepare_cached(&prepared.sql)?;
+    /// Runs `prepared` once per row of `values` (`rows` rows of the statement's parameters,
+    /// one after the other); returns the rows changed.
+    ///
+    /// A plain `INSERT ... VALUES (?, ..., ?)` goes in groups of rows through one prepared
+    /// multi-row INSERT (one statement per [`MULTI_ROWS`] rows instead of one per row). A
+    /// group that fails with a data or constraint error was undone whole (by its statement
+    /// savepoint, or as its own transaction), so its rows and the rest are run again one at
+    /// a time: the error then comes from the row that causes it, with the rows before it
+    /// inserted, as row-by-row execution would leave them.
+    pub(crate) fn run_many(
+        &self,
+        prepared: &Prepared,
+        values: Vec<Value>,
+        rows: usize,
+    ) -> Outcome<u64> {
+        let mut retry = self.begin_if_needed(prepared.kind)?;
+        let connection = self.connection()?;
+        let width = prepared.parameters.len();
         let mut changed = 0;
-        let mut rows = batch.into_iter();
-        if let Some(first) = rows.next() {
-            let mut attempt = 0;
-            let retry = began.then(|| first.clone());
-            let mut outcome = statement.execute(first).map_err(Failure::from);
-            while let Some(values) = &retry
-                && self.restart_implicit(began, &mut attempt, &outcome)?
-            {
-                outcome = statement.execute(values.clone()).map_err(Failure::from);
+        let mut row = 0;
+        let group = match width {
+            0 => 0,
+            width => MULTI_ROWS.min(MULTI_PARAMETERS / width),
+        };
+        if group > 1
+            && rows >= group
+            && let Some(sql) = multi_row_sql(&prepared.sql, width, group)
+        {
+            let mut statement = connection.prepare_cached(&sql)?;
+            while rows - row >= group {
+                let slice = values
+                    .get(row * width..(row + group) * width)
+                    .unwrap_or_default();
+                match self.execute_retrying(&mut statement, slice, &mut retry) {
+                    Ok(count) => {
+                        changed += count;
+                        row += group;
+                    }
+                    Err(Failure::Engine(error)) if redo_singly(&error) => break,
+                    Err(error) => return Err(error),
+                }
             }
-            changed += outcome? as u64;
         }
-        for values in rows {
-            changed += statement.execute(values)? as u64;
+        let mut statement = connection.prepare_cached(&prepared.sql)?;
+        while row < rows {
+            let slice = values
+                .get(row * width..(row + 1) * width)
+                .unwrap_or_default();
+            changed += self.execute_retrying(&mut statement, slice, &mut retry)?;
+            row += 1;
         }
         Ok(changed)
+    }
+
+    /// Runs `statement` with `values`; while `retry` (the statement is the first of an
+    /// implicit transaction just begun), restarts the transaction on a stale snapshot.
+    fn execute_retrying(
+        &self,
+        statement: &mut basalt::CachedStatement<'_>,
+        values: &[Value],
+        retry: &mut bool,
+    ) -> Outcome<u64> {
+        let mut attempt = 0;
+        loop {
+            let outcome = statement
+                .execute(values.to_vec())
+                .map(|count| count as u64)
+                .map_err(Failure::from);
+            if *retry && self.restart_implicit(true, &mut attempt, &outcome)? {
+                continue;
+            }
+            *retry = false;
+            return outcome;
+        }
     }
 
     /// COMMIT (or ROLLBACK) when a transaction is open; nothing otherwise.

@@ -232,15 +232,25 @@ fn next_row<'py>(slf: &Bound<'py, Cursor>, chunk: usize) -> PyResult<Option<Boun
 
 /// The parameter values for `prepared` from a sequence or a mapping.
 fn bind(prepared: &Prepared, parameters: Option<&Bound<'_, PyAny>>) -> Outcome<Vec<Value>> {
+    let mut values = Vec::with_capacity(prepared.parameters.len());
+    bind_into(prepared, parameters, &mut values)?;
+    Ok(values)
+}
+
+/// Appends the parameter values for `prepared` from a sequence or a mapping to `values`.
+fn bind_into(
+    prepared: &Prepared,
+    parameters: Option<&Bound<'_, PyAny>>,
+    values: &mut Vec<Value>,
+) -> Outcome<()> {
     let expected = prepared.parameters.len();
     let Some(parameters) = parameters.filter(|parameters| !parameters.is_none()) else {
         if expected == 0 {
-            return Ok(Vec::new());
+            return Ok(());
         }
         return Err(count_error(expected, 0));
     };
     if let Ok(mapping) = parameters.cast::<PyDict>() {
-        let mut values = Vec::with_capacity(expected);
         for (position, (name, data_type)) in prepared.parameters.iter().enumerate() {
             let Some(name) = name else {
                 return Err(binding(
@@ -262,7 +272,16 @@ fn bind(prepared: &Prepared, parameters: Option<&Bound<'_, PyAny>>) -> Outcome<V
             };
             values.push(to_value(&value, *data_type)?);
         }
-        return Ok(values);
+        return Ok(());
+    }
+    if let Ok(tuple) = parameters.cast::<PyTuple>() {
+        if tuple.len() != expected {
+            return Err(count_error(expected, tuple.len()));
+        }
+        for (item, (_, data_type)) in tuple.iter().zip(&prepared.parameters) {
+            values.push(to_value(&item, *data_type)?);
+        }
+        return Ok(());
     }
     if parameters.is_instance_of::<PyString>() {
         return Err(binding(
@@ -276,11 +295,10 @@ fn bind(prepared: &Prepared, parameters: Option<&Bound<'_, PyAny>>) -> Outcome<V
     if given != expected {
         return Err(count_error(expected, given));
     }
-    let mut values = Vec::with_capacity(expected);
     for (position, (_, data_type)) in prepared.parameters.iter().enumerate() {
         values.push(to_value(&parameters.get_item(position)?, *data_type)?);
     }
-    Ok(values)
+    Ok(())
 }
 
 fn count_error(expected: usize, given: usize) -> Failure {
@@ -362,16 +380,17 @@ impl Cursor {
         }
         slf.describe(py, &prepared, None)?;
         let mut changed = 0u64;
-        let mut batch = Vec::new();
         let mut iterator = seq_of_parameters.try_iter()?.peekable();
         while iterator.peek().is_some() {
+            let mut values = Vec::with_capacity(MANY_CHUNK * prepared.parameters.len());
+            let mut rows = 0;
             for parameters in iterator.by_ref().take(MANY_CHUNK) {
-                batch.push(bind(&prepared, Some(&parameters?))?);
+                bind_into(&prepared, Some(&parameters?), &mut values)?;
+                rows += 1;
             }
             let core = slf.core.clone();
             let statement = prepared.clone();
-            let run = std::mem::take(&mut batch);
-            changed += py.detach(move || core.lock().run_many(&statement, run))?;
+            changed += py.detach(move || core.lock().run_many(&statement, values, rows))?;
         }
         if prepared.kind.modifies {
             slf.rowcount = changed as i64;
