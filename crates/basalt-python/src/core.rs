@@ -167,6 +167,10 @@ pub(crate) struct Prepared {
     /// Each parameter's name (`:name` without its prefix) and the type the statement
     /// gives it.
     pub(crate) parameters: Vec<(Option<String>, DataType)>,
+    /// For `:1`, `:2`, ... placeholders (PEP 249's numeric style), the position in the
+    /// parameter sequence each parameter takes its value from; `None` when no parameter has
+    /// a numeric name.
+    pub(crate) positions: Option<Vec<usize>>,
     /// The result columns as prepared.
     pub(crate) columns: Vec<ColumnDescription>,
     pub(crate) kind: Kind,
@@ -253,12 +257,32 @@ impl Core {
                     .map(|name| name.trim_start_matches([':', '$', '@', '?']).to_owned());
                 (name, parameter.data_type)
             })
-            .collect();
+            .collect::<Vec<(Option<String>, DataType)>>();
+        let numbered = |name: &str| {
+            !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_digit())
+        };
+        let positions = parameters
+            .iter()
+            .any(|(name, _)| name.as_deref().is_some_and(numbered))
+            .then(|| {
+                parameters
+                    .iter()
+                    .enumerate()
+                    .map(|(position, (name, _))| {
+                        name.as_deref()
+                            .filter(|name| numbered(name))
+                            .and_then(|name| name.parse::<usize>().ok())
+                            .and_then(|number| number.checked_sub(1))
+                            .unwrap_or(position)
+                    })
+                    .collect()
+            });
         let kind = Kind::of(sql, !description.columns.is_empty());
         let prepared = Arc::new(Prepared {
             name,
             sql: sql.to_owned(),
             parameters,
+            positions,
             columns: description.columns,
             kind,
         });

@@ -274,6 +274,19 @@ fn bind_into(
         }
         return Ok(());
     }
+    if let Some(positions) = &prepared.positions {
+        let given = parameters
+            .len()
+            .map_err(|_| binding("08P01", "parameters must be a sequence or a mapping"))?;
+        let needed = positions.iter().max().map_or(0, |last| last + 1);
+        if given != needed {
+            return Err(count_error(needed, given));
+        }
+        for (position, (_, data_type)) in positions.iter().zip(&prepared.parameters) {
+            values.push(to_value(&parameters.get_item(*position)?, *data_type)?);
+        }
+        return Ok(());
+    }
     if let Ok(tuple) = parameters.cast::<PyTuple>() {
         if tuple.len() != expected {
             return Err(count_error(expected, tuple.len()));

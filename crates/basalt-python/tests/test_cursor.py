@@ -29,6 +29,11 @@ def test_parameter_styles(con):
     assert con.execute("SELECT $2, $1, $2", (1, "a")).fetchone() == ("a", 1, "a")
     assert con.execute("SELECT :b, :a, :b", {"a": 1, "b": "x", "unused": 0}).fetchone() == ("x", 1, "x")
     assert con.execute("SELECT :a", (5,)).fetchone() == (5,)  # named, given by position
+    assert con.execute("SELECT @a, :b", {"a": 1, "b": 2}).fetchone() == (1, 2)
+    # PEP 249's numeric style: :N takes the N-th value.
+    assert con.execute("SELECT :2, :1, :2", ("x", "y")).fetchone() == ("y", "x", "y")
+    with pytest.raises(basalt.ProgrammingError):
+        con.execute("SELECT :2, :1", ("x",))
     assert con.execute("SELECT 1").fetchone() == (1,)
     assert con.execute("SELECT 1", ()).fetchone() == (1,)
 
@@ -193,3 +198,35 @@ def test_memory_databases_are_separate():
     a.execute("CREATE TABLE t (a INTEGER)")
     with pytest.raises(basalt.ProgrammingError):
         b.execute("SELECT * FROM t")
+
+
+@pytest.mark.parametrize("autocommit", [False, True])
+def test_executemany_error_leaves_the_rows_before_it(path, autocommit):
+    """executemany runs plain INSERTs in multi-row groups; a failing group is redone row by
+    row, so the rows before the bad one are inserted and the error names the bad row's key."""
+    con = basalt.connect(path, autocommit=autocommit)
+    con.execute("CREATE TABLE u (id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
+    rows = [(i, str(i)) for i in range(1, 3001)]
+    rows[1234] = (7, "duplicate")  # row 1235 repeats id 7
+    with pytest.raises(basalt.IntegrityError) as raised:
+        con.executemany("INSERT INTO u (id, v) VALUES (?, ?);", rows)
+    assert raised.value.sqlstate == "23505"
+    assert con.execute("SELECT count(*), max(id) FROM u").fetchone() == (1234, 1234)
+    con.rollback()
+    expected = 1234 if autocommit else 0
+    assert basalt.connect(path).execute("SELECT count(*) FROM u").fetchone() == (expected,)
+
+
+def test_executemany_forms_that_are_not_batched(con):
+    con.execute("CREATE TABLE k (id INTEGER PRIMARY KEY, v INTEGER)")
+    con.executemany("INSERT INTO k VALUES (?, ?)", [(i, i) for i in range(1, 1001)])
+    cur = con.executemany("INSERT INTO k VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = excluded.v + 1",
+                          [(i, i) for i in range(500, 1501)])
+    assert cur.rowcount == 1001
+    assert con.execute("SELECT count(*), sum(v) FROM k").fetchone() == (
+        1500, sum(range(1, 500)) + sum(i + 1 for i in range(500, 1001)) + sum(range(1001, 1501)))
+    con.executemany("INSERT INTO k (v, id) VALUES (? * 2, ?)", [(i, 2000 + i) for i in range(600)])
+    assert con.execute("SELECT v FROM k WHERE id = 2599").fetchone() == (1198,)
+    con.executemany("UPDATE k SET v = ? WHERE id = ?", [(0, i) for i in range(1, 1001)])
+    # ids 1..1000, and 2000, inserted with v = 0 * 2
+    assert con.execute("SELECT count(*) FROM k WHERE v = 0").fetchone() == (1001,)
