@@ -190,6 +190,16 @@ pub(crate) struct Fetched {
     pub(crate) columns: Option<Vec<ColumnDescription>>,
 }
 
+/// What [`Core::run_many`] did.
+#[derive(Debug)]
+pub(crate) enum Many {
+    /// Every row ran; the rows changed.
+    Done(u64),
+    /// A multi-row group failed and was undone: the rows changed before it, and the first
+    /// row of the group, from which the rest must run again one at a time.
+    Redo { changed: u64, from_row: usize },
+}
+
 /// One Python connection's engine state.
 #[derive(Debug)]
 pub(crate) struct Core {
@@ -258,9 +268,8 @@ impl Core {
                 (name, parameter.data_type)
             })
             .collect::<Vec<(Option<String>, DataType)>>();
-        let numbered = |name: &str| {
-            !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_digit())
-        };
+        let numbered =
+            |name: &str| !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_digit());
         let positions = parameters
             .iter()
             .any(|(name, _)| name.as_deref().is_some_and(numbered))
@@ -423,55 +432,60 @@ impl Core {
     /// Runs `prepared` once per row of `values` (`rows` rows of the statement's parameters,
     /// one after the other); returns the rows changed.
     ///
-    /// A plain `INSERT ... VALUES (?, ..., ?)` goes in groups of rows through one prepared
-    /// multi-row INSERT (one statement per [`MULTI_ROWS`] rows instead of one per row). A
-    /// group that fails with a data or constraint error was undone whole (by its statement
-    /// savepoint, or as its own transaction), so its rows and the rest are run again one at
-    /// a time: the error then comes from the row that causes it, with the rows before it
-    /// inserted, as row-by-row execution would leave them.
+    /// With `grouped`, a plain `INSERT ... VALUES (?, ..., ?)` goes in groups of rows through
+    /// one prepared multi-row INSERT (one statement per [`MULTI_ROWS`] rows instead of one
+    /// per row). A group that fails with a data or constraint error was undone whole (by its
+    /// statement savepoint, or as its own transaction); the result then says from which row
+    /// the caller must run the rest again one at a time (its values were moved into the
+    /// failed statement), so that the error comes from the row that causes it, with the rows
+    /// before it inserted, as row-by-row execution would leave them.
     pub(crate) fn run_many(
         &self,
         prepared: &Prepared,
         values: Vec<Value>,
         rows: usize,
-    ) -> Outcome<u64> {
+        grouped: bool,
+    ) -> Outcome<Many> {
         let mut retry = self.begin_if_needed(prepared.kind)?;
         let connection = self.connection()?;
         let width = prepared.parameters.len();
         let mut changed = 0;
         let mut row = 0;
+        let mut values = values.into_iter();
         let group = match width {
             0 => 0,
             width => MULTI_ROWS.min(MULTI_PARAMETERS / width),
         };
-        if group > 1
+        if grouped
+            && group > 1
             && rows >= group
             && let Some(sql) = multi_row_sql(&prepared.sql, width, group)
         {
             let mut statement = connection.prepare_cached(&sql)?;
             while rows - row >= group {
-                let slice = values
-                    .get(row * width..(row + group) * width)
-                    .unwrap_or_default();
-                match self.execute_retrying(&mut statement, slice, &mut retry) {
+                let group_values = values.by_ref().take(group * width).collect();
+                match self.execute_retrying(&mut statement, group_values, &mut retry) {
                     Ok(count) => {
                         changed += count;
                         row += group;
                     }
-                    Err(Failure::Engine(error)) if redo_singly(&error) => break,
+                    Err(Failure::Engine(error)) if redo_singly(&error) => {
+                        return Ok(Many::Redo {
+                            changed,
+                            from_row: row,
+                        });
+                    }
                     Err(error) => return Err(error),
                 }
             }
         }
         let mut statement = connection.prepare_cached(&prepared.sql)?;
         while row < rows {
-            let slice = values
-                .get(row * width..(row + 1) * width)
-                .unwrap_or_default();
-            changed += self.execute_retrying(&mut statement, slice, &mut retry)?;
+            let row_values = values.by_ref().take(width).collect();
+            changed += self.execute_retrying(&mut statement, row_values, &mut retry)?;
             row += 1;
         }
-        Ok(changed)
+        Ok(Many::Done(changed))
     }
 
     /// Runs `statement` with `values`; while `retry` (the statement is the first of an
@@ -479,19 +493,22 @@ impl Core {
     fn execute_retrying(
         &self,
         statement: &mut basalt::CachedStatement<'_>,
-        values: &[Value],
+        values: Vec<Value>,
         retry: &mut bool,
     ) -> Outcome<u64> {
+        if !*retry {
+            return Ok(statement.execute(values)? as u64);
+        }
+        *retry = false;
         let mut attempt = 0;
         loop {
             let outcome = statement
-                .execute(values.to_vec())
+                .execute(values.clone())
                 .map(|count| count as u64)
                 .map_err(Failure::from);
-            if *retry && self.restart_implicit(true, &mut attempt, &outcome)? {
+            if self.restart_implicit(true, &mut attempt, &outcome)? {
                 continue;
             }
-            *retry = false;
             return outcome;
         }
     }

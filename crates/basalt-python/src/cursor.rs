@@ -16,7 +16,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::connection::Connection;
 use crate::convert::{to_value, type_code, value_to_python};
-use crate::core::{Core, Prepared};
+use crate::core::{Core, Many, Prepared};
 use crate::errors::{Failure, Outcome, binding, closed};
 
 /// Rows a fetch takes from the portal at a time (at least `arraysize`).
@@ -208,11 +208,17 @@ impl Cursor {
 
 /// The cursor's next row, as a tuple or what its `row_factory` makes of it (called with
 /// the cursor not borrowed, so that it may read `description`).
-fn next_row<'py>(slf: &Bound<'py, Cursor>, chunk: usize) -> PyResult<Option<Bound<'py, PyAny>>> {
+fn next_row<'py>(
+    slf: &Bound<'py, Cursor>,
+    chunk: usize,
+    check: bool,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     let py = slf.py();
     let (tuple, factory) = {
         let mut cursor = slf.borrow_mut();
-        cursor.check_open()?;
+        if check {
+            cursor.check_open()?;
+        }
         let Some(tuple) = cursor.next_tuple(py, chunk)? else {
             return Ok(None);
         };
@@ -393,17 +399,45 @@ impl Cursor {
         }
         slf.describe(py, &prepared, None)?;
         let mut changed = 0u64;
-        let mut iterator = seq_of_parameters.try_iter()?.peekable();
-        while iterator.peek().is_some() {
-            let mut values = Vec::with_capacity(MANY_CHUNK * prepared.parameters.len());
-            let mut rows = 0;
-            for parameters in iterator.by_ref().take(MANY_CHUNK) {
-                bind_into(&prepared, Some(&parameters?), &mut values)?;
-                rows += 1;
+        let mut iterator = seq_of_parameters.try_iter()?;
+        loop {
+            let chunk = iterator
+                .by_ref()
+                .take(MANY_CHUNK)
+                .collect::<PyResult<Vec<_>>>()?;
+            if chunk.is_empty() {
+                break;
             }
-            let core = slf.core.clone();
-            let statement = prepared.clone();
-            changed += py.detach(move || core.lock().run_many(&statement, values, rows))?;
+            let mut grouped = true;
+            let mut from = 0;
+            while from < chunk.len() {
+                let rows = chunk.get(from..).unwrap_or_default();
+                let mut values = Vec::with_capacity(rows.len() * prepared.parameters.len());
+                for parameters in rows {
+                    bind_into(&prepared, Some(parameters), &mut values)?;
+                }
+                let core = slf.core.clone();
+                let statement = prepared.clone();
+                let count = rows.len();
+                let outcome =
+                    py.detach(move || core.lock().run_many(&statement, values, count, grouped))?;
+                match outcome {
+                    Many::Done(count) => {
+                        changed += count;
+                        break;
+                    }
+                    Many::Redo {
+                        changed: count,
+                        from_row,
+                    } => {
+                        // A multi-row group failed and was undone: run its rows and the rest
+                        // of the chunk again one at a time.
+                        changed += count;
+                        from += from_row;
+                        grouped = false;
+                    }
+                }
+            }
         }
         if prepared.kind.modifies {
             slf.rowcount = changed as i64;
@@ -444,7 +478,7 @@ impl Cursor {
 
     /// The next row, or None.
     pub(crate) fn fetchone<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        next_row(slf, CHUNK)
+        next_row(slf, CHUNK, true)
     }
 
     /// The next `size` rows (default `arraysize`).
@@ -453,10 +487,11 @@ impl Cursor {
         slf: &Bound<'py, Self>,
         size: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
+        slf.borrow().check_open()?;
         let size = size.unwrap_or(slf.borrow().arraysize);
         let rows = PyList::empty(slf.py());
         for _ in 0..size {
-            match next_row(slf, CHUNK.max(size))? {
+            match next_row(slf, CHUNK.max(size), false)? {
                 Some(row) => rows.append(row)?,
                 None => break,
             }
@@ -466,8 +501,9 @@ impl Cursor {
 
     /// Every remaining row.
     pub(crate) fn fetchall<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
+        slf.borrow().check_open()?;
         let rows = PyList::empty(slf.py());
-        while let Some(row) = next_row(slf, 8 * CHUNK)? {
+        while let Some(row) = next_row(slf, 8 * CHUNK, false)? {
             rows.append(row)?;
         }
         Ok(rows)
@@ -478,7 +514,7 @@ impl Cursor {
     }
 
     fn __next__<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        next_row(slf, CHUNK)
+        next_row(slf, CHUNK, true)
     }
 
     /// PEP 249: a sequence of 7-item sequences, one per result column (name, type code and
