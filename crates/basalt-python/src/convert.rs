@@ -14,8 +14,8 @@ use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDelta, PyDeltaAccess, PyDict,
-    PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTimeAccess, PyType,
+    IntoPyDict, PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDelta,
+    PyDeltaAccess, PyDict, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTimeAccess, PyType,
 };
 
 use crate::errors::{Failure, Outcome, binding};
@@ -216,8 +216,6 @@ fn json(object: &Bound<'_, PyAny>) -> Outcome<Value> {
     }
 }
 
-use pyo3::types::IntoPyDict;
-
 fn data_error(message: impl Into<String>) -> PyErr {
     PyErr::from(binding("22008", message))
 }
@@ -318,12 +316,18 @@ pub(crate) fn to_python<'py>(py: Python<'py>, value: ValueRef<'_>) -> PyResult<B
 
 /// An owned result value as a Python object.
 pub(crate) fn value_to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    to_python(py, value_ref(value))
+    match value_ref(value) {
+        Some(value) => to_python(py, value),
+        None => Err(PyErr::from(binding(
+            "0A000",
+            "a result value of a type the module does not know",
+        ))),
+    }
 }
 
-/// A borrowed view of an owned value.
-fn value_ref(value: &Value) -> ValueRef<'_> {
-    match value {
+/// A borrowed view of an owned value (`None` for a type newer than this module).
+fn value_ref(value: &Value) -> Option<ValueRef<'_>> {
+    Some(match value {
         Value::Null => ValueRef::Null,
         Value::Boolean(v) => ValueRef::Boolean(*v),
         Value::Integer(v) => ValueRef::Integer(*v),
@@ -337,9 +341,8 @@ fn value_ref(value: &Value) -> ValueRef<'_> {
         Value::Json(v) => ValueRef::Json(v),
         Value::Jsonb(v) => ValueRef::Jsonb(v),
         Value::Vector(v) => ValueRef::Vector(v),
-        // A type newer than this module: reported by `to_python`'s own fallback.
-        _ => ValueRef::Null,
-    }
+        _ => return None,
+    })
 }
 
 /// The type code `cursor.description` gives a column: the type's SQL name.
