@@ -155,7 +155,16 @@ impl Cursor {
         let portal = self.portal.clone();
         let buffer = std::mem::take(&mut self.values);
         let rows = chunk.max(self.arraysize).max(1) as u64;
-        let fetched = py.detach(move || core.lock().fetch(&portal, rows, buffer))?;
+        let fetched = py
+            .detach(move || core.lock().fetch(&portal, rows, buffer))
+            .map_err(|failure| match failure {
+                Failure::Engine(error) if error.code() == "34000" => binding(
+                    "34000",
+                    "the rest of this cursor's rows were discarded when the transaction ended \
+                     (commit or rollback closes the connection's open queries)",
+                ),
+                other => other,
+            })?;
         self.values = fetched.values;
         self.next = 0;
         self.more = fetched.more;

@@ -122,3 +122,24 @@ def test_reads_see_a_snapshot(pair):
     rest = cur.fetchall()
     assert [first] + rest == [(i,) for i in range(1, ROWS + 1)]
     assert count(reader) == 0
+
+
+def test_commit_ends_open_queries(pair):
+    """As PostgreSQL closes portals at the end of a transaction: the rows a cursor already
+    holds are returned, then the next fetch raises (docs/python.md)."""
+    writer, _ = pair
+    writer.executemany("INSERT INTO t (v) VALUES (?)", [("x",)] * ROWS)
+    writer.commit()
+    cur = writer.execute("SELECT id FROM t ORDER BY id")
+    assert cur.fetchone() == (1,)
+    writer.execute("INSERT INTO t (v) VALUES ('y')")  # opens the implicit transaction
+    writer.commit()
+    assert len(cur.fetchmany(1023)) == 1023  # the rest of the first chunk
+    with pytest.raises(basalt.ProgrammingError) as raised:
+        cur.fetchone()
+    assert raised.value.sqlstate == "34000" and "transaction ended" in str(raised.value)
+    # Without a transaction open, commit() changes nothing and the query goes on.
+    cur = writer.execute("SELECT id FROM t")
+    cur.fetchone()
+    writer.commit()
+    assert len(cur.fetchall()) == ROWS
