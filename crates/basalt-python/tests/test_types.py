@@ -159,3 +159,20 @@ def test_many_rows_of_every_type(con):
     for back, row in zip(got, rows):
         assert back[:9] == row[:9]
         np.testing.assert_array_equal(back[9], np.asarray(row[9], dtype=np.float32))
+
+
+def test_vectors_come_back_as_lists_without_numpy():
+    """Without numpy (its import blocked in a fresh interpreter) a VECTOR is a list."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "import basalt\n"
+        "con = basalt.connect(':memory:')\n"
+        "con.execute('CREATE TABLE v (e VECTOR(3))')\n"
+        "con.execute('INSERT INTO v VALUES (?)', ([1, 2.5, -3],))\n"
+        "print(repr(con.execute('SELECT e FROM v').fetchone()[0]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[1.0, 2.5, -3.0]"
