@@ -12,8 +12,9 @@ Workloads (each the median of --runs runs, after one warm-up run):
               empty table, in one transaction, committed.
 - vector:     a top-10 nearest-neighbour query for a numpy float32 query vector over 20k
               vectors of 128 dimensions: basalt with an HNSW index and exactly (no index),
-              DuckDB with array_distance over FLOAT[128]; sqlite3 has no vector search
-              (sqlite-vec is used when pip installed it).
+              DuckDB with array_distance over FLOAT[128]; sqlite3 is left out: it has no
+              vector search, and sqlite-vec (on PyPI) needs loadable extensions, which this
+              machine's Python sqlite3 is built without (no enable_load_extension).
 
 Answers are checked to agree before anything is timed. Prints a Markdown table.
 """
