@@ -1,0 +1,351 @@
+//! Python values to Basalt's [`Value`]s (parameters) and result values back to Python objects.
+//!
+//! In: `None`, `bool`, `int`, `float`, `str`, `bytes`/`bytearray`/`memoryview`,
+//! `datetime.datetime` (an aware one converted to UTC, then naive), `datetime.date`,
+//! `datetime.timedelta` (an INTERVAL of days and microseconds), `decimal.Decimal` (a float:
+//! Basalt's NUMERIC is not exact yet), `uuid.UUID`, `dict` (JSON), `list` (a VECTOR where the
+//! statement expects one, else JSON), and any float32/float64 buffer such as a numpy array (a
+//! VECTOR). Out: the same types; INTERVAL as a `timedelta` with 30-day months; JSON as
+//! `json.loads` gives it; VECTOR as a float32 numpy array when numpy imports, else a list.
+//! A value Python cannot hold (a date past year 9999) raises DataError, never panics.
+
+use basalt::{DataType, Interval, Value, ValueRef};
+use pyo3::buffer::PyBuffer;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{
+    IntoPyDict, PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDelta,
+    PyDeltaAccess, PyDict, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTimeAccess, PyType,
+};
+
+use crate::errors::{Failure, Outcome, binding};
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static UUID: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static JSON_DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static JSON_LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static UTC: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+/// `numpy.frombuffer`, or `None` when numpy does not import.
+static FROMBUFFER: PyOnceLock<Option<Py<PyAny>>> = PyOnceLock::new();
+static FLOAT32: PyOnceLock<Option<Py<PyAny>>> = PyOnceLock::new();
+
+fn attribute<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    module: &str,
+    name: &str,
+) -> PyResult<&'py Bound<'py, PyAny>> {
+    cell.get_or_try_init(py, || Ok(py.import(module)?.getattr(name)?.unbind()))
+        .map(|object| object.bind(py))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_index = (month + 9) % 12;
+    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// The date `days` after 1970-01-01: (year, month, day).
+fn civil_from_days(days: i64) -> (i64, u8, u8) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    // Both are in range by construction (1..=12, 1..=31).
+    (year, month as u8, day as u8)
+}
+
+fn unsupported(object: &Bound<'_, PyAny>) -> Failure {
+    let name = object
+        .get_type()
+        .name()
+        .map(|name| name.to_string())
+        .unwrap_or_else(|_| "?".to_owned());
+    binding(
+        "HY004",
+        format!("a parameter of type '{name}' is not supported"),
+    )
+}
+
+/// A float32/float64 buffer's elements (numpy arrays, `array.array('f')`), or `None` when
+/// `object` has no such buffer.
+fn float_buffer(object: &Bound<'_, PyAny>) -> Option<Vec<f32>> {
+    let py = object.py();
+    if let Ok(buffer) = PyBuffer::<f32>::get(object) {
+        return buffer.to_vec(py).ok();
+    }
+    if let Ok(buffer) = PyBuffer::<f64>::get(object) {
+        return buffer
+            .to_vec(py)
+            .ok()
+            .map(|values| values.into_iter().map(|value| value as f32).collect());
+    }
+    None
+}
+
+/// `object` as a parameter value; `expected` is the type the statement gives the parameter
+/// (it decides whether a list is a VECTOR or JSON).
+pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome<Value> {
+    let py = object.py();
+    if object.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(value) = object.cast::<PyBool>() {
+        return Ok(Value::Boolean(value.is_true()));
+    }
+    if object.is_instance_of::<PyInt>() {
+        return match object.extract::<i64>() {
+            Ok(value) => Ok(Value::Integer(value)),
+            Err(_) => Err(binding(
+                "22003",
+                "integer out of range for a 64-bit INTEGER",
+            )),
+        };
+    }
+    if let Ok(value) = object.cast::<PyFloat>() {
+        return Ok(Value::Real(value.value()));
+    }
+    if let Ok(value) = object.cast::<PyString>() {
+        return Ok(Value::Text(value.to_str()?.to_owned()));
+    }
+    if let Ok(value) = object.cast::<PyBytes>() {
+        return Ok(Value::Blob(value.as_bytes().to_vec()));
+    }
+    if let Ok(value) = object.cast::<PyByteArray>() {
+        return Ok(Value::Blob(value.to_vec()));
+    }
+    if object.is_instance_of::<PyMemoryView>() {
+        return Ok(Value::Blob(object.call_method0("tobytes")?.extract()?));
+    }
+    if let Ok(value) = object.cast::<PyDateTime>() {
+        let value = if value.getattr("tzinfo")?.is_none() {
+            value.clone()
+        } else {
+            let utc = attribute(py, &UTC, "datetime", "timezone")?.getattr("utc")?;
+            let naive = value.call_method1("astimezone", (utc,))?.call_method(
+                "replace",
+                (),
+                Some(&[("tzinfo", py.None())].into_py_dict(py)?),
+            )?;
+            naive.cast_into::<PyDateTime>().map_err(PyErr::from)?
+        };
+        let days = days_from_civil(
+            i64::from(value.get_year()),
+            i64::from(value.get_month()),
+            i64::from(value.get_day()),
+        );
+        let micros = i64::from(value.get_hour()) * 3_600_000_000
+            + i64::from(value.get_minute()) * 60_000_000
+            + i64::from(value.get_second()) * 1_000_000
+            + i64::from(value.get_microsecond());
+        return Ok(Value::Timestamp(days * MICROS_PER_DAY + micros));
+    }
+    if let Ok(value) = object.cast::<PyDate>() {
+        let days = days_from_civil(
+            i64::from(value.get_year()),
+            i64::from(value.get_month()),
+            i64::from(value.get_day()),
+        );
+        // Python's dates (years 1..=9999) are all within i32 days.
+        return Ok(Value::Date(days as i32));
+    }
+    if let Ok(value) = object.cast::<PyDelta>() {
+        let micros =
+            i64::from(value.get_seconds()) * 1_000_000 + i64::from(value.get_microseconds());
+        return Ok(Value::Interval(Interval::new(0, value.get_days(), micros)));
+    }
+    if object.is_instance(DECIMAL.import(py, "decimal", "Decimal")?)? {
+        return Ok(Value::Real(object.extract::<f64>()?));
+    }
+    if object.is_instance(UUID.import(py, "uuid", "UUID")?)? {
+        let bytes: Vec<u8> = object.getattr("bytes")?.extract()?;
+        let bytes: [u8; 16] = bytes
+            .try_into()
+            .map_err(|_| binding("22P02", "a UUID must have 16 bytes"))?;
+        return Ok(Value::Uuid(bytes));
+    }
+    if object.is_instance_of::<PyDict>() {
+        return json(object);
+    }
+    if object.is_instance_of::<PyList>() {
+        if matches!(expected, DataType::Vector(_)) {
+            return match object.extract::<Vec<f32>>() {
+                Ok(elements) => Ok(Value::Vector(elements)),
+                Err(_) => Err(binding("22P02", "a vector must be a list of numbers")),
+            };
+        }
+        return json(object);
+    }
+    if let Some(elements) = float_buffer(object) {
+        return Ok(Value::Vector(elements));
+    }
+    // numpy's scalars and other numbers that are not int or float subclasses.
+    if object.hasattr("__index__")? {
+        return to_value(&object.call_method0("__index__")?, expected);
+    }
+    if object.hasattr("__float__")? {
+        return Ok(Value::Real(object.extract::<f64>()?));
+    }
+    Err(unsupported(object))
+}
+
+fn json(object: &Bound<'_, PyAny>) -> Outcome<Value> {
+    let py = object.py();
+    let dumps = attribute(py, &JSON_DUMPS, "json", "dumps")?;
+    let kwargs = [("allow_nan", false)].into_py_dict(py)?;
+    match dumps.call((object,), Some(&kwargs)) {
+        Ok(text) => Ok(Value::Json(text.extract()?)),
+        Err(error) => Err(binding("22P02", format!("the value is not JSON: {error}"))),
+    }
+}
+
+fn data_error(message: impl Into<String>) -> PyErr {
+    PyErr::from(binding("22008", message))
+}
+
+fn date(py: Python<'_>, days: i64) -> PyResult<Bound<'_, PyAny>> {
+    let (year, month, day) = civil_from_days(days);
+    let year = i32::try_from(year).map_err(|_| data_error("date out of Python's range"))?;
+    PyDate::new(py, year, month, day)
+        .map(Bound::into_any)
+        .map_err(|_| data_error(format!("date out of Python's range (year {year})")))
+}
+
+fn timestamp(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {
+    let days = micros.div_euclid(MICROS_PER_DAY);
+    let time = micros.rem_euclid(MICROS_PER_DAY);
+    let (year, month, day) = civil_from_days(days);
+    let year = i32::try_from(year).map_err(|_| data_error("timestamp out of Python's range"))?;
+    // Each part is in range: time < 86,400,000,000.
+    let hour = (time / 3_600_000_000) as u8;
+    let minute = (time / 60_000_000 % 60) as u8;
+    let second = (time / 1_000_000 % 60) as u8;
+    let micro = (time % 1_000_000) as u32;
+    PyDateTime::new(py, year, month, day, hour, minute, second, micro, None)
+        .map(Bound::into_any)
+        .map_err(|_| data_error(format!("timestamp out of Python's range (year {year})")))
+}
+
+fn interval(py: Python<'_>, value: Interval) -> PyResult<Bound<'_, PyAny>> {
+    let micros = value.micros();
+    let days = i64::from(value.months()) * 30
+        + i64::from(value.days())
+        + micros.div_euclid(MICROS_PER_DAY);
+    let rest = micros.rem_euclid(MICROS_PER_DAY);
+    let days = i32::try_from(days).map_err(|_| data_error("interval out of Python's range"))?;
+    // rest < one day: both parts fit.
+    let seconds = (rest / 1_000_000) as i32;
+    let micro = (rest % 1_000_000) as i32;
+    PyDelta::new(py, days, seconds, micro, true)
+        .map(Bound::into_any)
+        .map_err(|_| data_error("interval out of Python's range"))
+}
+
+fn vector<'py>(py: Python<'py>, elements: &[f32]) -> PyResult<Bound<'py, PyAny>> {
+    let frombuffer = FROMBUFFER.get_or_init(py, || {
+        py.import("numpy")
+            .and_then(|numpy| numpy.getattr("frombuffer"))
+            .ok()
+            .map(Bound::unbind)
+    });
+    let float32 = FLOAT32.get_or_init(py, || {
+        py.import("numpy")
+            .and_then(|numpy| numpy.getattr("float32"))
+            .ok()
+            .map(Bound::unbind)
+    });
+    match (frombuffer, float32) {
+        (Some(frombuffer), Some(float32)) => {
+            let mut bytes = Vec::with_capacity(elements.len() * 4);
+            for element in elements {
+                bytes.extend_from_slice(&element.to_ne_bytes());
+            }
+            // A bytearray, so that the array is writable.
+            let buffer = PyByteArray::new(py, &bytes);
+            frombuffer.bind(py).call1((buffer, float32.bind(py)))
+        }
+        _ => Ok(PyList::new(py, elements.iter().map(|element| f64::from(*element)))?.into_any()),
+    }
+}
+
+/// A result value as a Python object.
+pub(crate) fn to_python<'py>(py: Python<'py>, value: ValueRef<'_>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        ValueRef::Null => py.None().into_bound(py),
+        ValueRef::Boolean(value) => PyBool::new(py, value).to_owned().into_any(),
+        ValueRef::Integer(value) => value.into_pyobject(py)?.into_any(),
+        ValueRef::Real(value) => PyFloat::new(py, value).into_any(),
+        ValueRef::Text(value) => PyString::new(py, value).into_any(),
+        ValueRef::Blob(value) => PyBytes::new(py, value).into_any(),
+        ValueRef::Date(days) => date(py, i64::from(days))?,
+        ValueRef::Timestamp(micros) => timestamp(py, micros)?,
+        ValueRef::Interval(value) => interval(py, value)?,
+        ValueRef::Uuid(bytes) => {
+            let kwargs = [("bytes", PyBytes::new(py, bytes))].into_py_dict(py)?;
+            UUID.import(py, "uuid", "UUID")?.call((), Some(&kwargs))?
+        }
+        ValueRef::Json(text) | ValueRef::Jsonb(text) => {
+            attribute(py, &JSON_LOADS, "json", "loads")?.call1((text,))?
+        }
+        ValueRef::Vector(elements) => vector(py, elements)?,
+        _ => {
+            return Err(PyErr::from(binding(
+                "0A000",
+                "a result value of a type the module does not know",
+            )));
+        }
+    })
+}
+
+/// An owned result value as a Python object.
+pub(crate) fn value_to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    match value_ref(value) {
+        Some(value) => to_python(py, value),
+        None => Err(PyErr::from(binding(
+            "0A000",
+            "a result value of a type the module does not know",
+        ))),
+    }
+}
+
+/// A borrowed view of an owned value (`None` for a type newer than this module).
+fn value_ref(value: &Value) -> Option<ValueRef<'_>> {
+    Some(match value {
+        Value::Null => ValueRef::Null,
+        Value::Boolean(v) => ValueRef::Boolean(*v),
+        Value::Integer(v) => ValueRef::Integer(*v),
+        Value::Real(v) => ValueRef::Real(*v),
+        Value::Text(v) => ValueRef::Text(v),
+        Value::Blob(v) => ValueRef::Blob(v),
+        Value::Date(v) => ValueRef::Date(*v),
+        Value::Timestamp(v) => ValueRef::Timestamp(*v),
+        Value::Interval(v) => ValueRef::Interval(*v),
+        Value::Uuid(v) => ValueRef::Uuid(v),
+        Value::Json(v) => ValueRef::Json(v),
+        Value::Jsonb(v) => ValueRef::Jsonb(v),
+        Value::Vector(v) => ValueRef::Vector(v),
+        _ => return None,
+    })
+}
+
+/// The type code `cursor.description` gives a column: the type's SQL name.
+pub(crate) fn type_code(data_type: DataType) -> &'static str {
+    data_type.name()
+}
