@@ -104,7 +104,8 @@ impl Connection {
 
     /// Starts a transaction that rolls back when dropped unless committed.
     pub fn transaction(&self) -> Result<Transaction<'_>> {
-        self.session.control(&TransactionControl::Begin)?;
+        self.session
+            .control(&TransactionControl::Begin { immediate: false })?;
         Ok(Transaction {
             conn: self,
             done: false,

@@ -90,7 +90,11 @@ pub enum ObjectKind {
 /// Transaction control.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TransactionControl {
-    Begin,
+    /// BEGIN; `immediate` for SQLite's `BEGIN IMMEDIATE` and `BEGIN EXCLUSIVE`, which take
+    /// the writer slot at once (waiting up to the busy timeout) instead of at the first write.
+    Begin {
+        immediate: bool,
+    },
     Commit,
     Rollback,
     Savepoint(String),

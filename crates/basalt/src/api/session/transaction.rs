@@ -46,18 +46,28 @@ impl Session {
 
     /// BEGIN, COMMIT, ROLLBACK and savepoints.
     pub(crate) fn control(&self, control: &TransactionControl) -> Result<()> {
+        let busy_timeout = self.busy_timeout();
         let mut state = self.state.borrow_mut();
         match control {
-            TransactionControl::Begin => {
+            TransactionControl::Begin { immediate } => {
                 if state.txn.is_some() {
                     return Err(Error::new(
                         sqlstate::ACTIVE_SQL_TRANSACTION,
                         "there is already a transaction in progress",
                     ));
                 }
+                // IMMEDIATE takes the writer slot now, waiting for another writer as long as
+                // the busy timeout allows; its snapshot is taken after, while no one else can
+                // commit, so its writes never fail with 40001 as a deferred BEGIN's may.
+                let write = match immediate {
+                    true => Some(Arc::new(Mutex::new(
+                        self.db.store.begin_write_within(busy_timeout)?,
+                    ))),
+                    false => None,
+                };
                 state.txn = Some(ExplicitTxn {
                     read: Arc::new(self.db.store.begin_read()),
-                    write: None,
+                    write,
                     savepoints: Vec::new(),
                     started_by_savepoint: false,
                 });

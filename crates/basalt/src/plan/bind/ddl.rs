@@ -49,8 +49,15 @@ impl Binder<'_> {
                 ..
             } => self.bind_drop(*object_type, *if_exists, names, *cascade),
             ast::Statement::AlterTable(alter) => self.bind_alter_table(alter),
-            ast::Statement::StartTransaction { .. } => {
-                Ok(DdlStatement::Transaction(TransactionControl::Begin))
+            ast::Statement::StartTransaction { modifier, .. } => {
+                // With WAL, SQLite's EXCLUSIVE is IMMEDIATE: readers go on either way.
+                let immediate = matches!(
+                    modifier,
+                    Some(ast::TransactionModifier::Immediate | ast::TransactionModifier::Exclusive)
+                );
+                Ok(DdlStatement::Transaction(TransactionControl::Begin {
+                    immediate,
+                }))
             }
             ast::Statement::Commit { .. } => {
                 Ok(DdlStatement::Transaction(TransactionControl::Commit))
