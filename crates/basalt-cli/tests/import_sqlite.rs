@@ -539,3 +539,57 @@ fn a_foreign_key_the_data_breaks_stops_the_import() {
     );
     assert_eq!(tables, "text:keep");
 }
+
+#[test]
+fn without_rowid_strict_and_generated_tables_map_and_are_noted() {
+    let scratch = Scratch::new();
+    {
+        let db = rusqlite::Connection::open(scratch.path("kinds.sqlite")).unwrap();
+        db.execute_batch(
+            "CREATE TABLE words (word TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+             CREATE TABLE s (id INTEGER PRIMARY KEY, v ANY, r REAL) STRICT;
+             CREATE TABLE g (a INTEGER, b INTEGER GENERATED ALWAYS AS (a * 2) VIRTUAL,
+                             c TEXT GENERATED ALWAYS AS ('x' || a) STORED);
+             INSERT INTO words VALUES ('pear', 2), ('apple', 1);
+             INSERT INTO s VALUES (1, 5, 1.5), (2, 7, 2);
+             INSERT INTO g (a) VALUES (1), (2);",
+        )
+        .unwrap();
+    }
+    let target = scratch.arg("kinds.basalt");
+    let run = scratch.run(
+        &["import-sqlite", &scratch.arg("kinds.sqlite"), &target],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for expected in [
+        "Imported 3 tables and 6 rows",
+        "note: table words: WITHOUT ROWID becomes an ordinary table with the same primary key",
+        "note: table s: STRICT",
+        "note: table g: generated column b becomes an ordinary column holding its values",
+        "note: table g: generated column c becomes an ordinary column holding its values",
+    ] {
+        assert!(run.stderr.contains(expected), "{expected}\n{}", run.stderr);
+    }
+    let db = basalt::Database::open(&target).unwrap();
+    let conn = db.connect();
+    assert_eq!(
+        lines(&conn, "SELECT * FROM words ORDER BY word"),
+        "text:apple int:1\ntext:pear int:2"
+    );
+    assert_eq!(
+        conn.execute("INSERT INTO words VALUES ('pear', 3)", ())
+            .unwrap_err()
+            .code(),
+        "23505"
+    );
+    // `v ANY` held only integers: INTEGER. `r REAL` holds 2 as a real.
+    assert_eq!(
+        lines(&conn, "SELECT * FROM s ORDER BY id"),
+        "int:1 int:5 real:1.5\nint:2 int:7 real:2"
+    );
+    assert_eq!(
+        lines(&conn, "SELECT a, b, c FROM g ORDER BY a"),
+        "int:1 int:2 text:x1\nint:2 int:4 text:x2"
+    );
+}

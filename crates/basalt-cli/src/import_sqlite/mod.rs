@@ -116,7 +116,8 @@ fn remove_database(path: &Path) {
 /// An import that did not finish: why, and what was found before it stopped.
 pub struct Failure {
     pub message: String,
-    pub report: Report,
+    /// Boxed: a Report is large and this travels in a `Result`'s error.
+    pub report: Box<Report>,
 }
 
 impl Failure {
@@ -138,7 +139,10 @@ impl Failure {
 
 /// Imports the SQLite database at `source` into `conn`'s database, in one transaction.
 pub fn import(conn: &Connection, source: &Path, on_error: OnError) -> Result<Report, Failure> {
-    let fail = |message: String, report: Report| Failure { message, report };
+    let fail = |message: String, report: Report| Failure {
+        message,
+        report: Box::new(report),
+    };
     if conn.in_transaction() {
         return Err(fail(
             "cannot import inside a transaction (COMMIT or ROLLBACK first)".into(),

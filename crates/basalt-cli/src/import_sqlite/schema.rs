@@ -289,6 +289,15 @@ fn read_table(
         }
     }
 
+    let checks = checks_of(sql).unwrap_or_else(|| {
+        if sql.to_ascii_uppercase().contains("CHECK") {
+            notes.push(format!(
+                "table {name}: its CHECK constraints are not copied (its CREATE TABLE \
+                 does not parse here)"
+            ));
+        }
+        Vec::new()
+    });
     Ok(Table {
         source: source.to_string(),
         name,
@@ -297,17 +306,15 @@ fn read_table(
         without_rowid,
         autoincrement,
         uniques,
-        checks: checks_of(sql),
+        checks,
         foreign_keys,
     })
 }
 
-/// The CHECK constraints of a `CREATE TABLE` statement (column ones made table ones). A
-/// statement sqlparser cannot read yields none; the caller notes that.
-fn checks_of(sql: &str) -> Vec<String> {
-    let Ok(statements) = Parser::parse_sql(&SQLiteDialect {}, sql) else {
-        return Vec::new();
-    };
+/// The CHECK constraints of a `CREATE TABLE` statement (column ones made table ones), or
+/// None when sqlparser cannot read the statement (the caller notes that).
+fn checks_of(sql: &str) -> Option<Vec<String>> {
+    let statements = Parser::parse_sql(&SQLiteDialect {}, sql).ok()?;
     let mut checks = Vec::new();
     for statement in statements {
         if let Ast::CreateTable(create) = statement {
@@ -325,7 +332,7 @@ fn checks_of(sql: &str) -> Vec<String> {
             }
         }
     }
-    checks
+    Some(checks)
 }
 
 /// The Basalt type for a declared SQLite type, or None for no type (or `ANY`), which is
