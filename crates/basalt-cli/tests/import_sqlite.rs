@@ -593,3 +593,47 @@ fn without_rowid_strict_and_generated_tables_map_and_are_noted() {
         "int:1 int:2 text:x1\nint:2 int:4 text:x2"
     );
 }
+
+#[test]
+fn a_wal_mode_file_and_its_log_stay_as_they_were() {
+    let scratch = Scratch::new();
+    let source = scratch.path("wal.sqlite");
+    let db = rusqlite::Connection::open(&source).unwrap();
+    db.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         PRAGMA wal_autocheckpoint = 0;
+         CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);
+         INSERT INTO t VALUES (1, 'in the log only');",
+    )
+    .unwrap();
+    // Left open without a checkpoint (as a crashed or still-running writer would), so the
+    // row lives only in the -wal file. A connection that could write would checkpoint it
+    // into the main file when it closed; a read-only one must not.
+    // Copied while it is open, so that no SQLite connection holds the copy.
+    std::mem::forget(db);
+    for suffix in ["", "-wal"] {
+        std::fs::copy(
+            scratch.path(&format!("wal.sqlite{suffix}")),
+            scratch.path(&format!("copy.sqlite{suffix}")),
+        )
+        .unwrap();
+    }
+    let files = ["copy.sqlite", "copy.sqlite-wal"];
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(scratch.path(f)).unwrap())
+        .collect();
+    let target = scratch.arg("wal.basalt");
+    let run = scratch.run(&["import-sqlite", &scratch.arg("copy.sqlite"), &target], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let after: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(scratch.path(f)).unwrap_or_default())
+        .collect();
+    assert!(before == after, "the SQLite file or its log changed");
+    let db = basalt::Database::open(&target).unwrap();
+    assert_eq!(
+        lines(&db.connect(), "SELECT v FROM t"),
+        "text:in the log only"
+    );
+}
