@@ -396,10 +396,10 @@ fn keys_views_and_triggers_work_after_the_import() {
              CREATE INDEX members_by_age ON members (age DESC);
              CREATE VIEW team_sizes AS SELECT t.name, count(*) AS n FROM Teams t JOIN members m ON m.team = t.id GROUP BY t.name;
              CREATE TRIGGER members_log AFTER INSERT ON members BEGIN INSERT INTO log VALUES ('added ' || new.name); END;
-             CREATE VIRTUAL TABLE notes USING fts5 (body);
+             CREATE VIRTUAL TABLE notes USING fts5 (body, tag UNINDEXED);
              INSERT INTO Teams (name) VALUES ('red'), ('blue');
              INSERT INTO members VALUES (1, 1, 'ann', 1, '2024-01-31', 30), (1, 2, 'bob', 0, NULL, 40), (2, 1, 'cy', 1, '2023-12-01', NULL);
-             INSERT INTO notes VALUES ('hello');",
+             INSERT INTO notes (rowid, body, tag) VALUES (7, 'hello world', 'a'), (9, 'goodbye', 'b');",
         )
         .unwrap();
     }
@@ -409,8 +409,10 @@ fn keys_views_and_triggers_work_after_the_import() {
     let run = scratch.run(&[&target, ".import-sqlite app.sqlite"], "");
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert!(
-        run.stderr
-            .contains("note: virtual table notes is not copied"),
+        run.stderr.contains(
+            "note: virtual table notes (FTS5) becomes table notes (id = its rowid) with a \
+             full-text index notes_fts"
+        ),
         "{}",
         run.stderr
     );
@@ -497,6 +499,19 @@ fn keys_views_and_triggers_work_after_the_import() {
     );
     let plan = lines(&conn, "EXPLAIN SELECT team FROM members WHERE age = 30");
     assert!(plan.contains("members_by_age"), "{plan}");
+    // The FTS5 table is a table with a full-text index, its row ids kept.
+    assert_eq!(
+        lines(
+            &conn,
+            "SELECT id, tag FROM notes WHERE fts_match(body, 'hello')"
+        ),
+        "int:7 text:a"
+    );
+    let plan = lines(
+        &conn,
+        "EXPLAIN SELECT id FROM notes WHERE fts_match(body, 'goodbye')",
+    );
+    assert!(plan.contains("notes_fts"), "{plan}");
     assert_eq!(lines(&conn, "PRAGMA integrity_check"), "text:ok");
 }
 

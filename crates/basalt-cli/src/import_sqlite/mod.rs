@@ -11,10 +11,11 @@
 //! target file it created, so nothing of a partial import is left. Indexes, views and
 //! triggers Basalt refuses are reported with its error and the import goes on.
 //!
-//! `schema` reads SQLite's schema and writes the DDL, `data` copies rows and converts
-//! values, `report` collects what did not load as it was and prints the summary.
+//! `schema` reads SQLite's schema and writes the DDL (`fts` turns FTS5 virtual tables into
+//! a table with a full-text index), `data` copies rows and converts values, `report` collects what did not load as it was and prints the summary.
 
 mod data;
+mod fts;
 mod report;
 mod schema;
 

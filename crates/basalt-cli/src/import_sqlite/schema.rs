@@ -19,6 +19,8 @@ use sqlparser::parser::Parser;
 
 use basalt::quote_identifier;
 
+use super::fts;
+
 /// What a Basalt column accepts, which decides how each SQLite value is converted.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Kind {
@@ -132,11 +134,22 @@ pub fn read(db: &Sqlite) -> rusqlite::Result<Schema> {
                 }
                 schema.tables.push(table);
             }
-            "virtual" => schema.notes.push(format!(
-                "virtual table {name} is not copied (Basalt has no virtual tables; for FTS5 \
-                 create a table and an index USING fts): {}",
-                sql_of("table", &name)?.unwrap_or_default()
-            )),
+            "virtual" => {
+                let sql = sql_of("table", &name)?.unwrap_or_default();
+                let fts5 = sql.to_ascii_uppercase().contains("FTS5");
+                match fts5
+                    .then(|| fts::convert(&name, &sql, &mut schema.notes))
+                    .flatten()
+                {
+                    Some((table, index)) => {
+                        schema.tables.push(table);
+                        schema.indexes.extend(index);
+                    }
+                    None => schema.notes.push(format!(
+                        "virtual table {name} is not copied (Basalt has no virtual tables): {sql}"
+                    )),
+                }
+            }
             "shadow" => {}
             "view" => {}
             other => schema.notes.push(format!("{other} {name} is not copied")),
