@@ -652,3 +652,52 @@ fn a_wal_mode_file_and_its_log_stay_as_they_were() {
         "text:in the log only"
     );
 }
+
+#[test]
+fn a_file_that_is_not_sqlite_or_an_open_transaction_is_refused() {
+    let scratch = Scratch::new();
+    scratch.write(
+        "notes.txt",
+        "not a database at all, just some text that is long enough",
+    );
+    let run = scratch.run(
+        &[
+            "import-sqlite",
+            &scratch.arg("notes.txt"),
+            &scratch.arg("out.basalt"),
+        ],
+        "",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("file is not a database"),
+        "{}",
+        run.stderr
+    );
+    assert!(!scratch.path("out.basalt").exists());
+    let run = scratch.run(
+        &[
+            "import-sqlite",
+            &scratch.arg("missing.sqlite"),
+            &scratch.arg("out.basalt"),
+        ],
+        "",
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+
+    write_mixed_file(&scratch.path("mixed.sqlite"));
+    let run = scratch.run(
+        &[
+            &scratch.arg("t.basalt"),
+            "BEGIN",
+            ".import-sqlite mixed.sqlite --on-error null",
+        ],
+        "",
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("cannot import inside a transaction"),
+        "{}",
+        run.stderr
+    );
+}

@@ -57,7 +57,8 @@ pub fn requested(arguments: &[String]) -> bool {
 
 /// Runs `basalt import-sqlite`: 0 when everything was imported (problems skipped or nulled
 /// under `--on-error skip-row|null` included: they are listed), 1 when the import stopped and
-/// nothing was kept, 2 when a file could not be opened.
+/// nothing was kept (also when the source is not a SQLite database), 2 when the source is
+/// missing or the target cannot be opened.
 pub fn run(arguments: &[String]) -> ExitCode {
     let args = ImportArgs::parse_from(arguments.iter().skip(1));
     if !args.source.is_file() {
@@ -131,7 +132,7 @@ impl Failure {
             }
         }
         lines.push(format!(
-            "import-sqlite: {}; nothing was imported (the transaction was rolled back)",
+            "import-sqlite: {}; nothing was imported",
             self.message
         ));
         lines
@@ -180,7 +181,7 @@ pub fn import(conn: &Connection, source: &Path, on_error: OnError) -> Result<Rep
     let progress = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(total);
         if let Ok(style) = ProgressStyle::with_template(
-            "{msg} [{bar:40}] {pos}/{len} rows ({per_sec}, {eta} left)",
+            "{msg} [{bar:40}] {human_pos}/{human_len} rows ({eta} left)",
         ) {
             bar.set_style(style.progress_chars("=> "));
         }
