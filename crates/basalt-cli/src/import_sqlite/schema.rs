@@ -496,3 +496,57 @@ fn name_list<'a>(names: impl Iterator<Item = &'a String>) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mapped(declared: &str) -> Option<String> {
+        map_type(declared).map(|(sql_type, _)| sql_type)
+    }
+
+    #[test]
+    fn declared_types_map_by_affinity_in_sqlites_order() {
+        for (declared, expected) in [
+            ("INTEGER", "INTEGER"),
+            ("bigint", "INTEGER"),
+            ("UNSIGNED BIG INT", "INTEGER"),
+            // "POINT" contains INT: SQLite's rule 1 wins, as in SQLite.
+            ("FLOATING POINT", "INTEGER"),
+            ("TEXT", "TEXT"),
+            ("VARCHAR(255)", "VARCHAR(255)"),
+            ("varchar", "TEXT"),
+            ("NVARCHAR(10)", "VARCHAR(10)"),
+            ("CLOB", "TEXT"),
+            ("BLOB", "BLOB"),
+            ("REAL", "DOUBLE PRECISION"),
+            ("DOUBLE PRECISION", "DOUBLE PRECISION"),
+            ("FLOAT", "DOUBLE PRECISION"),
+            ("NUMERIC", "NUMERIC"),
+            ("DECIMAL(10,2)", "NUMERIC"),
+            ("BOOLEAN", "BOOLEAN"),
+            ("bool", "BOOLEAN"),
+            ("DATE", "DATE"),
+            ("DATETIME", "TIMESTAMP"),
+            ("timestamp", "TIMESTAMP"),
+            ("UUID", "UUID"),
+            ("JSON", "JSON"),
+            ("STRING", "NUMERIC"),
+        ] {
+            assert_eq!(mapped(declared).as_deref(), Some(expected), "{declared}");
+        }
+        assert_eq!(mapped(""), None);
+        assert_eq!(mapped("ANY"), None);
+    }
+
+    #[test]
+    fn checks_come_from_columns_and_the_table() {
+        let checks =
+            checks_of("CREATE TABLE t (a INTEGER CHECK (a > 0), b TEXT, CHECK (length(b) < 5))");
+        assert_eq!(
+            checks,
+            Some(vec!["a > 0".to_string(), "length(b) < 5".to_string()])
+        );
+        assert_eq!(checks_of("CREATE TABLE t (a, b"), None);
+    }
+}
