@@ -229,7 +229,13 @@ pub fn convert(kind: &Kind, value: ValueRef<'_>) -> Result<Value, Misfit> {
         (_, ValueRef::Null) => Value::Null,
         (Kind::Integer, ValueRef::Integer(i)) => Value::Integer(i),
         (Kind::Integer, _) => return Err("not an integer".into()),
-        (Kind::Real, ValueRef::Integer(i)) => Value::Real(i as f64),
+        // Beyond 2^53 a float would round it: reported rather than changed.
+        (Kind::Real, ValueRef::Integer(i)) if (i as f64) as i128 == i128::from(i) => {
+            Value::Real(i as f64)
+        }
+        (Kind::Real, ValueRef::Integer(_)) => {
+            return Err("an integer a float cannot hold exactly".into());
+        }
         (Kind::Real, ValueRef::Real(f)) => Value::Real(f),
         (Kind::Real, _) => return Err("not a number".into()),
         (Kind::Text(limit), ValueRef::Text(bytes)) => {
@@ -290,5 +296,51 @@ pub fn describe(value: ValueRef<'_>) -> String {
             let more = if bytes.len() > SHOWN / 2 { "..." } else { "" };
             format!("blob x'{hex}'{more} ({} bytes)", bytes.len())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_convert_or_say_why_not() {
+        assert_eq!(
+            convert(&Kind::Integer, ValueRef::Integer(5)),
+            Ok(Value::Integer(5))
+        );
+        assert!(convert(&Kind::Integer, ValueRef::Real(2.5)).is_err());
+        assert!(convert(&Kind::Integer, ValueRef::Text(b"abc")).is_err());
+        assert_eq!(
+            convert(&Kind::Real, ValueRef::Integer(2)),
+            Ok(Value::Real(2.0))
+        );
+        assert!(convert(&Kind::Real, ValueRef::Integer((1 << 53) + 1)).is_err());
+        assert_eq!(
+            convert(&Kind::Text(None), ValueRef::Real(0.1)),
+            Ok(Value::Text("0.1".into()))
+        );
+        assert!(convert(&Kind::Text(Some(3)), ValueRef::Text("abcd".as_bytes())).is_err());
+        assert_eq!(
+            convert(&Kind::Text(Some(3)), ValueRef::Text("été".as_bytes())),
+            Ok(Value::Text("été".into()))
+        );
+        assert!(convert(&Kind::Text(None), ValueRef::Text(&[0xff])).is_err());
+        assert!(convert(&Kind::Blob, ValueRef::Text(b"x")).is_err());
+        assert_eq!(
+            convert(&Kind::Boolean, ValueRef::Integer(1)),
+            Ok(Value::Boolean(true))
+        );
+        assert!(convert(&Kind::Boolean, ValueRef::Integer(2)).is_err());
+        assert_eq!(
+            convert(&Kind::Boolean, ValueRef::Text(b"FALSE")),
+            Ok(Value::Boolean(false))
+        );
+        assert!(convert(&Kind::Cast("DATE"), ValueRef::Blob(b"x")).is_err());
+        assert_eq!(convert(&Kind::Integer, ValueRef::Null), Ok(Value::Null));
+        assert_eq!(
+            describe(ValueRef::Text(b"it's")),
+            "text 'it''s'".to_string()
+        );
     }
 }
