@@ -64,6 +64,8 @@ Examples:
   basalt --csv demo.basalt \"SELECT * FROM regions\" > regions.csv
   basalt new.basalt < dump.sql                run a script (stops at the first error)
   basalt check demo.basalt                    verify every tree, index and the free list
+  basalt import-sqlite app.sqlite app.basalt  copy a SQLite database into a new Basalt one
+                                              (--on-error stop|skip-row|null)
   basalt serve demo.basalt                    serve it to psql and PostgreSQL drivers
                                               (--listen 127.0.0.1:5432 by default)
 

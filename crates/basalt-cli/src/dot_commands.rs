@@ -1,6 +1,6 @@
 //! Dot commands: lines starting with `.` that talk to the shell rather than the database
 //! (`.help` lists them). Each command checks its arguments and fails with a usage line rather
-//! than guessing; the longer ones live in their own modules (`import`, `dump`).
+//! than guessing; the longer ones live in their own modules (`import`, `import_sqlite`, `dump`).
 //!
 //! Table names and patterns in dot commands match case-insensitively, and patterns use
 //! LIKE's wildcards (`%` for any run of characters, `_` for one), as in sqlite3.
@@ -14,7 +14,7 @@ use basalt::{SchemaKind, SchemaObject};
 use crate::input::split_arguments;
 use crate::render::Mode;
 use crate::session::{Failure, Flow, Output, Session};
-use crate::{dump, import};
+use crate::{dump, import, import_sqlite};
 
 /// `.read` files may include each other, but not forever.
 const MAX_READ_DEPTH: usize = 16;
@@ -29,6 +29,8 @@ pub const HELP: &str = "\
 .help                    this list
 .import FILE TABLE       load a CSV or TSV file with a header line into TABLE, creating it
                          if needed (--csv / --tsv override the guess from the extension)
+.import-sqlite FILE      copy a SQLite database (read-only) into this one: tables, keys,
+                         indexes, views, triggers, rows [--on-error stop|skip-row|null]
 .indexes [TABLE]         list indexes, or those of the tables matching TABLE
 .mode [MODE]             show or set the output mode:
                          table, box, csv, tsv, json, jsonl, line, markdown
@@ -69,6 +71,7 @@ impl Session {
             "headers" | "header" => self.settings.headers = on_off(name, args)?,
             "help" => self.write_lines(&[HELP.to_string()])?,
             "import" => import::import(self, args)?,
+            "import-sqlite" => import_sqlite::shell(self, args)?,
             "indexes" | "indices" => self.list_indexes(args)?,
             "mode" => self.mode(args)?,
             "nullvalue" => self.null_value(args)?,

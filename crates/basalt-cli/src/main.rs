@@ -7,13 +7,15 @@
 //! tokenizer; `render` writes results in the chosen mode; `dot_commands`, `import` and `dump`
 //! are the commands that are not SQL; `interrupt` routes Ctrl-C to the running statement;
 //! `check` is the `basalt check FILE` command (the integrity check); `serve` is
-//! `basalt serve FILE`, the PostgreSQL wire protocol server.
+//! `basalt serve FILE`, the PostgreSQL wire protocol server; `import_sqlite` is
+//! `basalt import-sqlite FILE.sqlite FILE.basalt` and the shell's `.import-sqlite`.
 
 mod args;
 mod check;
 mod dot_commands;
 mod dump;
 mod import;
+mod import_sqlite;
 mod input;
 mod interrupt;
 mod render;
@@ -35,6 +37,9 @@ fn main() -> ExitCode {
     let arguments: Vec<String> = std::env::args().collect();
     if check::requested(&arguments) {
         return check::run(&arguments);
+    }
+    if import_sqlite::requested(&arguments) {
+        return import_sqlite::run(&arguments);
     }
     if serve::requested(&arguments) {
         return serve::run(&arguments);
