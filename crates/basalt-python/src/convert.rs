@@ -41,37 +41,6 @@ fn attribute<'py>(
         .map(|object| object.bind(py))
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_index = (month + 9) % 12;
-    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The date `days` after 1970-01-01: (year, month, day).
-fn civil_from_days(days: i64) -> (i64, u8, u8) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    // Both are in range by construction (1..=12, 1..=31).
-    (year, month as u8, day as u8)
-}
-
 fn unsupported(object: &Bound<'_, PyAny>) -> Failure {
     let name = object
         .get_type()
@@ -146,10 +115,10 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
             )?;
             naive.cast_into::<PyDateTime>().map_err(PyErr::from)?
         };
-        let days = days_from_civil(
+        let days = basalt::days_from_civil(
             i64::from(value.get_year()),
-            i64::from(value.get_month()),
-            i64::from(value.get_day()),
+            u32::from(value.get_month()),
+            u32::from(value.get_day()),
         );
         let micros = i64::from(value.get_hour()) * 3_600_000_000
             + i64::from(value.get_minute()) * 60_000_000
@@ -158,10 +127,10 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
         return Ok(Value::Timestamp(days * MICROS_PER_DAY + micros));
     }
     if let Ok(value) = object.cast::<PyDate>() {
-        let days = days_from_civil(
+        let days = basalt::days_from_civil(
             i64::from(value.get_year()),
-            i64::from(value.get_month()),
-            i64::from(value.get_day()),
+            u32::from(value.get_month()),
+            u32::from(value.get_day()),
         );
         // Python's dates (years 1..=9999) are all within i32 days.
         return Ok(Value::Date(days as i32));
@@ -220,8 +189,15 @@ fn data_error(message: impl Into<String>) -> PyErr {
     PyErr::from(binding("22008", message))
 }
 
+/// The (year, month, day) of a day count, month and day as Python's constructors take them.
+fn python_civil(days: i64) -> (i64, u8, u8) {
+    let (year, month, day) = basalt::civil_from_days(days);
+    // Both are in range by construction (1..=12, 1..=31).
+    (year, month as u8, day as u8)
+}
+
 fn date(py: Python<'_>, days: i64) -> PyResult<Bound<'_, PyAny>> {
-    let (year, month, day) = civil_from_days(days);
+    let (year, month, day) = python_civil(days);
     let year = i32::try_from(year).map_err(|_| data_error("date out of Python's range"))?;
     PyDate::new(py, year, month, day)
         .map(Bound::into_any)
@@ -231,7 +207,7 @@ fn date(py: Python<'_>, days: i64) -> PyResult<Bound<'_, PyAny>> {
 fn timestamp(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {
     let days = micros.div_euclid(MICROS_PER_DAY);
     let time = micros.rem_euclid(MICROS_PER_DAY);
-    let (year, month, day) = civil_from_days(days);
+    let (year, month, day) = python_civil(days);
     let year = i32::try_from(year).map_err(|_| data_error("timestamp out of Python's range"))?;
     // Each part is in range: time < 86,400,000,000.
     let hour = (time / 3_600_000_000) as u8;

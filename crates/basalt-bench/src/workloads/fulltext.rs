@@ -331,6 +331,19 @@ fn measure_rebuild(
     })
 }
 
+/// The documents the insert metrics add: [`INSERTS`] of them, the same in every iteration
+/// and for every engine.
+fn new_documents(seed: u64) -> Vec<String> {
+    let zipf = Zipf::new(VOCABULARY);
+    (0..INSERTS)
+        .map(|i| {
+            let mut text = String::new();
+            document(&zipf, seed ^ 0x1a5e, i, &mut text);
+            text
+        })
+        .collect()
+}
+
 /// The inserts per transaction of the insert metrics.
 const INSERTS: u64 = 200;
 
@@ -348,16 +361,9 @@ fn measure_inserts(
         "insert",
     )
     .at_most(3);
-    let zipf = Zipf::new(VOCABULARY);
     let seed = ctx.seed();
     ctx.measure(metric, |s: &mut Sample<'_>| {
-        let texts: Vec<String> = (0..INSERTS)
-            .map(|i| {
-                let mut text = String::new();
-                document(&zipf, seed ^ 0x1a5e, i, &mut text);
-                text
-            })
-            .collect();
+        let texts = new_documents(seed);
         session.execute_batch("BEGIN")?;
         let first = documents as i64 + 1;
         s.time_batches(INSERTS, 20, |i, digest| {
@@ -387,16 +393,9 @@ fn measure_committed_inserts(
         "insert",
     )
     .at_most(3);
-    let zipf = Zipf::new(VOCABULARY);
     let seed = ctx.seed();
     ctx.measure(metric, |s: &mut Sample<'_>| {
-        let texts: Vec<String> = (0..INSERTS)
-            .map(|i| {
-                let mut text = String::new();
-                document(&zipf, seed ^ 0x1a5e, i, &mut text);
-                text
-            })
-            .collect();
+        let texts = new_documents(seed);
         let first = documents as i64 + 1;
         s.time(INSERTS, |digest| {
             session.execute_batch("BEGIN")?;

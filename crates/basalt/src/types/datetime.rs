@@ -28,7 +28,7 @@ pub(crate) const MICROS_PER_SECOND: i64 = 1_000_000;
 ///
 /// `month` must be 1..=12 and `day` 1..=31; callers validate with [`days_in_month`] first.
 /// Correct for any year that fits in a few billion days (Howard Hinnant's algorithm).
-pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let month = i64::from(month);
     let day = i64::from(day);
     let y = if month <= 2 { year - 1 } else { year };
@@ -41,7 +41,7 @@ pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 }
 
 /// The (year, month, day) of a day count; the inverse of [`days_from_civil`].
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let day_of_era = z - era * 146_097;

@@ -206,14 +206,7 @@ fn add_postings<W: PageWrite + ?Sized>(
         }
         None => None,
     };
-    let mut info = match &entry {
-        Some((value, _)) => TermInfo::decode(value)?,
-        None => TermInfo {
-            documents: 0,
-            max_tf: 0,
-            min_length: u32::MAX,
-        },
-    };
+    let mut info = term_info(entry.as_ref())?;
     let budget = value_budget(txn.usable_size(), prefix.len() + 8);
     let mut blocks: Vec<BlockBuilder> = Vec::new();
     let held = open.as_ref().map_or(0, BlockBuilder::count);
@@ -393,6 +386,18 @@ fn entry_and_last_block<W: PageWrite + ?Sized>(
     Ok((entry, block))
 }
 
+/// A term's entry as found, or the entry of a term with no documents yet.
+fn term_info(entry: Option<&FoundEntry>) -> ExecResult<TermInfo> {
+    match entry {
+        Some((value, _)) => TermInfo::decode(value),
+        None => Ok(TermInfo {
+            documents: 0,
+            max_tf: 0,
+            min_length: u32::MAX,
+        }),
+    }
+}
+
 /// Adds a posting to its term's blocks and counts it in the term's entry.
 fn add_posting<W: PageWrite + ?Sized>(
     tree: IndexTree,
@@ -404,14 +409,7 @@ fn add_posting<W: PageWrite + ?Sized>(
     let row = posting.row;
     let (tf, length) = (posting.tf, posting.length);
     let (entry, last) = entry_and_last_block(tree, txn, term, &prefix)?;
-    let mut info = match &entry {
-        Some((value, _)) => TermInfo::decode(value)?,
-        None => TermInfo {
-            documents: 0,
-            max_tf: 0,
-            min_length: u32::MAX,
-        },
-    };
+    let mut info = term_info(entry.as_ref())?;
     info.documents += 1;
     info.max_tf = info.max_tf.max(tf);
     info.min_length = info.min_length.min(length);
