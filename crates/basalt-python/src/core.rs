@@ -351,7 +351,7 @@ impl Core {
         values: Vec<Value>,
         max_rows: u64,
     ) -> Outcome<Result<Fetched, u64>> {
-        self.connection()?.session().close_portal(portal);
+        // `run_once` closes the portal before binding it.
         let began = self.begin_if_needed(prepared.kind)?;
         let mut attempt = 0;
         let retry = began.then(|| values.clone());

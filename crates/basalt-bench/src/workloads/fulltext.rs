@@ -344,6 +344,19 @@ fn new_documents(seed: u64) -> Vec<String> {
         .collect()
 }
 
+/// Inserts one new document (an insert metric's operation), digesting the rows it changed.
+fn insert_document(
+    session: &mut dyn Session,
+    sql: &TextSql,
+    id: i64,
+    text: &str,
+    digest: &mut Digest,
+) -> anyhow::Result<()> {
+    let changed = session.execute(sql.insert, &[Val::Int(id), Val::Text(text)])?;
+    digest.add_values(&[Val::Int(changed as i64)]);
+    Ok(())
+}
+
 /// The inserts per transaction of the insert metrics.
 const INSERTS: u64 = 200;
 
@@ -367,12 +380,7 @@ fn measure_inserts(
         session.execute_batch("BEGIN")?;
         let first = documents as i64 + 1;
         s.time_batches(INSERTS, 20, |i, digest| {
-            let changed = session.execute(
-                sql.insert,
-                &[Val::Int(first + i as i64), Val::Text(&texts[i as usize])],
-            )?;
-            digest.add_values(&[Val::Int(changed as i64)]);
-            Ok(())
+            insert_document(session, sql, first + i as i64, &texts[i as usize], digest)
         })?;
         session.execute_batch("ROLLBACK")?;
         Ok(())
@@ -400,9 +408,7 @@ fn measure_committed_inserts(
         s.time(INSERTS, |digest| {
             session.execute_batch("BEGIN")?;
             for (i, text) in texts.iter().enumerate() {
-                let changed =
-                    session.execute(sql.insert, &[Val::Int(first + i as i64), Val::Text(text)])?;
-                digest.add_values(&[Val::Int(changed as i64)]);
+                insert_document(session, sql, first + i as i64, text, digest)?;
             }
             session.execute_batch("COMMIT")?;
             Ok(())

@@ -27,21 +27,23 @@ use super::{decode_entry, write};
 pub const MERGE_BYTES: usize = 32 << 20;
 
 /// Puts off adding the document of `entry` (an index entry: the row id and its texts) to the
-/// index at `root`, read with analyzer `options`; `false` when `txn` keeps no put-off
-/// entries (the caller adds it at once).
+/// index at `root`, read with the analyzer options `options` gives; `false` when `txn` keeps
+/// no put-off entries (the caller adds it at once).
 pub fn defer<W: PageWrite + ?Sized>(
     txn: &mut W,
     root: PageNo,
-    options: &str,
+    options: impl FnOnce() -> String,
     entry: &[u8],
 ) -> ExecResult<bool> {
     let Some(deferred) = txn.deferred_writes() else {
         return Ok(false);
     };
-    // Documents of one index share one copy of its options.
+    // Documents of one index share one copy of its options, and a document after another of
+    // the same index takes it without formatting them again: an index's options cannot
+    // change while documents of it are pending (a drop merges them first).
     let options = match deferred.pending().last() {
-        Some(last) if *last.options == *options => last.options.clone(),
-        _ => Arc::from(options),
+        Some(last) if last.root == root => last.options.clone(),
+        _ => Arc::from(options()),
     };
     deferred.push(DeferredEntry {
         root,

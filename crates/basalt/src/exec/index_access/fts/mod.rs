@@ -230,7 +230,7 @@ impl IndexAm for FtsIndex<'_> {
         if deferred::defer(
             txn,
             self.index.root,
-            &analyzer_options(self.index),
+            || analyzer_options(self.index),
             &entry.key,
         )? {
             return Ok(());
