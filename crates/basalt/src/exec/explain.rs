@@ -291,6 +291,7 @@ fn label(kind: &PlanKind, options: &ExplainOptions<'_>) -> String {
         PlanKind::TopN { keys, .. } => format!("Top-N Sort ({} keys)", keys.len()),
         PlanKind::Limit { .. } => "Limit".into(),
         PlanKind::Distinct { .. } => "Distinct".into(),
+        PlanKind::DistinctOn { keys, .. } => format!("Distinct On ({} keys)", keys.len()),
         PlanKind::NestedLoopJoin { kind, .. } => format!("Nested Loop {kind:?} Join"),
         PlanKind::HashJoin {
             kind,

@@ -309,6 +309,14 @@ impl<'a> Printer<'a, '_> {
             PlanKind::Sort { keys, .. } => {
                 lines.push(format!("Sort Key: {}", self.sort_keys(keys, &input)));
             }
+            PlanKind::DistinctOn { keys, .. } => {
+                let names = input_names(node);
+                let keys: Vec<&str> = keys
+                    .iter()
+                    .map(|key| names.get(*key).map_or("?", String::as_str))
+                    .collect();
+                lines.push(format!("Distinct Key: {}", keys.join(", ")));
+            }
             PlanKind::TopN {
                 keys,
                 limit,

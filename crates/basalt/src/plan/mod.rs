@@ -314,6 +314,13 @@ pub enum PlanKind {
     },
     /// Duplicate rows removed (NULLs equal to each other).
     Distinct { input: Box<PlanNode> },
+    /// DISTINCT ON: the first row of each run of rows equal on the `keys` columns (NULLs
+    /// equal). The input is sorted so that equal keys are adjacent (the binder puts a Sort
+    /// whose leading keys are these columns below it).
+    DistinctOn {
+        input: Box<PlanNode>,
+        keys: Vec<usize>,
+    },
     /// Every pair of rows for which `condition` holds (all pairs when `None`).
     NestedLoopJoin {
         left: Box<PlanNode>,

@@ -111,7 +111,9 @@ macro_rules! node_parts {
                 exprs.extend(offset.$iter());
                 inputs.push(input.$deref());
             }
-            PlanKind::Distinct { input } => inputs.push(input.$deref()),
+            PlanKind::Distinct { input } | PlanKind::DistinctOn { input, .. } => {
+                inputs.push(input.$deref())
+            }
             PlanKind::NestedLoopJoin {
                 left,
                 right,

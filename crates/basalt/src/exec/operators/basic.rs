@@ -1,9 +1,11 @@
-//! The simple operators: one empty row, literal rows, filter, projection, limit.
+//! The simple operators: one empty row, literal rows, filter, projection, limit, and the
+//! first row of each group of a sorted input (DISTINCT ON).
 
 use crate::exec::batch::Batch;
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
+use crate::exec::row_key::equality_key;
 use crate::plan::Expr;
 use crate::sqlstate;
 use crate::types::{DataType, Value};
@@ -205,5 +207,60 @@ impl Operator for Limit {
             let positions: Vec<u32> = (skip..skip + take).map(|i| i as u32).collect();
             return Ok(Some(batch.gather(&positions)));
         }
+    }
+}
+
+/// DISTINCT ON: the first row of each run of rows whose `keys` columns are equal (NULLs
+/// equal, by the row keys DISTINCT and GROUP BY compare with). Runs may cross batches: the
+/// last key seen is kept between them. The input must bring equal keys together (the
+/// binder sorts it); the operator only streams.
+#[derive(Debug)]
+pub struct DistinctOn {
+    input: Box<dyn Operator>,
+    keys: Vec<usize>,
+    previous: Option<Vec<u8>>,
+    key: Vec<u8>,
+}
+
+impl DistinctOn {
+    pub fn new(input: Box<dyn Operator>, keys: Vec<usize>) -> Self {
+        DistinctOn {
+            input,
+            keys,
+            previous: None,
+            key: Vec::new(),
+        }
+    }
+}
+
+impl Operator for DistinctOn {
+    fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>> {
+        let Some(batch) = self.input.next(ctx)? else {
+            return Ok(None);
+        };
+        let columns =
+            self.keys
+                .iter()
+                .map(|&key| {
+                    batch.columns.get(key).ok_or_else(|| {
+                        ExecError::internal("DISTINCT ON key past the input's columns")
+                    })
+                })
+                .collect::<ExecResult<Vec<_>>>()?;
+        let mut selected: Vec<u32> = Vec::new();
+        for row in 0..batch.rows {
+            equality_key(&columns, row, &mut self.key);
+            if self.previous.as_ref() != Some(&self.key) {
+                selected.push(
+                    u32::try_from(row)
+                        .map_err(|_| ExecError::internal("batch of more than 2^32 rows"))?,
+                );
+                self.previous = Some(std::mem::take(&mut self.key));
+            }
+        }
+        if selected.len() == batch.rows {
+            return Ok(Some(batch));
+        }
+        Ok(Some(batch.gather(&selected)))
     }
 }

@@ -108,6 +108,9 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             types,
             ctx,
         )?),
+        PlanKind::DistinctOn { input, keys } => {
+            Box::new(basic::DistinctOn::new(build(input, ctx)?, keys.clone()))
+        }
         PlanKind::Distinct { input } => Box::new(setop::SetOperation::distinct(
             build(input, ctx)?,
             types,

@@ -2,7 +2,8 @@
 //! operations, ORDER BY and LIMIT/OFFSET.
 //!
 //! A SELECT becomes `FROM → Filter(WHERE) → Aggregate → Filter(HAVING) → Window… → Project →
-//! Distinct → Sort → Project(drop hidden sort columns) → Limit`, each step present only when
+//! Distinct → Sort → Project(drop hidden sort columns) → Limit` (with DISTINCT ON, `Sort →
+//! DistinctOn` in place of `Distinct → Sort`), each step present only when
 //! the query needs it. ORDER BY keys may name output columns (by alias or position) or any
 //! input expression, which is computed as a hidden extra column of the projection.
 
@@ -31,6 +32,7 @@ pub(super) struct SelectOutput {
 }
 
 /// One ORDER BY key: a position in the projection.
+#[derive(Clone, Copy, Debug)]
 pub(super) struct OrderKey {
     pub column: usize,
     pub descending: bool,
@@ -64,10 +66,10 @@ impl Binder<'_> {
             return Err(BindError::unsupported(format!("SELECT clause in {select}")));
         }
         self.check_named_windows()?;
-        let distinct = match &select.distinct {
-            None | Some(ast::Distinct::All) => false,
-            Some(ast::Distinct::Distinct) => true,
-            Some(ast::Distinct::On(_)) => return Err(BindError::unsupported("DISTINCT ON")),
+        let (distinct, distinct_on) = match &select.distinct {
+            None | Some(ast::Distinct::All) => (false, None),
+            Some(ast::Distinct::Distinct) => (true, None),
+            Some(ast::Distinct::On(exprs)) => (false, Some(exprs)),
         };
         let (mut plan, scope) = self.bind_from(&select.from)?;
 
@@ -126,6 +128,12 @@ impl Binder<'_> {
 
         let visible = outputs.len();
         let keys = self.bind_order_keys(order_by, &mut outputs, &scope, distinct)?;
+        let distinct_on = match distinct_on {
+            Some(exprs) => {
+                Some(self.bind_distinct_on(exprs, visible, &mut outputs, &scope, &keys)?)
+            }
+            None => None,
+        };
         for key in &keys {
             if let Some(output) = outputs.get(key.column) {
                 super::json::require_ordering(output.expr.data_type())?;
@@ -137,6 +145,13 @@ impl Binder<'_> {
         if distinct {
             for output in outputs.iter().take(visible) {
                 super::json::require_equality(output.expr.data_type())?;
+            }
+        }
+        if let Some((columns, _)) = &distinct_on {
+            for &column in columns {
+                if let Some(output) = outputs.get(column) {
+                    super::json::require_equality(output.expr.data_type())?;
+                }
             }
         }
 
@@ -291,7 +306,21 @@ impl Binder<'_> {
                 },
             };
         }
-        plan = sort(plan, &keys);
+        match distinct_on {
+            // Sorted so each group's rows are adjacent and its first row is the one ORDER BY
+            // puts first; then the first row of each group.
+            Some((columns, sort_keys)) => {
+                plan = sort(plan, &sort_keys);
+                plan = PlanNode {
+                    schema: plan.schema.clone(),
+                    kind: PlanKind::DistinctOn {
+                        input: Box::new(plan),
+                        keys: columns,
+                    },
+                };
+            }
+            None => plan = sort(plan, &keys),
+        }
         if plan.schema.len() > visible {
             plan = project_prefix(plan, visible);
         }
@@ -451,52 +480,129 @@ impl Binder<'_> {
         let mut keys = Vec::with_capacity(order_by.len());
         let visible = outputs.len();
         for key in order_by {
-            let column = match &key.expr {
-                ast::Expr::Value(value) if matches!(value.value, ast::Value::Number(..)) => {
-                    ordinal(&key.expr)
-                        .filter(|&position| position < visible)
-                        .ok_or_else(|| {
-                            BindError::new(
-                                sqlstate::INVALID_COLUMN_REFERENCE,
-                                format!("ORDER BY position {} is not in select list", key.expr),
-                            )
-                        })?
-                }
-                ast::Expr::Identifier(ident)
-                    if outputs[..visible]
-                        .iter()
-                        .any(|o| o.name == ident_name(ident)) =>
-                {
-                    let name = ident_name(ident);
-                    outputs
-                        .iter()
-                        .position(|o| o.name == name)
-                        .unwrap_or_default()
-                }
-                expr => {
-                    let bound = self.bind_expr(expr, scope)?;
-                    match outputs.iter().position(|output| output.expr == bound) {
-                        Some(position) => position,
-                        None if distinct => {
-                            return Err(BindError::new(
-                                sqlstate::INVALID_COLUMN_REFERENCE,
-                                "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
-                            ));
-                        }
-                        None => {
-                            outputs.push(SelectOutput {
-                                expr: bound,
-                                name: output_name(expr),
-                                table: None,
-                            });
-                            outputs.len() - 1
-                        }
-                    }
-                }
-            };
+            let column =
+                self.output_column(&key.expr, "ORDER BY", visible, outputs, scope, distinct)?;
             keys.push(order_key(column, &key.options)?);
         }
         Ok(keys)
+    }
+
+    /// The projection column an ORDER BY or DISTINCT ON item names, by PostgreSQL's rules: a
+    /// position among the `visible` outputs, an output's name, or else any expression over
+    /// the input, added as a hidden output column unless an output already computes it (or,
+    /// under SELECT DISTINCT, refused: a hidden column would change what is distinct).
+    fn output_column(
+        &mut self,
+        expr: &ast::Expr,
+        clause: &str,
+        visible: usize,
+        outputs: &mut Vec<SelectOutput>,
+        scope: &Scope,
+        distinct: bool,
+    ) -> Result<usize, BindError> {
+        Ok(match expr {
+            ast::Expr::Value(value) if matches!(value.value, ast::Value::Number(..)) => {
+                ordinal(expr)
+                    .filter(|&position| position < visible)
+                    .ok_or_else(|| {
+                        BindError::new(
+                            sqlstate::INVALID_COLUMN_REFERENCE,
+                            format!("{clause} position {expr} is not in select list"),
+                        )
+                    })?
+            }
+            ast::Expr::Identifier(ident)
+                if outputs[..visible]
+                    .iter()
+                    .any(|o| o.name == ident_name(ident)) =>
+            {
+                let name = ident_name(ident);
+                outputs
+                    .iter()
+                    .position(|o| o.name == name)
+                    .unwrap_or_default()
+            }
+            expr => {
+                let bound = self.bind_expr(expr, scope)?;
+                match outputs.iter().position(|output| output.expr == bound) {
+                    Some(position) => position,
+                    None if distinct => {
+                        return Err(BindError::new(
+                            sqlstate::INVALID_COLUMN_REFERENCE,
+                            "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+                        ));
+                    }
+                    None => {
+                        outputs.push(SelectOutput {
+                            expr: bound,
+                            name: output_name(expr),
+                            table: None,
+                        });
+                        outputs.len() - 1
+                    }
+                }
+            }
+        })
+    }
+
+    /// Binds `DISTINCT ON (exprs)` against the ORDER BY `keys`: the projection columns that
+    /// make up a group, and the sort that puts each group's rows together with its first
+    /// row (by ORDER BY) in front.
+    ///
+    /// PostgreSQL's rule (42P10 "SELECT DISTINCT ON expressions must match initial ORDER BY
+    /// expressions"): the ORDER BY items that are DISTINCT ON items come first, and once an
+    /// ORDER BY item that is not one has been seen, every DISTINCT ON item must already have
+    /// appeared. DISTINCT ON items ORDER BY leaves out are sorted after its keys, ascending.
+    fn bind_distinct_on(
+        &mut self,
+        exprs: &[ast::Expr],
+        visible: usize,
+        outputs: &mut Vec<SelectOutput>,
+        scope: &Scope,
+        order_keys: &[OrderKey],
+    ) -> Result<(Vec<usize>, Vec<OrderKey>), BindError> {
+        let mut columns: Vec<usize> = Vec::with_capacity(exprs.len());
+        for expr in exprs {
+            let column = self.output_column(expr, "DISTINCT ON", visible, outputs, scope, false)?;
+            if !columns.contains(&column) {
+                columns.push(column);
+            }
+        }
+        let mismatch = || {
+            BindError::new(
+                sqlstate::INVALID_COLUMN_REFERENCE,
+                "SELECT DISTINCT ON expressions must match initial ORDER BY expressions",
+            )
+        };
+        let mut sort_keys: Vec<OrderKey> = Vec::with_capacity(order_keys.len() + columns.len());
+        let mut skipped = false;
+        for key in order_keys {
+            if columns.contains(&key.column) {
+                if skipped {
+                    return Err(mismatch());
+                }
+            } else {
+                skipped = true;
+            }
+            sort_keys.push(*key);
+        }
+        let covered: Vec<usize> = order_keys.iter().map(|key| key.column).collect();
+        let missing: Vec<usize> = columns
+            .iter()
+            .copied()
+            .filter(|column| !covered.contains(column))
+            .collect();
+        if !missing.is_empty() {
+            if skipped {
+                return Err(mismatch());
+            }
+            sort_keys.extend(missing.into_iter().map(|column| OrderKey {
+                column,
+                descending: false,
+                nulls_first: false,
+            }));
+        }
+        Ok((columns, sort_keys))
     }
 }
 

@@ -124,7 +124,8 @@ fn input(node: &PlanNode) -> &PlanNode {
         | PlanKind::Aggregate { input, .. }
         | PlanKind::Sort { input, .. }
         | PlanKind::Limit { input, .. }
-        | PlanKind::Distinct { input } => input,
+        | PlanKind::Distinct { input }
+        | PlanKind::DistinctOn { input, .. } => input,
         other => panic!("no single input: {other:?}"),
     }
 }

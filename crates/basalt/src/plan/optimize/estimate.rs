@@ -138,7 +138,9 @@ impl Estimator<'_> {
             | PlanKind::Insert { source: input, .. }
             | PlanKind::Update { input, .. }
             | PlanKind::Delete { input, .. } => self.rows(input),
-            PlanKind::Distinct { input } => self.rows(input) * 0.5,
+            PlanKind::Distinct { input } | PlanKind::DistinctOn { input, .. } => {
+                self.rows(input) * 0.5
+            }
             PlanKind::Aggregate {
                 input, group_by, ..
             } => {
