@@ -402,6 +402,7 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
             operand,
             plan,
             negated,
+            quantifier,
         } => {
             let operand = evaluate(operand, batch, ctx)?;
             let correlated = plan_is_correlated(plan);
@@ -411,7 +412,10 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
                 let candidates = batches.iter().flat_map(|b| {
                     (0..b.rows).filter_map(move |r| b.columns.first().map(|c| c.get(r)))
                 });
-                output.push(in_values(&operand.get(row), candidates, *negated)?);
+                output.push(match quantifier {
+                    None => in_values(&operand.get(row), candidates, *negated)?,
+                    Some(quantifier) => quantified(&operand.get(row), candidates, *quantifier)?,
+                });
             }
             values_to_vector(output, DataType::Boolean)
         }
@@ -478,6 +482,48 @@ fn in_values(
         Value::Null
     } else {
         Value::Boolean(negated)
+    })
+}
+
+/// `value op ANY (candidates)` / `op ALL`, three-valued as PostgreSQL's: ANY is true when
+/// some comparison is true, else NULL when some is NULL, else false (so false over no rows);
+/// ALL is false when some comparison is false, else NULL when some is NULL, else true (so
+/// true over no rows, even for a NULL value).
+fn quantified(
+    value: &Value,
+    candidates: impl Iterator<Item = Value>,
+    quantifier: crate::plan::expr::Quantifier,
+) -> ExecResult<Value> {
+    let mut saw_null = false;
+    for candidate in candidates {
+        let holds = match types::compare(value, &candidate)? {
+            None => {
+                saw_null = true;
+                continue;
+            }
+            Some(ordering) => match quantifier.op {
+                BinaryOp::Equal => ordering == Ordering::Equal,
+                BinaryOp::NotEqual => ordering != Ordering::Equal,
+                BinaryOp::Less => ordering == Ordering::Less,
+                BinaryOp::LessOrEqual => ordering != Ordering::Greater,
+                BinaryOp::Greater => ordering == Ordering::Greater,
+                BinaryOp::GreaterOrEqual => ordering != Ordering::Less,
+                _ => {
+                    return Err(ExecError::internal(
+                        "ANY / ALL with an operator that does not compare",
+                    ));
+                }
+            },
+        };
+        if holds != quantifier.all {
+            // ANY found a row that satisfies it; ALL found one that does not.
+            return Ok(Value::Boolean(holds));
+        }
+    }
+    Ok(if saw_null {
+        Value::Null
+    } else {
+        Value::Boolean(quantifier.all)
     })
 }
 

@@ -821,13 +821,22 @@ impl<'a> Printer<'a, '_> {
                 operand,
                 plan,
                 negated,
+                quantifier,
             } => {
                 let operand = self.operand(operand, scope);
-                format!(
-                    "{operand} {}IN {}",
-                    if *negated { "NOT " } else { "" },
-                    self.subplan(plan, scope)
-                )
+                match quantifier {
+                    None => format!(
+                        "{operand} {}IN {}",
+                        if *negated { "NOT " } else { "" },
+                        self.subplan(plan, scope)
+                    ),
+                    Some(quantifier) => format!(
+                        "{operand} {} {} {}",
+                        crate::plan::expr::comparison_symbol(quantifier.op),
+                        if quantifier.all { "ALL" } else { "ANY" },
+                        self.subplan(plan, scope)
+                    ),
+                }
             }
         }
     }

@@ -36,6 +36,18 @@ pub enum BinaryOp {
     ShiftRight,
 }
 
+/// The SQL spelling of a comparison operator (`=` for anything else).
+pub fn comparison_symbol(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::NotEqual => "<>",
+        BinaryOp::Less => "<",
+        BinaryOp::LessOrEqual => "<=",
+        BinaryOp::Greater => ">",
+        BinaryOp::GreaterOrEqual => ">=",
+        _ => "=",
+    }
+}
+
 impl BinaryOp {
     /// Whether this operator compares its operands (and so returns a boolean).
     pub fn is_comparison(self) -> bool {
@@ -223,12 +235,24 @@ pub enum Expr {
     },
     /// `[NOT] EXISTS (SELECT ...)`.
     Exists { plan: Box<PlanNode>, negated: bool },
-    /// `operand [NOT] IN (SELECT ...)` with SQL NULL semantics.
+    /// `operand [NOT] IN (SELECT ...)` with SQL NULL semantics, or, with a `quantifier`,
+    /// `operand op ANY | SOME | ALL (SELECT ...)` (then `negated` is false).
     InSubquery {
         operand: Box<Expr>,
         plan: Box<PlanNode>,
         negated: bool,
+        quantifier: Option<Quantifier>,
     },
+}
+
+/// The comparison of `operand op ANY (subquery)` / `op ALL (subquery)`. `x IN (...)` is
+/// `x = ANY (...)`, and `x NOT IN (...)` is `x <> ALL (...)`, to the NULL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quantifier {
+    /// A comparison (`BinaryOp::is_comparison`).
+    pub op: BinaryOp,
+    /// ALL: every row must satisfy it; ANY / SOME: one row must.
+    pub all: bool,
 }
 
 /// What a sequence function does.

@@ -150,6 +150,17 @@ impl Binder<'_> {
                 subquery,
                 negated,
             } => self.bind_in_subquery(operand, subquery, *negated, scope),
+            ast::Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            } => self.bind_quantified(left, compare_op, right, false, scope),
+            ast::Expr::AllOp {
+                left,
+                compare_op,
+                right,
+            } => self.bind_quantified(left, compare_op, right, true, scope),
             ast::Expr::Between {
                 expr: operand,
                 negated,

@@ -3,7 +3,7 @@
 
 use sqlparser::ast;
 
-use crate::plan::expr::{BinaryOp, Expr};
+use crate::plan::expr::{BinaryOp, Expr, Quantifier};
 use crate::types::DataType;
 
 use super::Binder;
@@ -41,6 +41,51 @@ impl Binder<'_> {
         negated: bool,
         scope: &Scope,
     ) -> Result<Expr, BindError> {
+        self.bind_subquery_comparison(operand, query, negated, None, scope)
+    }
+
+    /// `operand op ANY | SOME | ALL (right)`: only a subquery on the right (arrays are not
+    /// a Basalt type yet), `op` one of `= <> < <= > >=`.
+    pub(super) fn bind_quantified(
+        &mut self,
+        operand: &ast::Expr,
+        op: &ast::BinaryOperator,
+        right: &ast::Expr,
+        all: bool,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let word = if all { "ALL" } else { "ANY" };
+        let op = match op {
+            ast::BinaryOperator::Eq => BinaryOp::Equal,
+            ast::BinaryOperator::NotEq => BinaryOp::NotEqual,
+            ast::BinaryOperator::Lt => BinaryOp::Less,
+            ast::BinaryOperator::LtEq => BinaryOp::LessOrEqual,
+            ast::BinaryOperator::Gt => BinaryOp::Greater,
+            ast::BinaryOperator::GtEq => BinaryOp::GreaterOrEqual,
+            other => {
+                return Err(BindError::unsupported(format!("operator {other} {word}")));
+            }
+        };
+        let mut right = right;
+        while let ast::Expr::Nested(inner) = right {
+            right = inner;
+        }
+        let ast::Expr::Subquery(query) = right else {
+            return Err(BindError::unsupported(format!(
+                "{word} over an expression that is not a subquery (Basalt has no array type)"
+            )));
+        };
+        self.bind_subquery_comparison(operand, query, false, Some(Quantifier { op, all }), scope)
+    }
+
+    fn bind_subquery_comparison(
+        &mut self,
+        operand: &ast::Expr,
+        query: &ast::Query,
+        negated: bool,
+        quantifier: Option<Quantifier>,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
         let operand_bound = self.bind_expr(operand, scope)?;
         let plan = self.bind_subquery(query, scope)?;
         let column_type = match plan.schema.as_slice() {
@@ -52,8 +97,9 @@ impl Binder<'_> {
         } else {
             common_type(operand_bound.data_type(), column_type).ok_or_else(|| {
                 BindError::undefined_function(format!(
-                    "operator does not exist: {} = {column_type}",
-                    operand_bound.data_type()
+                    "operator does not exist: {} {} {column_type}",
+                    operand_bound.data_type(),
+                    quantifier.map_or("=", |q| super::super::expr::comparison_symbol(q.op)),
                 ))
             })?
         };
@@ -62,6 +108,7 @@ impl Binder<'_> {
             operand: Box::new(operand_bound),
             plan: Box::new(super::query::cast_columns(plan, &[target])),
             negated,
+            quantifier,
         })
     }
 
