@@ -607,8 +607,13 @@ impl<'a> Printer<'a, '_> {
         } else {
             self.list(&call.args, scope)
         };
+        let order = if call.order_by.is_empty() {
+            String::new()
+        } else {
+            format!(" ORDER BY {}", self.sort_keys(&call.order_by, scope))
+        };
         let mut text = format!(
-            "{}({}{args})",
+            "{}({}{args}{order})",
             call.function.name(),
             if call.distinct { "DISTINCT " } else { "" }
         );

@@ -142,6 +142,10 @@ pub struct AggregateCall {
     pub distinct: bool,
     /// `FILTER (WHERE ...)` over the input row.
     pub filter: Option<Expr>,
+    /// `agg(x ORDER BY ...)`, keys over the input row: the order string_agg and the json
+    /// aggregates take their rows in (kept empty for aggregates whose result cannot depend
+    /// on it, such as count or sum).
+    pub order_by: Vec<super::SortKey>,
     pub data_type: DataType,
 }
 

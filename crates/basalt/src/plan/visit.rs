@@ -61,6 +61,11 @@ macro_rules! node_parts {
                 for call in aggregates {
                     exprs.extend(call.args.$iter());
                     exprs.extend(call.filter.$iter());
+                    exprs.extend(
+                        call.order_by
+                            .$iter()
+                            .map(|key| mut_or_ref!($iter, key.expr)),
+                    );
                 }
                 inputs.push(input.$deref());
             }

@@ -5,6 +5,11 @@
 //! bytes and NULLs form one group. Without GROUP BY there is exactly one group, and one
 //! output row even when the input is empty (`SELECT count(*) FROM empty` is 0). How the
 //! operator stays within `ExecContext::operator_memory` is described at [`HashAggregate`].
+//!
+//! An aggregate with its own ORDER BY (`string_agg(x, ',' ORDER BY y)`) keeps each group's
+//! arguments with their sort keys ([`OrderedRows`]) and feeds them to its accumulator in key
+//! order (ties in input order) when the group is finished; the rows count against the
+//! memory budget like any other state.
 
 use std::collections::{HashMap, HashSet};
 
@@ -16,6 +21,7 @@ use crate::exec::row_key::{encode_cell, equality_key};
 use crate::exec::spill::{MAX_PARTITION_DEPTH, Partitions, SpilledRows};
 use crate::plan::{AggregateCall, AggregateFunction, Expr};
 use crate::sqlstate;
+use crate::storage::keys::KeyOrder as SortOrder;
 use crate::storage::keys::KeyOrder;
 use crate::types::{DataType, Interval, Value, vector};
 
@@ -375,6 +381,60 @@ struct Group {
     accumulators: Vec<Accumulator>,
     /// For DISTINCT aggregates: argument keys already counted, per aggregate.
     seen: Vec<HashSet<Vec<u8>>>,
+    /// For aggregates with an ORDER BY: the rows they will take, per aggregate.
+    ordered: Vec<Option<OrderedRows>>,
+}
+
+/// Roughly the bytes row `row` of `column` takes when copied: its text or bytes, else a
+/// fixed width. For the memory budget only.
+fn cell_bytes(column: &ColumnVector, row: usize) -> usize {
+    match &column.data {
+        ColumnData::Text(bytes)
+        | ColumnData::Blob(bytes)
+        | ColumnData::Json(bytes)
+        | ColumnData::Jsonb(bytes) => bytes.get(row).len() + 8,
+        ColumnData::Vector(floats) => 4 * floats.get(row).len() + 8,
+        _ => 16,
+    }
+}
+
+/// An ordered aggregate's rows for one group: its arguments and each row's sort key.
+#[derive(Debug)]
+struct OrderedRows {
+    arguments: Batch,
+    keys: Vec<Vec<u8>>,
+}
+
+impl OrderedRows {
+    fn new(call: &AggregateCall) -> OrderedRows {
+        let types: Vec<DataType> = call.args.iter().map(Expr::data_type).collect();
+        OrderedRows {
+            arguments: Batch::with_types(&types, 0),
+            keys: Vec::new(),
+        }
+    }
+
+    /// Adds row `row` of `args` with its sort key; returns the bytes it took.
+    fn push(&mut self, args: &[ColumnVector], row: usize, key: Vec<u8>) -> usize {
+        let mut bytes = key.len() + ACCUMULATOR_OVERHEAD;
+        for (to, from) in self.arguments.columns.iter_mut().zip(args) {
+            to.push_from(from, row);
+            bytes += cell_bytes(from, row);
+        }
+        self.arguments.rows += 1;
+        self.keys.push(key);
+        bytes
+    }
+
+    /// Feeds the rows to `accumulator` in key order (a stable sort: ties keep input order).
+    fn feed(self, accumulator: &mut Accumulator) -> ExecResult<()> {
+        let mut order: Vec<usize> = (0..self.keys.len()).collect();
+        order.sort_by(|a, b| self.keys[*a].cmp(&self.keys[*b]));
+        for row in order {
+            accumulator.update(&self.arguments.columns, row)?;
+        }
+        Ok(())
+    }
 }
 
 /// Memory a group costs besides its key and states' contents: the index entry, the group's
@@ -444,6 +504,11 @@ impl HashAggregate {
         Group {
             accumulators: self.aggregates.iter().map(Accumulator::new).collect(),
             seen: self.aggregates.iter().map(|_| HashSet::new()).collect(),
+            ordered: self
+                .aggregates
+                .iter()
+                .map(|call| (!call.order_by.is_empty()).then(|| OrderedRows::new(call)))
+                .collect(),
         }
     }
 
@@ -470,9 +535,25 @@ impl HashAggregate {
         let key_refs: Vec<&ColumnVector> = key_columns.iter().collect();
         let mut arguments = Vec::with_capacity(self.aggregates.len());
         let mut filters = Vec::with_capacity(self.aggregates.len());
+        let mut sort_keys = Vec::with_capacity(self.aggregates.len());
         for call in &self.aggregates {
             let args = eval::evaluate_all(&call.args, batch, ctx)?;
             arguments.push(args);
+            sort_keys.push(if call.order_by.is_empty() {
+                None
+            } else {
+                let columns =
+                    eval::evaluate_all(call.order_by.iter().map(|key| &key.expr), batch, ctx)?;
+                let orders: Vec<SortOrder> = call
+                    .order_by
+                    .iter()
+                    .map(|key| SortOrder {
+                        descending: key.descending,
+                        nulls_first: key.nulls_first,
+                    })
+                    .collect();
+                Some((columns, orders))
+            });
             filters.push(match &call.filter {
                 Some(filter) => {
                     let mut keep = vec![false; batch.rows];
@@ -530,6 +611,14 @@ impl HashAggregate {
                     }
                     table.bytes += size;
                 }
+                if let (Some(rows), Some((columns, orders))) =
+                    (&mut group.ordered[position], &sort_keys[position])
+                {
+                    let mut key = Vec::new();
+                    super::external_sort::encode_sort_key(columns, orders, row, &mut key);
+                    table.bytes += rows.push(args, row, key);
+                    continue;
+                }
                 table.bytes += group.accumulators[position].update(args, row)?;
             }
         }
@@ -551,9 +640,21 @@ impl HashAggregate {
     /// The result rows of `table`'s groups (to emit next); its partitions join the queue.
     fn finish(&mut self, table: GroupTable, ctx: &ExecContext) -> ExecResult<()> {
         let mut out = Batch::with_types(&self.types, table.groups.len());
-        for (group_index, group) in table.groups.iter().enumerate() {
-            let mut values = table.keys_batch.row(group_index);
+        let GroupTable {
+            keys_batch,
+            groups,
+            overflow,
+            depth,
+            ..
+        } = table;
+        for (group_index, mut group) in groups.into_iter().enumerate() {
+            let mut values = keys_batch.row(group_index);
             values.truncate(self.group_by.len());
+            for (accumulator, ordered) in group.accumulators.iter_mut().zip(group.ordered) {
+                if let Some(rows) = ordered {
+                    rows.feed(accumulator)?;
+                }
+            }
             for accumulator in &group.accumulators {
                 values.push(accumulator.finish()?);
             }
@@ -561,10 +662,10 @@ impl HashAggregate {
         }
         let positions = (0..out.rows as u32).collect();
         self.output = Emitter::new(out, positions);
-        if let Some(overflow) = table.overflow {
+        if let Some(overflow) = overflow {
             for part in overflow.finish(ctx)? {
                 if part.rows() > 0 {
-                    self.parts.push((part, table.depth + 1));
+                    self.parts.push((part, depth + 1));
                 }
             }
         }

@@ -120,6 +120,7 @@ mod tests {
             args: Vec::new(),
             distinct: false,
             filter: None,
+            order_by: Vec::new(),
             data_type: DataType::Json,
         };
         let mut accumulator = Accumulator::new(&call);

@@ -280,6 +280,7 @@ fn call(
         args,
         distinct,
         filter,
+        order_by: Vec::new(),
         data_type,
     }
 }
@@ -311,6 +312,20 @@ fn partitioned_aggregation_gives_the_in_memory_groups() {
         call(Count, vec![col(2)], true, None, DataType::Integer),
         call(Sum, vec![col(0)], false, Some(col(6)), DataType::Integer),
         call(BoolAnd, vec![col(6)], false, None, DataType::Boolean),
+        // string_agg(c2, '|' ORDER BY c0 DESC, c2 NULLS FIRST): held per group, then sorted.
+        AggregateCall {
+            order_by: vec![sort_key(0, true, false), sort_key(2, false, true)],
+            ..call(
+                StringAgg,
+                vec![
+                    col(2),
+                    literal(Value::Text("|".into()), DataType::Text(None)),
+                ],
+                false,
+                None,
+                DataType::Text(None),
+            )
+        },
     ];
     let groupings: [&[usize]; 4] = [&[1], &[1, 2], &[0], &[]];
     for grouping in groupings {

@@ -11,8 +11,9 @@
 
 use sqlparser::ast;
 
-use crate::plan::PlanNode;
 use crate::plan::expr::{AggregateCall, AggregateFunction, Expr};
+use crate::plan::{PlanNode, SortKey};
+use crate::sqlstate;
 use crate::types::{DataType, Value};
 
 use super::Binder;
@@ -127,6 +128,7 @@ impl Binder<'_> {
                 args: Vec::new(),
                 distinct: false,
                 filter,
+                order_by: Vec::new(),
                 data_type: DataType::Integer,
             });
         }
@@ -226,14 +228,58 @@ impl Binder<'_> {
             }
             _ => return Err(wrong_arity()),
         };
+        let order_by = self.bind_aggregate_order(call, &args, function, scope)?;
         Ok(AggregateCall {
             function,
             args,
             distinct: call.distinct,
             filter,
+            order_by,
             // max() of a VARCHAR(10) column is text, as PostgreSQL types it.
             data_type: data_type.unmodified(),
         })
+    }
+}
+
+impl Binder<'_> {
+    /// The keys of `agg(args ORDER BY keys)`. PostgreSQL's rule for DISTINCT holds: each key
+    /// must be one of the arguments (42P10). Keys are bound (so their errors are reported)
+    /// but dropped for aggregates whose result the order cannot change.
+    fn bind_aggregate_order(
+        &mut self,
+        call: &CallArguments<'_>,
+        args: &[Expr],
+        function: AggregateFunction,
+        scope: &Scope,
+    ) -> Result<Vec<SortKey>, BindError> {
+        let mut keys = Vec::with_capacity(call.order_by.len());
+        for key in call.order_by {
+            let order = super::select::order_key(0, &key.options)?;
+            let expr = self.bind_expr(&key.expr, scope)?;
+            if call.distinct && !args.contains(&expr) {
+                return Err(BindError::new(
+                    sqlstate::INVALID_COLUMN_REFERENCE,
+                    "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
+                ));
+            }
+            keys.push(SortKey {
+                expr,
+                descending: order.descending,
+                nulls_first: order.nulls_first,
+            });
+        }
+        let order_matters = matches!(
+            function,
+            AggregateFunction::StringAgg
+                | AggregateFunction::JsonAgg
+                | AggregateFunction::JsonbAgg
+                | AggregateFunction::JsonObjectAgg
+                | AggregateFunction::JsonbObjectAgg
+        );
+        if !order_matters {
+            keys.clear();
+        }
+        Ok(keys)
     }
 }
 

@@ -19,6 +19,8 @@ use super::types::resolve_function;
 pub(super) struct CallArguments<'q> {
     pub args: Vec<&'q ast::FunctionArgExpr>,
     pub distinct: bool,
+    /// `agg(x ORDER BY ...)`: the order an aggregate takes its rows in.
+    pub order_by: &'q [ast::OrderByExpr],
 }
 
 /// Splits a call's argument list, rejecting forms Basalt does not support.
@@ -27,15 +29,24 @@ pub(super) fn call_arguments(function: &ast::Function) -> Result<CallArguments<'
         ast::FunctionArguments::None => Ok(CallArguments {
             args: Vec::new(),
             distinct: false,
+            order_by: &[],
         }),
         ast::FunctionArguments::Subquery(_) => Err(BindError::unsupported(
             "a subquery as function argument list",
         )),
         ast::FunctionArguments::List(list) => {
-            if !list.clauses.is_empty() {
-                return Err(BindError::unsupported(format!(
-                    "function clauses in {function}"
-                )));
+            let mut order_by: &[ast::OrderByExpr] = &[];
+            for clause in &list.clauses {
+                match clause {
+                    ast::FunctionArgumentClause::OrderBy(keys) if order_by.is_empty() => {
+                        order_by = keys;
+                    }
+                    _ => {
+                        return Err(BindError::unsupported(format!(
+                            "function clauses in {function}"
+                        )));
+                    }
+                }
             }
             let mut args = Vec::with_capacity(list.args.len());
             for arg in &list.args {
@@ -50,14 +61,15 @@ pub(super) fn call_arguments(function: &ast::Function) -> Result<CallArguments<'
                     list.duplicate_treatment,
                     Some(ast::DuplicateTreatment::Distinct)
                 ),
+                order_by,
             })
         }
     }
 }
 
 /// The expression of an argument, 42601 for `*` where an expression is needed.
-/// The argument expressions of a call to `name`, which is not an aggregate: DISTINCT and
-/// FILTER are errors (42809), as is `*`.
+/// The argument expressions of a call to `name`, which is not an aggregate: DISTINCT,
+/// ORDER BY and FILTER are errors (42809), as is `*`.
 pub(super) fn non_aggregate_arguments<'q>(
     call: &CallArguments<'q>,
     has_filter: bool,
@@ -67,6 +79,12 @@ pub(super) fn non_aggregate_arguments<'q>(
         return Err(BindError::new(
             sqlstate::WRONG_OBJECT_TYPE,
             format!("DISTINCT or FILTER specified, but {name} is not an aggregate function"),
+        ));
+    }
+    if !call.order_by.is_empty() {
+        return Err(BindError::new(
+            sqlstate::WRONG_OBJECT_TYPE,
+            format!("ORDER BY specified, but {name} is not an aggregate function"),
         ));
     }
     call.args.iter().map(|arg| arg_expr(arg, name)).collect()

@@ -194,6 +194,11 @@ impl Binder<'_> {
             if call.distinct {
                 return Err(BindError::unsupported("DISTINCT for window functions"));
             }
+            if !call.order_by.is_empty() {
+                return Err(BindError::unsupported(
+                    "aggregate ORDER BY for window functions",
+                ));
+            }
             let aggregate = self.bind_aggregate_call(name, call, filter, scope)?;
             return Ok((
                 WindowFunction::Aggregate(aggregate.function),

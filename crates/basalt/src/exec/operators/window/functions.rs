@@ -285,6 +285,7 @@ fn aggregate(
         function,
         args: input.call.args.clone(),
         distinct: false,
+        order_by: Vec::new(),
         filter: None,
         data_type: input.call.data_type,
     };
