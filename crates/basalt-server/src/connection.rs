@@ -30,7 +30,7 @@ use pgwire::api::auth::{
 };
 use pgwire::api::cancel::CancelHandler;
 use pgwire::api::{
-    ClientInfo, METADATA_APPLICATION_NAME, METADATA_USER, NoopHandler, PgWireServerHandlers,
+    ClientInfo, METADATA_APPLICATION_NAME, METADATA_USER, PgWireServerHandlers,
     PidSecretKeyGenerator, RandomPidSecretKeyGenerator,
 };
 use pgwire::error::{PgWireError, PgWireResult};
@@ -40,6 +40,8 @@ use pgwire::messages::response::TransactionStatus;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 use crate::command::Command;
+use crate::copy::CopyIn;
+use crate::copy_statement::CopyStatement;
 use crate::encode::RowEncoder;
 use crate::error::WireError;
 use crate::session_thread::{SessionGone, SessionThread};
@@ -86,6 +88,8 @@ pub(crate) struct PreparedInfo {
     /// Each parameter's type: the client's, where it gave one, else the engine's inference.
     pub(crate) parameter_oids: Vec<u32>,
     pub(crate) columns: Vec<ColumnDescription>,
+    /// A COPY statement, read by the server (the engine has no COPY).
+    pub(crate) copy: Option<Arc<CopyStatement>>,
 }
 
 /// An open portal as the protocol sees it.
@@ -133,6 +137,8 @@ pub(crate) struct ClientHandler {
     /// Started at startup: a connection that only carries a CancelRequest never has one.
     session: OnceLock<SessionThread>,
     state: Mutex<ClientState>,
+    /// A COPY FROM STDIN waiting for the client's data ([`crate::copy`]).
+    pub(crate) copy_in: Mutex<Option<CopyIn>>,
 }
 
 impl ClientHandler {
@@ -141,6 +147,7 @@ impl ClientHandler {
             shared,
             session: OnceLock::new(),
             state: Mutex::new(ClientState::default()),
+            copy_in: Mutex::new(None),
         }
     }
 
@@ -429,7 +436,6 @@ impl PgWireServerHandlers for ConnectionHandlers {
     }
 
     fn copy_handler(&self) -> Arc<impl pgwire::api::copy::CopyHandler> {
-        // COPY is later work: pgwire's no-op handler refuses its messages.
-        Arc::new(NoopHandler)
+        self.0.clone()
     }
 }

@@ -20,6 +20,9 @@
 
 mod command;
 mod connection;
+mod copy;
+mod copy_format;
+mod copy_statement;
 mod encode;
 mod error;
 mod extended;
