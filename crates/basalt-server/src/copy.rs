@@ -173,7 +173,10 @@ fn with_line(mut error: WireError, table: &str, line: u64) -> WireError {
 /// Checks that the FORCE_* options name copied columns, as PostgreSQL does.
 fn check_forced(copy: &CopyStatement, columns: &[String]) -> Result<(), WireError> {
     for forced in copy.forced_columns() {
-        if !columns.iter().any(|column| column.eq_ignore_ascii_case(forced)) {
+        if !columns
+            .iter()
+            .any(|column| column.eq_ignore_ascii_case(forced))
+        {
             return Err(WireError::new(
                 INVALID_COLUMN_REFERENCE,
                 format!("column \"{forced}\" named in a FORCE option is not referenced by COPY"),
@@ -345,10 +348,12 @@ impl ClientHandler {
             .run(move |session| {
                 session.close_statement(STATEMENT);
                 session.close_portal(PORTAL);
-                let description = session.prepare_named(STATEMENT, &sql).and_then(|description| {
-                    session.bind(PORTAL, STATEMENT, Vec::<Value>::new())?;
-                    Ok(description)
-                });
+                let description = session
+                    .prepare_named(STATEMENT, &sql)
+                    .and_then(|description| {
+                        session.bind(PORTAL, STATEMENT, Vec::<Value>::new())?;
+                        Ok(description)
+                    });
                 session.close_statement(STATEMENT);
                 let description = description?;
                 Ok::<_, basalt::Error>(

@@ -336,7 +336,10 @@ fn unescape_text(field: &[u8]) -> Result<String, WireError> {
             b'x' if field.get(at).is_some_and(u8::is_ascii_hexdigit) => {
                 let mut value = 0u8;
                 for _ in 0..2 {
-                    match field.get(at).and_then(|digit| char::from(*digit).to_digit(16)) {
+                    match field
+                        .get(at)
+                        .and_then(|digit| char::from(*digit).to_digit(16))
+                    {
                         Some(digit) => {
                             value = value * 16 + digit as u8;
                             at += 1;
@@ -400,7 +403,13 @@ impl CopyWriter {
     }
 
     /// One field: `None` is NULL, else the value's text form. `index` is its column.
-    pub(crate) fn value(&self, index: usize, text: Option<&[u8]>, columns: usize, out: &mut BytesMut) {
+    pub(crate) fn value(
+        &self,
+        index: usize,
+        text: Option<&[u8]>,
+        columns: usize,
+        out: &mut BytesMut,
+    ) {
         if index > 0 {
             out.put_u8(self.options.delimiter);
         }

@@ -137,8 +137,7 @@ fn lex(sql: &str) -> Result<Vec<Lexed>, WireError> {
             }
             b'/' if bytes.get(at + 1) == Some(&b'*') => {
                 at += 2;
-                while at < bytes.len() && !(bytes[at] == b'*' && bytes.get(at + 1) == Some(&b'/'))
-                {
+                while at < bytes.len() && !(bytes[at] == b'*' && bytes.get(at + 1) == Some(&b'/')) {
                     at += 1;
                 }
                 at = (at + 2).min(bytes.len());
@@ -417,7 +416,9 @@ impl Parser<'_> {
             return Ok(ColumnSet::All);
         }
         let names = self.name_list()?;
-        Ok(ColumnSet::Some(names.into_iter().map(|(name, _)| name).collect()))
+        Ok(ColumnSet::Some(
+            names.into_iter().map(|(name, _)| name).collect(),
+        ))
     }
 
     /// The modern option list, after its `(`.
@@ -750,7 +751,9 @@ fn check_options(given: GivenOptions, from: bool) -> Result<CopyOptions, WireErr
         ));
     }
     if csv && null.as_bytes().contains(&quote) {
-        return Err(invalid("CSV quote character must not appear in the NULL specification"));
+        return Err(invalid(
+            "CSV quote character must not appear in the NULL specification",
+        ));
     }
     if from && given.force_quote.is_some() {
         return Err(WireError::new(
@@ -816,8 +819,9 @@ mod tests {
         assert_eq!(copy.options.quote, b'\'');
         assert_eq!(copy.options.escape, b'\\');
         assert!(copy.options.header);
-        let legacy = parse_copy("COPY \"T\" (a, \"B\") FROM STDIN WITH CSV HEADER DELIMITER AS '|'")
-            .expect("parses");
+        let legacy =
+            parse_copy("COPY \"T\" (a, \"B\") FROM STDIN WITH CSV HEADER DELIMITER AS '|'")
+                .expect("parses");
         assert_eq!(
             legacy.source,
             CopySource::Table {
@@ -835,7 +839,10 @@ mod tests {
         assert_eq!(text.options.null, "\\N");
         let query = parse_copy("COPY (SELECT a, (b) FROM t) TO STDOUT (FORMAT csv, FORCE_QUOTE *)")
             .expect("parses");
-        assert_eq!(query.source, CopySource::Query("SELECT a, (b) FROM t".to_owned()));
+        assert_eq!(
+            query.source,
+            CopySource::Query("SELECT a, (b) FROM t".to_owned())
+        );
         assert_eq!(query.options.force_quote, ColumnSet::All);
     }
 
@@ -849,9 +856,15 @@ mod tests {
         assert_eq!(code("copy t from stdin (format xml)"), Err("22023"));
         assert_eq!(code("copy t from stdin (quote '\"')"), Err("0A000"));
         assert_eq!(code("copy t from stdin (delimiter ',,')"), Err("0A000"));
-        assert_eq!(code("copy t from stdin (format csv, delimiter '\"')"), Err("22023"));
+        assert_eq!(
+            code("copy t from stdin (format csv, delimiter '\"')"),
+            Err("22023")
+        );
         assert_eq!(code("copy t to stdin"), Err("42601"));
         assert_eq!(code("copy t from stdin (header, header)"), Err("42601"));
-        assert_eq!(code("copy t from stdin (format csv, force_quote *)"), Err("0A000"));
+        assert_eq!(
+            code("copy t from stdin (format csv, force_quote *)"),
+            Err("0A000")
+        );
     }
 }

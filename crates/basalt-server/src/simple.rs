@@ -145,6 +145,16 @@ impl ClientHandler {
             state.portals.remove("");
             (state.in_transaction, state.failed)
         };
+        // A lone COPY is read by the server, not split by the engine's parser: sqlparser
+        // does not read every option PostgreSQL accepts (`FREEZE on`).
+        if Command::of(query) == Command::Copy
+            && let Ok(copy) = parse_copy(query)
+        {
+            if let Err(error) = classify(failed, query) {
+                return Ok(Err(error));
+            }
+            return self.run_copy(client, &copy, false).await;
+        }
         // One trip splits the message and, when it is one statement (the usual case), also
         // starts it.
         let text = query.clone();
