@@ -239,6 +239,16 @@ async fn bulk_csv_copy_round_trips_over_the_simple_protocol() {
     assert_eq!(kinds(&messages), "HdddcCZ");
     assert_eq!(messages[1].body, b"0\n");
     assert_eq!(messages[5].tag(), "COPY 3");
+    // COPY TO STDOUT may share a Query message with other statements.
+    raw.send(&[frontend::query(
+        "SELECT 1; COPY (SELECT 'a,b' AS x) TO STDOUT (FORMAT csv, HEADER)",
+    )])
+    .await;
+    let messages = raw.read_until_ready().await;
+    assert_eq!(kinds(&messages), "TDCHddcCZ");
+    assert_eq!(messages[4].body, b"x\n");
+    assert_eq!(messages[5].body, b"\"a,b\"\n");
+    assert_eq!(messages[7].tag(), "COPY 1");
     integrity_ok(&client).await;
 }
 
