@@ -26,7 +26,7 @@
 
 use bytes::{BufMut, BytesMut};
 
-use crate::copy_statement::{CopyOptions, Format};
+use crate::copy_options::{CopyOptions, Format};
 use crate::error::{BAD_COPY_FILE_FORMAT, CHARACTER_NOT_IN_REPERTOIRE, WireError};
 
 /// One record of COPY data: its line number (1-based, counting the header) and its fields.

@@ -23,6 +23,7 @@ mod command;
 mod connection;
 mod copy;
 mod copy_format;
+mod copy_options;
 mod copy_statement;
 mod encode;
 mod error;
