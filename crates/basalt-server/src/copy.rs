@@ -27,7 +27,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use basalt::{Execution, Session, Value, ValueRef, quote_identifier};
+use basalt::{DataType, Execution, Session, Value, ValueRef, quote_identifier};
 use bytes::{Bytes, BytesMut};
 use futures::{Sink, SinkExt};
 use pgwire::api::copy::CopyHandler;
@@ -65,6 +65,8 @@ pub(crate) struct CopyIn {
     /// Records read and not yet inserted.
     pending: Vec<Record>,
     inserted: u64,
+    /// Which copied columns are BYTEA.
+    blobs: Arc<[bool]>,
     /// COPY opened the transaction (none was open) and ends it.
     own_transaction: bool,
 }
@@ -102,10 +104,13 @@ fn table_columns(
         .collect())
 }
 
+/// What [`start_copy_in`] found: the copied columns' names, which of them are BYTEA, and
+/// whether COPY opened the transaction.
+type Started = (Vec<String>, Arc<[bool]>, bool);
+
 /// On the session's thread: opens COPY FROM STDIN's transaction (unless one is open) and
-/// prepares its INSERT. Returns the copied columns' names and whether it opened the
-/// transaction.
-fn start_copy_in(session: &Session, copy: &CopyStatement) -> basalt::Result<(Vec<String>, bool)> {
+/// prepares its INSERT.
+fn start_copy_in(session: &Session, copy: &CopyStatement) -> basalt::Result<Started> {
     let CopySource::Table {
         name_sql, columns, ..
     } = &copy.source
@@ -121,11 +126,16 @@ fn start_copy_in(session: &Session, copy: &CopyStatement) -> basalt::Result<(Vec
     }
     let prepared = table_columns(session, name_sql, columns).and_then(|columns| {
         session.close_statement(STATEMENT);
-        session.prepare_named(STATEMENT, &insert_sql(name_sql, &columns))?;
-        Ok(columns.into_iter().map(|(name, _)| name).collect())
+        let description = session.prepare_named(STATEMENT, &insert_sql(name_sql, &columns))?;
+        let blobs: Arc<[bool]> = description
+            .parameters
+            .iter()
+            .map(|parameter| parameter.data_type == DataType::Blob)
+            .collect();
+        Ok((columns.into_iter().map(|(name, _)| name).collect(), blobs))
     });
     match prepared {
-        Ok(columns) => Ok((columns, own_transaction)),
+        Ok((columns, blobs)) => Ok((columns, blobs, own_transaction)),
         Err(error) => {
             // The prepare's error is the one to report.
             let _ = end_copy_in(session, own_transaction, false);
@@ -134,20 +144,56 @@ fn start_copy_in(session: &Session, copy: &CopyStatement) -> basalt::Result<(Vec
     }
 }
 
-/// On the session's thread: inserts `records`, each bound to the prepared INSERT. An error
-/// comes with the line of the record that caused it.
-fn insert_records(session: &Session, records: Vec<Record>) -> Result<u64, (u64, basalt::Error)> {
+/// A BYTEA field's value, as the engine reads a bytea literal: `\x` and hex digits, or
+/// else the text's bytes. (A text parameter bound to a BYTEA column would be taken as its
+/// bytes, so `\x...`, the form COPY TO writes, must be decoded here.)
+fn bytea_value(text: String) -> basalt::Result<Value> {
+    let Some(hex) = text.strip_prefix("\\x") else {
+        return Ok(Value::Blob(text.into_bytes()));
+    };
+    let digits: Option<Vec<u8>> = hex
+        .as_bytes()
+        .chunks(2)
+        .map(|pair| {
+            let pair = std::str::from_utf8(pair)
+                .ok()
+                .filter(|pair| pair.len() == 2)?;
+            u8::from_str_radix(pair, 16).ok()
+        })
+        .collect();
+    digits.map(Value::Blob).ok_or_else(|| {
+        basalt::Error::new(
+            basalt::sqlstate::INVALID_TEXT_REPRESENTATION,
+            format!("invalid input syntax for type bytea: \"{text}\""),
+        )
+    })
+}
+
+/// On the session's thread: inserts `records`, each bound to the prepared INSERT (`blobs`:
+/// which parameters are BYTEA). An error comes with the line of the record that caused it.
+fn insert_records(
+    session: &Session,
+    records: Vec<Record>,
+    blobs: &[bool],
+) -> Result<u64, (u64, basalt::Error)> {
     let mut inserted = 0;
     for record in records {
+        let line = record.line;
         let values: Vec<Value> = record
             .fields
             .into_iter()
-            .map(|field| field.map_or(Value::Null, Value::Text))
-            .collect();
+            .enumerate()
+            .map(|(index, field)| match field {
+                None => Ok(Value::Null),
+                Some(text) if blobs.get(index).copied().unwrap_or(false) => bytea_value(text),
+                Some(text) => Ok(Value::Text(text)),
+            })
+            .collect::<basalt::Result<_>>()
+            .map_err(|error| (line, error))?;
         session
             .bind(PORTAL, STATEMENT, values)
             .and_then(|()| session.execute_portal(PORTAL, 0, |_| Ok(())))
-            .map_err(|error| (record.line, error))?;
+            .map_err(|error| (line, error))?;
         session.close_portal(PORTAL);
         inserted += 1;
     }
@@ -235,7 +281,7 @@ impl ClientHandler {
             .run(move |session| start_copy_in(session, &statement))
             .await
             .and_then(|result| result.map_err(WireError::from));
-        let (columns, own_transaction) = match started {
+        let (columns, blobs, own_transaction) = match started {
             Ok(started) => started,
             Err(error) => return Ok(Err(error)),
         };
@@ -255,6 +301,7 @@ impl ClientHandler {
             table,
             pending: Vec::new(),
             inserted: 0,
+            blobs,
             own_transaction,
         });
         client.set_state(PgWireConnectionState::CopyInProgress(extended));
@@ -291,8 +338,9 @@ impl ClientHandler {
                 }
             }
             let records = std::mem::take(&mut copy.pending);
+            let blobs = copy.blobs.clone();
             let inserted = self
-                .run(move |session| insert_records(session, records))
+                .run(move |session| insert_records(session, records, &blobs))
                 .await;
             match inserted {
                 Ok(Ok(count)) => copy.inserted += count,

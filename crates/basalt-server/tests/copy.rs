@@ -336,6 +336,40 @@ async fn formats_nulls_escapes_quotes_columns_and_defaults() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_of_every_type_round_trip() {
+    let server = TestServer::start().await;
+    let client = server.client().await;
+    client
+        .batch_execute(
+            "CREATE TABLE ty (b BOOLEAN, y BYTEA, j JSONB, u UUID, ts TIMESTAMP, iv INTERVAL,
+                              f DOUBLE PRECISION, v VECTOR(3), d DATE, c VARCHAR(5))",
+        )
+        .await
+        .expect("create");
+    // In COPY's text format a bytea's `\x` is written `\\x`.
+    let data = "t\t\\\\x0102ff\t{\"a\": [1, 2]}\ta0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11\t\
+                2024-01-02 03:04:05.5\t1 day 02:00:00\t1.5\t[1,2,3]\t2024-02-29\tabc\n\
+                f\t\\\\x\t\\N\t\\N\t\\N\t\\N\t-0.25\t\\N\t\\N\t\n";
+    copy_in(&client, "COPY ty FROM STDIN", &odd_chunks(data.as_bytes()))
+        .await
+        .expect("copy in");
+    let bytes: Vec<u8> = client
+        .query_one("SELECT y FROM ty WHERE b", &[])
+        .await
+        .expect("bytea")
+        .get(0);
+    assert_eq!(bytes, [1, 2, 255]);
+    let back = copy_out(&client, "COPY ty TO STDOUT").await;
+    assert_eq!(String::from_utf8(back).expect("utf-8"), data);
+    let error = copy_in(&client, "COPY ty (y) FROM STDIN", &[b"\\\\xzz\n"])
+        .await
+        .expect_err("bad bytea");
+    let db = error.as_db_error().expect("database error");
+    assert_eq!(db.code().code(), "22P02");
+    assert_eq!(db.where_(), Some("COPY ty, line 1"));
+}
+
 /// One row of the details test: id, a, b, n, d.
 type Detail = (
     i64,
