@@ -488,6 +488,19 @@ async fn copy_fail_is_57014_and_undoes_the_copy() {
     );
     assert_eq!(status(&messages), 'I');
     assert_eq!(count(&client, "t").await, 0);
+    // The extended protocol: tokio-postgres sends CopyFail (and Sync) for a sink dropped
+    // before it finished; nothing stays and the client goes on.
+    {
+        let sink = client
+            .copy_in::<_, Bytes>("COPY t FROM STDIN")
+            .await
+            .expect("copy in");
+        pin_mut!(sink);
+        sink.send(Bytes::from_static(b"9\tnine\n"))
+            .await
+            .expect("data");
+    }
+    assert_eq!(count(&client, "t").await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
