@@ -25,6 +25,7 @@
 
 use std::fmt::Debug;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use async_trait::async_trait;
 use basalt::{DataType, Execution, Session, Value, ValueRef, quote_identifier};
@@ -276,6 +277,8 @@ impl ClientHandler {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        // A cancel that came before this COPY was for a statement before it.
+        self.copy_canceled.store(false, Ordering::Relaxed);
         let statement = copy.clone();
         let started = self
             .run(move |session| start_copy_in(session, &statement))
@@ -320,6 +323,14 @@ impl ClientHandler {
     /// all of them, `at_end`). Returns the COPY's state back, or its error.
     async fn absorb(&self, mut copy: CopyIn, at_end: bool) -> Result<CopyIn, (CopyIn, WireError)> {
         loop {
+            // A CancelRequest while COPY waits for data: no statement runs for the session's
+            // interrupt to stop, so the flag is checked as the data comes.
+            if self.copy_canceled.swap(false, Ordering::Relaxed) {
+                let error =
+                    WireError::new(QUERY_CANCELED, "canceling statement due to user request");
+                let error = with_line(error, &copy.table, copy.reader.line());
+                return Err((copy, error));
+            }
             match copy.reader.next_record(at_end) {
                 Ok(Some(record)) => {
                     copy.pending.push(record);

@@ -503,6 +503,60 @@ async fn copy_fail_is_57014_and_undoes_the_copy() {
     assert_eq!(count(&client, "t").await, 0);
 }
 
+/// Sends a CancelRequest for `key` (BackendKeyData's body: process id, secret key) and
+/// waits until the server has handled it and closed the connection.
+async fn cancel(server: &TestServer, key: &[u8]) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(server.address)
+        .await
+        .expect("connect");
+    let mut request = 16i32.to_be_bytes().to_vec();
+    request.extend_from_slice(&80_877_102i32.to_be_bytes());
+    request.extend_from_slice(key);
+    stream.write_all(&request).await.expect("cancel request");
+    let mut rest = Vec::new();
+    stream.read_to_end(&mut rest).await.expect("closed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_a_copy_waiting_for_data() {
+    let server = TestServer::start().await;
+    let client = server.client().await;
+    client
+        .batch_execute("CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT)")
+        .await
+        .expect("create");
+    let stream = tokio::net::TcpStream::connect(server.address)
+        .await
+        .expect("connect");
+    let mut raw = RawClient::from_stream(stream);
+    raw.startup(&[("user", "raw"), ("database", "test")]).await;
+    let startup = raw.read_until_ready().await;
+    let key = startup
+        .iter()
+        .find(|message| message.kind == b'K')
+        .expect("BackendKeyData")
+        .body
+        .clone();
+    // A cancel before the COPY is for whatever ran then, not for the COPY.
+    cancel(&server, &key).await;
+    raw.send(&[frontend::query("COPY t FROM STDIN")]).await;
+    assert_eq!(raw.next().await.expect("response").kind, b'G');
+    raw.send(&[frontend::copy_data(b"1\tone\n")]).await;
+    // No statement runs while COPY waits for data; the cancel still stops it.
+    cancel(&server, &key).await;
+    raw.send(&[frontend::copy_data(b"2\ttwo\n"), frontend::copy_done()])
+        .await;
+    let messages = raw.read_until_ready().await;
+    assert_eq!(kinds(&messages), "EZ");
+    assert_eq!(messages[0].error_field(b'C').as_deref(), Some("57014"));
+    assert_eq!(count(&client, "t").await, 0);
+    // The next COPY is not touched by it.
+    let messages = Box::pin(raw_copy_in(&mut raw, "COPY t FROM STDIN", &[b"3\tthree\n"])).await;
+    assert_eq!(kinds(&messages), "CZ");
+    assert_eq!(count(&client, "t").await, 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn copy_inside_a_transaction_block() {
     let server = TestServer::start().await;
