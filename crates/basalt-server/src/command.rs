@@ -27,6 +27,8 @@ pub(crate) enum Command {
     Rollback,
     /// ROLLBACK TO [SAVEPOINT] name: the transaction continues.
     RollbackTo,
+    /// COPY: tag `COPY n`.
+    Copy,
     /// Anything else, with its tag (`CREATE TABLE`, `SET`, `SAVEPOINT`, ...).
     Other(String),
 }
@@ -57,6 +59,7 @@ impl Command {
                 Command::Other(format!("{} {}", word(0), object_word(&words[1..])).to_uppercase())
             }
             "truncate" => Command::Other("TRUNCATE TABLE".to_owned()),
+            "copy" => Command::Copy,
             // No word outside parentheses: a parenthesised query, `(SELECT 1)`.
             "" => Command::Select,
             first => Command::Other(first.to_uppercase()),
@@ -71,6 +74,7 @@ impl Command {
             Command::Update => format!("UPDATE {rows}"),
             Command::Delete => format!("DELETE {rows}"),
             Command::Merge => format!("MERGE {rows}"),
+            Command::Copy => format!("COPY {rows}"),
             Command::Begin => "BEGIN".to_owned(),
             Command::Commit => "COMMIT".to_owned(),
             Command::Rollback | Command::RollbackTo => "ROLLBACK".to_owned(),

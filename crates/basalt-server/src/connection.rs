@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Debug;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use async_trait::async_trait;
@@ -30,7 +31,7 @@ use pgwire::api::auth::{
 };
 use pgwire::api::cancel::CancelHandler;
 use pgwire::api::{
-    ClientInfo, METADATA_APPLICATION_NAME, METADATA_USER, NoopHandler, PgWireServerHandlers,
+    ClientInfo, METADATA_APPLICATION_NAME, METADATA_USER, PgWireServerHandlers,
     PidSecretKeyGenerator, RandomPidSecretKeyGenerator,
 };
 use pgwire::error::{PgWireError, PgWireResult};
@@ -40,6 +41,8 @@ use pgwire::messages::response::TransactionStatus;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 use crate::command::Command;
+use crate::copy::CopyIn;
+use crate::copy_statement::CopyStatement;
 use crate::encode::RowEncoder;
 use crate::error::WireError;
 use crate::session_thread::{SessionGone, SessionThread};
@@ -56,8 +59,9 @@ const ROWS_PER_TRIP: u64 = 1024;
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) db: Database,
-    /// Each connection's process id → its secret key and its session's interrupt.
-    cancel_keys: Mutex<HashMap<i32, (Bytes, InterruptHandle)>>,
+    /// Each connection's process id → its secret key, its session's interrupt and its
+    /// COPY's cancel flag.
+    cancel_keys: Mutex<HashMap<i32, CancelTarget>>,
     keys: RandomPidSecretKeyGenerator,
 }
 
@@ -70,13 +74,18 @@ impl Shared {
         }
     }
 
-    fn cancel_keys(&self) -> MutexGuard<'_, HashMap<i32, (Bytes, InterruptHandle)>> {
+    fn cancel_keys(&self) -> MutexGuard<'_, HashMap<i32, CancelTarget>> {
         // The map stays consistent whatever a panicking holder did (one insert or remove).
         self.cancel_keys
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
+
+/// What a CancelRequest with a connection's key stops: the statement its session runs, and
+/// a COPY FROM STDIN waiting for data (no statement runs then; [`crate::copy`] checks the
+/// flag as the data comes).
+type CancelTarget = (Bytes, InterruptHandle, Arc<AtomicBool>);
 
 /// A prepared statement as the protocol sees it.
 #[derive(Debug)]
@@ -86,6 +95,8 @@ pub(crate) struct PreparedInfo {
     /// Each parameter's type: the client's, where it gave one, else the engine's inference.
     pub(crate) parameter_oids: Vec<u32>,
     pub(crate) columns: Vec<ColumnDescription>,
+    /// A COPY statement, read by the server (the engine has no COPY).
+    pub(crate) copy: Option<Arc<CopyStatement>>,
 }
 
 /// An open portal as the protocol sees it.
@@ -133,6 +144,10 @@ pub(crate) struct ClientHandler {
     /// Started at startup: a connection that only carries a CancelRequest never has one.
     session: OnceLock<SessionThread>,
     state: Mutex<ClientState>,
+    /// A COPY FROM STDIN waiting for the client's data ([`crate::copy`]).
+    pub(crate) copy_in: Mutex<Option<CopyIn>>,
+    /// Set by a CancelRequest: a COPY FROM STDIN in progress fails with 57014.
+    pub(crate) copy_canceled: Arc<AtomicBool>,
 }
 
 impl ClientHandler {
@@ -141,6 +156,8 @@ impl ClientHandler {
             shared,
             session: OnceLock::new(),
             state: Mutex::new(ClientState::default()),
+            copy_in: Mutex::new(None),
+            copy_canceled: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -258,7 +275,8 @@ impl ClientHandler {
     }
 
     fn register_cancel_key(&self, pid: i32, key: Bytes, interrupt: InterruptHandle) {
-        self.shared.cancel_keys().insert(pid, (key, interrupt));
+        let target = (key, interrupt, self.copy_canceled.clone());
+        self.shared.cancel_keys().insert(pid, target);
         self.state().pid = Some(pid);
     }
 }
@@ -399,9 +417,10 @@ impl CancelHandler for ClientHandler {
         let key = request.secret_key.to_bytes();
         let target = self.shared.cancel_keys().get(&request.pid).cloned();
         // A wrong key is ignored without a word, as PostgreSQL does.
-        if let Some((expected, interrupt)) = target
+        if let Some((expected, interrupt, copy_canceled)) = target
             && expected == key
         {
+            copy_canceled.store(true, Ordering::Relaxed);
             interrupt.interrupt();
         }
     }
@@ -429,7 +448,6 @@ impl PgWireServerHandlers for ConnectionHandlers {
     }
 
     fn copy_handler(&self) -> Arc<impl pgwire::api::copy::CopyHandler> {
-        // COPY is later work: pgwire's no-op handler refuses its messages.
-        Arc::new(NoopHandler)
+        self.0.clone()
     }
 }

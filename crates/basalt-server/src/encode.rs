@@ -186,7 +186,7 @@ impl RowEncoder {
 }
 
 /// PostgreSQL's text form of `value`.
-fn write_text(value: ValueRef<'_>, out: &mut BytesMut) {
+pub(crate) fn write_text(value: ValueRef<'_>, out: &mut BytesMut) {
     match value {
         ValueRef::Null => {}
         ValueRef::Boolean(flag) => out.put_slice(if flag { b"t" } else { b"f" }),

@@ -16,6 +16,10 @@ pub(crate) struct WireError {
     pub(crate) message: String,
     /// 1-based character position in the query string (ErrorResponse's `P` field).
     pub(crate) position: Option<usize>,
+    /// ErrorResponse's `W` field: where it happened (`COPY t, line 3`).
+    pub(crate) context: Option<String>,
+    /// ErrorResponse's `H` field: what to do instead.
+    pub(crate) hint: Option<String>,
 }
 
 /// 08P01: the client broke the protocol (wrong parameter count, bad format code).
@@ -36,6 +40,10 @@ pub(crate) const INVALID_SQL_STATEMENT_NAME: &str = "26000";
 pub(crate) const DUPLICATE_PREPARED_STATEMENT: &str = "42P05";
 /// 0A000: something the server does not do yet (a type it cannot decode).
 pub(crate) const FEATURE_NOT_SUPPORTED: &str = "0A000";
+/// 22P04: a malformed line of COPY data (a wrong number of columns, a bad quote).
+pub(crate) const BAD_COPY_FILE_FORMAT: &str = "22P04";
+/// 57014: the client ended COPY FROM STDIN with CopyFail.
+pub(crate) const QUERY_CANCELED: &str = "57014";
 /// 08006: the session's thread is gone (it can only end with the connection, or if the
 /// engine panicked); the connection closes.
 pub(crate) const CONNECTION_FAILURE: &str = "08006";
@@ -46,6 +54,8 @@ impl WireError {
             code,
             message: message.into(),
             position: None,
+            context: None,
+            hint: None,
         }
     }
 
@@ -59,6 +69,8 @@ impl WireError {
             code: error.code(),
             message: error.message().to_owned(),
             position,
+            context: None,
+            hint: None,
         }
     }
 
@@ -84,6 +96,8 @@ impl WireError {
         };
         let mut info = ErrorInfo::new(severity.to_owned(), self.code.to_owned(), self.message);
         info.position = self.position.map(|position| position.to_string());
+        info.where_context = self.context;
+        info.hint = self.hint;
         info
     }
 
@@ -100,6 +114,8 @@ impl From<basalt::Error> for WireError {
             code: error.code(),
             message: error.message().to_owned(),
             position: None,
+            context: None,
+            hint: None,
         }
     }
 }

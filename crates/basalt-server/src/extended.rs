@@ -35,6 +35,7 @@ use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, ReadyForQu
 
 use crate::command::{Command, is_empty_query};
 use crate::connection::{ClientHandler, PortalEnd, PortalInfo, PreparedInfo};
+use crate::copy_statement::parse_copy;
 use crate::encode::{decode_parameter, expand_formats, row_description, type_oid};
 use crate::error::{
     DUPLICATE_PREPARED_STATEMENT, INVALID_CURSOR_NAME, INVALID_SQL_STATEMENT_NAME,
@@ -226,6 +227,24 @@ impl ClientHandler {
         if let Err(error) = self.failed_transaction_rule(Some(&command)) {
             return Ok(Err(error));
         }
+        if command == Command::Copy {
+            // The engine has no COPY: the server reads it, and runs it at Execute.
+            let copy = match parse_copy(&query) {
+                Ok(copy) => copy,
+                Err(error) => return Ok(Err(error)),
+            };
+            let info = PreparedInfo {
+                command: Some(command),
+                parameter_oids: Vec::new(),
+                columns: Vec::new(),
+                copy: Some(Arc::new(copy)),
+            };
+            self.state().statements.insert(name, Arc::new(info));
+            client
+                .feed(PgWireBackendMessage::ParseComplete(ParseComplete::new()))
+                .await?;
+            return Ok(Ok(()));
+        }
         let sql = query.clone();
         let statement_name = name.clone();
         let prepared = self
@@ -246,6 +265,7 @@ impl ClientHandler {
                 command: None,
                 parameter_oids: Vec::new(),
                 columns: Vec::new(),
+                copy: None,
             },
             Some(description) => {
                 let parameter_oids = description
@@ -263,6 +283,7 @@ impl ClientHandler {
                     command: Some(command),
                     parameter_oids,
                     columns: description.columns,
+                    copy: None,
                 }
             }
         };
@@ -312,7 +333,7 @@ impl ClientHandler {
             Ok(binary) => binary,
             Err(error) => return Ok(Err(error)),
         };
-        if statement.command.is_some() {
+        if statement.command.is_some() && statement.copy.is_none() {
             let portal = portal_name.clone();
             let bound = self
                 .run(move |session| session.bind(&portal, &statement_name, values))
@@ -388,7 +409,7 @@ impl ClientHandler {
 
     async fn execute<C>(&self, client: &mut C, message: Execute) -> Reply
     where
-        C: Sink<PgWireBackendMessage> + Unpin + Send,
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send,
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
@@ -420,6 +441,9 @@ impl ClientHandler {
             Ok(None) => {}
             Ok(Some(substitute)) => return self.run_substitute(client, &name, substitute).await,
             Err(error) => return Ok(Err(error)),
+        }
+        if let Some(copy) = &statement.copy {
+            return self.run_copy(client, copy, true).await;
         }
         // A negative row limit is no limit, as in PostgreSQL.
         let max_rows = u64::try_from(message.max_rows).unwrap_or(0);

@@ -7,7 +7,8 @@
 //! Basalt [`Session`](basalt::Session) per client, all on one shared [`Database`]; each
 //! session runs on a thread of its own ([`session_thread`]) so a long statement blocks only
 //! its own client; [`encode`] maps Basalt's types to PostgreSQL's OIDs and wire formats;
-//! [`command`] gives statements their command tags.
+//! [`command`] gives statements their command tags; [`copy`] runs COPY FROM STDIN / TO
+//! STDOUT, reading the statement with [`copy_statement`] and the data with [`copy_format`].
 //!
 //! What it guarantees: a malformed message or a client that misbehaves ends that connection
 //! with an error and never the server (no handler panics on client input); trust
@@ -15,11 +16,15 @@
 //! authentication exists); replies are buffered and written at Sync, Flush, the end of a
 //! simple query or a full buffer — never one write per row or per message.
 //!
-//! Not yet: pg_catalog and information_schema, authentication and TLS, COPY.
+//! Not yet: pg_catalog and information_schema, authentication and TLS.
 //! See `docs/server.md`.
 
 mod command;
 mod connection;
+mod copy;
+mod copy_format;
+mod copy_options;
+mod copy_statement;
 mod encode;
 mod error;
 mod extended;

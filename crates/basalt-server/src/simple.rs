@@ -30,8 +30,9 @@ use crate::command::Command;
 use crate::connection::{
     ClientHandler, PortalEnd, Trip, execute_trip, failed_transaction_rule, trip_limit,
 };
+use crate::copy_statement::parse_copy;
 use crate::encode::row_description;
-use crate::error::WireError;
+use crate::error::{FEATURE_NOT_SUPPORTED, WireError};
 
 #[async_trait]
 impl SimpleQueryHandler for ClientHandler {
@@ -50,6 +51,10 @@ impl SimpleQueryHandler for ClientHandler {
                     error.into_info().into(),
                 ))
                 .await?;
+        } else if self.copy_in_active() {
+            // COPY FROM STDIN answered CopyInResponse: the query goes on with the client's
+            // data, and ReadyForQuery comes after its CopyDone (pgwire sends it).
+            return Ok(());
         }
         client.set_state(PgWireConnectionState::ReadyForQuery);
         client
@@ -104,6 +109,23 @@ fn classify(failed: bool, statement: &str) -> Result<(Command, Option<&'static s
     }
 }
 
+/// COPY FROM STDIN must be alone in its Query message in Basalt: the statements after it
+/// would have to wait for the client's data, which pgwire's message loop cannot do.
+fn refuse_copy_in_among_others(query: &str, ranges: &[Range<usize>]) -> Result<(), WireError> {
+    for range in ranges {
+        let statement = query.get(range.clone()).unwrap_or_default();
+        if Command::of(statement) == Command::Copy
+            && parse_copy(statement).is_ok_and(|copy| copy.from)
+        {
+            return Err(WireError::new(
+                FEATURE_NOT_SUPPORTED,
+                "COPY FROM STDIN must be the only statement of its query string in Basalt",
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl ClientHandler {
     /// Runs every statement of `query`, stopping at the first error, which it returns.
     async fn run_query<C>(
@@ -112,7 +134,7 @@ impl ClientHandler {
         query: &Arc<str>,
     ) -> PgWireResult<Result<(), WireError>>
     where
-        C: Sink<PgWireBackendMessage> + Unpin + Send,
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send,
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
@@ -123,6 +145,16 @@ impl ClientHandler {
             state.portals.remove("");
             (state.in_transaction, state.failed)
         };
+        // A lone COPY is read by the server, not split by the engine's parser: sqlparser
+        // does not read every option PostgreSQL accepts (`FREEZE on`).
+        if Command::of(query) == Command::Copy
+            && let Ok(copy) = parse_copy(query)
+        {
+            if let Err(error) = classify(failed, query) {
+                return Ok(Err(error));
+            }
+            return self.run_copy(client, &copy, false).await;
+        }
         // One trip splits the message and, when it is one statement (the usual case), also
         // starts it.
         let text = query.clone();
@@ -132,7 +164,9 @@ impl ClientHandler {
                 let mut started = None;
                 if let [range] = ranges.as_slice() {
                     let statement = text.get(range.clone()).unwrap_or_default();
-                    if let Ok((command, substitute)) = classify(failed, statement) {
+                    if let Ok((command, substitute)) = classify(failed, statement)
+                        && command != Command::Copy
+                    {
                         let sql = substitute.unwrap_or(statement);
                         started = Some((command, start_statement(session, sql)));
                     }
@@ -157,6 +191,11 @@ impl ClientHandler {
             return self
                 .finish_statement(client, query, range.start, command, started)
                 .await;
+        }
+        if ranges.len() > 1
+            && let Err(error) = refuse_copy_in_among_others(query, &ranges)
+        {
+            return Ok(Err(error));
         }
         // Several statements outside a transaction block run as one implicit transaction,
         // as in PostgreSQL: an error undoes the statements before it. A message that opens,
@@ -199,7 +238,7 @@ impl ClientHandler {
         range: Range<usize>,
     ) -> PgWireResult<Result<(), WireError>>
     where
-        C: Sink<PgWireBackendMessage> + Unpin + Send,
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send,
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
@@ -208,6 +247,12 @@ impl ClientHandler {
             Ok(classified) => classified,
             Err(error) => return Ok(Err(error)),
         };
+        if command == Command::Copy {
+            return match parse_copy(statement) {
+                Ok(copy) => self.run_copy(client, &copy, false).await,
+                Err(error) => Ok(Err(error)),
+            };
+        }
         let text = query.clone();
         let start = range.start;
         let started = self

@@ -120,6 +120,20 @@ pub mod frontend {
         out.push(0);
     }
 
+    pub fn copy_data(data: &[u8]) -> Vec<u8> {
+        message(b'd', data)
+    }
+
+    pub fn copy_done() -> Vec<u8> {
+        message(b'c', &[])
+    }
+
+    pub fn copy_fail(reason: &str) -> Vec<u8> {
+        let mut body = Vec::new();
+        cstring(&mut body, reason);
+        message(b'f', &body)
+    }
+
     pub fn query(sql: &str) -> Vec<u8> {
         let mut body = Vec::new();
         cstring(&mut body, sql);
