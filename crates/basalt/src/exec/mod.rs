@@ -24,4 +24,5 @@ pub mod sequence;
 pub mod source;
 pub mod spill;
 pub mod triggers;
+pub mod truncate;
 pub mod vacuum;

@@ -47,6 +47,16 @@ fn write_state(txn: &mut WriteTxn, root: u32, state: State, exists: bool) -> Exe
     Ok(())
 }
 
+/// Puts the sequence back at its start, as if new: the next `nextval` returns `start`
+/// (`TRUNCATE ... RESTART IDENTITY`, `ALTER SEQUENCE ... RESTART`).
+pub fn restart(sequence: &SequenceDef, txn: &mut WriteTxn) -> ExecResult<()> {
+    let state = State {
+        last_value: sequence.start,
+        called: false,
+    };
+    write_state(txn, sequence.root, state, true)
+}
+
 fn read_state(sequence: &SequenceDef, txn: &WriteTxn) -> ExecResult<State> {
     let tree = TableTree::open(sequence.root);
     let mut cursor = tree.cursor(txn);

@@ -114,6 +114,12 @@ pub enum DdlStatement {
         if_not_exists: bool,
         or_replace: bool,
     },
+    /// `TRUNCATE` of existing tables (each named once, as written).
+    Truncate {
+        tables: Vec<String>,
+        restart_identity: bool,
+        cascade: bool,
+    },
     Drop {
         kind: ObjectKind,
         names: Vec<String>,

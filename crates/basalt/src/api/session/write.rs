@@ -288,6 +288,19 @@ impl Session {
                     &mut write.lock(),
                 )?;
             }
+            DdlStatement::Truncate {
+                tables,
+                restart_identity,
+                cascade,
+            } => {
+                crate::exec::truncate::truncate(
+                    tables,
+                    *restart_identity,
+                    *cascade,
+                    catalog,
+                    &mut write.lock(),
+                )?;
+            }
             DdlStatement::Drop {
                 kind,
                 names,

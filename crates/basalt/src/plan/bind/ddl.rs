@@ -49,6 +49,7 @@ impl Binder<'_> {
                 ..
             } => self.bind_drop(*object_type, *if_exists, names, *cascade),
             ast::Statement::AlterTable(alter) => self.bind_alter_table(alter),
+            ast::Statement::Truncate(truncate) => self.bind_truncate(truncate),
             ast::Statement::StartTransaction { modifier, .. } => {
                 // With WAL, SQLite's EXCLUSIVE is IMMEDIATE: readers go on either way.
                 let immediate = matches!(
@@ -569,6 +570,48 @@ impl Binder<'_> {
             names,
             if_exists,
             cascade,
+        })
+    }
+
+    /// `TRUNCATE [TABLE] [ONLY] t [*] [, ...] [RESTART | CONTINUE IDENTITY] [CASCADE |
+    /// RESTRICT]`: every name an existing table (42P01; a view or sequence is 42809), each
+    /// kept once.
+    fn bind_truncate(&mut self, truncate: &ast::Truncate) -> Result<DdlStatement, BindError> {
+        if truncate.partitions.is_some() || truncate.on_cluster.is_some() || truncate.if_exists {
+            return Err(BindError::unsupported(format!("{truncate}")));
+        }
+        let mut tables: Vec<String> = Vec::with_capacity(truncate.table_names.len());
+        for target in &truncate.table_names {
+            let name = object_name(&target.name)?;
+            let Some(table) = self.catalog.table(&name) else {
+                let code = if self.catalog.views.contains_key(&name.to_lowercase())
+                    || self.catalog.sequences.contains_key(&name.to_lowercase())
+                {
+                    sqlstate::WRONG_OBJECT_TYPE
+                } else {
+                    sqlstate::UNDEFINED_TABLE
+                };
+                let message = if code == sqlstate::WRONG_OBJECT_TYPE {
+                    format!("\"{name}\" is not a table")
+                } else {
+                    format!("relation \"{name}\" does not exist")
+                };
+                return Err(BindError::new(code, message));
+            };
+            if !tables
+                .iter()
+                .any(|known| known.eq_ignore_ascii_case(&table.name))
+            {
+                tables.push(table.name.clone());
+            }
+        }
+        Ok(DdlStatement::Truncate {
+            tables,
+            restart_identity: matches!(
+                truncate.identity,
+                Some(ast::TruncateIdentityOption::Restart)
+            ),
+            cascade: matches!(truncate.cascade, Some(ast::CascadeOption::Cascade)),
         })
     }
 
