@@ -167,5 +167,9 @@ pub enum DdlStatement {
     },
     /// `VACUUM [FULL] [table]`: rewrite the whole file without free pages (a named table is
     /// checked to exist; the whole file is rewritten all the same, as there is one file).
-    Vacuum,
+    /// With ANALYZE, `analyze` holds the table to analyze afterwards (`None` inside: every
+    /// table).
+    Vacuum {
+        analyze: Option<Option<String>>,
+    },
 }

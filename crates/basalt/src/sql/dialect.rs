@@ -169,6 +169,99 @@ fn parse_reindex(parser: &mut Parser<'_>) -> Result<Statement, ParserError> {
     }))
 }
 
+/// PostgreSQL's `VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table [(columns)] [, ...]]` and
+/// `VACUUM (option [value] [, ...]) [table ...]` (pgbench sends `vacuum analyze t`), which
+/// sqlparser reads only as `VACUUM [FULL] [name]`. Returned as `Statement::Vacuum` with
+/// `full` as given and, for ANALYZE, `recluster` set (a Redshift word Basalt has no other
+/// use for; the binder reads it as "then ANALYZE"). One table is kept as `table_name`;
+/// several become none (VACUUM rebuilds the whole file either way, and ANALYZE then takes
+/// every table). FREEZE, VERBOSE and PostgreSQL's other options are accepted and change
+/// nothing; an unknown option is a syntax error, as in PostgreSQL.
+fn parse_vacuum(parser: &mut Parser<'_>) -> Result<Statement, ParserError> {
+    let mut full = false;
+    let mut analyze = false;
+    if parser.consume_token(&Token::LParen) {
+        loop {
+            let option = parser.parse_identifier()?.value.to_lowercase();
+            let enabled = match &parser.peek_token_ref().token {
+                Token::Comma | Token::RParen => true,
+                _ => {
+                    let value = parser.next_token();
+                    !matches!(
+                        &value.token,
+                        Token::Word(word) if matches!(word.value.to_lowercase().as_str(), "false" | "off")
+                    ) && !matches!(&value.token, Token::Number(n, _) if n == "0")
+                }
+            };
+            match option.as_str() {
+                "full" => full = enabled,
+                "analyze" | "analyse" => analyze = enabled,
+                "verbose"
+                | "freeze"
+                | "skip_locked"
+                | "disable_page_skipping"
+                | "index_cleanup"
+                | "process_toast"
+                | "process_main"
+                | "truncate"
+                | "parallel"
+                | "skip_database_stats"
+                | "only_database_stats"
+                | "buffer_usage_limit" => {}
+                other => {
+                    return Err(ParserError::ParserError(format!(
+                        "unrecognized VACUUM option \"{other}\""
+                    )));
+                }
+            }
+            if !parser.consume_token(&Token::Comma) {
+                parser.expect_token(&Token::RParen)?;
+                break;
+            }
+        }
+    } else {
+        full = parser.parse_keyword(Keyword::FULL);
+        let _ = parser.parse_keyword(Keyword::FREEZE);
+        let _ = parser.parse_keyword(Keyword::VERBOSE);
+        analyze = parser.parse_keyword(Keyword::ANALYZE);
+        // PostgreSQL's British spelling, which sqlparser has no keyword for.
+        if !analyze
+            && matches!(&parser.peek_token_ref().token, Token::Word(word) if word.quote_style.is_none() && word.value.eq_ignore_ascii_case("analyse"))
+        {
+            parser.advance_token();
+            analyze = true;
+        }
+    }
+    let mut tables = Vec::new();
+    if !matches!(parser.peek_token_ref().token, Token::EOF | Token::SemiColon) {
+        loop {
+            tables.push(parser.parse_object_name(false)?);
+            // A column list says what ANALYZE samples; Basalt's ANALYZE takes every column.
+            if parser.consume_token(&Token::LParen) {
+                parser.parse_comma_separated(|p| p.parse_identifier())?;
+                parser.expect_token(&Token::RParen)?;
+            }
+            if !parser.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+    }
+    let table_name = match tables.len() {
+        1 => tables.pop(),
+        _ => None,
+    };
+    Ok(Statement::Vacuum(sqlparser::ast::VacuumStatement {
+        full,
+        sort_only: false,
+        delete_only: false,
+        reindex: false,
+        recluster: analyze,
+        table_name,
+        threshold: None,
+        boost: false,
+    }))
+}
+
 /// `PRAGMA [schema.]name [= value | (value)]`, with SQLite's value forms.
 /// `CREATE TRIGGER IF NOT EXISTS ...` as a `CreateTrigger` with `or_alter` set (see the module
 /// documentation); `CREATE OR ALTER TRIGGER` refused. `None` for any other statement.
@@ -311,6 +404,9 @@ impl Dialect for BasaltDialect {
         }
         if parser.parse_keyword(Keyword::REINDEX) {
             return Some(parse_reindex(parser));
+        }
+        if parser.parse_keyword(Keyword::VACUUM) {
+            return Some(parse_vacuum(parser));
         }
         if let Some(result) = parse_create_trigger_if_not_exists(parser) {
             return Some(result);

@@ -375,7 +375,10 @@ impl Session {
                 self.control(&control)?;
                 Ok(Outcome::Changed(0))
             }
-            BoundStatement::Ddl(DdlStatement::Vacuum) => self.vacuum(),
+            BoundStatement::Ddl(DdlStatement::Vacuum { analyze }) => {
+                let analyze = analyze.clone();
+                self.vacuum(analyze)
+            }
             BoundStatement::Ddl(DdlStatement::Setting { name, value, show }) => {
                 let (name, value, show) = (name.clone(), value.clone(), *show);
                 self.setting(&name, value, show, params)

@@ -14,7 +14,9 @@ use crate::api::error::{Error, Result};
 use crate::sqlstate;
 
 impl Session {
-    pub(super) fn vacuum(&self) -> Result<Outcome> {
+    /// Rebuilds the file; then, for `VACUUM ANALYZE`, analyzes `analyze`'s table (every
+    /// table for `Some(None)`) in a transaction of its own, as `ANALYZE` would.
+    pub(super) fn vacuum(&self, analyze: Option<Option<String>>) -> Result<Outcome> {
         if self.state.borrow().txn.is_some() {
             return Err(Error::new(
                 sqlstate::ACTIVE_SQL_TRANSACTION,
@@ -29,6 +31,13 @@ impl Session {
         // The rebuild is committed; a checkpoint that cannot run now (another connection
         // holds the writer slot past the busy timeout) leaves the truncation to a later one.
         let _ = self.db.store.checkpoint();
+        match analyze {
+            None => {}
+            Some(None) => self.execute_batch("ANALYZE")?,
+            Some(Some(table)) => {
+                self.execute_batch(&format!("ANALYZE {}", crate::quote_identifier(&table)))?;
+            }
+        }
         Ok(Outcome::Changed(0))
     }
 }

@@ -395,7 +395,9 @@ impl Session {
             DdlStatement::Reindex { indexes } => {
                 ddl::reindex(indexes, catalog, &mut write.lock())?;
             }
-            DdlStatement::Transaction(_) | DdlStatement::Setting { .. } | DdlStatement::Vacuum => {
+            DdlStatement::Transaction(_)
+            | DdlStatement::Setting { .. }
+            | DdlStatement::Vacuum { .. } => {
                 return Err(Error::new(
                     sqlstate::INTERNAL_ERROR,
                     "session statement reached the DDL executor",

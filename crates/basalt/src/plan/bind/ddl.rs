@@ -117,13 +117,13 @@ impl Binder<'_> {
                 full,
                 sort_only: false,
                 delete_only: false,
-                recluster: false,
+                recluster: analyze,
                 table_name,
                 threshold: None,
                 boost: false,
-            }) if !(*reindex && *full) => match reindex {
+            }) if !(*reindex && (*full || *analyze)) => match reindex {
                 true => self.bind_reindex(table_name.as_ref()),
-                false => self.bind_vacuum(table_name.as_ref()),
+                false => self.bind_vacuum(table_name.as_ref(), *analyze),
             },
             other => Err(BindError::unsupported(statement_name(other))),
         }
@@ -159,25 +159,22 @@ impl Binder<'_> {
         Ok(DdlStatement::Reindex { indexes })
     }
 
-    /// `VACUUM [FULL] [name]`. PostgreSQL's option words after VACUUM parse as a table name
-    /// (sqlparser knows only `FULL`); when no table has that name they are refused as the
-    /// options they are rather than as a missing table.
-    fn bind_vacuum(&self, name: Option<&ast::ObjectName>) -> Result<DdlStatement, BindError> {
+    /// `VACUUM [FULL] [options] [name]` (the dialect reads PostgreSQL's option forms; see
+    /// `sql::dialect::parse_vacuum`), with ANALYZE of the named table, or of every table,
+    /// after it when asked.
+    fn bind_vacuum(
+        &self,
+        name: Option<&ast::ObjectName>,
+        analyze: bool,
+    ) -> Result<DdlStatement, BindError> {
+        let mut table = None;
         if let Some(name) = name {
             let name = object_name(name)?;
-            if self.catalog.table(&name).is_none() {
-                let lowered = name.to_lowercase();
-                if matches!(
-                    lowered.as_str(),
-                    "analyze" | "verbose" | "freeze" | "analyse"
-                ) {
-                    return Err(BindError::unsupported(format!(
-                        "VACUUM {} (run VACUUM, then ANALYZE)",
-                        lowered.to_uppercase()
-                    )));
-                }
+            match self.catalog.table(&name) {
+                Some(found) => table = Some(found.name.clone()),
                 // SQLite's `VACUUM main`: the schema name of the one database.
-                if lowered != "main" {
+                None if name.eq_ignore_ascii_case("main") => {}
+                None => {
                     return Err(BindError::new(
                         sqlstate::UNDEFINED_TABLE,
                         format!("relation \"{name}\" does not exist"),
@@ -185,7 +182,9 @@ impl Binder<'_> {
                 }
             }
         }
-        Ok(DdlStatement::Vacuum)
+        Ok(DdlStatement::Vacuum {
+            analyze: analyze.then_some(table),
+        })
     }
 
     fn bind_create_table(&mut self, create: &ast::CreateTable) -> Result<DdlStatement, BindError> {
