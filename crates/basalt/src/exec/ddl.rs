@@ -28,7 +28,7 @@ use super::foreign_keys::{ResolvedKey, schema};
 use super::index_access::{IndexAccess, IndexAm};
 use super::record::{read_row_values, row_to_cells};
 
-fn already_exists(kind: &str, name: &str) -> ExecError {
+pub(super) fn already_exists(kind: &str, name: &str) -> ExecError {
     ExecError::new(
         sqlstate::DUPLICATE_TABLE,
         format!("{kind} \"{name}\" already exists"),
@@ -45,7 +45,7 @@ fn claim_name(catalog: &Catalog, name: &str, if_not_exists: bool) -> ExecResult<
     }
 }
 
-fn name_taken(catalog: &Catalog, name: &str) -> bool {
+pub(super) fn name_taken(catalog: &Catalog, name: &str) -> bool {
     let lower = name.to_lowercase();
     catalog.tables.contains_key(&lower)
         || catalog.views.contains_key(&lower)
@@ -431,6 +431,7 @@ pub fn alter_table(
         | AlterTable::RenameColumn { table, .. }
         | AlterTable::RenameTable { table, .. }
         | AlterTable::AddForeignKey { table, .. }
+        | AlterTable::AddUnique { table, .. }
         | AlterTable::DropConstraint { table, .. } => table,
     };
     let table = catalog
@@ -722,6 +723,22 @@ pub fn alter_table(
             let resolved = ResolvedKey::resolve(&Arc::new(new_table.clone()), key, catalog)?;
             let rows = read_all_rows(table, &*txn)?;
             schema::check_existing_rows(&resolved, rows.iter().map(|(_, values)| values), txn)?;
+        }
+        AlterTable::AddUnique {
+            name,
+            columns,
+            primary,
+            ..
+        } => {
+            let index = super::constraint::add_unique(
+                &mut new_table,
+                name.as_deref(),
+                columns,
+                *primary,
+                catalog,
+                txn,
+            )?;
+            indexes.push(index);
         }
         AlterTable::DropConstraint {
             name, if_exists, ..

@@ -5,6 +5,7 @@
 
 pub mod analyze;
 pub mod batch;
+mod constraint;
 pub mod context;
 pub mod ddl;
 pub mod dml;

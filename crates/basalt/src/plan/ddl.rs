@@ -71,6 +71,15 @@ pub enum AlterTable {
         table: String,
         key: ForeignKeyDef,
     },
+    /// `ADD [CONSTRAINT name] PRIMARY KEY (columns)` or `UNIQUE (columns)`: a unique index
+    /// over the columns (positions, validated), built from the existing rows; a primary key
+    /// also makes its columns NOT NULL.
+    AddUnique {
+        table: String,
+        name: Option<String>,
+        columns: Vec<usize>,
+        primary: bool,
+    },
     /// `DROP CONSTRAINT name`: a foreign key.
     DropConstraint {
         table: String,

@@ -762,6 +762,69 @@ impl Binder<'_> {
                     table: name,
                 }
             }
+            ast::AlterTableOperation::AddConstraint {
+                constraint:
+                    constraint @ (ast::TableConstraint::PrimaryKey(_) | ast::TableConstraint::Unique(_)),
+                not_valid: false,
+            } => {
+                let Some(table) = &table else {
+                    return Err(BindError::new(
+                        sqlstate::UNDEFINED_TABLE,
+                        format!("relation \"{name}\" does not exist"),
+                    ));
+                };
+                let (constraint_name, key_columns, primary) = match constraint {
+                    ast::TableConstraint::PrimaryKey(key)
+                        if key.include.is_empty() && key.characteristics.is_none() =>
+                    {
+                        (&key.name, &key.columns, true)
+                    }
+                    ast::TableConstraint::Unique(key)
+                        if key.include.is_empty() && key.characteristics.is_none() =>
+                    {
+                        (&key.name, &key.columns, false)
+                    }
+                    other => {
+                        return Err(BindError::unsupported(format!("ALTER TABLE ADD {other}")));
+                    }
+                };
+                let mut columns = Vec::with_capacity(key_columns.len());
+                for key_column in key_columns {
+                    let ast::Expr::Identifier(ident) = &key_column.column.expr else {
+                        return Err(BindError::unsupported(format!(
+                            "a key on the expression {}",
+                            key_column.column.expr
+                        )));
+                    };
+                    let column_name = ident_name(ident);
+                    let position = table
+                        .columns
+                        .iter()
+                        .position(|column| column.name.eq_ignore_ascii_case(&column_name))
+                        .ok_or_else(|| {
+                            BindError::new(
+                                sqlstate::UNDEFINED_COLUMN,
+                                format!("column \"{column_name}\" named in key does not exist"),
+                            )
+                        })?;
+                    if columns.contains(&position) {
+                        return Err(BindError::new(
+                            sqlstate::DUPLICATE_COLUMN,
+                            format!(
+                                "column \"{column_name}\" appears twice in {} constraint",
+                                if primary { "primary key" } else { "unique" }
+                            ),
+                        ));
+                    }
+                    columns.push(position);
+                }
+                AlterTable::AddUnique {
+                    table: name,
+                    name: constraint_name.as_ref().map(ident_name),
+                    columns,
+                    primary,
+                }
+            }
             ast::AlterTableOperation::DropConstraint {
                 if_exists,
                 name: constraint,
