@@ -1,6 +1,7 @@
 //! `BEGIN IMMEDIATE` and `BEGIN EXCLUSIVE` take the writer slot at BEGIN, waiting up to the
 //! busy timeout, as SQLite does; a plain (deferred) BEGIN takes it at the first write and
-//! fails with 40001 there if another connection committed since it began.
+//! fails with 40001 there if another connection committed since it began and it has read
+//! rows since (having read nothing, it moves to the newest commit instead).
 //!
 //! Checked on one file database shared by several connections: who gets the slot and who
 //! waits or fails, that readers go on meanwhile, that an immediate transaction never fails
@@ -142,4 +143,39 @@ fn immediate_transactions_on_four_threads_never_conflict() {
         )
         .unwrap();
     assert_eq!(negative, 0);
+}
+
+/// A deferred transaction that has read nothing yet starts from the newest commit at its
+/// first write (pgbench's transactions: BEGIN, then UPDATE), instead of failing with 40001;
+/// one that has read rows first still fails, since what it read may be stale.
+#[test]
+fn a_deferred_transaction_that_has_read_nothing_writes_on_the_newest_commit() {
+    let dir = TempDir::new("begin-deferred-first-write");
+    let db = database(&dir);
+    let (a, b) = (db.connect(), db.connect());
+    b.execute_batch("BEGIN").unwrap();
+    a.execute_batch("UPDATE accounts SET balance = balance - 10 WHERE id = 1")
+        .unwrap();
+    // b's first statement is a write: it applies to a's commit, not to b's BEGIN snapshot.
+    b.execute_batch("UPDATE accounts SET balance = balance + 5 WHERE id = 1")
+        .unwrap();
+    let first: i64 = b
+        .query_row("SELECT balance FROM accounts WHERE id = 1", (), |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert_eq!(first, 995);
+    b.execute_batch("COMMIT").unwrap();
+    assert_eq!(total(&a), 99_995);
+    // Read, then another commit, then write: refused as before.
+    b.execute_batch("BEGIN").unwrap();
+    assert_eq!(total(&b), 99_995);
+    a.execute_batch("UPDATE accounts SET balance = balance + 5 WHERE id = 2")
+        .unwrap();
+    let error = b
+        .execute_batch("UPDATE accounts SET balance = 0 WHERE id = 3")
+        .unwrap_err();
+    assert_eq!(error.sqlstate(), sqlstate::SERIALIZATION_FAILURE);
+    b.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(total(&a), 100_000);
 }

@@ -98,6 +98,9 @@ struct ExplicitTxn {
     savepoints: Vec<(String, Option<SavepointId>)>,
     /// Started by SAVEPOINT rather than BEGIN: releasing the last savepoint commits.
     started_by_savepoint: bool,
+    /// Whether a statement has read rows through `read`. Until one has, the snapshot can
+    /// still move: the first write takes the newest one (see `Session::upgrade`).
+    read_from: bool,
 }
 
 #[derive(Debug, Default)]
@@ -302,6 +305,16 @@ impl Session {
         })
     }
 
+    /// The page source a query reads rows from: [`Session::read_source`], noting that the
+    /// explicit transaction's snapshot has now been read from (preparing and describing
+    /// statements read only the schema, which a write re-checks, so they do not count).
+    fn query_source(&self) -> Result<PageSource> {
+        if let Some(txn) = self.state.borrow_mut().txn.as_mut() {
+            txn.read_from = true;
+        }
+        self.read_source()
+    }
+
     /// Re-binds `prepared` if the schema changed since it was planned.
     fn refresh(&self, prepared: &mut Prepared, source: &PageSource) -> Result<()> {
         let catalog = self.db.catalog_for(source)?;
@@ -329,7 +342,7 @@ impl Session {
                 self.run_write(prepared, params)
             }
             BoundStatement::Query(_) | BoundStatement::Explain { .. } => {
-                let source = self.read_source()?;
+                let source = self.query_source()?;
                 self.refresh(prepared, &source)?;
                 let ctx = self.exec_context(source, params);
                 match &prepared.bound.statement {

@@ -1,6 +1,12 @@
 //! The session's explicit transaction: BEGIN, COMMIT, ROLLBACK and savepoints, and taking
 //! the writer slot at a transaction's first write.
 //!
+//! A deferred BEGIN takes a snapshot, but until a statement has read rows through it the
+//! transaction has observed nothing, so its first write may move it to the newest commit
+//! instead of failing with 40001 because another connection committed in between (a
+//! transaction that has read rows and then writes after someone else's commit still fails:
+//! what it read may be stale).
+//!
 //! A transaction ends only when nothing still reads from its write transaction: a portal or
 //! result stream over it would otherwise hold pages the commit is about to publish, so the
 //! session closes its portals when a transaction ends, as PostgreSQL does.
@@ -30,6 +36,15 @@ impl Session {
             return Ok(write.clone());
         }
         let mut write = self.db.store.begin_write_within(busy_timeout)?;
+        if write.header().commit_counter != txn.read.header().commit_counter && !txn.read_from {
+            // Nothing of the transaction has read rows yet (BEGIN, then a write, as
+            // pgbench's transactions go): it may start from the newest commit instead, as
+            // SQLite's deferred BEGIN does. Its statements bind against the write's catalog.
+            let newest = self.db.store.begin_read();
+            if newest.header().commit_counter == write.header().commit_counter {
+                txn.read = Arc::new(newest);
+            }
+        }
         if write.header().commit_counter != txn.read.header().commit_counter {
             return Err(Error::new(
                 sqlstate::SERIALIZATION_FAILURE,
@@ -70,6 +85,7 @@ impl Session {
                     write,
                     savepoints: Vec::new(),
                     started_by_savepoint: false,
+                    read_from: false,
                 });
             }
             TransactionControl::Commit => {
@@ -89,6 +105,7 @@ impl Session {
                         write: None,
                         savepoints: Vec::new(),
                         started_by_savepoint: true,
+                        read_from: false,
                     });
                 }
                 if let Some(txn) = state.txn.as_mut() {
