@@ -41,6 +41,8 @@
 //!   `AUTOINCREMENT`, `GLOB` / `NOT GLOB`, postfix `ISNULL`, `BEGIN DEFERRED|IMMEDIATE|EXCLUSIVE`,
 //!   `x IN ()`, `x IN table` (as `x IN (SELECT * FROM table)`), `LIMIT offset, count`,
 //!   `ASC`/`DESC` after a column's type.
+//! * `x [NOT] BETWEEN SYMMETRIC a AND b` (and `ASYMMETRIC`, the default), which sqlparser
+//!   lacks, rewritten as PostgreSQL's parser rewrites it (see `parse_between_symmetric`).
 //! * `REINDEX [INDEX | TABLE | DATABASE] [name]` (SQLite and PostgreSQL), which sqlparser
 //!   lacks, returned as Redshift's `VACUUM REINDEX [name]` AST (see `parse_reindex`).
 //! * SQLite's `CREATE TRIGGER IF NOT EXISTS`: sqlparser's `CreateTrigger` has no field for
@@ -263,6 +265,50 @@ fn parse_in_table(parser: &mut Parser<'_>, expr: &Expr) -> Option<Result<Expr, P
     })())
 }
 
+/// PostgreSQL's `x [NOT] BETWEEN SYMMETRIC a AND b` and `x [NOT] BETWEEN ASYMMETRIC a AND b`,
+/// which sqlparser does not parse (its `Expr::Between` has no field for it).
+///
+/// `ASYMMETRIC` is plain `BETWEEN`. `SYMMETRIC` is rewritten here as PostgreSQL's own parser
+/// rewrites it: `(x BETWEEN a AND b OR x BETWEEN b AND a)`, and the negated form
+/// `(x NOT BETWEEN a AND b AND x NOT BETWEEN b AND a)` (the same thing by De Morgan, which
+/// holds in three-valued logic). As in PostgreSQL, `x` is therefore evaluated twice.
+fn parse_between_symmetric(
+    parser: &mut Parser<'_>,
+    expr: &Expr,
+) -> Option<Result<Expr, ParserError>> {
+    for (keyword, symmetric) in [(Keyword::SYMMETRIC, true), (Keyword::ASYMMETRIC, false)] {
+        let negated = parser.parse_keywords(&[Keyword::NOT, Keyword::BETWEEN, keyword]);
+        if !negated && !parser.parse_keywords(&[Keyword::BETWEEN, keyword]) {
+            continue;
+        }
+        let between = parser.parse_between(expr.clone(), negated);
+        if !symmetric {
+            return Some(between);
+        }
+        return Some(between.map(|between| {
+            let Expr::Between { low, high, .. } = &between else {
+                return between;
+            };
+            let swapped = Expr::Between {
+                expr: Box::new(expr.clone()),
+                negated,
+                low: high.clone(),
+                high: low.clone(),
+            };
+            Expr::Nested(Box::new(Expr::BinaryOp {
+                left: Box::new(between),
+                op: if negated {
+                    BinaryOperator::And
+                } else {
+                    BinaryOperator::Or
+                },
+                right: Box::new(swapped),
+            }))
+        }));
+    }
+    None
+}
+
 impl Dialect for BasaltDialect {
     // ----- identity: take every `dialect_of!(.. is PostgreSqlDialect)` branch -----
 
@@ -353,6 +399,9 @@ impl Dialect for BasaltDialect {
             return Some(Ok(Expr::IsNull(Box::new(expr.clone()))));
         }
         if let Some(result) = parse_in_table(parser, expr) {
+            return Some(result);
+        }
+        if let Some(result) = parse_between_symmetric(parser, expr) {
             return Some(result);
         }
         // SQLite's GLOB; sqlparser only parses it for SQLiteDialect. NOT GLOB becomes
