@@ -838,3 +838,21 @@ fn between_symmetric_is_rewritten_as_postgres_does() {
         assert_eq!(select_expr(sql).to_string(), expected, "{sql}");
     }
 }
+
+#[test]
+fn trim_takes_postgres_argument_forms() {
+    let cases = [
+        ("SELECT TRIM(FROM s)", "TRIM(s)"),
+        ("SELECT TRIM(BOTH FROM s)", "TRIM(BOTH s)"),
+        (
+            "SELECT TRIM(LEADING 'x' FROM s)",
+            "TRIM(LEADING 'x' FROM s)",
+        ),
+        ("SELECT TRIM(TRAILING s, 'x')", "TRIM(TRAILING s, 'x')"),
+        ("SELECT trim(s)", "TRIM(s)"),
+        ("SELECT TRIM(FROM s, 'x')", "TRIM(s, 'x')"),
+    ];
+    for (sql, expected) in cases {
+        assert_eq!(select_expr(sql).to_string(), expected, "{sql}");
+    }
+}

@@ -61,6 +61,7 @@ mod json;
 mod math;
 mod misc;
 mod number_format;
+mod overlay;
 mod quotient;
 mod regex;
 pub mod set_returning;
@@ -109,6 +110,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         quotient::FUNCTIONS,
         trig::FUNCTIONS,
         string::FUNCTIONS,
+        overlay::FUNCTIONS,
         misc::FUNCTIONS,
         datetime::FUNCTIONS,
         regex::FUNCTIONS,
