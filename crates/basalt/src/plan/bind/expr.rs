@@ -79,6 +79,13 @@ impl Binder<'_> {
     /// Binds `expr` over `scope` (the row it is evaluated on).
     pub(super) fn bind_expr(&mut self, expr: &ast::Expr, scope: &Scope) -> Result<Expr, BindError> {
         match expr {
+            // PostgreSQL's keywords CURRENT_SCHEMA and CURRENT_ROLE, which sqlparser reads as
+            // identifiers; as keywords they win over a column of that name (quote it).
+            ast::Expr::Identifier(ident)
+                if let Some(value) = super::function::keyword_identifier_value(ident) =>
+            {
+                Ok(Expr::literal(Value::Text(value.to_owned())))
+            }
             ast::Expr::Identifier(ident) => self.bind_column(None, &ident_name(ident), scope),
             ast::Expr::CompoundIdentifier(parts) => match parts.as_slice() {
                 [.., table, column] => {
