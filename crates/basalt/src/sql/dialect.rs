@@ -41,6 +41,10 @@
 //!   `AUTOINCREMENT`, `GLOB` / `NOT GLOB`, postfix `ISNULL`, `BEGIN DEFERRED|IMMEDIATE|EXCLUSIVE`,
 //!   `x IN ()`, `x IN table` (as `x IN (SELECT * FROM table)`), `LIMIT offset, count`,
 //!   `ASC`/`DESC` after a column's type.
+//! * `x [NOT] BETWEEN SYMMETRIC a AND b` (and `ASYMMETRIC`, the default), which sqlparser
+//!   lacks, rewritten as PostgreSQL's parser rewrites it (see `parse_between_symmetric`).
+//! * `TRIM(FROM s)`, `TRIM(BOTH FROM s)`, `TRIM(LEADING s, chars)`: PostgreSQL's forms of
+//!   `TRIM` that sqlparser rejects or misreads (see `parse_trim`).
 //! * `REINDEX [INDEX | TABLE | DATABASE] [name]` (SQLite and PostgreSQL), which sqlparser
 //!   lacks, returned as Redshift's `VACUUM REINDEX [name]` AST (see `parse_reindex`).
 //! * SQLite's `CREATE TRIGGER IF NOT EXISTS`: sqlparser's `CreateTrigger` has no field for
@@ -49,7 +53,9 @@
 //!   The rest of SQLite's trigger syntax (`BEGIN stmt; ... END`, optional timing and
 //!   `FOR EACH ROW`, `UPDATE OF cols`, `WHEN`) sqlparser parses as it is.
 
-use sqlparser::ast::{BinaryOperator, ColumnOption, Expr, Statement, UnaryOperator, Value};
+use sqlparser::ast::{
+    BinaryOperator, ColumnOption, Expr, Statement, TrimWhereField, UnaryOperator, Value,
+};
 use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
@@ -356,6 +362,99 @@ fn parse_in_table(parser: &mut Parser<'_>, expr: &Expr) -> Option<Result<Expr, P
     })())
 }
 
+/// `TRIM(...)` with all of PostgreSQL's argument forms: `[BOTH | LEADING | TRAILING]`, then
+/// `[chars] FROM s`, `FROM s [, chars]` or `s [, chars]`. sqlparser's own parser rejects
+/// `TRIM(FROM s)` and `TRIM(BOTH FROM s)`, and drops `LEADING`/`TRAILING` from
+/// `TRIM(LEADING s, chars)`. The result is sqlparser's `Expr::Trim`, with the characters of
+/// the comma forms in `trim_characters`.
+fn parse_trim(parser: &mut Parser<'_>) -> Option<Result<Expr, ParserError>> {
+    let [trim, paren] = parser.peek_tokens_ref::<2>();
+    let is_trim = matches!(&trim.token, Token::Word(w) if w.keyword == Keyword::TRIM)
+        && paren.token == Token::LParen;
+    if !is_trim {
+        return None;
+    }
+    parser.advance_token();
+    Some(parse_trim_arguments(parser))
+}
+
+fn parse_trim_arguments(parser: &mut Parser<'_>) -> Result<Expr, ParserError> {
+    parser.expect_token(&Token::LParen)?;
+    let trim_where =
+        match parser.parse_one_of_keywords(&[Keyword::BOTH, Keyword::LEADING, Keyword::TRAILING]) {
+            Some(Keyword::BOTH) => Some(TrimWhereField::Both),
+            Some(Keyword::LEADING) => Some(TrimWhereField::Leading),
+            Some(Keyword::TRAILING) => Some(TrimWhereField::Trailing),
+            _ => None,
+        };
+    let (expr, trim_what) = if parser.parse_keyword(Keyword::FROM) {
+        (parser.parse_expr()?, None)
+    } else {
+        let first = parser.parse_expr()?;
+        if parser.parse_keyword(Keyword::FROM) {
+            (parser.parse_expr()?, Some(Box::new(first)))
+        } else {
+            (first, None)
+        }
+    };
+    let trim_characters = if parser.consume_token(&Token::Comma) {
+        Some(parser.parse_comma_separated(Parser::parse_expr)?)
+    } else {
+        None
+    };
+    parser.expect_token(&Token::RParen)?;
+    Ok(Expr::Trim {
+        expr: Box::new(expr),
+        trim_where,
+        trim_what,
+        trim_characters,
+    })
+}
+
+/// PostgreSQL's `x [NOT] BETWEEN SYMMETRIC a AND b` and `x [NOT] BETWEEN ASYMMETRIC a AND b`,
+/// which sqlparser does not parse (its `Expr::Between` has no field for it).
+///
+/// `ASYMMETRIC` is plain `BETWEEN`. `SYMMETRIC` is rewritten here as PostgreSQL's own parser
+/// rewrites it: `(x BETWEEN a AND b OR x BETWEEN b AND a)`, and the negated form
+/// `(x NOT BETWEEN a AND b AND x NOT BETWEEN b AND a)` (the same thing by De Morgan, which
+/// holds in three-valued logic). As in PostgreSQL, `x` is therefore evaluated twice.
+fn parse_between_symmetric(
+    parser: &mut Parser<'_>,
+    expr: &Expr,
+) -> Option<Result<Expr, ParserError>> {
+    for (keyword, symmetric) in [(Keyword::SYMMETRIC, true), (Keyword::ASYMMETRIC, false)] {
+        let negated = parser.parse_keywords(&[Keyword::NOT, Keyword::BETWEEN, keyword]);
+        if !negated && !parser.parse_keywords(&[Keyword::BETWEEN, keyword]) {
+            continue;
+        }
+        let between = parser.parse_between(expr.clone(), negated);
+        if !symmetric {
+            return Some(between);
+        }
+        return Some(between.map(|between| {
+            let Expr::Between { low, high, .. } = &between else {
+                return between;
+            };
+            let swapped = Expr::Between {
+                expr: Box::new(expr.clone()),
+                negated,
+                low: high.clone(),
+                high: low.clone(),
+            };
+            Expr::Nested(Box::new(Expr::BinaryOp {
+                left: Box::new(between),
+                op: if negated {
+                    BinaryOperator::And
+                } else {
+                    BinaryOperator::Or
+                },
+                right: Box::new(swapped),
+            }))
+        }));
+    }
+    None
+}
+
 impl Dialect for BasaltDialect {
     // ----- identity: take every `dialect_of!(.. is PostgreSqlDialect)` branch -----
 
@@ -421,6 +520,9 @@ impl Dialect for BasaltDialect {
         if at.token == Token::AtSign && matches!(word.token, Token::Word(_)) && adjacent(at, word) {
             return Some(parser.parse_value().map(Expr::Value));
         }
+        if let Some(result) = parse_trim(parser) {
+            return Some(result);
+        }
         PG.parse_prefix(parser)
     }
 
@@ -449,6 +551,9 @@ impl Dialect for BasaltDialect {
             return Some(Ok(Expr::IsNull(Box::new(expr.clone()))));
         }
         if let Some(result) = parse_in_table(parser, expr) {
+            return Some(result);
+        }
+        if let Some(result) = parse_between_symmetric(parser, expr) {
             return Some(result);
         }
         // SQLite's GLOB; sqlparser only parses it for SQLiteDialect. NOT GLOB becomes

@@ -815,3 +815,44 @@ fn sqlite_triggers_parse() {
         Expr::Function(_)
     ));
 }
+
+#[test]
+fn between_symmetric_is_rewritten_as_postgres_does() {
+    let cases = [
+        (
+            "SELECT x BETWEEN SYMMETRIC a + 1 AND b AND c",
+            "(x BETWEEN a + 1 AND b OR x BETWEEN b AND a + 1) AND c",
+        ),
+        (
+            "SELECT x NOT BETWEEN SYMMETRIC a AND b",
+            "(x NOT BETWEEN a AND b AND x NOT BETWEEN b AND a)",
+        ),
+        ("SELECT x BETWEEN ASYMMETRIC a AND b", "x BETWEEN a AND b"),
+        (
+            "SELECT x NOT BETWEEN ASYMMETRIC a AND b",
+            "x NOT BETWEEN a AND b",
+        ),
+        ("SELECT x BETWEEN a AND b", "x BETWEEN a AND b"),
+    ];
+    for (sql, expected) in cases {
+        assert_eq!(select_expr(sql).to_string(), expected, "{sql}");
+    }
+}
+
+#[test]
+fn trim_takes_postgres_argument_forms() {
+    let cases = [
+        ("SELECT TRIM(FROM s)", "TRIM(s)"),
+        ("SELECT TRIM(BOTH FROM s)", "TRIM(BOTH s)"),
+        (
+            "SELECT TRIM(LEADING 'x' FROM s)",
+            "TRIM(LEADING 'x' FROM s)",
+        ),
+        ("SELECT TRIM(TRAILING s, 'x')", "TRIM(TRAILING s, 'x')"),
+        ("SELECT trim(s)", "TRIM(s)"),
+        ("SELECT TRIM(FROM s, 'x')", "TRIM(s, 'x')"),
+    ];
+    for (sql, expected) in cases {
+        assert_eq!(select_expr(sql).to_string(), expected, "{sql}");
+    }
+}

@@ -79,6 +79,13 @@ impl Binder<'_> {
     /// Binds `expr` over `scope` (the row it is evaluated on).
     pub(super) fn bind_expr(&mut self, expr: &ast::Expr, scope: &Scope) -> Result<Expr, BindError> {
         match expr {
+            // PostgreSQL's keywords CURRENT_SCHEMA and CURRENT_ROLE, which sqlparser reads as
+            // identifiers; as keywords they win over a column of that name (quote it).
+            ast::Expr::Identifier(ident)
+                if let Some(value) = super::function::keyword_identifier_value(ident) =>
+            {
+                Ok(Expr::literal(Value::Text(value.to_owned())))
+            }
             ast::Expr::Identifier(ident) => self.bind_column(None, &ident_name(ident), scope),
             ast::Expr::CompoundIdentifier(parts) => match parts.as_slice() {
                 [.., table, column] => {
@@ -274,19 +281,37 @@ impl Binder<'_> {
                 expr: operand,
                 trim_characters,
             } => {
-                if trim_characters.is_some() {
-                    return Err(BindError::unsupported("TRIM with a character list"));
-                }
                 let name = match trim_where {
                     Some(ast::TrimWhereField::Leading) => "ltrim",
                     Some(ast::TrimWhereField::Trailing) => "rtrim",
-                    _ => "trim",
+                    _ => "btrim",
                 };
                 let mut args = vec![self.bind_expr(operand, scope)?];
                 if let Some(what) = trim_what {
                     args.push(self.bind_expr(what, scope)?);
                 }
+                // PostgreSQL's `TRIM([BOTH | LEADING | TRAILING] s, chars)`: the characters
+                // follow the string (a third argument is then no function, 42883).
+                for characters in trim_characters.iter().flatten() {
+                    args.push(self.bind_expr(characters, scope)?);
+                }
                 self.call_scalar(name, args)
+            }
+            ast::Expr::Overlay {
+                expr: operand,
+                overlay_what,
+                overlay_from,
+                overlay_for,
+            } => {
+                let mut args = vec![
+                    self.bind_expr(operand, scope)?,
+                    self.bind_expr(overlay_what, scope)?,
+                    self.bind_expr(overlay_from, scope)?,
+                ];
+                if let Some(count) = overlay_for {
+                    args.push(self.bind_expr(count, scope)?);
+                }
+                self.call_scalar("overlay", args)
             }
             ast::Expr::Ceil {
                 expr: operand,

@@ -237,11 +237,14 @@ impl Binder<'_> {
                     return derived(plan, &alias_name, &column_names);
                 }
                 if let Some(table) = self.catalog.table(&table_name) {
-                    if !column_names.is_empty() {
-                        return Err(BindError::unsupported("column aliases on a table"));
-                    }
                     let table = Arc::clone(table);
-                    return Ok(table_scan(&table, &alias_name, false));
+                    let (plan, scope) = table_scan(&table, &alias_name, false);
+                    if column_names.is_empty() {
+                        return Ok((plan, scope));
+                    }
+                    // `FROM t AS x (a, b)` renames t's leading columns; the plan stays a scan
+                    // of t (so its indexes still serve), only the names it is seen by change.
+                    return derived(plan, &alias_name, &column_names);
                 }
                 if let Some(view) = self.catalog.views.get(&table_name.to_lowercase()) {
                     let view = Arc::clone(view);
@@ -565,11 +568,14 @@ pub(super) fn derived(
     names: &[String],
 ) -> Result<(PlanNode, Scope), BindError> {
     if names.len() > plan.schema.len() {
-        return Err(BindError::syntax(format!(
-            "table \"{alias}\" has {} columns available but {} columns specified",
-            plan.schema.len(),
-            names.len()
-        )));
+        return Err(BindError::new(
+            sqlstate::INVALID_COLUMN_REFERENCE,
+            format!(
+                "table \"{alias}\" has {} columns available but {} columns specified",
+                plan.schema.len(),
+                names.len()
+            ),
+        ));
     }
     let scope = Scope::requalified(&plan.schema, alias, names);
     Ok((rename(plan, &scope), scope))

@@ -15,6 +15,15 @@ use super::expr::binary;
 use super::scope::Scope;
 use super::types::resolve_function;
 
+/// What `CURRENT_USER`, `SESSION_USER`, `USER` and `CURRENT_ROLE` return. Basalt has no
+/// roles and the session does not know who connected (the server takes a user name at
+/// startup but does not check it), so every session is this one fixed user.
+pub(super) const SESSION_USER: &str = "basalt";
+
+/// What `CURRENT_SCHEMA` and `current_schema()` return: Basalt has the one schema, which
+/// PostgreSQL would call `public`.
+pub(super) const CURRENT_SCHEMA: &str = "public";
+
 /// A function call's arguments as written.
 pub(super) struct CallArguments<'q> {
     pub args: Vec<&'q ast::FunctionArgExpr>,
@@ -64,6 +73,39 @@ pub(super) fn call_arguments(function: &ast::Function) -> Result<CallArguments<'
                 order_by,
             })
         }
+    }
+}
+
+/// The value of PostgreSQL's session keywords that sqlparser parses as calls: `CURRENT_USER`,
+/// `SESSION_USER`, `USER` (keywords only, as in PostgreSQL: with parentheses they are ordinary
+/// function names, which do not exist) and `current_schema()`.
+fn session_value(name: &str, function: &ast::Function) -> Option<&'static str> {
+    let keyword = matches!(function.args, ast::FunctionArguments::None);
+    let no_arguments = match &function.args {
+        ast::FunctionArguments::None => true,
+        ast::FunctionArguments::List(list) => list.args.is_empty() && list.clauses.is_empty(),
+        ast::FunctionArguments::Subquery(_) => false,
+    };
+    let plain = function.filter.is_none() && function.over.is_none();
+    match name {
+        "current_user" | "session_user" | "user" if keyword && plain => Some(SESSION_USER),
+        "current_schema" if no_arguments && plain => Some(CURRENT_SCHEMA),
+        _ => None,
+    }
+}
+
+/// The value of an unquoted identifier that PostgreSQL reads as a session keyword
+/// (`CURRENT_SCHEMA`, `CURRENT_ROLE`; sqlparser parses the others as function calls).
+pub(super) fn keyword_identifier_value(ident: &ast::Ident) -> Option<&'static str> {
+    if ident.quote_style.is_some() {
+        return None;
+    }
+    if ident.value.eq_ignore_ascii_case("current_schema") {
+        Some(CURRENT_SCHEMA)
+    } else if ident.value.eq_ignore_ascii_case("current_role") {
+        Some(SESSION_USER)
+    } else {
+        None
     }
 }
 
@@ -161,6 +203,9 @@ impl Binder<'_> {
             ));
         }
         let call = call_arguments(function)?;
+        if let Some(value) = session_value(&name, function) {
+            return Ok(Expr::literal(Value::Text(value.to_owned())));
+        }
         if name.eq_ignore_ascii_case("raise") {
             let asts = non_aggregate_arguments(&call, function.filter.is_some(), &name)?;
             return self.bind_raise(&asts, scope);

@@ -19,6 +19,9 @@
 //!   their names in PostgreSQL. Every rewritten view is bound again against the new schema
 //!   before anything is stored, so a case the rules miss (`USING (col)`, `NATURAL JOIN`)
 //!   fails the ALTER instead of leaving a view that no longer binds.
+//! * A view that reads the table with column aliases (`FROM t AS x (a, b)`) blocks renaming
+//!   and dropping any of its columns (0A000, as above): the aliases rename columns by
+//!   position, so names under them are not the table's and a dropped column would shift them.
 //! * A renamed table stays reachable under its old name inside views: `FROM t` becomes
 //!   `FROM members AS t`, so every `t.col` in the view still means what it meant.
 
@@ -175,6 +178,10 @@ struct ViewNames<'a> {
     shadowed: bool,
     /// Whether the query has a wildcard (`*` or `t.*`), which may take the table's columns.
     wildcard: bool,
+    /// Whether the view reads the table with column aliases (`FROM t AS x (a, b)`), which
+    /// rename its leading columns by position: no column of it can then be renamed (names
+    /// under the alias are not the table's) or dropped (the aliases would shift).
+    column_aliased: bool,
 }
 
 impl<'a> ViewNames<'a> {
@@ -188,6 +195,7 @@ impl<'a> ViewNames<'a> {
             declared: Vec::new(),
             shadowed: false,
             wildcard: false,
+            column_aliased: false,
         };
         let _ = ast::Visit::visit(query, &mut names);
         names
@@ -274,6 +282,7 @@ impl ast::Visitor for ViewNames<'_> {
                     .map(|id| id.value.clone())
                     .unwrap_or_default();
                 if same(&relation, self.table) {
+                    self.column_aliased |= alias.as_ref().is_some_and(|a| !a.columns.is_empty());
                     let qualifier = alias.as_ref().map_or(&relation, |a| &a.name.value);
                     self.qualifiers.insert(qualifier.to_lowercase());
                 } else if let Some(other) = catalog.table(&relation) {
@@ -362,7 +371,7 @@ pub fn rename_column_in_view(
     let what = format!("rename column \"{old}\" of table \"{}\"", table.name);
     let bare_allowed = names.bare_means_table(old);
     let (bare, _) = count_references(&query, old, &names.qualifiers);
-    if names.shadowed || (bare > 0 && !bare_allowed) {
+    if names.shadowed || names.column_aliased || (bare > 0 && !bare_allowed) {
         return Err(cannot_rewrite(view, &what));
     }
     keep_output_names(&mut query, old, &names.qualifiers);
@@ -410,7 +419,7 @@ pub fn view_uses_column(
         return Ok(false);
     }
     let (bare, qualified) = count_references(&query, column, &names.qualifiers);
-    Ok(names.wildcard || names.shadowed || bare + qualified > 0)
+    Ok(names.wildcard || names.shadowed || names.column_aliased || bare + qualified > 0)
 }
 
 /// View `view` after its table `old` was renamed to `new`; `None` when it does not read it.

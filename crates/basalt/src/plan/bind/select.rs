@@ -742,7 +742,15 @@ fn figure_name(expr: &ast::Expr) -> Option<String> {
         ast::Expr::Case { .. } => Some("case".to_string()),
         ast::Expr::Exists { .. } => Some("exists".to_string()),
         ast::Expr::Substring { .. } => Some("substring".to_string()),
-        ast::Expr::Trim { .. } => Some("btrim".to_string()),
+        ast::Expr::Trim { trim_where, .. } => Some(
+            match trim_where {
+                Some(ast::TrimWhereField::Leading) => "ltrim",
+                Some(ast::TrimWhereField::Trailing) => "rtrim",
+                _ => "btrim",
+            }
+            .to_string(),
+        ),
+        ast::Expr::Overlay { .. } => Some("overlay".to_string()),
         ast::Expr::Ceil { .. } => Some("ceil".to_string()),
         ast::Expr::Floor { .. } => Some("floor".to_string()),
         ast::Expr::Position { .. } => Some("position".to_string()),

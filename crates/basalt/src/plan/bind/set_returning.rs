@@ -53,11 +53,14 @@ impl Binder<'_> {
         let mut names: Vec<String> = columns.iter().map(|(name, _)| (*name).to_owned()).collect();
         if let Some(alias) = alias {
             if alias.columns.len() > names.len() {
-                return Err(BindError::syntax(format!(
-                    "table \"{item_name}\" has {} columns available but {} columns specified",
-                    names.len(),
-                    alias.columns.len()
-                )));
+                return Err(BindError::new(
+                    crate::sqlstate::INVALID_COLUMN_REFERENCE,
+                    format!(
+                        "table \"{item_name}\" has {} columns available but {} columns specified",
+                        names.len(),
+                        alias.columns.len()
+                    ),
+                ));
             }
             for (name, column) in names.iter_mut().zip(&alias.columns) {
                 *name = ident_name(&column.name);

@@ -131,10 +131,13 @@ impl Binder<'_> {
                     [] => (item_name.clone(), item_name),
                     [column] => (item_name, ident_name(&column.name)),
                     columns => {
-                        return Err(BindError::syntax(format!(
-                            "table \"{item_name}\" has 1 columns available but {} columns specified",
-                            columns.len()
-                        )));
+                        return Err(BindError::new(
+                            sqlstate::INVALID_COLUMN_REFERENCE,
+                            format!(
+                                "table \"{item_name}\" has 1 columns available but {} columns specified",
+                                columns.len()
+                            ),
+                        ));
                     }
                 }
             }

@@ -61,10 +61,13 @@ mod json;
 mod math;
 mod misc;
 mod number_format;
+mod overlay;
+mod quotient;
 mod regex;
 pub mod set_returning;
 mod string;
 mod text_search;
+mod trig;
 pub mod vector;
 
 use super::{DataType, TypeError, Value};
@@ -104,7 +107,10 @@ pub fn scalar_function(name: &str) -> Option<&'static ScalarFunction> {
 pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
     [
         math::FUNCTIONS,
+        quotient::FUNCTIONS,
+        trig::FUNCTIONS,
         string::FUNCTIONS,
+        overlay::FUNCTIONS,
         misc::FUNCTIONS,
         datetime::FUNCTIONS,
         regex::FUNCTIONS,

@@ -221,7 +221,7 @@ fn initcap(args: &[Value]) -> Result<Value, TypeError> {
 /// `substr(s, start[, count])`: SQL's 1-based substring. The selected range is
 /// `[start, start + count)` intersected with the string, so a start at or below zero eats
 /// into the count (`substr('abc', 0, 2)` is `'a'`); a negative count is an error (22011).
-fn substr(args: &[Value]) -> Result<Value, TypeError> {
+pub(super) fn substr(args: &[Value]) -> Result<Value, TypeError> {
     if strict_nulls("substr", args, 2, 3)? {
         return Ok(Value::Null);
     }
