@@ -617,6 +617,20 @@ impl Catalog {
         self.tables.get(&name.to_lowercase())
     }
 
+    /// The sequences a table's SERIAL or identity columns own (dropped with the table,
+    /// restarted by `TRUNCATE ... RESTART IDENTITY`).
+    pub fn sequences_owned_by<'c>(
+        &'c self,
+        table: &'c str,
+    ) -> impl Iterator<Item = &'c Arc<SequenceDef>> + 'c {
+        self.sequences.values().filter(move |sequence| {
+            sequence
+                .owner
+                .as_ref()
+                .is_some_and(|owner| owner.eq_ignore_ascii_case(table))
+        })
+    }
+
     /// The triggers on table or view `table`, in name order (the order they fire in).
     pub fn triggers_of<'a>(
         &'a self,

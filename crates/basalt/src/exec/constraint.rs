@@ -3,13 +3,12 @@
 //! from the rows, so a duplicate fails the statement) and, for a primary key, NOT NULL
 //! columns. Called by `ddl::alter_table`, which stores the changed table and index.
 
-use crate::catalog::{Catalog, IndexDef, IndexMethod, TableDef};
+use crate::catalog::{Catalog, IndexDef, TableDef};
 use crate::sqlstate;
-use crate::storage::keys;
 use crate::txn::WriteTxn;
 use crate::types::Value;
 
-use super::ddl::{already_exists, name_taken, read_all_rows};
+use super::ddl::{constraint_index, read_all_rows};
 use super::error::{ExecError, ExecResult};
 use super::index_access::{IndexAccess, IndexAm};
 
@@ -59,43 +58,7 @@ pub(super) fn add_unique(
         }
         table.primary_key = columns.to_vec();
     }
-    let index_name = match name {
-        Some(name) => {
-            if name_taken(catalog, name) {
-                return Err(already_exists("relation", name));
-            }
-            name.to_string()
-        }
-        None => {
-            let base = if primary {
-                format!("{}_pkey", table.name)
-            } else {
-                let names: Vec<&str> = columns
-                    .iter()
-                    .filter_map(|&c| table.columns.get(c).map(|col| col.name.as_str()))
-                    .collect();
-                format!("{}_{}_key", table.name, names.join("_"))
-            };
-            let mut candidate = base.clone();
-            let mut suffix = 1;
-            while name_taken(catalog, &candidate) {
-                candidate = format!("{base}{suffix}");
-                suffix += 1;
-            }
-            candidate
-        }
-    };
-    let mut index = IndexDef {
-        name: index_name,
-        table: table.name.clone(),
-        columns: columns.iter().map(|&c| (c, keys::KeyOrder::ASC)).collect(),
-        unique: true,
-        method: IndexMethod::BTree,
-        root: 0,
-        implicit: true,
-        options: Vec::new(),
-    };
-    index.root = IndexAccess::of(&index).create(txn)?;
+    let index = constraint_index(table, columns, primary, name, &[], catalog, txn)?;
     IndexAccess::of(&index).build(txn, &rows)?;
     Ok(index)
 }

@@ -28,7 +28,7 @@ use super::foreign_keys::{ResolvedKey, schema};
 use super::index_access::{IndexAccess, IndexAm};
 use super::record::{read_row_values, row_to_cells};
 
-pub(super) fn already_exists(kind: &str, name: &str) -> ExecError {
+fn already_exists(kind: &str, name: &str) -> ExecError {
     ExecError::new(
         sqlstate::DUPLICATE_TABLE,
         format!("{kind} \"{name}\" already exists"),
@@ -45,7 +45,7 @@ fn claim_name(catalog: &Catalog, name: &str, if_not_exists: bool) -> ExecResult<
     }
 }
 
-pub(super) fn name_taken(catalog: &Catalog, name: &str) -> bool {
+fn name_taken(catalog: &Catalog, name: &str) -> bool {
     let lower = name.to_lowercase();
     catalog.tables.contains_key(&lower)
         || catalog.views.contains_key(&lower)
@@ -96,39 +96,71 @@ pub fn create_table(
     for (position, key_columns) in create.unique_constraints.iter().enumerate() {
         let is_primary =
             position == 0 && !create.primary_key.is_empty() && *key_columns == create.primary_key;
-        let base = if is_primary {
-            format!("{}_pkey", table.name)
-        } else {
-            let names: Vec<&str> = key_columns
-                .iter()
-                .filter_map(|&c| table.columns.get(c).map(|col| col.name.as_str()))
-                .collect();
-            format!("{}_{}_key", table.name, names.join("_"))
-        };
-        let mut name = base.clone();
-        let mut suffix = 1;
-        while name_taken(catalog, &name) || used_names.contains(&name) {
-            name = format!("{base}{suffix}");
-            suffix += 1;
-        }
-        used_names.push(name.clone());
-        let mut index = IndexDef {
-            name,
-            table: table.name.clone(),
-            columns: key_columns
-                .iter()
-                .map(|&c| (c, keys::KeyOrder::ASC))
-                .collect(),
-            unique: true,
-            method: IndexMethod::BTree,
-            root: 0,
-            implicit: true,
-            options: Vec::new(),
-        };
-        index.root = IndexAccess::of(&index).create(txn)?;
+        let index = constraint_index(
+            &table,
+            key_columns,
+            is_primary,
+            None,
+            &used_names,
+            catalog,
+            txn,
+        )?;
+        used_names.push(index.name.clone());
         catalog::put_object(txn, &SchemaObject::Index(index))?;
     }
     Ok(true)
+}
+
+/// The empty implicit unique index of a PRIMARY KEY or UNIQUE constraint over `columns`,
+/// created: named `name` when the constraint is named (42P07 if taken), else PostgreSQL's
+/// `{table}_pkey` / `{table}_{columns}_key` with a number added until the name is free
+/// (of the catalog and of `pending`, names this statement is about to store).
+pub(super) fn constraint_index(
+    table: &TableDef,
+    columns: &[usize],
+    primary: bool,
+    name: Option<&str>,
+    pending: &[String],
+    catalog: &Catalog,
+    txn: &mut WriteTxn,
+) -> ExecResult<IndexDef> {
+    let taken = |candidate: &str| {
+        name_taken(catalog, candidate) || pending.iter().any(|known| known == candidate)
+    };
+    let name = match name {
+        Some(name) if taken(name) => return Err(already_exists("relation", name)),
+        Some(name) => name.to_string(),
+        None => {
+            let base = if primary {
+                format!("{}_pkey", table.name)
+            } else {
+                let names: Vec<&str> = columns
+                    .iter()
+                    .filter_map(|&c| table.columns.get(c).map(|col| col.name.as_str()))
+                    .collect();
+                format!("{}_{}_key", table.name, names.join("_"))
+            };
+            let mut candidate = base.clone();
+            let mut suffix = 1;
+            while taken(&candidate) {
+                candidate = format!("{base}{suffix}");
+                suffix += 1;
+            }
+            candidate
+        }
+    };
+    let mut index = IndexDef {
+        name,
+        table: table.name.clone(),
+        columns: columns.iter().map(|&c| (c, keys::KeyOrder::ASC)).collect(),
+        unique: true,
+        method: IndexMethod::BTree,
+        root: 0,
+        implicit: true,
+        options: Vec::new(),
+    };
+    index.root = IndexAccess::of(&index).create(txn)?;
+    Ok(index)
 }
 
 /// Every row of a table as (row id, values in column order).
@@ -345,14 +377,8 @@ pub fn drop_objects(
                 }
                 TableTree::open(table.root).destroy(txn)?;
                 super::triggers::schema::drop_triggers_of(&table.name, catalog, txn)?;
-                for sequence in catalog.sequences.values() {
-                    if sequence
-                        .owner
-                        .as_ref()
-                        .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
-                    {
-                        super::sequence::drop_sequence(sequence, txn)?;
-                    }
+                for sequence in catalog.sequences_owned_by(&table.name) {
+                    super::sequence::drop_sequence(sequence, txn)?;
                 }
                 catalog::remove_object(txn, b't', &table.name)?;
                 if catalog.statistics.contains_key(&lower) {

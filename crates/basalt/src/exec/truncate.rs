@@ -80,14 +80,8 @@ pub fn truncate(
             catalog::remove_object(txn, b's', &table.name)?;
         }
         if restart_identity {
-            for sequence in catalog.sequences.values() {
-                if sequence
-                    .owner
-                    .as_ref()
-                    .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
-                {
-                    super::sequence::restart(sequence, txn)?;
-                }
+            for sequence in catalog.sequences_owned_by(&table.name) {
+                super::sequence::restart(sequence, txn)?;
             }
         }
     }

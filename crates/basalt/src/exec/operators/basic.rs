@@ -218,8 +218,11 @@ impl Operator for Limit {
 pub struct DistinctOn {
     input: Box<dyn Operator>,
     keys: Vec<usize>,
-    previous: Option<Vec<u8>>,
+    /// The key of the last row emitted (meaningful once `started`); `key` is the scratch
+    /// buffer of the row being looked at. The two swap, so no key is allocated per group.
+    previous: Vec<u8>,
     key: Vec<u8>,
+    started: bool,
 }
 
 impl DistinctOn {
@@ -227,8 +230,9 @@ impl DistinctOn {
         DistinctOn {
             input,
             keys,
-            previous: None,
+            previous: Vec::new(),
             key: Vec::new(),
+            started: false,
         }
     }
 }
@@ -250,12 +254,13 @@ impl Operator for DistinctOn {
         let mut selected: Vec<u32> = Vec::new();
         for row in 0..batch.rows {
             equality_key(&columns, row, &mut self.key);
-            if self.previous.as_ref() != Some(&self.key) {
+            if !self.started || self.previous != self.key {
                 selected.push(
                     u32::try_from(row)
                         .map_err(|_| ExecError::internal("batch of more than 2^32 rows"))?,
                 );
-                self.previous = Some(std::mem::take(&mut self.key));
+                std::mem::swap(&mut self.previous, &mut self.key);
+                self.started = true;
             }
         }
         if selected.len() == batch.rows {
