@@ -33,6 +33,8 @@ fn options(autocheckpoint_frames: u64) -> StoreOptions {
     StoreOptions {
         synchronous: Synchronous::Full,
         autocheckpoint_frames,
+        // The file images these tests inspect must not depend on a thread's timing.
+        background_checkpoint: false,
         busy_timeout: Duration::from_millis(0),
         ..StoreOptions::default()
     }

@@ -22,8 +22,8 @@ pub fn row_to_cells<'a>(
     table: &TableDef,
     values: &'a [Value],
     vector_bytes: &'a mut Vec<Vec<u8>>,
-) -> Vec<CellValue<'a>> {
-    let mut cells = vec![CellValue::Null; table.slot_count];
+) -> RowCells<'a> {
+    let mut cells = RowCells::nulls(table.slot_count);
     let mut has_vectors = false;
     for (column, value) in table.columns.iter().zip(values) {
         has_vectors |= matches!(value, Value::Vector(_));
@@ -53,6 +53,55 @@ pub fn row_to_cells<'a>(
         }
     }
     cells
+}
+
+/// Rows of up to this many slots get their cells on the stack.
+const INLINE_CELLS: usize = 16;
+
+/// The cells of one row ([`row_to_cells`]): on the stack for a row of up to
+/// [`INLINE_CELLS`] slots, so writing the usual row allocates nothing here (an insert costs a
+/// few thousand instructions; an allocation and its free, a few hundred).
+#[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "the inline variant is the point: a few hundred bytes of stack per row written"
+)]
+pub enum RowCells<'a> {
+    /// The first `.1` cells of the array.
+    Inline([CellValue<'a>; INLINE_CELLS], usize),
+    /// A wider row's cells.
+    Heap(Vec<CellValue<'a>>),
+}
+
+impl RowCells<'_> {
+    /// `slots` NULL cells.
+    fn nulls(slots: usize) -> Self {
+        if slots <= INLINE_CELLS {
+            RowCells::Inline([CellValue::Null; INLINE_CELLS], slots)
+        } else {
+            RowCells::Heap(vec![CellValue::Null; slots])
+        }
+    }
+}
+
+impl<'a> std::ops::Deref for RowCells<'a> {
+    type Target = [CellValue<'a>];
+
+    fn deref(&self) -> &[CellValue<'a>] {
+        match self {
+            RowCells::Inline(cells, len) => cells.get(..*len).unwrap_or(&[]),
+            RowCells::Heap(cells) => cells,
+        }
+    }
+}
+
+impl std::ops::DerefMut for RowCells<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            RowCells::Inline(cells, len) => cells.get_mut(..*len).unwrap_or(&mut []),
+            RowCells::Heap(cells) => cells,
+        }
+    }
 }
 
 /// One value other than a vector as a cell (a vector is NULL here; `row_to_cells` puts its

@@ -491,6 +491,18 @@ impl Pager {
         self.autocheckpoint_frames > 0 && self.wal.committed_frames() >= self.autocheckpoint_frames
     }
 
+    /// Committed frames in the log since it was last emptied.
+    pub fn log_frames(&self) -> u64 {
+        self.wal.committed_frames()
+    }
+
+    /// Whether the log has grown to four times the automatic checkpoint threshold: a
+    /// checkpoint left to the background has fallen behind and the committer must run it.
+    pub fn log_far_past_checkpoint(&self) -> bool {
+        self.autocheckpoint_frames > 0
+            && self.wal.committed_frames() >= self.autocheckpoint_frames.saturating_mul(4)
+    }
+
     /// Copies committed frames into the main file, up to the oldest live snapshot, and
     /// empties the log when nothing in it is needed any more. The caller holds the writer slot.
     pub fn checkpoint(&self) -> Result<CheckpointReport> {

@@ -13,6 +13,10 @@
 //! log as uncommitted frames (invisible to readers, ignored by recovery unless a commit frame
 //! follows), which keeps memory bounded however large the transaction.
 //!
+//! A commit that grows the log past the automatic checkpoint threshold hands the checkpoint
+//! to the database's checkpoint thread ([`checkpointer`]) and returns; the thread copies the
+//! log back under the writer slot, like any writer.
+//!
 //! The writer also owns page allocation. Free pages form a list of *trunk* pages, each holding
 //! the numbers of other free pages; allocation pops from the head trunk (and finally reuses the
 //! trunk itself), freeing pushes onto it. Because a freed page is only reused by a later
@@ -25,6 +29,7 @@
 // Every narrowing cast in the free-list and header code states why it cannot lose bits.
 #![cfg_attr(not(test), deny(clippy::cast_possible_truncation))]
 
+mod checkpointer;
 pub mod free_list_check;
 
 use std::path::Path;
@@ -33,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RawMutex, lock_api::ArcMutexGuard};
 
+use self::checkpointer::Checkpointer;
 use crate::storage::deferred::{DeferredMark, DeferredWrites};
 use crate::storage::error::{Result, StorageError};
 use crate::storage::format::{Header, META_SLOTS};
@@ -53,6 +59,11 @@ pub struct StoreOptions {
     pub busy_timeout: Duration,
     /// Checkpoint once the log holds this many frames (0 = only explicit checkpoints).
     pub autocheckpoint_frames: u64,
+    /// Run those automatic checkpoints on a thread of the database's own, so the commit that
+    /// asks for one does not wait for it (see `checkpointer`). Off, the committing thread
+    /// runs them, which makes the order of file operations depend on nothing but the
+    /// program (what tests that count or fail file operations need).
+    pub background_checkpoint: bool,
 }
 
 impl Default for StoreOptions {
@@ -63,13 +74,18 @@ impl Default for StoreOptions {
             synchronous: Synchronous::Normal,
             busy_timeout: Duration::from_secs(5),
             autocheckpoint_frames: 1000,
+            background_checkpoint: true,
         }
     }
 }
 
 #[derive(Debug)]
 struct Shared {
-    pager: Pager,
+    /// Shared with the checkpoint thread, which must not hold the `Shared` itself (that
+    /// would keep the database open after its last handle is dropped).
+    pager: Arc<Pager>,
+    checkpointer: Checkpointer,
+    background_checkpoint: bool,
     writer_slot: Arc<Mutex<()>>,
     busy_timeout: Duration,
     /// Dirty pages a write transaction may hold before spilling to the log: as many as the
@@ -77,6 +93,14 @@ struct Shared {
     /// smaller budget made random inserts over a cache-sized table rewrite their dirty
     /// pages to the log again and again). Memory stays bounded by twice the cache size.
     dirty_budget: usize,
+}
+
+impl Drop for Shared {
+    /// The last handle is gone: let the checkpoint thread finish (running a checkpoint that
+    /// was asked for) before the pager and its file lock go.
+    fn drop(&mut self) {
+        self.checkpointer.shutdown();
+    }
 }
 
 /// An open database file: the entry point of the storage engine. Clone it freely.
@@ -112,7 +136,9 @@ impl Store {
         )?;
         Ok(Store {
             shared: Arc::new(Shared {
-                pager,
+                pager: Arc::new(pager),
+                checkpointer: Checkpointer::default(),
+                background_checkpoint: options.background_checkpoint,
                 writer_slot: Arc::new(Mutex::new(())),
                 busy_timeout: options.busy_timeout,
                 dirty_budget: cache_pages.max(16),
@@ -479,7 +505,19 @@ impl WriteTxn {
         if pager.wants_checkpoint() {
             // The commit is durable already; a failed checkpoint leaves the log in place and is
             // retried after the next commit, so it must not turn this commit into an error.
-            let _ = pager.checkpoint();
+            // The checkpoint thread may keep losing the writer slot to a busy writer, so past
+            // a few thresholds the committing thread does it (the log stays bounded).
+            let shared = &self.shared;
+            let in_background = shared.background_checkpoint
+                && !pager.log_far_past_checkpoint()
+                && shared.checkpointer.request(
+                    &shared.pager,
+                    &shared.writer_slot,
+                    shared.busy_timeout,
+                );
+            if !in_background {
+                let _ = pager.checkpoint();
+            }
         }
         Ok(())
     }

@@ -347,3 +347,61 @@ fn checkpointed_pages_stay_evictable() {
         "with no transaction open, nothing but the cache holds a cached page"
     );
 }
+
+/// Commits `count` transactions of one new page each, with values `first..`.
+fn commit_pages(store: &Store, first: u64, count: u64) {
+    for value in first..first + count {
+        let mut txn = store.begin_write().unwrap();
+        let page_no = txn.allocate_page().unwrap();
+        write_value(&mut txn, page_no, value);
+        txn.commit().unwrap();
+    }
+}
+
+#[test]
+fn a_background_checkpoint_runs_by_the_time_the_last_handle_is_dropped() {
+    let vfs = MemoryVfs::new();
+    let path = Path::new("/db/background.basalt");
+    let options = StoreOptions {
+        autocheckpoint_frames: 8,
+        background_checkpoint: true,
+        busy_timeout: Duration::from_secs(10),
+        ..options()
+    };
+    {
+        let store = Store::open_with_vfs(&vfs, path, options).unwrap();
+        // Each commit writes two frames (the new page and the header page): past the
+        // threshold after four, so checkpoints are asked for along the way and once more
+        // near the end.
+        commit_pages(&store, 100, 9);
+    }
+    // Dropping the store waited for the thread and its checkpoint: the file lock is free
+    // (the open succeeds) and the log was emptied.
+    let store = Store::open_with_vfs(&vfs, path, options).unwrap();
+    assert_eq!(
+        store.pager().recovery_report().transactions,
+        0,
+        "the checkpoint asked for by the last commits ran before the drop returned"
+    );
+    let reader = store.begin_read();
+    for (page_no, value) in (1..=9).zip(100..) {
+        assert_eq!(read_value(&reader, page_no), value);
+    }
+}
+
+#[test]
+fn without_the_background_thread_the_committer_checkpoints() {
+    let vfs = MemoryVfs::new();
+    let path = Path::new("/db/inline.basalt");
+    let options = StoreOptions {
+        autocheckpoint_frames: 8,
+        background_checkpoint: false,
+        ..options()
+    };
+    let store = Store::open_with_vfs(&vfs, path, options).unwrap();
+    commit_pages(&store, 1, 4);
+    assert!(
+        store.pager().log_frames() == 0,
+        "the fourth commit reached 8 frames and checkpointed inline"
+    );
+}

@@ -153,6 +153,19 @@ fn plan_overflow(
     Ok(plan)
 }
 
+/// Rows of up to this many columns whose values are all inline are converted for an insert
+/// without allocating.
+const INLINE_ROW_COLUMNS: usize = 16;
+
+/// A cell stored inline (what `store_row` makes of it when the plan keeps it in the page).
+fn inline_value(cell: CellValue<'_>) -> ValueRef<'_> {
+    match cell {
+        CellValue::Null => ValueRef::Null,
+        CellValue::Fixed(value) => ValueRef::Fixed(value),
+        CellValue::Var(bytes) => ValueRef::Var(bytes),
+    }
+}
+
 /// Writes the overflow chains a row needs and returns the row as stored values.
 fn store_row<'r, S: PageWrite + ?Sized>(
     store: &mut S,
@@ -164,8 +177,6 @@ fn store_row<'r, S: PageWrite + ?Sized>(
         // An empty plan (or a missing entry) means inline.
         let placement = plan.get(column).copied().flatten();
         values.push(match (*value, placement) {
-            (CellValue::Null, _) => ValueRef::Null,
-            (CellValue::Fixed(value), _) => ValueRef::Fixed(value),
             (CellValue::Var(bytes), Some(prefix_len)) => {
                 // plan_overflow leaves at least one byte for the chain; a prefix beyond the
                 // value would be a bug, reported rather than sliced past.
@@ -182,7 +193,7 @@ fn store_row<'r, S: PageWrite + ?Sized>(
                     prefix,
                 }
             }
-            (CellValue::Var(bytes), None) => ValueRef::Var(bytes),
+            (cell, _) => inline_value(cell),
         });
     }
     Ok(values)
@@ -260,9 +271,25 @@ impl TableTree {
             header: leaf.header,
         };
         drop(leaf);
-        // Writing overflow pages only allocates fresh pages, so the descent stays valid.
-        let values = store_row(store, row, &plan)?;
-        self.insert_stored(store, row_id, kinds, &values, Some(located))?;
+        // The usual row (every value inline, a few columns) is converted on the stack: an
+        // insert is a few thousand instructions, and an allocation and free are a tenth of it.
+        let mut inline = [ValueRef::Null; INLINE_ROW_COLUMNS];
+        let stored;
+        let values: &[ValueRef<'_>] = match inline.get_mut(..row.len()) {
+            Some(slots) if plan.is_empty() => {
+                for (slot, cell) in slots.iter_mut().zip(row) {
+                    *slot = inline_value(*cell);
+                }
+                slots
+            }
+            _ => {
+                // Writing overflow pages only allocates fresh pages, so the descent stays
+                // valid.
+                stored = store_row(store, row, &plan)?;
+                &stored
+            }
+        };
+        self.insert_stored(store, row_id, kinds, values, Some(located))?;
         Ok(true)
     }
 
@@ -567,10 +594,26 @@ impl TableTree {
         kinds: &[ColumnKind],
         values: &[ValueRef<'_>],
     ) -> Result<()> {
+        // Rows appended in row-id order tend to look like the ones before them, so the full
+        // leaf on the left predicts how many fit: laying the new leaf out for that many
+        // saves the rebuild a layout sized from its first row alone needs as it fills.
+        let usable = store.usable_size();
+        let predicted = {
+            let left = store.page(leaf_no)?;
+            let view = TableLeaf::new(&left, leaf_no)?;
+            let rows = view.row_count();
+            let heap = view.heap_bytes(0..rows)?;
+            choose_capacity(kinds, usable, rows, heap)
+        };
         let new_no = store.allocate_page()?;
         let bytes = store.page_mut(new_no)?;
-        init_leaf(bytes);
-        set_prev_leaf(bytes, leaf_no);
+        match predicted {
+            Some(capacity) => build_leaf(bytes, new_no, kinds, capacity, &[], leaf_no, 0)?,
+            None => {
+                init_leaf(bytes);
+                set_prev_leaf(bytes, leaf_no);
+            }
+        }
         if !insert_row(bytes, new_no, 0, row_id, kinds, values)? {
             return Err(StorageError::RowTooWide {
                 columns: kinds.len(),

@@ -305,6 +305,46 @@ fn sequential_inserts_fill_leaves() {
     }
 }
 
+/// Appends lay a new leaf out for as many rows as the full leaf on its left holds; rows
+/// that change size between leaves must still land, read back and fill the pages.
+#[test]
+fn appends_whose_row_sizes_change_fill_leaves_and_read_back() {
+    for page_size in [4096, 65536] {
+        let mut store = TestStore::new(page_size);
+        let tree = TableTree::create(&mut store).unwrap();
+        let kinds = [ColumnKind::Fixed8, ColumnKind::Var];
+        // Short rows, then rows 40 times longer, then short ones again: each change makes
+        // the prediction from the left leaf wrong in the other direction.
+        let text_len = |id: i64| match id / 20_000 {
+            1 => 320,
+            _ => 8,
+        };
+        let text = |id: i64| vec![(id % 251) as u8; text_len(id)];
+        for id in 0..60_000i64 {
+            let bytes = text(id);
+            let row = [CellValue::Fixed(id as u64), CellValue::Var(&bytes)];
+            assert!(tree.insert(&mut store, id, &kinds, &row).unwrap());
+        }
+        let stats = tree.check(&store).unwrap();
+        assert_eq!(stats.rows, 60_000);
+        let fill = stats.leaf_bytes_used as f64 / (stats.leaves * store.usable_size()) as f64;
+        assert!(
+            fill >= 0.85,
+            "fill factor {fill} with {page_size}-byte pages"
+        );
+        for id in (0..60_000i64).step_by(997) {
+            assert_eq!(
+                tree.get(&store, id).unwrap(),
+                Some(vec![
+                    OwnedValue::Fixed(id as u64),
+                    OwnedValue::Bytes(text(id))
+                ]),
+                "row {id}"
+            );
+        }
+    }
+}
+
 #[test]
 fn bulk_load_matches_inserts() {
     for page_size in [4096, 65536] {
