@@ -104,6 +104,50 @@ fn placeholders_of_every_style() {
     one("SELECT * FROM t LIMIT ? OFFSET :off");
 }
 
+#[test]
+fn question_mark_after_an_operand_is_the_jsonb_exists_operator() {
+    let exists = |sql: &str| match select_expr(sql) {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Question,
+            right,
+        } => (*left, *right),
+        other => panic!("{sql}: {other:?}"),
+    };
+    let (left, right) = exists("SELECT doc ? 'a'");
+    assert_eq!(left.to_string(), "doc");
+    assert_eq!(right.to_string(), "'a'");
+    // A placeholder key, with or without spaces.
+    for sql in ["SELECT doc ? ?", "SELECT doc??", "SELECT doc ? $1"] {
+        let (_, right) = exists(sql);
+        assert!(placeholder(&right).is_some(), "{sql}");
+    }
+    // PostgreSQL's "other operator" precedence: looser than `-`, left to right with `||`
+    // and `->`, tighter than comparisons.
+    let (left, _) = exists("SELECT a - 'k' || b ? 'c'");
+    assert_eq!(left.to_string(), "a - 'k' || b");
+    let e = select_expr("SELECT a ? 'k' = true");
+    assert!(
+        matches!(&e, Expr::BinaryOp { op: BinaryOperator::Eq, left, .. }
+            if matches!(**left, Expr::BinaryOp { op: BinaryOperator::Question, .. })),
+        "{e:?}"
+    );
+    // Everywhere an operand is expected, `?` is still a placeholder.
+    let Statement::Query(q) =
+        one("SELECT ?, ? + 1 FROM t WHERE a = ? AND b IN (?, ?) AND c ? ? LIMIT ? OFFSET ?")
+    else {
+        panic!()
+    };
+    assert_eq!(
+        q.to_string(),
+        "SELECT ?, ? + 1 FROM t WHERE a = ? AND b IN (?, ?) AND c ? ? LIMIT ? OFFSET ?"
+    );
+    one("INSERT INTO t VALUES (?, ?1, $2) RETURNING a ? 'k'");
+    one("UPDATE t SET a = ? WHERE doc ? ?");
+    // A numbered placeholder after an operand is not an operator.
+    assert!(parse_one("SELECT a ?1").is_err());
+}
+
 // ----- pgvector -----
 
 #[test]
