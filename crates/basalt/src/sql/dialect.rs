@@ -48,6 +48,7 @@
 //!   `TRIM` that sqlparser rejects or misreads (see `parse_trim`).
 //! * `REINDEX [INDEX | TABLE | DATABASE] [name]` (SQLite and PostgreSQL), which sqlparser
 //!   lacks, returned as Redshift's `VACUUM REINDEX [name]` AST (see `parse_reindex`).
+//! * `CREATE SEQUENCE` options in any order and `ALTER SEQUENCE` (see `sequence_syntax`).
 //! * SQLite's `CREATE TRIGGER IF NOT EXISTS`: sqlparser's `CreateTrigger` has no field for
 //!   it, so it is carried in `or_alter` (T-SQL's `CREATE OR ALTER`, which Basalt does not
 //!   accept: `CREATE OR ALTER TRIGGER` is a syntax error here, leaving the field free).
@@ -61,6 +62,8 @@ use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
+
+use super::sequence_syntax::{parse_alter_sequence, parse_create_sequence};
 
 /// The PostgreSQL dialect this one delegates to.
 const PG: PostgreSqlDialect = PostgreSqlDialect {};
@@ -517,6 +520,12 @@ impl Dialect for BasaltDialect {
         }
         if let Some(result) = parse_create_trigger_if_not_exists(parser) {
             return Some(result);
+        }
+        // CREATE SEQUENCE options in any order, and ALTER SEQUENCE.
+        for parse in [parse_create_sequence, parse_alter_sequence] {
+            if let Some(result) = parse(parser) {
+                return Some(result);
+            }
         }
         PG.parse_statement(parser)
     }

@@ -900,3 +900,83 @@ fn trim_takes_postgres_argument_forms() {
         assert_eq!(select_expr(sql).to_string(), expected, "{sql}");
     }
 }
+
+// ----- sequences -----
+
+#[test]
+fn create_sequence_options_in_any_order() {
+    let Statement::CreateSequence {
+        name,
+        data_type,
+        sequence_options,
+        owned_by,
+        ..
+    } = one(
+        "CREATE SEQUENCE public.t_id_seq AS integer START WITH 1 INCREMENT BY 1 NO MINVALUE \
+         NO MAXVALUE CACHE 1 OWNED BY NONE",
+    )
+    else {
+        panic!()
+    };
+    assert_eq!(name.to_string(), "public.t_id_seq");
+    assert_eq!(data_type.map(|t| t.to_string()).as_deref(), Some("INTEGER"));
+    let written: Vec<String> = sequence_options.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        written.join("").split_whitespace().collect::<Vec<_>>(),
+        [
+            "START",
+            "WITH",
+            "1",
+            "INCREMENT",
+            "BY",
+            "1",
+            "NO",
+            "MINVALUE",
+            "NO",
+            "MAXVALUE",
+            "CACHE",
+            "1"
+        ]
+    );
+    assert_eq!(owned_by.map(|o| o.to_string()).as_deref(), Some("NONE"));
+    let e = fails("CREATE SEQUENCE s START 1 START 2");
+    assert!(
+        e.message.contains("conflicting or redundant options"),
+        "{e}"
+    );
+}
+
+#[test]
+fn alter_sequence_is_carried_as_alter_connector() {
+    use crate::sql::sequence_syntax::AlterOption;
+    let Statement::AlterConnector {
+        name,
+        properties: Some(properties),
+        ..
+    } = one("ALTER SEQUENCE IF EXISTS public.s RESTART WITH -5 INCREMENT 2 NO MAXVALUE CYCLE")
+    else {
+        panic!()
+    };
+    assert_eq!(name.value, "s");
+    let keys: Vec<(Option<AlterOption>, String)> = properties
+        .iter()
+        .map(|property| match property {
+            sqlparser::ast::SqlOption::KeyValue { key, value } => {
+                (AlterOption::of_key(&key.value), value.to_string())
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            (Some(AlterOption::IfExists), "true".to_string()),
+            (Some(AlterOption::Increment), "2".to_string()),
+            (Some(AlterOption::MaxValue), "NULL".to_string()),
+            (Some(AlterOption::Cycle), "true".to_string()),
+            (Some(AlterOption::Restart), "-5".to_string()),
+        ]
+    );
+    assert!(parse_one("ALTER SEQUENCE s").is_err());
+    assert!(parse_one("ALTER CONNECTOR c SET URL 'x'").is_err());
+}
