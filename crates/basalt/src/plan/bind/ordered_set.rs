@@ -115,13 +115,30 @@ impl Binder<'_> {
 
 /// Rewrites the direct arguments of `aggregates`, bound over the FROM row, onto the group
 /// keys (column `i` is key `i`): a column that is not grouped is 42803, as in PostgreSQL.
+/// With grouping sets each set's Aggregate remaps the keys ([`direct_args_for_set`]), which
+/// does not reach into subqueries, so a subquery there is refused (0A000).
 pub(super) fn rewrite_direct_args(
     aggregates: &mut [AggregateCall],
     group_by: &[Expr],
     scope: &Scope,
+    grouping_sets: bool,
 ) -> Result<(), BindError> {
     for call in aggregates {
         for arg in &mut call.direct_args {
+            let mut subquery = false;
+            arg.visit(&mut |expr| {
+                if matches!(
+                    expr,
+                    Expr::ScalarSubquery { .. } | Expr::Exists { .. } | Expr::InSubquery { .. }
+                ) {
+                    subquery = true;
+                }
+            });
+            if grouping_sets && subquery {
+                return Err(BindError::unsupported(
+                    "a subquery in the direct argument of an ordered-set aggregate with grouping sets",
+                ));
+            }
             super::aggregate::rewrite_over_aggregate(arg, group_by, scope)?;
             // Anything left past the keys (a GROUPING() marker) has no value per group.
             let mut beyond_keys = false;

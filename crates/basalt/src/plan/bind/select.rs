@@ -174,7 +174,12 @@ impl Binder<'_> {
         let mut having = having;
         let grouping_calls = resolve_grouping_calls(&self.grouping_calls, &group_by)?;
         if grouped {
-            super::ordered_set::rewrite_direct_args(&mut aggregates, &group_by, &scope)?;
+            super::ordered_set::rewrite_direct_args(
+                &mut aggregates,
+                &group_by,
+                &scope,
+                grouping_sets.is_some(),
+            )?;
             for output in &mut outputs {
                 rewrite_over_aggregate(&mut output.expr, &group_by, &scope)?;
             }
