@@ -85,3 +85,63 @@ fn json_columns_survive_updates_and_reopening() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The jsonb `?` operator beside `?`, `?N` and `$N` placeholders: a bare `?` after an
+/// operand is the operator, anywhere else a parameter, numbered in text order as before.
+#[test]
+fn key_exists_operator_and_placeholders_together() {
+    let db = Database::open_in_memory().unwrap();
+    let conn = db.connect();
+    conn.execute_batch(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, doc JSONB);
+         INSERT INTO t VALUES (1, '{\"a\": 1, \"b\": 2}'), (2, '[\"a\", \"c\"]'), (3, '{\"c\": 3}');",
+    )
+    .unwrap();
+    let ids = |sql: &str, params: (&str, i64)| -> Vec<i64> {
+        let mut statement = conn.prepare(sql).unwrap();
+        let mut rows = statement.query(params).unwrap();
+        let mut ids = Vec::new();
+        while let Some(row) = rows.next().unwrap() {
+            ids.push(row.get(0).unwrap());
+        }
+        ids
+    };
+    // The key is the first parameter, the id bound the second.
+    assert_eq!(
+        ids(
+            "SELECT id FROM t WHERE doc ? ? AND id >= ? ORDER BY id",
+            ("a", 1)
+        ),
+        [1, 2]
+    );
+    assert_eq!(
+        ids(
+            "SELECT id FROM t WHERE doc?? AND id >= ? ORDER BY id",
+            ("c", 3)
+        ),
+        [3]
+    );
+    assert_eq!(
+        ids(
+            "SELECT id FROM t WHERE doc ? $1 AND id > $2 ORDER BY id",
+            ("a", 1)
+        ),
+        [2]
+    );
+    assert_eq!(
+        ids(
+            "SELECT id FROM t WHERE id > ?2 AND doc ? ?1 ORDER BY id",
+            ("c", 0)
+        ),
+        [2, 3]
+    );
+    // `-` and `||` with parameters: an untyped key of `-` is text, an operand of `||` jsonb.
+    let doc: String = conn
+        .query_row(
+            "SELECT (doc - ? || ?)::text FROM t WHERE id = 1",
+            ("a", "{\"z\": [1]}"),
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(doc, "{\"b\": 2, \"z\": [1]}");
+}

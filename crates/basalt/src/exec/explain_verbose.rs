@@ -282,7 +282,7 @@ impl<'a> Printer<'a, '_> {
                 }
                 let calls: Vec<String> = aggregates
                     .iter()
-                    .map(|call| self.aggregate(call, &input))
+                    .map(|call| self.aggregate(call, group_by, &input))
                     .collect();
                 if !calls.is_empty() {
                     lines.push(format!("Aggregates: {}", calls.join(", ")));
@@ -601,7 +601,34 @@ impl<'a> Printer<'a, '_> {
             .join(", ")
     }
 
-    fn aggregate(&mut self, call: &'a AggregateCall, scope: &Scope) -> String {
+    fn aggregate(
+        &mut self,
+        call: &'a AggregateCall,
+        group_by: &'a [Expr],
+        scope: &Scope,
+    ) -> String {
+        if call.function.is_ordered_set() {
+            // The direct arguments read the group keys: shown as the keys' expressions.
+            let keys = Scope {
+                columns: group_by.iter().map(|key| self.expr(key, scope)).collect(),
+                outer: scope.outer.clone(),
+            };
+            let direct: Vec<String> = call
+                .direct_args
+                .iter()
+                .map(|arg| self.expr(arg, &keys))
+                .collect();
+            let mut text = format!(
+                "{}({}) WITHIN GROUP (ORDER BY {})",
+                call.function.name(),
+                direct.join(", "),
+                self.sort_keys(&call.order_by, scope)
+            );
+            if let Some(filter) = &call.filter {
+                text.push_str(&format!(" FILTER (WHERE {})", self.expr(filter, scope)));
+            }
+            return text;
+        }
         let args = if call.args.is_empty() {
             "*".to_string()
         } else {

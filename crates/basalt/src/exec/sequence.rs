@@ -115,6 +115,55 @@ pub fn create_sequence(
     Ok(true)
 }
 
+/// `ALTER SEQUENCE`: stores `sequence`, the bound new definition of sequence `name`, and
+/// for RESTART positions the counter so that the next `nextval` returns `restart`. The
+/// sequence must still be the one bound (42P01 if it has gone since). Without RESTART the
+/// current value must lie within the new bounds (22023, PostgreSQL's check and message).
+pub fn alter_sequence(
+    name: &str,
+    sequence: SequenceDef,
+    restart: Option<i64>,
+    catalog: &Catalog,
+    txn: &mut WriteTxn,
+) -> ExecResult<()> {
+    match catalog.sequences.get(&name.to_lowercase()) {
+        Some(current) if current.root == sequence.root => {}
+        _ => {
+            return Err(ExecError::new(
+                sqlstate::UNDEFINED_TABLE,
+                format!("relation \"{name}\" does not exist"),
+            ));
+        }
+    }
+    match restart {
+        Some(value) => {
+            let state = State {
+                last_value: value,
+                called: false,
+            };
+            write_state(txn, sequence.root, state, true)?;
+        }
+        None => {
+            let current = read_state(&sequence, txn)?.last_value;
+            let bound = if current < sequence.min_value {
+                Some(("less than MINVALUE", sequence.min_value))
+            } else if current > sequence.max_value {
+                Some(("greater than MAXVALUE", sequence.max_value))
+            } else {
+                None
+            };
+            if let Some((relation, bound)) = bound {
+                return Err(ExecError::new(
+                    sqlstate::INVALID_PARAMETER_VALUE,
+                    format!("RESTART value ({current}) cannot be {relation} ({bound})"),
+                ));
+            }
+        }
+    }
+    catalog::put_object(txn, &SchemaObject::Sequence(sequence))?;
+    Ok(())
+}
+
 /// Frees a sequence's tree and removes it from the catalog.
 pub fn drop_sequence(sequence: &SequenceDef, txn: &mut WriteTxn) -> ExecResult<()> {
     TableTree::open(sequence.root).destroy(txn)?;

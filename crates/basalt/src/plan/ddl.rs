@@ -152,6 +152,12 @@ pub enum DdlStatement {
         sequence: crate::catalog::SequenceDef,
         if_not_exists: bool,
     },
+    /// `ALTER SEQUENCE`: the sequence's new definition and the value to restart at, or
+    /// `None` for `IF EXISTS` on a sequence that does not exist.
+    AlterSequence {
+        name: String,
+        change: Option<(crate::catalog::SequenceDef, Option<i64>)>,
+    },
     /// `DROP SEQUENCE [IF EXISTS] name, ...`.
     DropSequence {
         names: Vec<String>,

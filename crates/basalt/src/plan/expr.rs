@@ -108,6 +108,15 @@ pub enum AggregateFunction {
     JsonObjectAgg,
     /// `jsonb_object_agg(key, value)`: the same as jsonb (the last duplicate key wins).
     JsonbObjectAgg,
+    /// `percentile_cont(f) WITHIN GROUP (ORDER BY x)`: the value at fraction `f` of the
+    /// sorted non-NULL inputs, interpolated between the two nearest (real or interval).
+    PercentileCont,
+    /// `percentile_disc(f) WITHIN GROUP (ORDER BY x)`: the first sorted input whose position
+    /// reaches fraction `f` of them.
+    PercentileDisc,
+    /// `mode() WITHIN GROUP (ORDER BY x)`: the most frequent non-NULL input (the first in
+    /// sort order among equally frequent ones).
+    Mode,
 }
 
 impl AggregateFunction {
@@ -127,7 +136,20 @@ impl AggregateFunction {
             AggregateFunction::JsonbAgg => "jsonb_agg",
             AggregateFunction::JsonObjectAgg => "json_object_agg",
             AggregateFunction::JsonbObjectAgg => "jsonb_object_agg",
+            AggregateFunction::PercentileCont => "percentile_cont",
+            AggregateFunction::PercentileDisc => "percentile_disc",
+            AggregateFunction::Mode => "mode",
         }
+    }
+
+    /// Whether this is an ordered-set aggregate (`... WITHIN GROUP (ORDER BY x)`).
+    pub fn is_ordered_set(self) -> bool {
+        matches!(
+            self,
+            AggregateFunction::PercentileCont
+                | AggregateFunction::PercentileDisc
+                | AggregateFunction::Mode
+        )
     }
 }
 
@@ -146,6 +168,12 @@ pub struct AggregateCall {
     /// aggregates take their rows in (kept empty for aggregates whose result cannot depend
     /// on it, such as count or sum).
     pub order_by: Vec<super::SortKey>,
+    /// An ordered-set aggregate's direct arguments (the fraction of `percentile_cont(0.5)
+    /// WITHIN GROUP (ORDER BY x)`). Unlike `args` these are evaluated once per group, over
+    /// the Aggregate node's group key columns (column `i` is the `i`th GROUP BY key), so
+    /// they may use only grouped columns, as in PostgreSQL; an ordered-set aggregate's
+    /// `args` hold the WITHIN GROUP expression and `order_by` its sort key.
+    pub direct_args: Vec<Expr>,
     pub data_type: DataType,
 }
 

@@ -61,6 +61,8 @@ macro_rules! node_parts {
                 for call in aggregates {
                     exprs.extend(call.args.$iter());
                     exprs.extend(call.filter.$iter());
+                    // Over the node's group keys, not its input (see AggregateCall).
+                    exprs.extend(call.direct_args.$iter());
                     exprs.extend(
                         call.order_by
                             .$iter()

@@ -11,7 +11,8 @@
 //! The binder guarantees what the executor relies on: frame bounds are well formed (the
 //! start is never UNBOUNDED FOLLOWING, the end never UNBOUNDED PRECEDING, a start never
 //! lies after the end in the cases PostgreSQL rejects), offsets read no columns, a RANGE
-//! frame with an offset has exactly one numeric ORDER BY key, and GROUPS has an ORDER BY.
+//! frame with an offset has exactly one ORDER BY key, numeric (offset of its type) or a
+//! date, timestamp or interval (offset an interval), and GROUPS has an ORDER BY.
 //! Values that can only be checked at run time (negative or NULL offsets, `ntile(0)`) are
 //! the executor's errors, with PostgreSQL's SQLSTATEs.
 

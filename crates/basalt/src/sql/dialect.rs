@@ -22,8 +22,9 @@
 //! * Identifiers may also be quoted with backticks and `[brackets]` (SQLite, MySQL, T-SQL
 //!   heritage). Cost: PostgreSQL array subscripts and `ARRAY[...]` constructors cannot be
 //!   written, since `[` always starts a quoted identifier. Basalt has no array type.
-//! * `?` is never part of an operator, so `?` and `?NNN` are always placeholders, including
-//!   in `x<?` (PostgreSQL's jsonb `?`, `?|`, `?&` operators are given up).
+//! * `?` is never part of a longer operator: `?` and `?NNN` are placeholders (also in `x<?`),
+//!   except a bare `?` right after an operand, which is jsonb's key-exists operator (see
+//!   `key_exists_operator`). PostgreSQL's `?|` and `?&` (text arrays) are given up.
 //! * `+` and `-` are never part of a multi-character operator, so `a<-1`, `a>-1` and `a%-1`
 //!   mean what SQLite (and common sense) say rather than being lexed as operators `<-`, `>-`,
 //!   `%-`. The pgvector operators `<->` and `<+>`, which do contain them, are reassembled from
@@ -47,6 +48,7 @@
 //!   `TRIM` that sqlparser rejects or misreads (see `parse_trim`).
 //! * `REINDEX [INDEX | TABLE | DATABASE] [name]` (SQLite and PostgreSQL), which sqlparser
 //!   lacks, returned as Redshift's `VACUUM REINDEX [name]` AST (see `parse_reindex`).
+//! * `CREATE SEQUENCE` options in any order and `ALTER SEQUENCE` (see `sequence_syntax`).
 //! * SQLite's `CREATE TRIGGER IF NOT EXISTS`: sqlparser's `CreateTrigger` has no field for
 //!   it, so it is carried in `or_alter` (T-SQL's `CREATE OR ALTER`, which Basalt does not
 //!   accept: `CREATE OR ALTER TRIGGER` is a syntax error here, leaving the field free).
@@ -60,6 +62,8 @@ use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
+
+use super::sequence_syntax::{parse_alter_sequence, parse_create_sequence};
 
 /// The PostgreSQL dialect this one delegates to.
 const PG: PostgreSqlDialect = PostgreSqlDialect {};
@@ -105,6 +109,13 @@ fn vector_operator(parser: &Parser<'_>) -> Option<(&'static str, usize)> {
         }
         _ => None,
     }
+}
+
+/// Whether the next token, met after an operand, is a bare `?`: jsonb's key-exists operator
+/// (PostgreSQL's "any other operator" precedence), since a placeholder is an operand and
+/// cannot directly follow another one. `doc ? ?` is the operator with a placeholder key.
+fn key_exists_operator(token: &Token) -> bool {
+    matches!(token, Token::Placeholder(text) if text == "?")
 }
 
 /// Whether the next token is the bare word `ISNULL` (sqlparser has no keyword for it).
@@ -510,6 +521,12 @@ impl Dialect for BasaltDialect {
         if let Some(result) = parse_create_trigger_if_not_exists(parser) {
             return Some(result);
         }
+        // CREATE SEQUENCE options in any order, and ALTER SEQUENCE.
+        for parse in [parse_create_sequence, parse_alter_sequence] {
+            if let Some(result) = parse(parser) {
+                return Some(result);
+            }
+        }
         PG.parse_statement(parser)
     }
 
@@ -550,6 +567,18 @@ impl Dialect for BasaltDialect {
             parser.advance_token();
             return Some(Ok(Expr::IsNull(Box::new(expr.clone()))));
         }
+        if key_exists_operator(&parser.peek_token_ref().token) {
+            parser.advance_token();
+            return Some(
+                parser
+                    .parse_subexpr(precedence)
+                    .map(|right| Expr::BinaryOp {
+                        left: Box::new(expr.clone()),
+                        op: BinaryOperator::Question,
+                        right: Box::new(right),
+                    }),
+            );
+        }
         if let Some(result) = parse_in_table(parser, expr) {
             return Some(result);
         }
@@ -585,6 +614,9 @@ impl Dialect for BasaltDialect {
         }
         if is_isnull_word(&parser.peek_token_ref().token) {
             return Some(Ok(self.prec_value(Precedence::Is)));
+        }
+        if key_exists_operator(&parser.peek_token_ref().token) {
+            return Some(Ok(self.prec_value(Precedence::PgOther)));
         }
         PG.get_next_precedence(parser)
     }

@@ -23,6 +23,7 @@
 pub mod dialect;
 pub mod error;
 pub mod names;
+pub mod sequence_syntax;
 
 #[cfg(test)]
 mod tests;

@@ -104,6 +104,50 @@ fn placeholders_of_every_style() {
     one("SELECT * FROM t LIMIT ? OFFSET :off");
 }
 
+#[test]
+fn question_mark_after_an_operand_is_the_jsonb_exists_operator() {
+    let exists = |sql: &str| match select_expr(sql) {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Question,
+            right,
+        } => (*left, *right),
+        other => panic!("{sql}: {other:?}"),
+    };
+    let (left, right) = exists("SELECT doc ? 'a'");
+    assert_eq!(left.to_string(), "doc");
+    assert_eq!(right.to_string(), "'a'");
+    // A placeholder key, with or without spaces.
+    for sql in ["SELECT doc ? ?", "SELECT doc??", "SELECT doc ? $1"] {
+        let (_, right) = exists(sql);
+        assert!(placeholder(&right).is_some(), "{sql}");
+    }
+    // PostgreSQL's "other operator" precedence: looser than `-`, left to right with `||`
+    // and `->`, tighter than comparisons.
+    let (left, _) = exists("SELECT a - 'k' || b ? 'c'");
+    assert_eq!(left.to_string(), "a - 'k' || b");
+    let e = select_expr("SELECT a ? 'k' = true");
+    assert!(
+        matches!(&e, Expr::BinaryOp { op: BinaryOperator::Eq, left, .. }
+            if matches!(**left, Expr::BinaryOp { op: BinaryOperator::Question, .. })),
+        "{e:?}"
+    );
+    // Everywhere an operand is expected, `?` is still a placeholder.
+    let Statement::Query(q) =
+        one("SELECT ?, ? + 1 FROM t WHERE a = ? AND b IN (?, ?) AND c ? ? LIMIT ? OFFSET ?")
+    else {
+        panic!()
+    };
+    assert_eq!(
+        q.to_string(),
+        "SELECT ?, ? + 1 FROM t WHERE a = ? AND b IN (?, ?) AND c ? ? LIMIT ? OFFSET ?"
+    );
+    one("INSERT INTO t VALUES (?, ?1, $2) RETURNING a ? 'k'");
+    one("UPDATE t SET a = ? WHERE doc ? ?");
+    // A numbered placeholder after an operand is not an operator.
+    assert!(parse_one("SELECT a ?1").is_err());
+}
+
 // ----- pgvector -----
 
 #[test]
@@ -855,4 +899,84 @@ fn trim_takes_postgres_argument_forms() {
     for (sql, expected) in cases {
         assert_eq!(select_expr(sql).to_string(), expected, "{sql}");
     }
+}
+
+// ----- sequences -----
+
+#[test]
+fn create_sequence_options_in_any_order() {
+    let Statement::CreateSequence {
+        name,
+        data_type,
+        sequence_options,
+        owned_by,
+        ..
+    } = one(
+        "CREATE SEQUENCE public.t_id_seq AS integer START WITH 1 INCREMENT BY 1 NO MINVALUE \
+         NO MAXVALUE CACHE 1 OWNED BY NONE",
+    )
+    else {
+        panic!()
+    };
+    assert_eq!(name.to_string(), "public.t_id_seq");
+    assert_eq!(data_type.map(|t| t.to_string()).as_deref(), Some("INTEGER"));
+    let written: Vec<String> = sequence_options.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        written.join("").split_whitespace().collect::<Vec<_>>(),
+        [
+            "START",
+            "WITH",
+            "1",
+            "INCREMENT",
+            "BY",
+            "1",
+            "NO",
+            "MINVALUE",
+            "NO",
+            "MAXVALUE",
+            "CACHE",
+            "1"
+        ]
+    );
+    assert_eq!(owned_by.map(|o| o.to_string()).as_deref(), Some("NONE"));
+    let e = fails("CREATE SEQUENCE s START 1 START 2");
+    assert!(
+        e.message.contains("conflicting or redundant options"),
+        "{e}"
+    );
+}
+
+#[test]
+fn alter_sequence_is_carried_as_alter_connector() {
+    use crate::sql::sequence_syntax::AlterOption;
+    let Statement::AlterConnector {
+        name,
+        properties: Some(properties),
+        ..
+    } = one("ALTER SEQUENCE IF EXISTS public.s RESTART WITH -5 INCREMENT 2 NO MAXVALUE CYCLE")
+    else {
+        panic!()
+    };
+    assert_eq!(name.value, "s");
+    let keys: Vec<(Option<AlterOption>, String)> = properties
+        .iter()
+        .map(|property| match property {
+            sqlparser::ast::SqlOption::KeyValue { key, value } => {
+                (AlterOption::of_key(&key.value), value.to_string())
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            (Some(AlterOption::IfExists), "true".to_string()),
+            (Some(AlterOption::Increment), "2".to_string()),
+            (Some(AlterOption::MaxValue), "NULL".to_string()),
+            (Some(AlterOption::Cycle), "true".to_string()),
+            (Some(AlterOption::Restart), "-5".to_string()),
+        ]
+    );
+    assert!(parse_one("ALTER SEQUENCE s").is_err());
+    assert!(parse_one("ALTER CONNECTOR c SET URL 'x'").is_err());
 }

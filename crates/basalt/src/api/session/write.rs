@@ -338,6 +338,17 @@ impl Session {
                     &mut write.lock(),
                 )?;
             }
+            DdlStatement::AlterSequence { name, change } => {
+                if let Some((sequence, restart)) = change {
+                    crate::exec::sequence::alter_sequence(
+                        name,
+                        sequence.clone(),
+                        *restart,
+                        catalog,
+                        &mut write.lock(),
+                    )?;
+                }
+            }
             DdlStatement::DropSequence { names, if_exists } => {
                 crate::exec::sequence::drop_sequences(
                     names,

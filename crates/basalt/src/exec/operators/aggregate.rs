@@ -9,7 +9,9 @@
 //! An aggregate with its own ORDER BY (`string_agg(x, ',' ORDER BY y)`) keeps each group's
 //! arguments with their sort keys ([`OrderedRows`]) and feeds them to its accumulator in key
 //! order (ties in input order) when the group is finished; the rows count against the
-//! memory budget like any other state.
+//! memory budget like any other state. The ordered-set aggregates (`percentile_cont`,
+//! `mode`, ...) take the same path, and get their direct arguments (the fraction) from the
+//! group's keys when the group is finished (`ordered_set`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,6 +29,7 @@ use crate::types::{DataType, Interval, Value, vector};
 
 use super::Operator;
 use super::json_aggregate;
+use super::ordered_set::OrderedSet;
 use super::sort::Emitter;
 
 /// The running state of one aggregate for one group (or, for the window operator, one
@@ -76,6 +79,8 @@ pub(super) enum Accumulator {
     /// jsonb_object_agg: the pairs so far (key, normalized value), deduplicated and sorted
     /// when finished.
     JsonbObject(Vec<(String, String)>),
+    /// percentile_cont, percentile_disc and mode: fed in WITHIN GROUP order.
+    OrderedSet(OrderedSet),
 }
 
 impl Accumulator {
@@ -130,6 +135,9 @@ impl Accumulator {
             },
             AggregateFunction::JsonObjectAgg => Accumulator::JsonObject(None),
             AggregateFunction::JsonbObjectAgg => Accumulator::JsonbObject(Vec::new()),
+            AggregateFunction::PercentileCont
+            | AggregateFunction::PercentileDisc
+            | AggregateFunction::Mode => Accumulator::OrderedSet(OrderedSet::new(call.function)),
         }
     }
 
@@ -270,6 +278,7 @@ impl Accumulator {
                     Some(current) => *current || item,
                 });
             }
+            Accumulator::OrderedSet(state) => grown = state.update(first, row),
             // Handled by `update_json` above.
             Accumulator::JsonArray { .. }
             | Accumulator::JsonObject(_)
@@ -333,12 +342,13 @@ impl Accumulator {
                     Value::Jsonb(json_aggregate::jsonb_object(pairs))
                 }
             }
+            Accumulator::OrderedSet(state) => state.finish()?,
         })
     }
 }
 
 /// Bytes a value keeps outside its enum (text and blob contents).
-fn heap_bytes(value: &Value) -> usize {
+pub(super) fn heap_bytes(value: &Value) -> usize {
     match value {
         Value::Text(text) => text.len(),
         Value::Blob(bytes) => bytes.len(),
@@ -647,12 +657,33 @@ impl HashAggregate {
             depth,
             ..
         } = table;
+        // Ordered-set aggregates' direct arguments, one value per group (over its keys).
+        let mut direct = Vec::with_capacity(self.aggregates.len());
+        for call in &self.aggregates {
+            direct.push(if call.direct_args.is_empty() {
+                Vec::new()
+            } else {
+                eval::evaluate_all(&call.direct_args, &keys_batch, ctx)?
+            });
+        }
         for (group_index, mut group) in groups.into_iter().enumerate() {
             let mut values = keys_batch.row(group_index);
             values.truncate(self.group_by.len());
-            for (accumulator, ordered) in group.accumulators.iter_mut().zip(group.ordered) {
+            for ((accumulator, ordered), direct) in group
+                .accumulators
+                .iter_mut()
+                .zip(group.ordered)
+                .zip(&direct)
+            {
                 if let Some(rows) = ordered {
                     rows.feed(accumulator)?;
+                }
+                if let Accumulator::OrderedSet(state) = accumulator {
+                    let arguments: Vec<Value> = direct
+                        .iter()
+                        .map(|column| column.get(group_index))
+                        .collect();
+                    state.set_direct(&arguments);
                 }
             }
             for accumulator in &group.accumulators {

@@ -121,6 +121,7 @@ mod tests {
             distinct: false,
             filter: None,
             order_by: Vec::new(),
+            direct_args: Vec::new(),
             data_type: DataType::Json,
         };
         let mut accumulator = Accumulator::new(&call);

@@ -12,6 +12,7 @@ mod hash_join;
 mod join;
 mod json_aggregate;
 mod lateral;
+mod ordered_set;
 mod rank_fusion;
 mod recursive;
 mod scan;

@@ -281,6 +281,7 @@ fn call(
         distinct,
         filter,
         order_by: Vec::new(),
+        direct_args: Vec::new(),
         data_type,
     }
 }

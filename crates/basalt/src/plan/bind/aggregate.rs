@@ -43,7 +43,7 @@ pub(super) fn is_aggregate(name: &str, arg_count: usize) -> bool {
         "min" | "max" => arg_count <= 1,
         "count" | "sum" | "total" | "avg" | "string_agg" | "group_concat" | "bool_and"
         | "bool_or" | "every" | "json_agg" | "jsonb_agg" | "json_object_agg"
-        | "jsonb_object_agg" => true,
+        | "jsonb_object_agg" | "percentile_cont" | "percentile_disc" | "mode" => true,
         _ => false,
     }
 }
@@ -117,6 +117,9 @@ impl Binder<'_> {
             Some(filter) => Some(self.bind_boolean(filter, scope, "FILTER")?),
             None => None,
         };
+        if super::ordered_set::is_ordered_set(name) {
+            return self.bind_ordered_set_call(name, call, filter, scope);
+        }
         // count(*)
         if name == "count" && matches!(call.args.as_slice(), [ast::FunctionArgExpr::Wildcard] | [])
         {
@@ -129,6 +132,7 @@ impl Binder<'_> {
                 distinct: false,
                 filter,
                 order_by: Vec::new(),
+                direct_args: Vec::new(),
                 data_type: DataType::Integer,
             });
         }
@@ -235,6 +239,7 @@ impl Binder<'_> {
             distinct: call.distinct,
             filter,
             order_by,
+            direct_args: Vec::new(),
             // max() of a VARCHAR(10) column is text, as PostgreSQL types it.
             data_type: data_type.unmodified(),
         })

@@ -35,6 +35,7 @@ impl Binder<'_> {
             ast::Statement::CreateTrigger(create) => self.bind_create_trigger(create),
             ast::Statement::DropTrigger(drop) => self.bind_drop_trigger(drop),
             ast::Statement::CreateSequence { .. } => self.bind_create_sequence(statement),
+            ast::Statement::AlterConnector { .. } => self.bind_alter_sequence(statement),
             ast::Statement::Drop {
                 object_type: ast::ObjectType::Sequence,
                 if_exists,

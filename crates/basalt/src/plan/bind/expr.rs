@@ -662,6 +662,14 @@ impl Binder<'_> {
             BinaryOp::Concat => {
                 let left_bound = self.bind_expr(left, scope)?;
                 let right_bound = self.bind_expr(right, scope)?;
+                let json =
+                    |expr: &Expr| matches!(expr.data_type(), DataType::Json | DataType::Jsonb);
+                if (json(&left_bound) || json(&right_bound))
+                    && let Some(concat) =
+                        self.bind_jsonb_concat((&left_bound, left), (&right_bound, right))?
+                {
+                    return Ok(concat);
+                }
                 if matches!(left_bound.data_type(), DataType::Vector(_))
                     || matches!(right_bound.data_type(), DataType::Vector(_))
                 {
@@ -713,6 +721,9 @@ impl Binder<'_> {
         let left_bound = self.bind_expr(left, scope)?;
         let right_bound = self.bind_expr(right, scope)?;
         let (left_type, right_type) = (left_bound.data_type(), right_bound.data_type());
+        if op == BinaryOp::Subtract && left_type == DataType::Jsonb {
+            return self.bind_jsonb_minus(left_bound, right_bound, right);
+        }
         // Vectors add, subtract and multiply element by element (pgvector's vector_add...).
         if matches!(left_type, DataType::Vector(_)) || matches!(right_type, DataType::Vector(_)) {
             let function = match op {

@@ -30,6 +30,8 @@ pub(super) struct CallArguments<'q> {
     pub distinct: bool,
     /// `agg(x ORDER BY ...)`: the order an aggregate takes its rows in.
     pub order_by: &'q [ast::OrderByExpr],
+    /// `agg(f) WITHIN GROUP (ORDER BY x)`: an ordered-set aggregate's sorted argument.
+    pub within_group: &'q [ast::OrderByExpr],
 }
 
 /// Splits a call's argument list, rejecting forms Basalt does not support.
@@ -39,6 +41,7 @@ pub(super) fn call_arguments(function: &ast::Function) -> Result<CallArguments<'
             args: Vec::new(),
             distinct: false,
             order_by: &[],
+            within_group: &function.within_group,
         }),
         ast::FunctionArguments::Subquery(_) => Err(BindError::unsupported(
             "a subquery as function argument list",
@@ -64,13 +67,24 @@ pub(super) fn call_arguments(function: &ast::Function) -> Result<CallArguments<'
                     _ => return Err(BindError::unsupported("named function arguments")),
                 }
             }
+            let distinct = matches!(
+                list.duplicate_treatment,
+                Some(ast::DuplicateTreatment::Distinct)
+            );
+            // PostgreSQL's grammar refuses these combinations (42601).
+            if !function.within_group.is_empty() && distinct {
+                return Err(BindError::syntax("cannot use DISTINCT with WITHIN GROUP"));
+            }
+            if !function.within_group.is_empty() && !order_by.is_empty() {
+                return Err(BindError::syntax(
+                    "cannot use multiple ORDER BY clauses with WITHIN GROUP",
+                ));
+            }
             Ok(CallArguments {
                 args,
-                distinct: matches!(
-                    list.duplicate_treatment,
-                    Some(ast::DuplicateTreatment::Distinct)
-                ),
+                distinct,
                 order_by,
+                within_group: &function.within_group,
             })
         }
     }
@@ -190,8 +204,28 @@ impl Binder<'_> {
         scope: &Scope,
     ) -> Result<Expr, BindError> {
         let name = super::object_name(&function.name)?;
-        if !function.within_group.is_empty() {
-            return Err(BindError::unsupported("WITHIN GROUP"));
+        if function.over.is_some() && super::ordered_set::is_ordered_set(&name) {
+            return Err(BindError::new(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                format!("OVER is not supported for ordered-set aggregate {name}"),
+            ));
+        }
+        if !function.within_group.is_empty()
+            && matches!(
+                name.as_str(),
+                "rank" | "dense_rank" | "percent_rank" | "cume_dist"
+            )
+        {
+            return Err(BindError::unsupported(format!(
+                "the hypothetical-set aggregate {name}(...) WITHIN GROUP"
+            )));
+        }
+        if !function.within_group.is_empty() && !super::ordered_set::is_ordered_set(&name) {
+            // PostgreSQL looks for a function taking the direct and the sorted arguments
+            // together, and finds none.
+            return Err(BindError::undefined_function(format!(
+                "function {name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP"
+            )));
         }
         if let Some(over) = &function.over {
             return self.bind_window_call(&name, function, over, scope);

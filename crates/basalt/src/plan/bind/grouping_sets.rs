@@ -236,7 +236,14 @@ pub(super) fn grouping_sets_plan(
             kind: PlanKind::Aggregate {
                 input: Box::new(input.clone()),
                 group_by,
-                aggregates: aggregates.to_vec(),
+                // An ordered-set aggregate's direct arguments read this set's keys.
+                aggregates: aggregates
+                    .iter()
+                    .map(|call| AggregateCall {
+                        direct_args: super::ordered_set::direct_args_for_set(call, keys, set),
+                        ..call.clone()
+                    })
+                    .collect(),
             },
             schema: aggregate_schema,
         };

@@ -11,13 +11,16 @@
 //! | `doc #> '{a,0}'`    | `json_extract_path_op` / `jsonb_extract_path_op`             |
 //! | `#>>`               | `json_extract_path_text_op` / `jsonb_extract_path_text_op`   |
 //! | `a @> b`, `a <@ b`  | `jsonb_contains`, `jsonb_contained` (jsonb only)             |
+//! | `doc ? 'key'`       | `jsonb_exists` (jsonb only)                                  |
+//! | `doc - 'key'`, `doc - 2` | `jsonb_delete` (jsonb only; see [`Binder::bind_jsonb_minus`]) |
+//! | `a \|\| b`          | `jsonb_concat` (see [`Binder::bind_jsonb_concat`])             |
 //!
 //! The path of `#>` is PostgreSQL's `text[]`; Basalt has no array type, so it is a text
 //! value in array-literal syntax, parsed when the operator runs. As in PostgreSQL, the
 //! document operand must be json or jsonb (anything else, an untyped literal included, is
 //! 42883 or, for a literal, 42725 "operator is not unique"); an untyped key is text; an
-//! untyped operand of `@>` / `<@` is jsonb. PostgreSQL's `?` key-exists operators are not
-//! available because Basalt lexes `?` as a placeholder; `jsonb_exists(doc, key)` is.
+//! untyped operand of `@>` / `<@`, and an untyped document of `?`, is jsonb. The `?|`, `?&`
+//! and `#-` operators and `jsonb - text[]` take text arrays, which Basalt does not have.
 //!
 //! json itself has no equality or ordering in PostgreSQL, so comparing, sorting, grouping
 //! or DISTINCT on json is 42883 ([`require_equality`], [`require_ordering`]); jsonb has
@@ -49,6 +52,8 @@ pub(super) enum JsonOperator {
     Contains,
     /// `<@`
     ContainedBy,
+    /// `?`
+    Exists,
 }
 
 impl JsonOperator {
@@ -62,6 +67,7 @@ impl JsonOperator {
             B::HashLongArrow => JsonOperator::GetPathText,
             B::AtArrow => JsonOperator::Contains,
             B::ArrowAt => JsonOperator::ContainedBy,
+            B::Question => JsonOperator::Exists,
             _ => return None,
         })
     }
@@ -74,6 +80,7 @@ impl JsonOperator {
             JsonOperator::GetPathText => "#>>",
             JsonOperator::Contains => "@>",
             JsonOperator::ContainedBy => "<@",
+            JsonOperator::Exists => "?",
         }
     }
 }
@@ -125,6 +132,17 @@ impl Binder<'_> {
             };
             return self.call_scalar(name, args);
         }
+        if op == JsonOperator::Exists {
+            // `'{"a": 1}' ? 'a'`: PostgreSQL resolves unknown ? unknown to jsonb ? text.
+            let document = self.type_if_untyped(left_bound.clone(), left, DataType::Jsonb)?;
+            let key = self.type_if_untyped(right_bound.clone(), right, DataType::Text(None))?;
+            if !matches!(document.data_type(), DataType::Jsonb | DataType::Null)
+                || !matches!(key.data_type(), DataType::Text(_) | DataType::Null)
+            {
+                return Err(undefined(&left_bound, &right_bound));
+            }
+            return self.call_scalar("jsonb_exists", vec![document, key]);
+        }
         if is_untyped(left) {
             return Err(not_unique(op));
         }
@@ -175,4 +193,62 @@ pub(super) fn require_ordering(data_type: DataType) -> Result<(), BindError> {
         ));
     }
     Ok(())
+}
+
+impl Binder<'_> {
+    /// `doc - key` and `doc - index` for a jsonb `doc` (both operands bound): PostgreSQL's
+    /// `jsonb - text` and `jsonb - integer`; an untyped key is text, anything else 42883.
+    pub(super) fn bind_jsonb_minus(
+        &mut self,
+        document: Expr,
+        key: Expr,
+        key_ast: &ast::Expr,
+    ) -> Result<Expr, BindError> {
+        let key = self.type_if_untyped(key, key_ast, DataType::Text(None))?;
+        if !matches!(
+            key.data_type(),
+            DataType::Text(_) | DataType::Integer | DataType::Null
+        ) {
+            return Err(BindError::undefined_function(format!(
+                "operator does not exist: jsonb - {}",
+                key.data_type().name()
+            )));
+        }
+        self.call_scalar("jsonb_delete", vec![document, key])
+    }
+
+    /// `a || b` where an operand is json or jsonb (both bound), or `None` when it is text
+    /// concatenation after all. jsonb with jsonb (an untyped operand is jsonb, as PostgreSQL
+    /// resolves it) is `jsonb_concat`; json or jsonb with text is text concatenation, as
+    /// PostgreSQL's `anynonarray || text` (for json an untyped operand is text too); any
+    /// other pairing (`json || json`, `jsonb || integer`) is 42883.
+    pub(super) fn bind_jsonb_concat(
+        &mut self,
+        (left, left_ast): (&Expr, &ast::Expr),
+        (right, right_ast): (&Expr, &ast::Expr),
+    ) -> Result<Option<Expr>, BindError> {
+        let is_text = |expr: &Expr, ast: &ast::Expr| {
+            !is_untyped(ast) && matches!(expr.data_type(), DataType::Text(_))
+        };
+        if is_text(left, left_ast) || is_text(right, right_ast) {
+            return Ok(None);
+        }
+        let jsonb = left.data_type() == DataType::Jsonb || right.data_type() == DataType::Jsonb;
+        if !jsonb && (is_untyped(left_ast) || is_untyped(right_ast)) {
+            return Ok(None);
+        }
+        let left_typed = self.type_if_untyped(left.clone(), left_ast, DataType::Jsonb)?;
+        let right_typed = self.type_if_untyped(right.clone(), right_ast, DataType::Jsonb)?;
+        for operand in [&left_typed, &right_typed] {
+            if !matches!(operand.data_type(), DataType::Jsonb | DataType::Null) {
+                return Err(BindError::undefined_function(format!(
+                    "operator does not exist: {} || {}",
+                    operand_type_name(left, left_ast),
+                    operand_type_name(right, right_ast)
+                )));
+            }
+        }
+        self.call_scalar("jsonb_concat", vec![left_typed, right_typed])
+            .map(Some)
+    }
 }

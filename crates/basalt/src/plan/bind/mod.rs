@@ -31,6 +31,7 @@ mod function;
 mod grouping_sets;
 mod instead_of;
 mod json;
+mod ordered_set;
 mod parameters;
 mod predicate;
 mod query;

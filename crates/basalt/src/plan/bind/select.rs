@@ -155,7 +155,7 @@ impl Binder<'_> {
             }
         }
 
-        let aggregates = match std::mem::replace(
+        let mut aggregates = match std::mem::replace(
             &mut self.aggregates,
             AggregateContext::Forbidden("this context"),
         ) {
@@ -174,6 +174,12 @@ impl Binder<'_> {
         let mut having = having;
         let grouping_calls = resolve_grouping_calls(&self.grouping_calls, &group_by)?;
         if grouped {
+            super::ordered_set::rewrite_direct_args(
+                &mut aggregates,
+                &group_by,
+                &scope,
+                grouping_sets.is_some(),
+            )?;
             for output in &mut outputs {
                 rewrite_over_aggregate(&mut output.expr, &group_by, &scope)?;
             }

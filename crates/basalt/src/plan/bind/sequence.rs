@@ -4,7 +4,12 @@
 //! `ddl.rs`, where the row id column is known).
 //!
 //! `CREATE SEQUENCE` options are checked here with PostgreSQL's defaults and messages
-//! (22023 for an impossible combination), so the executor only allocates the counter's tree.
+//! (22023 for an impossible combination), so the executor only allocates the counter's tree;
+//! `ALTER SEQUENCE` options are applied to the sequence's definition here the same way, so
+//! the executor only stores it (and repositions the counter for RESTART). `AS type` sets
+//! the defaults and limits of PostgreSQL's smallint, integer or bigint sequences. `OWNED BY
+//! table.column` is checked (the table and column must exist) but records no ownership:
+//! such a sequence is not dropped with its table, unlike PostgreSQL's (docs/sql.md).
 //! A sequence call names its sequence by a text constant, which is resolved against the
 //! catalog at bind time — PostgreSQL does the same when the argument is a `regclass`
 //! literal — so the plan holds the sequence's definition and root page, and a schema change
@@ -25,6 +30,7 @@ use super::error::BindError;
 use super::expr::coerce;
 use super::types::assignable;
 use super::{Binder, ident_name, object_name};
+use crate::sql::sequence_syntax::AlterOption;
 
 /// The options of `CREATE SEQUENCE` (or of an identity column), each as written.
 #[derive(Clone, Debug, Default)]
@@ -35,6 +41,93 @@ pub(crate) struct SequenceOptions {
     pub max_value: Option<Option<i64>>,
     pub start: Option<i64>,
     pub cycle: Option<bool>,
+    pub cache: Option<i64>,
+}
+
+/// The value range of a sequence's data type (`AS smallint | integer | bigint`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SequenceType {
+    name: &'static str,
+    min: i64,
+    max: i64,
+}
+
+impl SequenceType {
+    const BIGINT: SequenceType = SequenceType {
+        name: "bigint",
+        min: i64::MIN,
+        max: i64::MAX,
+    };
+
+    /// The type of `AS data_type`: 22023 unless it is an integer type, as in PostgreSQL.
+    fn of(data_type: &ast::DataType) -> Result<SequenceType, BindError> {
+        use ast::DataType as T;
+        Ok(match data_type {
+            T::SmallInt(_) | T::Int2(_) => SequenceType {
+                name: "smallint",
+                min: i64::from(i16::MIN),
+                max: i64::from(i16::MAX),
+            },
+            T::Int(_) | T::Integer(_) | T::Int4(_) => SequenceType {
+                name: "integer",
+                min: i64::from(i32::MIN),
+                max: i64::from(i32::MAX),
+            },
+            T::BigInt(_) | T::Int8(_) => SequenceType::BIGINT,
+            _ => {
+                return Err(BindError::new(
+                    sqlstate::INVALID_PARAMETER_VALUE,
+                    "sequence type must be smallint, integer, or bigint",
+                ));
+            }
+        })
+    }
+}
+
+fn invalid(message: String) -> BindError {
+    BindError::new(sqlstate::INVALID_PARAMETER_VALUE, message)
+}
+
+/// PostgreSQL's checks of a sequence's settings (22023 with its messages).
+fn check_settings(
+    increment: i64,
+    min_value: i64,
+    max_value: i64,
+    start: i64,
+    data_type: SequenceType,
+) -> Result<(), BindError> {
+    if increment == 0 {
+        return Err(invalid("INCREMENT must not be zero".to_string()));
+    }
+    for (option, value) in [("MAXVALUE", max_value), ("MINVALUE", min_value)] {
+        if value < data_type.min || value > data_type.max {
+            return Err(invalid(format!(
+                "{option} ({value}) is out of range for sequence data type {}",
+                data_type.name
+            )));
+        }
+    }
+    if min_value >= max_value {
+        return Err(invalid(format!(
+            "MINVALUE ({min_value}) must be less than MAXVALUE ({max_value})"
+        )));
+    }
+    check_in_range("START value", start, min_value, max_value)
+}
+
+/// 22023 unless `value` (START or RESTART) lies within `[min_value, max_value]`.
+fn check_in_range(what: &str, value: i64, min_value: i64, max_value: i64) -> Result<(), BindError> {
+    if value < min_value {
+        return Err(invalid(format!(
+            "{what} ({value}) cannot be less than MINVALUE ({min_value})"
+        )));
+    }
+    if value > max_value {
+        return Err(invalid(format!(
+            "{what} ({value}) cannot be greater than MAXVALUE ({max_value})"
+        )));
+    }
+    Ok(())
 }
 
 /// A sequence option's value: an integer constant, possibly negative.
@@ -76,7 +169,13 @@ impl SequenceOptions {
                     gathered.start = Some(option_integer(expr, "START")?)
                 }
                 ast::SequenceOptions::Cache(expr) => {
-                    option_integer(expr, "CACHE")?;
+                    let cache = option_integer(expr, "CACHE")?;
+                    if cache < 1 {
+                        return Err(invalid(format!(
+                            "CACHE ({cache}) must be greater than zero"
+                        )));
+                    }
+                    gathered.cache = Some(cache);
                 }
                 ast::SequenceOptions::Cycle(no_cycle) => gathered.cycle = Some(!no_cycle),
             }
@@ -88,43 +187,30 @@ impl SequenceOptions {
     /// run from 1 to the largest BIGINT, descending ones from -1 down to the smallest, and
     /// start at their near end. `root` is filled in when the sequence is created.
     pub(crate) fn definition(&self, name: String) -> Result<SequenceDef, BindError> {
+        self.definition_of_type(name, SequenceType::BIGINT)
+    }
+
+    /// [`Self::definition`] for a sequence `AS data_type`: its range bounds the defaults and
+    /// the limits.
+    fn definition_of_type(
+        &self,
+        name: String,
+        data_type: SequenceType,
+    ) -> Result<SequenceDef, BindError> {
         let increment = self.increment.unwrap_or(1);
-        if increment == 0 {
-            return Err(BindError::new(
-                sqlstate::INVALID_PARAMETER_VALUE,
-                "INCREMENT must not be zero",
-            ));
-        }
-        let ascending = increment > 0;
-        let min_value = self
-            .min_value
-            .flatten()
-            .unwrap_or(if ascending { 1 } else { i64::MIN });
-        let max_value = self
-            .max_value
-            .flatten()
-            .unwrap_or(if ascending { i64::MAX } else { -1 });
-        if min_value >= max_value {
-            return Err(BindError::new(
-                sqlstate::INVALID_PARAMETER_VALUE,
-                format!("MINVALUE ({min_value}) must be less than MAXVALUE ({max_value})"),
-            ));
-        }
+        let ascending = increment >= 0;
+        let min_value =
+            self.min_value
+                .flatten()
+                .unwrap_or(if ascending { 1 } else { data_type.min });
+        let max_value =
+            self.max_value
+                .flatten()
+                .unwrap_or(if ascending { data_type.max } else { -1 });
         let start = self
             .start
             .unwrap_or(if ascending { min_value } else { max_value });
-        if start < min_value {
-            return Err(BindError::new(
-                sqlstate::INVALID_PARAMETER_VALUE,
-                format!("START value ({start}) cannot be less than MINVALUE ({min_value})"),
-            ));
-        }
-        if start > max_value {
-            return Err(BindError::new(
-                sqlstate::INVALID_PARAMETER_VALUE,
-                format!("START value ({start}) cannot be greater than MAXVALUE ({max_value})"),
-            ));
-        }
+        check_settings(increment, min_value, max_value, start, data_type)?;
         Ok(SequenceDef {
             name,
             increment,
@@ -160,17 +246,171 @@ impl Binder<'_> {
         if *temporary {
             return Err(BindError::unsupported("temporary sequences"));
         }
-        if data_type.is_some() {
-            return Err(BindError::unsupported("CREATE SEQUENCE ... AS type"));
-        }
-        if owned_by.is_some() {
-            return Err(BindError::unsupported("CREATE SEQUENCE ... OWNED BY"));
+        let data_type = match data_type {
+            Some(data_type) => SequenceType::of(data_type)?,
+            None => SequenceType::BIGINT,
+        };
+        if let Some(owner) = owned_by {
+            self.check_owner(owner)?;
         }
         let name = object_name(name)?;
-        let sequence = SequenceOptions::from_ast(sequence_options)?.definition(name)?;
+        let sequence =
+            SequenceOptions::from_ast(sequence_options)?.definition_of_type(name, data_type)?;
         Ok(DdlStatement::CreateSequence {
             sequence,
             if_not_exists: *if_not_exists,
+        })
+    }
+
+    /// `OWNED BY NONE` or `OWNED BY table.column`, which must name an existing column (42P01,
+    /// 42703); the link itself is not recorded (see the module documentation).
+    fn check_owner(&self, owner: &ast::ObjectName) -> Result<(), BindError> {
+        let parts: Vec<String> = owner
+            .0
+            .iter()
+            .filter_map(|part| part.as_ident().map(ident_name))
+            .collect();
+        match parts.as_slice() {
+            [none] if none.eq_ignore_ascii_case("none") => Ok(()),
+            [.., table, column] => {
+                let Some(definition) = self.catalog.table(table) else {
+                    return Err(BindError::new(
+                        sqlstate::UNDEFINED_TABLE,
+                        format!("relation \"{table}\" does not exist"),
+                    ));
+                };
+                if !definition
+                    .columns
+                    .iter()
+                    .any(|c| c.name.eq_ignore_ascii_case(column))
+                {
+                    return Err(BindError::new(
+                        sqlstate::UNDEFINED_COLUMN,
+                        format!("column \"{column}\" of relation \"{table}\" does not exist"),
+                    ));
+                }
+                Ok(())
+            }
+            _ => Err(BindError::syntax(format!(
+                "invalid OWNED BY option: {owner}"
+            ))),
+        }
+    }
+
+    /// `ALTER SEQUENCE [IF EXISTS] name options` (carried as `AlterConnector`, see
+    /// `sql::sequence_syntax`): the options applied to the sequence's definition, with
+    /// PostgreSQL's checks. Options left out keep their values; `NO MINVALUE` / `NO MAXVALUE`
+    /// take the defaults for the direction of the (new) increment; `RESTART` without a value
+    /// restarts at the (new) start.
+    pub(super) fn bind_alter_sequence(
+        &self,
+        statement: &ast::Statement,
+    ) -> Result<DdlStatement, BindError> {
+        let ast::Statement::AlterConnector {
+            name,
+            properties: Some(properties),
+            ..
+        } = statement
+        else {
+            return Err(BindError::unsupported(statement.to_string()));
+        };
+        let name = ident_name(name);
+        let mut options = SequenceOptions::default();
+        let mut if_exists = false;
+        let mut restart: Option<Option<i64>> = None;
+        let integer = |value: &ast::Expr, option: &str| -> Result<Option<i64>, BindError> {
+            match value {
+                ast::Expr::Value(value) if value.value == ast::Value::Null => Ok(None),
+                other => option_integer(other, option).map(Some),
+            }
+        };
+        for property in properties {
+            let ast::SqlOption::KeyValue { key, value } = property else {
+                return Err(BindError::unsupported(statement.to_string()));
+            };
+            let Some(option) = AlterOption::of_key(&key.value) else {
+                return Err(BindError::unsupported(statement.to_string()));
+            };
+            match option {
+                AlterOption::IfExists => if_exists = true,
+                AlterOption::Increment => options.increment = integer(value, "INCREMENT")?,
+                AlterOption::MinValue => options.min_value = Some(integer(value, "MINVALUE")?),
+                AlterOption::MaxValue => options.max_value = Some(integer(value, "MAXVALUE")?),
+                AlterOption::Start => options.start = integer(value, "START")?,
+                AlterOption::Restart => restart = Some(integer(value, "RESTART")?),
+                AlterOption::Cache => {
+                    let cache = integer(value, "CACHE")?.unwrap_or(1);
+                    if cache < 1 {
+                        return Err(invalid(format!(
+                            "CACHE ({cache}) must be greater than zero"
+                        )));
+                    }
+                }
+                AlterOption::Cycle => {
+                    options.cycle = Some(matches!(
+                        value,
+                        ast::Expr::Value(value) if value.value == ast::Value::Boolean(true)
+                    ));
+                }
+                AlterOption::As => {
+                    return Err(BindError::unsupported("ALTER SEQUENCE ... AS type"));
+                }
+                AlterOption::OwnedBy => {
+                    let ast::Expr::CompoundIdentifier(parts) = value else {
+                        return Err(BindError::unsupported(statement.to_string()));
+                    };
+                    self.check_owner(&ast::ObjectName::from(parts.clone()))?;
+                }
+            }
+        }
+        let Some(existing) = self.catalog.sequences.get(&name.to_lowercase()) else {
+            if self.catalog.table(&name).is_some()
+                || self.catalog.views.contains_key(&name.to_lowercase())
+            {
+                return Err(BindError::new(
+                    sqlstate::WRONG_OBJECT_TYPE,
+                    format!("\"{name}\" is not a sequence"),
+                ));
+            }
+            if if_exists {
+                return Ok(DdlStatement::AlterSequence { name, change: None });
+            }
+            return Err(BindError::new(
+                sqlstate::UNDEFINED_TABLE,
+                format!("relation \"{name}\" does not exist"),
+            ));
+        };
+        let increment = options.increment.unwrap_or(existing.increment);
+        let ascending = increment >= 0;
+        let min_value = match options.min_value {
+            None => existing.min_value,
+            Some(value) => value.unwrap_or(if ascending { 1 } else { i64::MIN }),
+        };
+        let max_value = match options.max_value {
+            None => existing.max_value,
+            Some(value) => value.unwrap_or(if ascending { i64::MAX } else { -1 }),
+        };
+        let start = options.start.unwrap_or(existing.start);
+        check_settings(increment, min_value, max_value, start, SequenceType::BIGINT)?;
+        let restart = match restart {
+            Some(value) => {
+                let value = value.unwrap_or(start);
+                check_in_range("RESTART value", value, min_value, max_value)?;
+                Some(value)
+            }
+            None => None,
+        };
+        let sequence = SequenceDef {
+            increment,
+            min_value,
+            max_value,
+            start,
+            cycle: options.cycle.unwrap_or(existing.cycle),
+            ..SequenceDef::clone(existing)
+        };
+        Ok(DdlStatement::AlterSequence {
+            name,
+            change: Some((sequence, restart)),
         })
     }
 

@@ -30,6 +30,7 @@ use crate::types::{DataType, Value};
 use super::Binder;
 use super::aggregate::AGGREGATE_MARK;
 use super::error::BindError;
+use super::expr::is_untyped;
 use super::function::{CallArguments, non_aggregate_arguments};
 use super::ident_name;
 use super::scope::Scope;
@@ -474,8 +475,8 @@ impl Binder<'_> {
         })
     }
 
-    /// A frame offset: column-free; an integer for ROWS and GROUPS, of the ORDER BY key's
-    /// numeric type for RANGE.
+    /// A frame offset: column-free; an integer for ROWS and GROUPS; for RANGE, of the
+    /// ORDER BY key's numeric type, or an interval for a date, timestamp or interval key.
     fn bind_frame_offset(
         &mut self,
         offset: &ast::Expr,
@@ -487,6 +488,45 @@ impl Binder<'_> {
             FrameUnits::Rows => "ROWS",
             FrameUnits::Range => "RANGE",
             FrameUnits::Groups => "GROUPS",
+        };
+        let target = match units {
+            FrameUnits::Rows | FrameUnits::Groups => DataType::Integer,
+            FrameUnits::Range => {
+                let [key] = order_by else {
+                    return Err(windowing_error(
+                        "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column",
+                    ));
+                };
+                match key.expr.data_type() {
+                    DataType::Integer => DataType::Integer,
+                    DataType::Real => DataType::Real,
+                    // PostgreSQL's in_range for date, timestamp and interval keys.
+                    DataType::Date | DataType::Timestamp | DataType::Interval => DataType::Interval,
+                    other => {
+                        return Err(BindError::unsupported(format!(
+                            "RANGE with offset PRECEDING/FOLLOWING for column type {other}"
+                        )));
+                    }
+                }
+            }
+        };
+        // sqlparser reads a quoted string in a frame bound as an interval (`'1 day'
+        // PRECEDING`), where PostgreSQL reads an untyped literal of the key's type: so for a
+        // numeric offset the string is taken as that literal (`'5' PRECEDING` is 5, `'1 day'`
+        // is 22P02). An explicit `INTERVAL '5'` without a qualifier parses the same way and is
+        // taken the same way.
+        let offset = match offset {
+            ast::Expr::Interval(interval)
+                if target != DataType::Interval
+                    && interval.leading_field.is_none()
+                    && interval.leading_precision.is_none()
+                    && interval.last_field.is_none()
+                    && interval.fractional_seconds_precision.is_none()
+                    && is_untyped(&interval.value) =>
+            {
+                &*interval.value
+            }
+            other => other,
         };
         let bound = self.bind_expr(offset, scope)?;
         let mut reads_row = false;
@@ -501,25 +541,6 @@ impl Binder<'_> {
                 format!("argument of {units_name} must not contain variables"),
             ));
         }
-        let target = match units {
-            FrameUnits::Rows | FrameUnits::Groups => DataType::Integer,
-            FrameUnits::Range => {
-                let [key] = order_by else {
-                    return Err(windowing_error(
-                        "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column",
-                    ));
-                };
-                match key.expr.data_type() {
-                    DataType::Integer => DataType::Integer,
-                    DataType::Real => DataType::Real,
-                    other => {
-                        return Err(BindError::unsupported(format!(
-                            "RANGE with offset PRECEDING/FOLLOWING for column type {other}"
-                        )));
-                    }
-                }
-            }
-        };
         let bound = self.type_if_untyped(bound, offset, target)?;
         match (bound.data_type(), target) {
             (found, wanted) if found == wanted => Ok(bound),

@@ -105,6 +105,7 @@ pub fn untyped_argument_type(name: &str, position: usize) -> Option<DataType> {
         "array_elements",
         "array_elements_text",
         "object_keys",
+        "delete",
     ];
     let (data_type, rest) = if let Some(rest) = name.strip_prefix("jsonb_") {
         (DataType::Jsonb, rest)
@@ -113,7 +114,7 @@ pub fn untyped_argument_type(name: &str, position: usize) -> Option<DataType> {
     } else {
         return None;
     };
-    if matches!(rest, "contains" | "contained") {
+    if matches!(rest, "contains" | "contained" | "concat") {
         return Some(data_type);
     }
     (position == 0 && documents_only_first.contains(&rest)).then_some(data_type)

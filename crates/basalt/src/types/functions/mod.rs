@@ -58,6 +58,7 @@ mod datetime_format;
 mod format;
 mod interval;
 mod json;
+mod jsonb_edit;
 mod math;
 mod misc;
 mod number_format;
@@ -118,6 +119,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         datetime_format::FUNCTIONS,
         interval::FUNCTIONS,
         json::FUNCTIONS,
+        jsonb_edit::FUNCTIONS,
         vector::FUNCTIONS,
         text_search::FUNCTIONS,
     ]

@@ -3,8 +3,10 @@
 //! A partition arrives ordered by the window's ORDER BY; [`PartitionShape`] records its
 //! peer groups (runs of rows with equal ORDER BY values — every row is a peer of every
 //! other without ORDER BY) and, for RANGE frames with an offset, the single ORDER BY key as
-//! numbers. [`FrameSpec::bounds`] then turns a frame into a half-open row range
-//! `[start, end)` for one row, as PostgreSQL defines it:
+//! numbers on an ascending axis ([`Axis`]): numbers as they are, dates and timestamps as
+//! microseconds, intervals by PostgreSQL's comparison value. [`FrameSpec::bounds`] then
+//! turns a frame into a half-open row range `[start, end)` for one row, as PostgreSQL
+//! defines it:
 //!
 //! * ROWS counts rows from the current row;
 //! * GROUPS counts peer groups from the current row's group; CURRENT ROW means the whole
@@ -13,6 +15,9 @@
 //!   at least `value - n` (mirrored for DESC); CURRENT ROW means the peer group. A NULL
 //!   ORDER BY value is a peer of the other NULLs only, so for a NULL current row an offset
 //!   bound is its peer group's edge, and non-NULL rows' offset bounds never reach the NULLs.
+//!   A date or timestamp key moves by an interval offset with timestamp arithmetic
+//!   (`2024-01-31 + 1 mon` is `2024-02-29`, as PostgreSQL's `in_range` for timestamps); a
+//!   move past the timestamp range, an error in PostgreSQL, reaches the partition's edge.
 //!
 //! Offsets were evaluated once per execution ([`FrameSpec::resolve`]); a negative or NULL
 //! offset is an error here, with PostgreSQL's SQLSTATE (22013 / 22004). Bounds only move
@@ -26,7 +31,11 @@ use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
 use crate::plan::{FrameBound, FrameUnits, WindowFrame};
 use crate::sqlstate;
-use crate::types::Value;
+use crate::types::interval::{add_to_timestamp, subtract_from_timestamp};
+use crate::types::{Interval, Value};
+
+/// Microseconds in a day, to put dates on the timestamp axis.
+const MICROS_PER_DAY: i128 = 86_400_000_000;
 
 /// A number on the RANGE axis: the ORDER BY value negated for DESC, so the axis always
 /// ascends through the partition.
@@ -75,13 +84,33 @@ impl Number {
     }
 }
 
+/// An evaluated frame offset: a count or number, or an interval (RANGE over a date,
+/// timestamp or interval key).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Offset {
+    Number(Number),
+    Interval(Interval),
+}
+
+/// What the RANGE axis holds, which decides how an offset moves along it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Axis {
+    /// Integers or reals, moved by a number.
+    Number,
+    /// Dates and timestamps as microseconds, moved by timestamp-interval arithmetic.
+    Timestamp,
+    /// Intervals by their comparison value (`Interval::span`), moved by an interval's span:
+    /// the span of a sum is the sum of the spans.
+    Interval,
+}
+
 /// A frame bound with its offset evaluated.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Bound {
     UnboundedPreceding,
-    Preceding(Number),
+    Preceding(Offset),
     CurrentRow,
-    Following(Number),
+    Following(Offset),
     UnboundedFollowing,
 }
 
@@ -162,11 +191,7 @@ impl FrameSpec {
                             // A NULL current row: its offset bounds are its peer group's.
                             return if is_start { group_start } else { group_end };
                         };
-                        let target = if following {
-                            value.add(offset)
-                        } else {
-                            value.add(offset.negate())
-                        };
+                        let target = shape.shift(value, offset, following);
                         // Start: the first row at or beyond the target; end: the first row
                         // past it.
                         shape.first_non_null_where(|key| match key.compare(target) {
@@ -181,11 +206,12 @@ impl FrameSpec {
     }
 }
 
-/// A ROWS / GROUPS offset as a count.
-fn count_of(offset: Number) -> i128 {
+/// A ROWS / GROUPS offset as a count (the binder makes it an integer).
+fn count_of(offset: Offset) -> i128 {
     match offset {
-        Number::Integer(value) => value,
-        Number::Real(value) => value as i128,
+        Offset::Number(Number::Integer(value)) => value,
+        Offset::Number(Number::Real(value)) => value as i128,
+        Offset::Interval(_) => 0,
     }
 }
 
@@ -194,7 +220,13 @@ fn clamp(position: i128, rows: usize) -> usize {
 }
 
 fn resolve_bound(bound: &FrameBound, which: &str, ctx: &ExecContext) -> ExecResult<Bound> {
-    let offset = |expr| -> ExecResult<Number> {
+    let negative = || {
+        ExecError::new(
+            sqlstate::INVALID_PRECEDING_OR_FOLLOWING_SIZE,
+            format!("frame {which} offset must not be negative"),
+        )
+    };
+    let offset = |expr| -> ExecResult<Offset> {
         let number = match eval::evaluate_scalar(expr, ctx)? {
             Value::Null => {
                 return Err(ExecError::new(
@@ -204,6 +236,9 @@ fn resolve_bound(bound: &FrameBound, which: &str, ctx: &ExecContext) -> ExecResu
             }
             Value::Integer(value) => Number::Integer(i128::from(value)),
             Value::Real(value) => Number::Real(value),
+            // Negative as PostgreSQL compares intervals: `'1 mon -40 days'` is.
+            Value::Interval(value) if value.span() < 0 => return Err(negative()),
+            Value::Interval(value) => return Ok(Offset::Interval(value)),
             other => {
                 return Err(ExecError::internal(format!(
                     "frame offset of type {}",
@@ -212,12 +247,9 @@ fn resolve_bound(bound: &FrameBound, which: &str, ctx: &ExecContext) -> ExecResu
             }
         };
         if number.compare(Number::Integer(0)) == Ordering::Less {
-            return Err(ExecError::new(
-                sqlstate::INVALID_PRECEDING_OR_FOLLOWING_SIZE,
-                format!("frame {which} offset must not be negative"),
-            ));
+            return Err(negative());
         }
-        Ok(number)
+        Ok(Offset::Number(number))
     };
     Ok(match bound {
         FrameBound::UnboundedPreceding => Bound::UnboundedPreceding,
@@ -239,6 +271,9 @@ pub(super) struct PartitionShape {
     /// The ORDER BY key on the RANGE axis (`None` for NULL), when some frame is RANGE
     /// with an offset.
     range_keys: Option<Vec<Option<Number>>>,
+    /// What the RANGE axis holds, and whether the key is DESC (the axis negated).
+    axis: Axis,
+    descending: bool,
     /// The rows whose RANGE key is not NULL: one run, since NULLs sort together.
     non_null: (usize, usize),
 }
@@ -263,6 +298,12 @@ impl PartitionShape {
             group_of.push(groups.len() - 1);
         }
         let mut non_null = (0, 0);
+        let axis = match range_key.map(|(vector, _)| &vector.data) {
+            Some(ColumnData::Date(_) | ColumnData::Timestamp(_)) => Axis::Timestamp,
+            Some(ColumnData::Interval(_)) => Axis::Interval,
+            _ => Axis::Number,
+        };
+        let descending = range_key.is_some_and(|(_, descending)| descending);
         let range_keys = match range_key {
             None => None,
             Some((vector, descending)) => {
@@ -274,6 +315,13 @@ impl PartitionShape {
                         let number = match &vector.data {
                             ColumnData::Integer(values) => Number::Integer(i128::from(values[row])),
                             ColumnData::Real(values) => Number::Real(values[row]),
+                            ColumnData::Date(values) => {
+                                Number::Integer(i128::from(values[row]) * MICROS_PER_DAY)
+                            }
+                            ColumnData::Timestamp(values) => {
+                                Number::Integer(i128::from(values[row]))
+                            }
+                            ColumnData::Interval(values) => Number::Integer(values[row].span()),
                             _ => {
                                 return Err(ExecError::internal(
                                     "RANGE offset over a non-numeric ORDER BY key",
@@ -298,8 +346,56 @@ impl PartitionShape {
             group_of,
             groups,
             range_keys,
+            axis,
+            descending,
             non_null,
         })
+    }
+
+    /// The point `offset` away from `value` on the RANGE axis: further along it for
+    /// FOLLOWING (`following`), back for PRECEDING. For a DESC key the axis is the values
+    /// negated, so FOLLOWING subtracts the offset from the value itself.
+    fn shift(&self, value: Number, offset: Offset, following: bool) -> Number {
+        let step = match (self.axis, offset) {
+            (_, Offset::Number(step)) => step,
+            (Axis::Interval | Axis::Number, Offset::Interval(step)) => Number::Integer(step.span()),
+            (Axis::Timestamp, Offset::Interval(step)) => {
+                return self.shift_timestamp(value, step, following);
+            }
+        };
+        if following {
+            value.add(step)
+        } else {
+            value.add(step.negate())
+        }
+    }
+
+    /// [`Self::shift`] for a date or timestamp key: calendar arithmetic on the value itself
+    /// (months are not a fixed length), then back onto the axis.
+    fn shift_timestamp(&self, value: Number, step: Interval, following: bool) -> Number {
+        let edge = Number::Integer(if following { i128::MAX } else { i128::MIN });
+        let Number::Integer(axis_value) = value else {
+            return edge;
+        };
+        let original = if self.descending {
+            -axis_value
+        } else {
+            axis_value
+        };
+        let Ok(original) = i64::try_from(original) else {
+            return edge;
+        };
+        let moved = if following != self.descending {
+            add_to_timestamp(original, step)
+        } else {
+            subtract_from_timestamp(original, step)
+        };
+        match moved {
+            Ok(moved) if self.descending => Number::Integer(-i128::from(moved)),
+            Ok(moved) => Number::Integer(i128::from(moved)),
+            // Past the timestamp range: every key lies before (or after) the target.
+            Err(_) => edge,
+        }
     }
 
     /// The rows of `row`'s peer group, `start..end`.

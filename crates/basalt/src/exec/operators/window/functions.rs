@@ -286,6 +286,7 @@ fn aggregate(
         args: input.call.args.clone(),
         distinct: false,
         order_by: Vec::new(),
+        direct_args: Vec::new(),
         filter: None,
         data_type: input.call.data_type,
     };

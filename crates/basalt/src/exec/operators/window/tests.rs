@@ -237,3 +237,81 @@ fn window_over_a_spilling_sort_matches_memory() {
     assert_eq!(expected.len(), 5000);
     assert_eq!(expected, actual);
 }
+
+/// RANGE over a timestamp key with interval offsets, ASC and DESC, equals the frames found
+/// by comparing every row with the current row moved by calendar arithmetic (month ends
+/// clamp: `2024-01-31 + 1 mon` is `2024-02-29`).
+#[test]
+fn timestamp_range_frames_match_brute_force() {
+    use crate::types::Interval;
+    use crate::types::interval::{add_to_timestamp, subtract_from_timestamp};
+
+    let ctx = ExecContext::for_tests(usize::MAX);
+    let base = crate::types::datetime::parse_timestamp("2023-12-29 06:00:00").unwrap();
+    let hour = 3_600_000_000_i64;
+    // Month ends and their neighbours, with ties: a step of 19 hours, some repeated.
+    let mut keys: Vec<i64> = (0..160_i64)
+        .map(|i| base + ((i * 37) % 140) * 19 * hour)
+        .collect();
+    let offsets = [
+        (Interval::new(1, 0, 0), Interval::new(0, 2, 3 * hour)),
+        (Interval::new(0, 0, 0), Interval::new(1, 1, 0)),
+        (Interval::new(0, 3, 0), Interval::new(0, 0, 0)),
+    ];
+    for descending in [false, true] {
+        keys.sort_unstable();
+        if descending {
+            keys.reverse();
+        }
+        let mut batch = Batch::with_types(&[DataType::Timestamp], keys.len());
+        for key in &keys {
+            batch.push_row(&[Value::Timestamp(*key)]);
+        }
+        let order = crate::storage::keys::KeyOrder {
+            descending,
+            nulls_first: false,
+        };
+        let order_keys: Vec<Vec<u8>> = (0..batch.rows)
+            .map(|row| {
+                let mut key = Vec::new();
+                crate::exec::row_key::encode_cell(&batch.columns[0], row, order, &mut key);
+                key
+            })
+            .collect();
+        let shape =
+            PartitionShape::new(&order_keys, Some((&batch.columns[0], descending))).unwrap();
+        for (preceding, following) in offsets {
+            let frame = WindowFrame {
+                units: FrameUnits::Range,
+                start: FrameBound::Preceding(Expr::literal(Value::Interval(preceding))),
+                end: FrameBound::Following(Expr::literal(Value::Interval(following))),
+            };
+            let spec = FrameSpec::resolve(&frame, &ctx).unwrap();
+            for row in 0..keys.len() {
+                let current = keys[row];
+                // PRECEDING looks back along the order: to earlier times ascending, later
+                // ones descending.
+                let (low, high) = if descending {
+                    (
+                        subtract_from_timestamp(current, following).unwrap(),
+                        add_to_timestamp(current, preceding).unwrap(),
+                    )
+                } else {
+                    (
+                        subtract_from_timestamp(current, preceding).unwrap(),
+                        add_to_timestamp(current, following).unwrap(),
+                    )
+                };
+                let expected: Vec<usize> = (0..keys.len())
+                    .filter(|&other| (low..=high).contains(&keys[other]))
+                    .collect();
+                let (start, end) = spec.bounds(row, &shape);
+                assert_eq!(
+                    (start..end).collect::<Vec<_>>(),
+                    expected,
+                    "row {row} descending {descending} offsets {preceding:?} {following:?}"
+                );
+            }
+        }
+    }
+}
