@@ -229,6 +229,12 @@ impl ReadTxn {
     pub fn header(&self) -> &Header {
         &self.snapshot.header
     }
+
+    /// The log sequence number of the newest commit this snapshot sees. Every commit raises
+    /// it, so two transactions started from the same commit exactly when theirs are equal.
+    pub fn snapshot_seq(&self) -> u64 {
+        self.snapshot.seq
+    }
 }
 
 impl PageRead for ReadTxn {
@@ -323,6 +329,12 @@ impl WriteTxn {
     /// The header as this transaction sees it.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The log sequence number of the commit this transaction started from (see
+    /// [`ReadTxn::snapshot_seq`]).
+    pub fn snapshot_seq(&self) -> u64 {
+        self.snapshot.seq
     }
 
     /// Starts a savepoint: [`WriteTxn::rollback_to_savepoint`] undoes every change made
@@ -486,15 +498,21 @@ impl WriteTxn {
         if !self.is_dirty() {
             return Ok(());
         }
-        // Only compared for equality ("has anyone committed since?"), so it may wrap; a file
-        // can hold any value here.
-        self.header.commit_counter = self.header.commit_counter.wrapping_add(1);
-        let mut header_page = match self.dirty.remove(&0) {
-            Some(page) => page,
-            None => self.page(0)?,
-        };
-        self.header.encode(&mut Arc::make_mut(&mut header_page)[..]);
-        self.dirty.insert(0, header_page);
+        // Page 0 is written only when the header changed (pages allocated or freed, a meta
+        // slot set) or the page was written directly: most small commits change a leaf or
+        // two and nothing else, and writing the header too made every such commit log one
+        // page in three for nothing. The counter counts the commits that write it; "has
+        // anyone committed since?" is answered by log sequence numbers instead
+        // (`snapshot_seq`). It may wrap: a file can hold any value here.
+        if self.dirty.contains_key(&0) || self.header != self.snapshot.header {
+            self.header.commit_counter = self.header.commit_counter.wrapping_add(1);
+            let mut header_page = match self.dirty.remove(&0) {
+                Some(page) => page,
+                None => self.page(0)?,
+            };
+            self.header.encode(&mut Arc::make_mut(&mut header_page)[..]);
+            self.dirty.insert(0, header_page);
+        }
         let mut pages: Vec<(PageNo, PageRef)> = self.dirty.drain().collect();
         let spilled: Vec<(PageNo, u64)> = self.spilled.drain().collect();
         let pager = &self.shared.pager;

@@ -405,3 +405,53 @@ fn without_the_background_thread_the_committer_checkpoints() {
         "the fourth commit reached 8 frames and checkpointed inline"
     );
 }
+
+#[test]
+fn a_commit_that_changes_no_header_field_leaves_page_zero_alone() {
+    let vfs = MemoryVfs::new();
+    let path = Path::new("/db/header.basalt");
+    let options = StoreOptions {
+        autocheckpoint_frames: 0,
+        ..options()
+    };
+    let store = Store::open_with_vfs(&vfs, path, options).unwrap();
+    let mut txn = store.begin_write().unwrap();
+    let page_no = txn.allocate_page().unwrap();
+    write_value(&mut txn, page_no, 1);
+    txn.commit().unwrap();
+    let allocated = store.pager().log_frames();
+    assert_eq!(
+        allocated, 2,
+        "the new page and the header, whose page count grew"
+    );
+
+    let reader = store.begin_read();
+    let seq_before = reader.snapshot_seq();
+    let counter_before = reader.header().commit_counter;
+    let mut txn = store.begin_write().unwrap();
+    write_value(&mut txn, page_no, 2);
+    txn.commit().unwrap();
+    assert_eq!(
+        store.pager().log_frames(),
+        allocated + 1,
+        "only the changed page: the header did not change"
+    );
+    let after = store.begin_read();
+    assert!(
+        after.snapshot_seq() > seq_before,
+        "the commit is told apart by its sequence"
+    );
+    assert_eq!(after.header().commit_counter, counter_before);
+    assert_eq!(read_value(&after, page_no), 2);
+    assert_eq!(
+        read_value(&reader, page_no),
+        1,
+        "the older snapshot is unchanged"
+    );
+    drop((reader, after, store));
+
+    // Recovery finds the header in the first commit's frame and the page in the second's.
+    let store = Store::open_with_vfs(&vfs, path, options).unwrap();
+    assert_eq!(store.pager().recovery_report().transactions, 2);
+    assert_eq!(read_value(&store.begin_read(), page_no), 2);
+}

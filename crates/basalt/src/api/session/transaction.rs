@@ -36,16 +36,16 @@ impl Session {
             return Ok(write.clone());
         }
         let mut write = self.db.store.begin_write_within(busy_timeout)?;
-        if write.header().commit_counter != txn.read.header().commit_counter && !txn.read_from {
+        if write.snapshot_seq() != txn.read.snapshot_seq() && !txn.read_from {
             // Nothing of the transaction has read rows yet (BEGIN, then a write, as
             // pgbench's transactions go): it may start from the newest commit instead, as
             // SQLite's deferred BEGIN does. Its statements bind against the write's catalog.
             let newest = self.db.store.begin_read();
-            if newest.header().commit_counter == write.header().commit_counter {
+            if newest.snapshot_seq() == write.snapshot_seq() {
                 txn.read = Arc::new(newest);
             }
         }
-        if write.header().commit_counter != txn.read.header().commit_counter {
+        if write.snapshot_seq() != txn.read.snapshot_seq() {
             return Err(Error::new(
                 sqlstate::SERIALIZATION_FAILURE,
                 "could not serialize access: another connection committed since this transaction began",
