@@ -88,6 +88,15 @@ impl Session {
                 })?;
                 self.state.borrow_mut().vector_search.exact = exact;
             }
+            let value = if name == "timezone" {
+                let (shown, zone) = crate::types::timezone::parse_zone_setting(&value)
+                    .map_err(|error| Error::new(error.sqlstate(), error.to_string()))?;
+                self.state.borrow_mut().time_zone = Some(zone);
+                self.install_time_zone();
+                shown
+            } else {
+                value
+            };
             if name == "work_mem" {
                 let bytes =
                     crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {
@@ -112,6 +121,13 @@ impl Session {
             }
             .to_string(),
             "journal_mode" => "wal".to_string(),
+            "timezone" => self
+                .state
+                .borrow()
+                .settings
+                .get("timezone")
+                .cloned()
+                .unwrap_or_else(|| "UTC".to_string()),
             "page_size" => pager.page_size().to_string(),
             "cache_size" => pager.cache_pages().to_string(),
             "busy_timeout" => self.busy_timeout().as_millis().to_string(),
