@@ -9,6 +9,17 @@ use crate::storage::pager::Synchronous;
 use crate::types::Value;
 
 impl Session {
+    /// The session's time zone as `SHOW timezone` reports it (`UTC` until `SET TIME ZONE`):
+    /// what a wire server reports as the `TimeZone` parameter.
+    pub fn time_zone(&self) -> String {
+        self.state
+            .borrow()
+            .settings
+            .get("timezone")
+            .cloned()
+            .unwrap_or_else(|| "UTC".to_string())
+    }
+
     pub(super) fn setting(
         &self,
         name: &str,
@@ -121,13 +132,7 @@ impl Session {
             }
             .to_string(),
             "journal_mode" => "wal".to_string(),
-            "timezone" => self
-                .state
-                .borrow()
-                .settings
-                .get("timezone")
-                .cloned()
-                .unwrap_or_else(|| "UTC".to_string()),
+            "timezone" => self.time_zone(),
             "page_size" => pager.page_size().to_string(),
             "cache_size" => pager.cache_pages().to_string(),
             "busy_timeout" => self.busy_timeout().as_millis().to_string(),
