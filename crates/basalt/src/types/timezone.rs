@@ -284,12 +284,8 @@ pub fn json_timestamptz(utc: i64) -> String {
 /// name (`Europe/Berlin`) is that instant; without either it is read in the session zone.
 pub fn parse_timestamptz(text: &str) -> Result<i64, TypeError> {
     let parsed = super::datetime::parse_with_zone(text, "timestamp with time zone")?;
-    let local = DayTime {
-        days: parsed.days,
-        micros: parsed.micros_of_day,
-    };
-    let local = i128::from(local.days) * i128::from(super::datetime::MICROS_PER_DAY)
-        + i128::from(local.micros);
+    let local = i128::from(parsed.days) * i128::from(super::datetime::MICROS_PER_DAY)
+        + i128::from(parsed.micros_of_day);
     let range = || TypeError::DatetimeOutOfRange {
         type_name: "timestamp with time zone",
     };

@@ -20,7 +20,25 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("date_trunc", date_trunc_type, date_trunc),
     function!("make_date", make_date_type, make_date),
     function!("timezone", timezone_type, at_time_zone),
+    // Volatile: the clock is read at each call, unlike now() (once per statement).
+    function!("clock_timestamp", clock_timestamp_type, clock_timestamp, strict: true, volatile: true),
 ];
+
+fn clock_timestamp_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[], &[])?;
+    Ok(DataType::TimestampTz)
+}
+
+/// `clock_timestamp()`: the system clock when the call runs, as a timestamptz.
+fn clock_timestamp(args: &[Value]) -> Result<Value, TypeError> {
+    strict_nulls("clock_timestamp", args, 0, 0)?;
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX)
+        });
+    Ok(Value::TimestampTz(micros))
+}
 
 /// `timezone(zone, timestamptz)` is a timestamp, `timezone(zone, timestamp)` a timestamptz;
 /// the zone is a name or an interval (an offset east of UTC).
