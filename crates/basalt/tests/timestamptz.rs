@@ -154,3 +154,44 @@ fn an_indexed_column_survives_reopening_and_spilling() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn sessions_interleaving_on_one_thread_each_keep_their_zone() {
+    let db = Database::open_in_memory().unwrap();
+    let berlin = db.connect();
+    let kolkata = db.connect();
+    berlin
+        .execute_batch("SET TIME ZONE 'Europe/Berlin'")
+        .unwrap();
+    kolkata
+        .execute_batch("SET TIME ZONE 'Asia/Kolkata'")
+        .unwrap();
+    // Text computed by the statements themselves, over several batches each, pulled in turn.
+    let sql = "SELECT (timestamptz '2024-01-10 12:00+00' + i * interval '1 minute')::text \
+               FROM generate_series(1, 5000) AS g(i)";
+    let mut first = berlin.prepare(sql).unwrap();
+    let mut second = kolkata.prepare(sql).unwrap();
+    let mut first_rows = first.query(()).unwrap();
+    let mut second_rows = second.query(()).unwrap();
+    let mut pulled = 0;
+    loop {
+        let a = first_rows
+            .next()
+            .unwrap()
+            .map(|row| row.get::<String>(0).unwrap());
+        let b = second_rows
+            .next()
+            .unwrap()
+            .map(|row| row.get::<String>(0).unwrap());
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                assert!(a.ends_with("+01"), "{a}");
+                assert!(b.ends_with("+05:30"), "{b}");
+                pulled += 1;
+            }
+            (None, None) => break,
+            other => panic!("uneven results: {other:?}"),
+        }
+    }
+    assert_eq!(pulled, 5000);
+}

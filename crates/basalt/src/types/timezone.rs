@@ -10,10 +10,13 @@
 //! The session's zone (`SET TIME ZONE`) reaches casts and output formatting through a
 //! per-thread slot rather than as an argument: casts ([`super::cast`](mod@super::cast)) and
 //! `Display for Value` are called from many places that have no execution context. The
-//! session installs its zone into the slot before it binds or runs a statement (see
-//! `api::session`), so the slot holds the zone of the session that last ran a statement on
-//! this thread; a value formatted later on the same thread without another session running
-//! in between (reading a result's rows) sees that zone. The default is UTC.
+//! session installs its zone into the slot before it binds a statement, and the statement's
+//! execution context (which carries the zone) installs it again each time rows are pulled
+//! (see `api::session` and `exec::context`), so statements of sessions interleaving on one
+//! thread each compute in their own zone. Text made *outside* the engine from a result's
+//! values (`Display`, `FromSql for String`) uses the zone of the statement that last pulled
+//! rows on this thread: read a result's rows before pulling another session's. The default
+//! is UTC.
 //!
 //! Everything here is total: an unknown zone is a [`TypeError`] (22023), instants outside
 //! the tz database's range use the offset at its nearest end, and nothing panics.

@@ -195,7 +195,12 @@ impl Session {
     /// A fresh execution context; clears an interrupt left from before this statement.
     fn exec_context(&self, source: PageSource, params: Vec<Value>) -> ExecContext {
         self.interrupt.store(false, Ordering::Relaxed);
-        self.install_time_zone();
+        let time_zone = self
+            .state
+            .borrow()
+            .time_zone
+            .clone()
+            .unwrap_or(jiff::tz::TimeZone::UTC);
         let operator_memory =
             (self.state.borrow().work_mem).unwrap_or(self.db.options.operator_memory);
         let sequence_values = self.state.borrow().sequence_values.clone();
@@ -206,6 +211,7 @@ impl Session {
             )
             .with_sequence_values(sequence_values)
             .with_vector_search(self.state.borrow().vector_search)
+            .with_time_zone(time_zone)
     }
 
     /// Runs every statement of `sql` in order (no parameters), discarding any rows, and
