@@ -90,10 +90,14 @@ fn date_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> 
     Ok(DataType::Real)
 }
 
+/// `date_trunc(unit, source)`, and PostgreSQL's `date_trunc(unit, timestamptz, zone)`,
+/// which truncates in `zone` instead of the session's (a timestamp or date source is read
+/// in the session zone first, as PostgreSQL's implicit cast to timestamptz does).
 fn date_trunc_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(name, args, &[Param::Text, Param::Temporal], &[])?;
+    check_args(name, args, &[Param::Text, Param::Temporal], &[Param::Text])?;
     Ok(match args.get(1) {
         Some(DataType::TimestampTz) => DataType::TimestampTz,
+        _ if args.len() == 3 => DataType::TimestampTz,
         _ => DataType::Timestamp,
     })
 }
@@ -164,13 +168,22 @@ fn parse_unit(name: &str) -> Result<Unit, TypeError> {
 /// The argument at `i` as a split day/time (a date is its midnight, a timestamptz its
 /// local time in the session zone).
 fn point_arg(name: &str, args: &[Value], i: usize) -> Result<DayTime, TypeError> {
+    point_in(name, args, i, &timezone::session_zone())
+}
+
+/// [`point_arg`], a timestamptz read on `zone`'s clock.
+fn point_in(
+    name: &str,
+    args: &[Value],
+    i: usize,
+    zone: &jiff::tz::TimeZone,
+) -> Result<DayTime, TypeError> {
     match args.get(i) {
         Some(Value::Date(days)) => Ok(DayTime::from_date(*days)),
         Some(Value::Timestamp(micros)) => Ok(DayTime::from_timestamp(*micros)),
-        Some(Value::TimestampTz(utc)) => Ok(DayTime::from_timestamp(timezone::utc_to_local(
-            &timezone::session_zone(),
-            *utc,
-        )?)),
+        Some(Value::TimestampTz(utc)) => {
+            Ok(DayTime::from_timestamp(timezone::utc_to_local(zone, *utc)?))
+        }
         _ => Err(TypeError::undefined_function(name, args)),
     }
 }
@@ -178,8 +191,13 @@ fn point_arg(name: &str, args: &[Value], i: usize) -> Result<DayTime, TypeError>
 /// The session zone's offset at the timestamptz argument at `i`, in seconds east; `None`
 /// for a date or timestamp, which have no zone.
 fn offset_arg(args: &[Value], i: usize) -> Option<i64> {
+    offset_in(args, i, &timezone::session_zone())
+}
+
+/// [`offset_arg`] in `zone`.
+fn offset_in(args: &[Value], i: usize, zone: &jiff::tz::TimeZone) -> Option<i64> {
     match args.get(i) {
-        Some(Value::TimestampTz(utc)) => Some(timezone::offset_at(&timezone::session_zone(), *utc)),
+        Some(Value::TimestampTz(utc)) => Some(timezone::offset_at(zone, *utc)),
         _ => None,
     }
 }
@@ -269,12 +287,28 @@ fn date_part(args: &[Value]) -> Result<Value, TypeError> {
 /// `source`. Weeks start on Monday; decades at years divisible by 10; centuries and
 /// millennia at years ending in 01 and 001 (PostgreSQL's convention).
 fn date_trunc(args: &[Value]) -> Result<Value, TypeError> {
-    if strict_nulls("date_trunc", args, 2, 2)? {
+    if strict_nulls("date_trunc", args, 2, 3)? {
         return Ok(Value::Null);
     }
     let unit = parse_unit(text_arg("date_trunc", args, 0)?)?;
-    let point = point_arg("date_trunc", args, 1)?;
-    let offset = offset_arg(args, 1);
+    // The three-argument form: a timestamptz truncated on `zone`'s clock.
+    let (zone, args) = match args.get(2) {
+        None => (timezone::session_zone(), args.to_vec()),
+        Some(_) => {
+            let zone = timezone::zone_named(text_arg("date_trunc", args, 2)?)?;
+            let source = match args.get(1) {
+                Some(source @ (Value::Timestamp(_) | Value::Date(_))) => {
+                    crate::types::cast(source, DataType::TimestampTz)?
+                }
+                Some(source) => source.clone(),
+                None => Value::Null,
+            };
+            (zone, vec![args.first().cloned().unwrap_or(Value::Null), source])
+        }
+    };
+    let args = args.as_slice();
+    let point = point_in("date_trunc", args, 1, &zone)?;
+    let offset = offset_in(args, 1, &zone);
     let f = Fields::of(point);
     let floor_to = |step: i64| DayTime {
         days: point.days,
@@ -333,7 +367,7 @@ fn date_trunc(args: &[Value]) -> Result<Value, TypeError> {
                     | Unit::Millennium
             );
             Value::TimestampTz(if whole_days {
-                timezone::local_to_utc(&timezone::session_zone(), local)?
+                timezone::local_to_utc(&zone, local)?
             } else {
                 local.checked_sub(offset * MICROS_PER_SECOND).ok_or(
                     TypeError::DatetimeOutOfRange {
