@@ -48,11 +48,67 @@ fn unknown_zone(name: &str) -> TypeError {
     TypeError::InvalidArgument(format!("time zone \"{name}\" not recognized"))
 }
 
+/// The time zone abbreviations PostgreSQL 15 knows by default (its `Default` set, as
+/// `pg_timezone_abbrevs` lists them) that input and `AT TIME ZONE` may use, with their
+/// offsets in seconds east of UTC. PostgreSQL looks abbreviations up *before* zone names, so
+/// `CET` is a fixed +01 here even in summer, where the tz database's `CET` zone has DST.
+const ABBREVIATIONS: &[(&str, i64)] = &[
+    ("ACDT", 37_800),
+    ("ACST", 34_200),
+    ("AEDT", 39_600),
+    ("AEST", 36_000),
+    ("AKDT", -28_800),
+    ("AKST", -32_400),
+    ("AWST", 28_800),
+    ("BST", 3_600),
+    ("CDT", -18_000),
+    ("CEST", 7_200),
+    ("CET", 3_600),
+    ("CST", -21_600),
+    ("EDT", -14_400),
+    ("EEST", 10_800),
+    ("EET", 7_200),
+    ("EST", -18_000),
+    ("HST", -36_000),
+    ("IST", 7_200),
+    ("JST", 32_400),
+    ("KST", 32_400),
+    ("MDT", -21_600),
+    ("MEST", 7_200),
+    ("MET", 3_600),
+    ("MSK", 10_800),
+    ("MST", -25_200),
+    ("NZDT", 46_800),
+    ("NZST", 43_200),
+    ("PDT", -25_200),
+    ("PST", -28_800),
+    ("UCT", 0),
+    ("UT", 0),
+    ("WET", 0),
+];
+
+/// The fixed zone of a time zone abbreviation (`PST`, `cest`), if it is one.
+fn abbreviation(name: &str) -> Option<TimeZone> {
+    ABBREVIATIONS
+        .iter()
+        .find(|(abbreviation, _)| abbreviation.eq_ignore_ascii_case(name))
+        .and_then(|&(_, seconds)| fixed(seconds))
+}
+
 /// A zone as `AT TIME ZONE`, `timezone(zone, ts)` and zone names inside timestamptz text
-/// name it: an IANA name or abbreviation zone (`Europe/Berlin`, `UTC`, `EST`, any case), a
-/// POSIX zone string (`UTC+3`, `<+05>-05`), or a bare offset, which PostgreSQL reads with
-/// POSIX's sign (`'+05'` is five hours *west* of UTC).
+/// name it: an abbreviation (`PST`, see [`ABBREVIATIONS`]), an IANA name (`Europe/Berlin`,
+/// `UTC`, any case), a POSIX zone string (`UTC+3`, `<+05>-05`), or a bare offset, which
+/// PostgreSQL reads with POSIX's sign (`'+05'` is five hours *west* of UTC).
 pub fn zone_named(name: &str) -> Result<TimeZone, TypeError> {
+    match abbreviation(name.trim()) {
+        Some(zone) => Ok(zone),
+        None => zone_without_abbreviations(name),
+    }
+}
+
+/// [`zone_named`] without the abbreviations, as `SET TIME ZONE` reads a zone (PostgreSQL's
+/// setting takes no abbreviations: `SET TIME ZONE 'PST'` is an error).
+fn zone_without_abbreviations(name: &str) -> Result<TimeZone, TypeError> {
     let trimmed = name.trim();
     if let Ok(zone) = TimeZone::get(trimmed) {
         return Ok(zone);
@@ -134,7 +190,7 @@ pub fn parse_zone_setting(text: &str) -> Result<(String, TimeZone), TypeError> {
         }
         return offset_setting(interval.micros() / MICROS_PER_SECOND);
     }
-    let zone = zone_named(trimmed).map_err(|_| invalid())?;
+    let zone = zone_without_abbreviations(trimmed).map_err(|_| invalid())?;
     let name = zone.iana_name().unwrap_or(trimmed).to_string();
     Ok((name, zone))
 }
@@ -298,7 +354,10 @@ pub fn parse_timestamptz(text: &str) -> Result<i64, TypeError> {
             .checked_sub(offset * MICROS_PER_SECOND)
             .ok_or_else(range),
         (None, Some(name)) => {
-            let zone = TimeZone::get(&name).map_err(|_| unknown_zone(&name.to_lowercase()))?;
+            let zone = match abbreviation(&name) {
+                Some(zone) => zone,
+                None => TimeZone::get(&name).map_err(|_| unknown_zone(&name.to_lowercase()))?,
+            };
             local_to_utc(&zone, local)
         }
         (None, None) => SESSION_ZONE.with(|slot| local_to_utc(&slot.borrow(), local)),
@@ -382,6 +441,16 @@ mod tests {
         );
         assert_eq!(parse_zone_setting("LOCAL").unwrap().0, "UTC");
         assert!(parse_zone_setting("foo/bar").is_err());
+        // Abbreviations are fixed offsets in input and AT TIME ZONE, but no setting.
+        assert!(parse_zone_setting("PST").is_err());
+        assert_eq!(
+            offset_at(&zone_named("cet").unwrap(), 1_719_835_200_000_000),
+            3600
+        );
+        assert_eq!(
+            parse_timestamptz("2024-07-01 12:00 PST").unwrap(),
+            parse_timestamptz("2024-07-01 20:00+00").unwrap()
+        );
         // A bare offset in AT TIME ZONE has POSIX's sign.
         let west = zone_named("+05").unwrap();
         assert_eq!(offset_at(&west, 0), -5 * 3600);

@@ -303,7 +303,10 @@ fn date_trunc(args: &[Value]) -> Result<Value, TypeError> {
                 Some(source) => source.clone(),
                 None => Value::Null,
             };
-            (zone, vec![args.first().cloned().unwrap_or(Value::Null), source])
+            (
+                zone,
+                vec![args.first().cloned().unwrap_or(Value::Null), source],
+            )
         }
     };
     let args = args.as_slice();
