@@ -1,11 +1,12 @@
 //! Python values to Basalt's [`Value`]s (parameters) and result values back to Python objects.
 //!
 //! In: `None`, `bool`, `int`, `float`, `str`, `bytes`/`bytearray`/`memoryview`,
-//! `datetime.datetime` (an aware one converted to UTC, then naive), `datetime.date`,
+//! `datetime.datetime` (a naive one a TIMESTAMP, an aware one a TIMESTAMPTZ), `datetime.date`,
 //! `datetime.timedelta` (an INTERVAL of days and microseconds), `decimal.Decimal` (a float:
 //! Basalt's NUMERIC is not exact yet), `uuid.UUID`, `dict` (JSON), `list` (a VECTOR where the
 //! statement expects one, else JSON), and any float32/float64 buffer such as a numpy array (a
-//! VECTOR). Out: the same types; INTERVAL as a `timedelta` with 30-day months; JSON as
+//! VECTOR). Out: the same types; TIMESTAMPTZ as an aware `datetime` in UTC (the instant; the
+//! session's zone only shapes text); INTERVAL as a `timedelta` with 30-day months; JSON as
 //! `json.loads` gives it; VECTOR as a float32 numpy array when numpy imports, else a list.
 //! A value Python cannot hold (a date past year 9999) raises DataError, never panics.
 
@@ -104,7 +105,9 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
         return Ok(Value::Blob(object.call_method0("tobytes")?.extract()?));
     }
     if let Ok(value) = object.cast::<PyDateTime>() {
-        let value = if value.getattr("tzinfo")?.is_none() {
+        // An aware datetime is an instant: a TIMESTAMPTZ of its UTC time.
+        let aware = !value.getattr("tzinfo")?.is_none();
+        let value = if !aware {
             value.clone()
         } else {
             let utc = attribute(py, &UTC, "datetime", "timezone")?.getattr("utc")?;
@@ -124,7 +127,12 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
             + i64::from(value.get_minute()) * 60_000_000
             + i64::from(value.get_second()) * 1_000_000
             + i64::from(value.get_microsecond());
-        return Ok(Value::Timestamp(days * MICROS_PER_DAY + micros));
+        let micros = days * MICROS_PER_DAY + micros;
+        return Ok(if aware {
+            Value::TimestampTz(micros)
+        } else {
+            Value::Timestamp(micros)
+        });
     }
     if let Ok(value) = object.cast::<PyDate>() {
         let days = basalt::days_from_civil(
@@ -219,6 +227,13 @@ fn timestamp(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {
         .map_err(|_| data_error(format!("timestamp out of Python's range (year {year})")))
 }
 
+/// A TIMESTAMPTZ as an aware `datetime` in UTC.
+fn timestamptz(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {
+    let naive = timestamp(py, micros)?;
+    let utc = attribute(py, &UTC, "datetime", "timezone")?.getattr("utc")?;
+    naive.call_method("replace", (), Some(&[("tzinfo", utc)].into_py_dict(py)?))
+}
+
 fn interval(py: Python<'_>, value: Interval) -> PyResult<Bound<'_, PyAny>> {
     let micros = value.micros();
     let days = i64::from(value.months()) * 30
@@ -272,6 +287,7 @@ pub(crate) fn to_python<'py>(py: Python<'py>, value: ValueRef<'_>) -> PyResult<B
         ValueRef::Blob(value) => PyBytes::new(py, value).into_any(),
         ValueRef::Date(days) => date(py, i64::from(days))?,
         ValueRef::Timestamp(micros) => timestamp(py, micros)?,
+        ValueRef::TimestampTz(micros) => timestamptz(py, micros)?,
         ValueRef::Interval(value) => interval(py, value)?,
         ValueRef::Uuid(bytes) => {
             let kwargs = [("bytes", PyBytes::new(py, bytes))].into_py_dict(py)?;
@@ -312,6 +328,7 @@ fn value_ref(value: &Value) -> Option<ValueRef<'_>> {
         Value::Blob(v) => ValueRef::Blob(v),
         Value::Date(v) => ValueRef::Date(*v),
         Value::Timestamp(v) => ValueRef::Timestamp(*v),
+        Value::TimestampTz(v) => ValueRef::TimestampTz(*v),
         Value::Interval(v) => ValueRef::Interval(*v),
         Value::Uuid(v) => ValueRef::Uuid(v),
         Value::Json(v) => ValueRef::Json(v),

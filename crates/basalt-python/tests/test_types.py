@@ -58,7 +58,7 @@ def test_roundtrip(con, column_type, value):
 
 
 def test_none_in_every_type(con):
-    types = ["INTEGER", "REAL", "TEXT", "BLOB", "BOOLEAN", "DATE", "TIMESTAMP", "INTERVAL",
+    types = ["INTEGER", "REAL", "TEXT", "BLOB", "BOOLEAN", "DATE", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL",
              "UUID", "JSON", "JSONB", "VECTOR(3)"]
     con.execute("CREATE TABLE t (" + ", ".join(f"c{i} {t}" for i, t in enumerate(types)) + ")")
     con.execute(f"INSERT INTO t VALUES ({', '.join('?' * len(types))})", [None] * len(types))
@@ -69,6 +69,20 @@ def test_aware_datetime_is_stored_in_utc(con):
     zone = datetime.timezone(datetime.timedelta(hours=2))
     aware = datetime.datetime(2024, 6, 1, 12, 0, tzinfo=zone)
     assert roundtrip(con, "TIMESTAMP", aware) == datetime.datetime(2024, 6, 1, 10, 0)
+
+
+def test_timestamptz_is_an_aware_datetime_in_utc(con):
+    zone = datetime.timezone(datetime.timedelta(hours=2))
+    aware = datetime.datetime(2024, 6, 1, 12, 0, 0, 5, tzinfo=zone)
+    got = roundtrip(con, "TIMESTAMPTZ", aware)
+    assert got == aware
+    assert got.tzinfo == datetime.timezone.utc
+    con.execute("SET TIME ZONE 'Asia/Kolkata'")
+    (got, text) = con.execute(
+        "SELECT '2024-03-10 12:00:00+02'::timestamptz, CAST(? AS text)", [aware]
+    ).fetchone()
+    assert got == datetime.datetime(2024, 3, 10, 10, 0, tzinfo=datetime.timezone.utc)
+    assert text == "2024-06-01 15:30:00.000005+05:30"
 
 
 def test_interval_months_are_thirty_days(con):

@@ -38,6 +38,7 @@ use pgwire::error::{PgWireError, PgWireResult};
 use pgwire::messages::cancel::CancelRequest;
 use pgwire::messages::data::DataRow;
 use pgwire::messages::response::TransactionStatus;
+use pgwire::messages::startup::ParameterStatus;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
 use crate::command::Command;
@@ -54,6 +55,9 @@ pub const SERVER_VERSION: &str = "15.0";
 /// Rows fetched from the session per trip to its thread: large enough that the trips cost
 /// little next to encoding the rows, small enough to bound the memory a trip holds.
 const ROWS_PER_TRIP: u64 = 1024;
+
+/// The `TimeZone` a session starts in (Basalt's default session zone).
+const STARTUP_TIME_ZONE: &str = "UTC";
 
 /// What every connection of one server shares.
 #[derive(Debug)]
@@ -125,6 +129,10 @@ pub(crate) struct ClientState {
     /// them in the session can wait for the next trip there instead of costing one).
     pub(crate) close_portals: bool,
     pid: Option<i32>,
+    /// The session's `TimeZone` as last reported to the client (ParameterStatus), and whether
+    /// a job changed it since (`SET TIME ZONE`): reported after the statement completes.
+    time_zone: Option<String>,
+    time_zone_changed: bool,
 }
 
 /// How a portal's execution ended.
@@ -176,17 +184,22 @@ impl ClientHandler {
     ) -> Result<R, WireError> {
         let session = self.session.get().ok_or_else(WireError::session_gone)?;
         let close_portals = std::mem::take(&mut self.state().close_portals);
-        let (result, in_transaction) = session
+        let (result, in_transaction, time_zone) = session
             .run(move |session| {
                 if close_portals {
                     session.close_portals();
                 }
                 let result = job(session);
-                (result, session.in_transaction())
+                (result, session.in_transaction(), session.time_zone())
             })
             .await
             .map_err(|SessionGone| WireError::session_gone())?;
         let mut state = self.state();
+        let reported = state.time_zone.as_deref().unwrap_or(STARTUP_TIME_ZONE);
+        if reported != time_zone {
+            state.time_zone = Some(time_zone);
+            state.time_zone_changed = true;
+        }
         if state.in_transaction && !in_transaction {
             // The transaction ended: its portals went with it, and its failure.
             state.portals.clear();
@@ -194,6 +207,31 @@ impl ClientHandler {
         }
         state.in_transaction = in_transaction;
         Ok(result)
+    }
+
+    /// Sends ParameterStatus for a parameter the last statement changed (PostgreSQL reports
+    /// its `GUC_REPORT` parameters when they change, before ReadyForQuery): the `TimeZone`.
+    pub(crate) async fn report_parameter_changes<C>(&self, client: &mut C) -> PgWireResult<()>
+    where
+        C: Sink<PgWireBackendMessage> + Unpin + Send,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let changed = {
+            let mut state = self.state();
+            std::mem::take(&mut state.time_zone_changed)
+                .then(|| state.time_zone.clone())
+                .flatten()
+        };
+        if let Some(zone) = changed {
+            client
+                .feed(PgWireBackendMessage::ParameterStatus(ParameterStatus::new(
+                    "TimeZone".to_owned(),
+                    zone,
+                )))
+                .await?;
+        }
+        Ok(())
     }
 
     /// Records an error for the transaction state: inside a transaction block, it fails it.
@@ -364,8 +402,9 @@ impl ServerParameterProvider for ServerParameters {
             ("client_encoding", "UTF8".to_owned()),
             ("DateStyle", "ISO, MDY".to_owned()),
             ("IntervalStyle", "postgres".to_owned()),
-            // Basalt's timestamps have no time zone; UTC is what they mean to a client.
-            ("TimeZone", "UTC".to_owned()),
+            // The session zone timestamptz text is shown in; SET TIME ZONE changes it, and
+            // the change is reported (`ClientHandler::report_parameter_changes`).
+            ("TimeZone", STARTUP_TIME_ZONE.to_owned()),
             ("integer_datetimes", "on".to_owned()),
             ("standard_conforming_strings", "on".to_owned()),
             ("is_superuser", "on".to_owned()),

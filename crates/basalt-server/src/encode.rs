@@ -223,7 +223,10 @@ fn write_binary(value: ValueRef<'_>, declared: DataType, out: &mut BytesMut) {
         (ValueRef::Real(real), _) => out.put_f64(real),
         (ValueRef::Blob(bytes), _) => out.put_slice(bytes),
         (ValueRef::Date(days), _) => out.put_i32(days.saturating_sub(EPOCH_DAYS)),
-        (ValueRef::Timestamp(micros), _) => out.put_i64(micros.saturating_sub(EPOCH_MICROS)),
+        // timestamptz_send is the instant's microseconds since 2000-01-01 UTC: no zone.
+        (ValueRef::Timestamp(micros) | ValueRef::TimestampTz(micros), _) => {
+            out.put_i64(micros.saturating_sub(EPOCH_MICROS))
+        }
         (ValueRef::Interval(interval), _) => {
             out.put_i64(interval.micros());
             out.put_i32(interval.days());
@@ -359,7 +362,12 @@ fn decode_binary(bytes: &[u8], type_oid: u32) -> Result<Value, String> {
                 .checked_add(EPOCH_DAYS)
                 .ok_or("date out of range")?,
         ),
-        oid::TIMESTAMP | oid::TIMESTAMPTZ => Value::Timestamp(
+        oid::TIMESTAMP => Value::Timestamp(
+            i64::from_be_bytes(array8(bytes)?)
+                .checked_add(EPOCH_MICROS)
+                .ok_or("timestamp out of range")?,
+        ),
+        oid::TIMESTAMPTZ => Value::TimestampTz(
             i64::from_be_bytes(array8(bytes)?)
                 .checked_add(EPOCH_MICROS)
                 .ok_or("timestamp out of range")?,

@@ -486,6 +486,7 @@ impl ClientHandler {
             }
         };
         client.feed(reply).await?;
+        self.report_parameter_changes(client).await?;
         Ok(Ok(()))
     }
 

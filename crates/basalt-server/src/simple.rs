@@ -331,6 +331,7 @@ impl ClientHandler {
                 command.tag(rows),
             )))
             .await?;
+        self.report_parameter_changes(client).await?;
         Ok(Ok(()))
     }
 }

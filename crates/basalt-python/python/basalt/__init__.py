@@ -90,7 +90,7 @@ class _TypeObject:
 STRING = _TypeObject("STRING", "text", "json", "jsonb", "uuid")
 BINARY = _TypeObject("BINARY", "blob")
 NUMBER = _TypeObject("NUMBER", "integer", "real", "boolean")
-DATETIME = _TypeObject("DATETIME", "date", "timestamp", "interval")
+DATETIME = _TypeObject("DATETIME", "date", "timestamp", "timestamptz", "interval")
 ROWID = _TypeObject("ROWID", "integer")
 
 

@@ -21,6 +21,8 @@ pub enum ValueRef<'a> {
     Blob(&'a [u8]),
     Date(i32),
     Timestamp(i64),
+    /// A TIMESTAMPTZ: microseconds since 1970-01-01 00:00:00 UTC.
+    TimestampTz(i64),
     /// An INTERVAL (months, days, microseconds; see [`Interval`]).
     Interval(Interval),
     /// A UUID's 16 bytes, pointing into the result batch like a blob's.
@@ -45,6 +47,7 @@ impl ValueRef<'_> {
             ValueRef::Blob(v) => Value::Blob(v.to_vec()),
             ValueRef::Date(v) => Value::Date(v),
             ValueRef::Timestamp(v) => Value::Timestamp(v),
+            ValueRef::TimestampTz(v) => Value::TimestampTz(v),
             ValueRef::Interval(v) => Value::Interval(v),
             ValueRef::Uuid(v) => Value::Uuid(*v),
             ValueRef::Json(v) => Value::Json(v.to_string()),
@@ -63,6 +66,7 @@ impl ValueRef<'_> {
             ValueRef::Blob(_) => DataType::Blob.name(),
             ValueRef::Date(_) => DataType::Date.name(),
             ValueRef::Timestamp(_) => DataType::Timestamp.name(),
+            ValueRef::TimestampTz(_) => DataType::TimestampTz.name(),
             ValueRef::Interval(_) => DataType::Interval.name(),
             ValueRef::Uuid(_) => DataType::Uuid.name(),
             ValueRef::Json(_) => DataType::Json.name(),
@@ -88,6 +92,9 @@ pub(crate) fn value_ref(vector: &ColumnVector, row: usize) -> ValueRef<'_> {
         ColumnData::Timestamp(v) => v
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::Timestamp(v)),
+        ColumnData::TimestampTz(v) => v
+            .get(row)
+            .map_or(ValueRef::Null, |&v| ValueRef::TimestampTz(v)),
         ColumnData::Interval(v) => v
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::Interval(v)),

@@ -159,6 +159,8 @@ pub enum ColumnData {
     Blob(BytesVector),
     Date(Vec<i32>),
     Timestamp(Vec<i64>),
+    /// TIMESTAMPTZ: microseconds since the epoch, UTC.
+    TimestampTz(Vec<i64>),
     Interval(Vec<Interval>),
     Uuid(Vec<[u8; 16]>),
     /// JSON text (always valid UTF-8), as `Value::Json`.
@@ -189,6 +191,7 @@ impl ColumnVector {
             DataType::Blob => ColumnData::Blob(BytesVector::with_capacity(rows)),
             DataType::Date => ColumnData::Date(Vec::with_capacity(rows)),
             DataType::Timestamp => ColumnData::Timestamp(Vec::with_capacity(rows)),
+            DataType::TimestampTz => ColumnData::TimestampTz(Vec::with_capacity(rows)),
             DataType::Interval => ColumnData::Interval(Vec::with_capacity(rows)),
             DataType::Uuid => ColumnData::Uuid(Vec::with_capacity(rows)),
             DataType::Json => ColumnData::Json(BytesVector::with_capacity(rows)),
@@ -221,6 +224,7 @@ impl ColumnVector {
             ColumnData::Blob(_) => DataType::Blob,
             ColumnData::Date(_) => DataType::Date,
             ColumnData::Timestamp(_) => DataType::Timestamp,
+            ColumnData::TimestampTz(_) => DataType::TimestampTz,
             ColumnData::Interval(_) => DataType::Interval,
             ColumnData::Uuid(_) => DataType::Uuid,
             ColumnData::Json(_) => DataType::Json,
@@ -241,7 +245,7 @@ impl ColumnVector {
             | ColumnData::Json(values)
             | ColumnData::Jsonb(values) => values.len(),
             ColumnData::Date(values) => values.len(),
-            ColumnData::Timestamp(values) => values.len(),
+            ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => values.len(),
             ColumnData::Interval(values) => values.len(),
             ColumnData::Uuid(values) => values.len(),
             ColumnData::Vector(values) => values.len(),
@@ -286,6 +290,9 @@ impl ColumnVector {
             ColumnData::Timestamp(values) => values
                 .get(row)
                 .map_or(Value::Null, |&v| Value::Timestamp(v)),
+            ColumnData::TimestampTz(values) => values
+                .get(row)
+                .map_or(Value::Null, |&v| Value::TimestampTz(v)),
             ColumnData::Interval(values) => {
                 values.get(row).map_or(Value::Null, |&v| Value::Interval(v))
             }
@@ -313,6 +320,7 @@ impl ColumnVector {
             (ColumnData::Blob(values), Value::Blob(v)) => values.push(v),
             (ColumnData::Date(values), Value::Date(v)) => values.push(*v),
             (ColumnData::Timestamp(values), Value::Timestamp(v)) => values.push(*v),
+            (ColumnData::TimestampTz(values), Value::TimestampTz(v)) => values.push(*v),
             (ColumnData::Interval(values), Value::Interval(v)) => values.push(*v),
             (ColumnData::Uuid(values), Value::Uuid(v)) => values.push(*v),
             (ColumnData::Json(values), Value::Json(v))
@@ -353,7 +361,10 @@ impl ColumnVector {
             (ColumnData::Integer(values), Stored::Fixed(bits)) => values.push(*bits as i64),
             (ColumnData::Real(values), Stored::Fixed(bits)) => values.push(f64::from_bits(*bits)),
             (ColumnData::Date(values), Stored::Fixed(bits)) => values.push(*bits as i64 as i32),
-            (ColumnData::Timestamp(values), Stored::Fixed(bits)) => values.push(*bits as i64),
+            (
+                ColumnData::Timestamp(values) | ColumnData::TimestampTz(values),
+                Stored::Fixed(bits),
+            ) => values.push(*bits as i64),
             (ColumnData::Text(values), Stored::Bytes(bytes)) => {
                 if std::str::from_utf8(bytes).is_err() {
                     return Err("stored text is not UTF-8");
@@ -406,7 +417,9 @@ impl ColumnVector {
             u64::from_le_bytes(word)
         };
         match &mut self.data {
-            ColumnData::Integer(to) | ColumnData::Timestamp(to) if width == 8 => {
+            ColumnData::Integer(to) | ColumnData::Timestamp(to) | ColumnData::TimestampTz(to)
+                if width == 8 =>
+            {
                 to.extend(values.chunks_exact(8).map(|chunk| bits(chunk) as i64))
             }
             ColumnData::Real(to) if width == 8 => to.extend(
@@ -414,7 +427,7 @@ impl ColumnVector {
                     .chunks_exact(8)
                     .map(|chunk| f64::from_bits(bits(chunk))),
             ),
-            ColumnData::Integer(to) | ColumnData::Timestamp(to) => {
+            ColumnData::Integer(to) | ColumnData::Timestamp(to) | ColumnData::TimestampTz(to) => {
                 to.extend(values.chunks_exact(width).map(|chunk| bits(chunk) as i64))
             }
             ColumnData::Date(to) => to.extend(
@@ -465,7 +478,8 @@ impl ColumnVector {
             (ColumnData::Date(to), ColumnData::Date(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
-            (ColumnData::Timestamp(to), ColumnData::Timestamp(from)) => {
+            (ColumnData::Timestamp(to), ColumnData::Timestamp(from))
+            | (ColumnData::TimestampTz(to), ColumnData::TimestampTz(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
             (ColumnData::Interval(to), ColumnData::Interval(from)) => {
@@ -506,7 +520,7 @@ impl ColumnVector {
             | ColumnData::Json(values)
             | ColumnData::Jsonb(values) => values.offsets.len() * 4 + values.bytes.len(),
             ColumnData::Date(values) => values.len() * 4,
-            ColumnData::Timestamp(values) => values.len() * 8,
+            ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => values.len() * 8,
             ColumnData::Interval(values) => values.len() * 16,
             ColumnData::Uuid(values) => values.len() * 16,
             ColumnData::Vector(values) => values.offsets.len() * 4 + values.values.len() * 4,
@@ -526,7 +540,7 @@ impl ColumnVector {
             | ColumnData::Json(values)
             | ColumnData::Jsonb(values) => values.clear(),
             ColumnData::Date(values) => values.clear(),
-            ColumnData::Timestamp(values) => values.clear(),
+            ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => values.clear(),
             ColumnData::Interval(values) => values.clear(),
             ColumnData::Uuid(values) => values.clear(),
             ColumnData::Vector(values) => values.clear(),
@@ -546,7 +560,7 @@ fn push_placeholder(data: &mut ColumnData) {
         | ColumnData::Json(values)
         | ColumnData::Jsonb(values) => values.push(&[]),
         ColumnData::Date(values) => values.push(0),
-        ColumnData::Timestamp(values) => values.push(0),
+        ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => values.push(0),
         ColumnData::Interval(values) => values.push(Interval::ZERO),
         ColumnData::Uuid(values) => values.push([0; 16]),
         ColumnData::Vector(values) => values.push(&[]),

@@ -72,6 +72,10 @@ pub struct ExecContext {
     /// per query (`super::eval_text_search`). Boxed and empty until first used, so a context
     /// stays small and allocates nothing for statements that never rank.
     pub text_search_stats: RefCell<Option<Box<super::eval_text_search::StatsCache>>>,
+    /// The session's time zone (`SET TIME ZONE`), installed for this thread's casts and
+    /// formatting each time the statement's rows are pulled ([`Self::install_time_zone`]),
+    /// so that sessions interleaving on one thread each compute in their own zone.
+    pub time_zone: jiff::tz::TimeZone,
 }
 
 /// The session's settings for vector searches through an HNSW index.
@@ -109,7 +113,21 @@ impl ExecContext {
             sequence_values: None,
             vector_search: VectorSearchSettings::default(),
             text_search_stats: RefCell::new(None),
+            time_zone: jiff::tz::TimeZone::UTC,
         }
+    }
+
+    /// The same context in the session's time zone, installed for this thread now.
+    pub fn with_time_zone(mut self, zone: jiff::tz::TimeZone) -> Self {
+        self.time_zone = zone;
+        self.install_time_zone();
+        self
+    }
+
+    /// Makes this statement's session zone the one casts and formatting on this thread use
+    /// (see [`crate::types::timezone`]).
+    pub fn install_time_zone(&self) {
+        crate::types::timezone::install_session_zone(&self.time_zone);
     }
 
     /// The same context with the session's vector search settings.

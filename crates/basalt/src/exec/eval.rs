@@ -124,12 +124,15 @@ pub fn evaluate(expr: &Expr, batch: &Batch, ctx: &ExecContext) -> ExecResult<Col
             Ok(ColumnVector::constant(&value, *data_type, rows))
         }
         Expr::CurrentTimestamp => Ok(ColumnVector::constant(
-            &Value::Timestamp(ctx.statement_time()),
-            DataType::Timestamp,
+            &Value::TimestampTz(ctx.statement_time()),
+            DataType::TimestampTz,
             rows,
         )),
         Expr::CurrentDate => {
-            let days = ctx.statement_time().div_euclid(86_400_000_000);
+            // The date on the session zone's calendar, as PostgreSQL's current_date.
+            let zone = types::timezone::session_zone();
+            let local = types::timezone::utc_to_local(&zone, ctx.statement_time())?;
+            let days = local.div_euclid(86_400_000_000);
             Ok(ColumnVector::constant(
                 &Value::Date(days as i32),
                 DataType::Date,

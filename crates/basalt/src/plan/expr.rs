@@ -319,7 +319,7 @@ impl Expr {
             | Expr::Like { .. }
             | Expr::Exists { .. }
             | Expr::InSubquery { .. } => DataType::Boolean,
-            Expr::CurrentTimestamp => DataType::Timestamp,
+            Expr::CurrentTimestamp => DataType::TimestampTz,
             Expr::CurrentDate => DataType::Date,
             Expr::Sequence { .. } => DataType::Integer,
         }

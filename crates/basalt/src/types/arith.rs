@@ -22,6 +22,9 @@
 //!   number scale it (fractions cascading down); unary minus negates every field. Results
 //!   outside the range are 22008. [`temporal_result_type`] is the table of these operators
 //!   the binder resolves against;
+//! * timestamptz ± interval moves the session zone's calendar for months and days, then the
+//!   instant for the time part; timestamptz − timestamptz (or a timestamp or date read in the
+//!   session zone) is an interval (see [`super::timezone`]);
 //! * `||` concatenates text with the text form of any other value, and blob with blob.
 
 use super::cast::text_form;
@@ -33,8 +36,12 @@ use super::{DataType, TypeError, Value};
 /// timestamps, dates and intervals (`op` is `+ - * /`); `None` when it is not one of them
 /// (date ± integer and date − date are the caller's numeric-style rules).
 pub fn temporal_result_type(op: &str, left: DataType, right: DataType) -> Option<DataType> {
-    use DataType::{Date, Integer, Interval, Real, Timestamp};
+    use DataType::{Date, Integer, Interval, Real, Timestamp, TimestampTz};
     match (op, left, right) {
+        ("+", TimestampTz, Interval) | ("+", Interval, TimestampTz) => Some(TimestampTz),
+        ("-", TimestampTz, Interval) => Some(TimestampTz),
+        ("-", TimestampTz, TimestampTz | Timestamp | Date)
+        | ("-", Timestamp | Date, TimestampTz) => Some(Interval),
         ("+", Timestamp | Date, Interval) | ("+", Interval, Timestamp | Date) => Some(Timestamp),
         ("-", Timestamp | Date, Interval) => Some(Timestamp),
         ("-", Timestamp, Timestamp | Date) | ("-", Date, Timestamp) => Some(Interval),
@@ -69,6 +76,10 @@ fn add_temporal(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
         (Value::Interval(x), Value::Interval(y)) => {
             return Some(x.checked_add(*y).map(Value::Interval));
         }
+        (Value::TimestampTz(utc), Value::Interval(interval))
+        | (Value::Interval(interval), Value::TimestampTz(utc)) => {
+            return Some(super::timezone::add_interval(*utc, *interval).map(Value::TimestampTz));
+        }
         (point, Value::Interval(interval)) | (Value::Interval(interval), point) => {
             (instant(point)?, *interval)
         }
@@ -81,6 +92,19 @@ fn add_temporal(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
 fn subtract_temporal(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
     Some(match (a, b) {
         (Value::Interval(x), Value::Interval(y)) => x.checked_sub(*y).map(Value::Interval),
+        (Value::TimestampTz(utc), Value::Interval(interval)) => interval
+            .checked_neg()
+            .and_then(|negated| super::timezone::add_interval(*utc, negated))
+            .map(Value::TimestampTz),
+        // An instant minus an instant; a local time beside one is read in the session zone.
+        (Value::TimestampTz(_), _) | (_, Value::TimestampTz(_)) => {
+            let later = super::timezone::instant_of(a)?;
+            let earlier = super::timezone::instant_of(b)?;
+            later.and_then(|later| {
+                earlier
+                    .and_then(|earlier| timestamp_difference(later, earlier).map(Value::Interval))
+            })
+        }
         (point, Value::Interval(interval)) => instant(point)?
             .and_then(|point| subtract_from_timestamp(point, *interval).map(Value::Timestamp)),
         // date - date stays the integer rule.

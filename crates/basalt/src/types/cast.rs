@@ -16,7 +16,7 @@ use super::datetime::{
 };
 use super::interval::parse::parse_interval;
 use super::uuid::parse_uuid;
-use super::{DataType, TypeError, Value, json, vector};
+use super::{DataType, TypeError, Value, json, timezone, vector};
 
 /// Converts `value` to type `to` (an explicit cast).
 ///
@@ -62,6 +62,21 @@ pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
         (Value::Boolean(b), DataType::Integer) => Value::Integer(i64::from(*b)),
         (Value::Date(d), DataType::Timestamp) => Value::Timestamp(date_to_timestamp(*d)?),
         (Value::Timestamp(t), DataType::Date) => Value::Date(timestamp_to_date(*t)),
+        // TIMESTAMP and DATE are local times; TIMESTAMPTZ converts through the session zone,
+        // as PostgreSQL's casts do.
+        (Value::Timestamp(t), DataType::TimestampTz) => {
+            Value::TimestampTz(timezone::local_to_utc(&timezone::session_zone(), *t)?)
+        }
+        (Value::Date(d), DataType::TimestampTz) => Value::TimestampTz(timezone::local_to_utc(
+            &timezone::session_zone(),
+            date_to_timestamp(*d)?,
+        )?),
+        (Value::TimestampTz(t), DataType::Timestamp) => {
+            Value::Timestamp(timezone::utc_to_local(&timezone::session_zone(), *t)?)
+        }
+        (Value::TimestampTz(t), DataType::Date) => Value::Date(timestamp_to_date(
+            timezone::utc_to_local(&timezone::session_zone(), *t)?,
+        )),
         _ => return Err(cannot()),
     })
 }
@@ -85,6 +100,7 @@ pub fn implicit_cast(from: DataType, to: DataType) -> bool {
             (DataType::Null, _)
                 | (DataType::Integer, DataType::Real)
                 | (DataType::Date, DataType::Timestamp)
+                | (DataType::Date | DataType::Timestamp, DataType::TimestampTz)
         )
 }
 
@@ -97,6 +113,7 @@ pub fn assignment_cast(from: DataType, to: DataType) -> bool {
             (from, to),
             (DataType::Real, DataType::Integer)
                 | (DataType::Timestamp, DataType::Date)
+                | (DataType::TimestampTz, DataType::Timestamp | DataType::Date)
                 | (DataType::Json, DataType::Jsonb)
                 | (DataType::Jsonb, DataType::Json)
                 | (_, DataType::Text(_))
@@ -117,6 +134,10 @@ pub fn common_type(a: DataType, b: DataType) -> Option<DataType> {
         }
         (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date) => {
             Some(DataType::Timestamp)
+        }
+        (DataType::Date | DataType::Timestamp, DataType::TimestampTz)
+        | (DataType::TimestampTz, DataType::Date | DataType::Timestamp) => {
+            Some(DataType::TimestampTz)
         }
         _ => None,
     }
@@ -168,6 +189,7 @@ fn parse_text(text: &str, to: DataType) -> Result<Value, TypeError> {
         DataType::Boolean => Value::Boolean(parse_boolean(text)?),
         DataType::Date => Value::Date(parse_date(text)?),
         DataType::Timestamp => Value::Timestamp(parse_timestamp(text)?),
+        DataType::TimestampTz => Value::TimestampTz(timezone::parse_timestamptz(text)?),
         DataType::Interval => Value::Interval(parse_interval(text)?),
         DataType::Uuid => Value::Uuid(parse_uuid(text)?),
         DataType::Json => {

@@ -22,7 +22,7 @@
 use std::cmp::Ordering;
 
 use super::datetime::MICROS_PER_DAY;
-use super::{TypeError, Value};
+use super::{DataType, TypeError, Value};
 use super::{json, vector};
 
 /// SQL comparison: `Ok(None)` when either side is NULL, the ordering otherwise, and
@@ -70,6 +70,14 @@ fn compare_non_null(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Timestamp(x), Value::Timestamp(y)) => x.cmp(y),
         (Value::Date(d), Value::Timestamp(t)) => date_micros(*d).cmp(&i128::from(*t)),
         (Value::Timestamp(t), Value::Date(d)) => i128::from(*t).cmp(&date_micros(*d)),
+        (Value::TimestampTz(x), Value::TimestampTz(y)) => x.cmp(y),
+        // Local times meet instants in the session zone, as the casts do.
+        (Value::TimestampTz(_), Value::Timestamp(_) | Value::Date(_)) => {
+            return compare_non_null(a, &super::cast(b, DataType::TimestampTz).ok()?);
+        }
+        (Value::Timestamp(_) | Value::Date(_), Value::TimestampTz(_)) => {
+            return compare_non_null(&super::cast(a, DataType::TimestampTz).ok()?, b);
+        }
         (Value::Interval(x), Value::Interval(y)) => x.span().cmp(&y.span()),
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
         (Value::Jsonb(x), Value::Jsonb(y)) => json::compare(x, y),
@@ -130,7 +138,7 @@ fn type_rank(value: &Value) -> u8 {
         Value::Integer(_) | Value::Real(_) => 2,
         Value::Text(_) => 3,
         Value::Blob(_) => 4,
-        Value::Date(_) | Value::Timestamp(_) => 5,
+        Value::Date(_) | Value::Timestamp(_) | Value::TimestampTz(_) => 5,
         Value::Interval(_) => 6,
         Value::Uuid(_) => 7,
         Value::Json(_) => 6,

@@ -15,7 +15,9 @@
 //! `T`, optionally followed by a zone (`Z`, `UTC`, `GMT`, `±HH`, `±HH:MM`, `±HHMM`) which is
 //! converted to UTC, optionally followed by `AD` or `BC`; also the special value `epoch`.
 //! Years have 1 to 7 digits. Fractions beyond microseconds are rounded half up. A DATE
-//! accepts the same forms and ignores the time and zone, as PostgreSQL does.
+//! accepts the same forms and ignores the time and zone, as PostgreSQL does. A zone *name*
+//! (`Europe/Berlin`) in place of the offset is parsed too, but only TIMESTAMPTZ input
+//! ([`super::timezone`]) accepts it; TIMESTAMP and DATE refuse it as before.
 
 use super::TypeError;
 
@@ -139,7 +141,7 @@ pub fn parse_timestamp(text: &str) -> Result<i64, TypeError> {
     let parsed = parse(text, "timestamp")?;
     let total = i128::from(parsed.days) * i128::from(MICROS_PER_DAY)
         + i128::from(parsed.micros_of_day)
-        - i128::from(parsed.offset_seconds) * i128::from(MICROS_PER_SECOND);
+        - i128::from(parsed.offset_seconds.unwrap_or(0)) * i128::from(MICROS_PER_SECOND);
     i64::try_from(total).map_err(|_| TypeError::DatetimeOutOfRange {
         type_name: "timestamp",
     })
@@ -191,10 +193,15 @@ fn display_year(year: i64) -> (i64, &'static str) {
 }
 
 /// The fields of parsed date/time text, before conversion to a count.
-struct Parsed {
-    days: i64,
-    micros_of_day: i64,
-    offset_seconds: i64,
+pub(crate) struct Parsed {
+    /// Days since 1970-01-01 of the date written.
+    pub days: i64,
+    /// The time written, in microseconds since midnight.
+    pub micros_of_day: i64,
+    /// The offset written (`+02`, `Z`), in seconds east of UTC.
+    pub offset_seconds: Option<i64>,
+    /// A zone name written after the time (`Europe/Berlin`), for TIMESTAMPTZ to resolve.
+    pub zone: Option<String>,
 }
 
 /// A byte cursor over ASCII date/time text.
@@ -259,7 +266,21 @@ impl Cursor<'_> {
     }
 }
 
+/// Parses text that TIMESTAMP and DATE read with no zone name: a name is a syntax error
+/// for them, as before TIMESTAMPTZ existed.
 fn parse(text: &str, type_name: &'static str) -> Result<Parsed, TypeError> {
+    let parsed = parse_with_zone(text, type_name)?;
+    if parsed.zone.is_some() {
+        return Err(TypeError::InvalidDatetimeFormat {
+            type_name,
+            text: text.to_owned(),
+        });
+    }
+    Ok(parsed)
+}
+
+/// Parses a date and time, leaving a zone name written after it to the caller.
+pub(crate) fn parse_with_zone(text: &str, type_name: &'static str) -> Result<Parsed, TypeError> {
     let trimmed = text.trim();
     let syntax = || TypeError::InvalidDatetimeFormat {
         type_name,
@@ -272,7 +293,8 @@ fn parse(text: &str, type_name: &'static str) -> Result<Parsed, TypeError> {
         return Ok(Parsed {
             days: 0,
             micros_of_day: 0,
-            offset_seconds: 0,
+            offset_seconds: Some(0),
+            zone: None,
         });
     }
     let mut cur = Cursor {
@@ -323,8 +345,12 @@ fn parse(text: &str, type_name: &'static str) -> Result<Parsed, TypeError> {
 
     // Zone offset, converted to UTC by the caller.
     cur.skip_spaces();
-    let mut offset_seconds = 0;
-    if cur.eat(b'Z') || cur.eat(b'z') || cur.eat_word("UTC") || cur.eat_word("GMT") {
+    let mut offset_seconds = None;
+    let mut zone = None;
+    if let Some(name) = zone_name(&mut cur) {
+        zone = Some(name);
+    } else if cur.eat(b'Z') || cur.eat(b'z') || cur.eat_word("UTC") || cur.eat_word("GMT") {
+        offset_seconds = Some(0);
         // UTC: no offset.
     } else if let Some(sign @ (b'+' | b'-')) = cur.peek() {
         cur.pos += 1;
@@ -341,7 +367,7 @@ fn parse(text: &str, type_name: &'static str) -> Result<Parsed, TypeError> {
             return Err(range());
         }
         let magnitude = hours * 3600 + minutes * 60;
-        offset_seconds = if sign == b'-' { -magnitude } else { magnitude };
+        offset_seconds = Some(if sign == b'-' { -magnitude } else { magnitude });
     }
 
     // Era.
@@ -370,7 +396,35 @@ fn parse(text: &str, type_name: &'static str) -> Result<Parsed, TypeError> {
         days: days_from_civil(year, month, day),
         micros_of_day,
         offset_seconds,
+        zone,
     })
+}
+
+/// A zone name at the cursor (`Europe/Berlin`, `America/Argentina/Buenos_Aires`, `EST`),
+/// consumed; `None`, consuming nothing, when the word there is an era (`BC`, `AD`) or one of
+/// the UTC spellings the offset branch reads (`Z`, `UTC`, `GMT`).
+fn zone_name(cur: &mut Cursor<'_>) -> Option<String> {
+    if !cur.peek().is_some_and(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let start = cur.pos;
+    let mut end = start;
+    while cur
+        .bytes
+        .get(end)
+        .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'-' | b'+'))
+    {
+        end += 1;
+    }
+    let word = std::str::from_utf8(cur.bytes.get(start..end)?).ok()?;
+    if ["bc", "ad", "z", "utc", "gmt"]
+        .iter()
+        .any(|reserved| word.eq_ignore_ascii_case(reserved))
+    {
+        return None;
+    }
+    cur.pos = end;
+    Some(word.to_string())
 }
 
 /// Fractional-second digits as microseconds, rounded half up at the seventh digit.

@@ -44,7 +44,7 @@ pub struct TypeDescriptor {
 
 /// Every type, in catalog-tag order. A new type is added here and to
 /// [`DataType::descriptor`]; the tests check the two agree.
-pub const ALL_TYPES: [DataType; 13] = [
+pub const ALL_TYPES: [DataType; 14] = [
     DataType::Null,
     DataType::Boolean,
     DataType::Integer,
@@ -58,6 +58,7 @@ pub const ALL_TYPES: [DataType; 13] = [
     DataType::Interval,
     DataType::Uuid,
     DataType::Vector(None),
+    DataType::TimestampTz,
 ];
 
 /// The OID reported for VECTOR (see [`DataType::descriptor`]).
@@ -235,6 +236,18 @@ impl DataType {
                     )
                 }
             }
+            DataType::TimestampTz => {
+                &const {
+                    descriptor(
+                        DataType::TimestampTz,
+                        "timestamptz",
+                        13,
+                        ColumnKind::Fixed8,
+                        ModifierKind::None,
+                        (1184, "timestamptz", 8),
+                    )
+                }
+            }
             // pgvector's type has no fixed OID (CREATE EXTENSION assigns one); Basalt
             // reports this one, the first OID PostgreSQL leaves to user objects, and clients
             // look it up by name (`SELECT oid FROM pg_type WHERE typname = 'vector'`).
@@ -301,7 +314,7 @@ mod tests {
             .iter()
             .map(|data_type| data_type.descriptor().catalog_tag)
             .collect();
-        assert_eq!(tags, (0..13).collect::<Vec<u8>>());
+        assert_eq!(tags, (0..14).collect::<Vec<u8>>());
         assert_eq!(DataType::Uuid.descriptor().catalog_tag, 11);
         assert_eq!(DataType::Json.descriptor().catalog_tag, 8);
     }

@@ -40,6 +40,9 @@ impl fmt::Display for Value {
             }
             Value::Date(days) => f.write_str(&format_date(*days)),
             Value::Timestamp(micros) => f.write_str(&format_timestamp(*micros)),
+            Value::TimestampTz(micros) => {
+                f.write_str(&crate::types::timezone::format_timestamptz(*micros))
+            }
             Value::Interval(interval) => write!(f, "{interval}"),
             Value::Uuid(uuid) => f.write_str(&format_uuid(uuid)),
             Value::Json(text) | Value::Jsonb(text) => f.write_str(text),

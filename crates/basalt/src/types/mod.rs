@@ -49,6 +49,7 @@ pub mod json;
 mod modifier;
 pub mod pattern;
 pub mod text_search;
+pub mod timezone;
 pub mod uuid;
 mod value;
 pub mod vector;

@@ -32,6 +32,10 @@ pub enum DataType {
     Date,
     /// `TIMESTAMP`: microseconds since 1970-01-01 00:00:00 (no time zone).
     Timestamp,
+    /// `TIMESTAMPTZ` (`TIMESTAMP WITH TIME ZONE`): an instant, microseconds since
+    /// 1970-01-01 00:00:00 UTC, shown in the session's time zone (see
+    /// [`crate::types::timezone`]).
+    TimestampTz,
     /// `INTERVAL`: months, days and microseconds (see [`crate::types::interval`]).
     Interval,
     /// `UUID`: 16 bytes (see [`crate::types::uuid`]).
@@ -132,6 +136,8 @@ pub enum Value {
     Date(i32),
     /// Microseconds since 1970-01-01 00:00:00.
     Timestamp(i64),
+    /// An instant: microseconds since 1970-01-01 00:00:00 UTC (`TIMESTAMPTZ`).
+    TimestampTz(i64),
     /// A span of months, days and microseconds.
     Interval(Interval),
     /// A UUID's 16 bytes.
@@ -156,6 +162,7 @@ impl Value {
             Value::Blob(_) => DataType::Blob,
             Value::Date(_) => DataType::Date,
             Value::Timestamp(_) => DataType::Timestamp,
+            Value::TimestampTz(_) => DataType::TimestampTz,
             Value::Interval(_) => DataType::Interval,
             Value::Uuid(_) => DataType::Uuid,
             Value::Json(_) => DataType::Json,
@@ -182,6 +189,7 @@ impl Value {
                 | (Value::Blob(_), DataType::Blob)
                 | (Value::Date(_), DataType::Date)
                 | (Value::Timestamp(_), DataType::Timestamp)
+                | (Value::TimestampTz(_), DataType::TimestampTz)
                 | (Value::Interval(_), DataType::Interval)
                 | (Value::Uuid(_), DataType::Uuid)
                 | (Value::Json(_), DataType::Json)

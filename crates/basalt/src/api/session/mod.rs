@@ -111,6 +111,8 @@ struct SessionState {
     settings: BTreeMap<String, String>,
     /// `SET work_mem`: the operator memory budget overriding `Options::operator_memory`.
     work_mem: Option<usize>,
+    /// `SET TIME ZONE`: the zone TIMESTAMPTZ values are read and shown in (`None`: UTC).
+    time_zone: Option<jiff::tz::TimeZone>,
     /// `SET hnsw.ef_search`, `SET hnsw.exact_search`.
     vector_search: crate::exec::context::VectorSearchSettings,
     /// `PRAGMA busy_timeout`: how long this connection waits for the writer slot, overriding
@@ -193,6 +195,12 @@ impl Session {
     /// A fresh execution context; clears an interrupt left from before this statement.
     fn exec_context(&self, source: PageSource, params: Vec<Value>) -> ExecContext {
         self.interrupt.store(false, Ordering::Relaxed);
+        let time_zone = self
+            .state
+            .borrow()
+            .time_zone
+            .clone()
+            .unwrap_or(jiff::tz::TimeZone::UTC);
         let operator_memory =
             (self.state.borrow().work_mem).unwrap_or(self.db.options.operator_memory);
         let sequence_values = self.state.borrow().sequence_values.clone();
@@ -203,6 +211,7 @@ impl Session {
             )
             .with_sequence_values(sequence_values)
             .with_vector_search(self.state.borrow().vector_search)
+            .with_time_zone(time_zone)
     }
 
     /// Runs every statement of `sql` in order (no parameters), discarding any rows, and
@@ -240,9 +249,19 @@ impl Session {
         self.prepare_ast(sql, ast)
     }
 
+    /// Makes this session's time zone the one casts and value formatting on this thread use
+    /// (see [`crate::types::timezone`]): called before binding (literals are converted
+    /// then) and before running a statement.
+    fn install_time_zone(&self) {
+        const UTC: jiff::tz::TimeZone = jiff::tz::TimeZone::UTC;
+        let state = self.state.borrow();
+        crate::types::timezone::install_session_zone(state.time_zone.as_ref().unwrap_or(&UTC));
+    }
+
     fn prepare_ast(&self, sql: &str, ast: sqlparser::ast::Statement) -> Result<Box<Prepared>> {
         let source = self.read_source()?;
         let catalog = self.db.catalog_for(&source)?;
+        self.install_time_zone();
         let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog, &source);
         let rules = table_rules(&bound, &catalog)?;
         let foreign_keys = foreign_key_rules(&bound, &catalog);
@@ -319,6 +338,7 @@ impl Session {
     fn refresh(&self, prepared: &mut Prepared, source: &PageSource) -> Result<()> {
         let catalog = self.db.catalog_for(source)?;
         if catalog.version != prepared.catalog.version {
+            self.install_time_zone();
             prepared.bound = self.optimize(bind::bind(&prepared.ast, &catalog)?, &catalog, source);
             prepared.rules = table_rules(&prepared.bound, &catalog)?;
             prepared.foreign_keys = foreign_key_rules(&prepared.bound, &catalog);

@@ -9,6 +9,17 @@ use crate::storage::pager::Synchronous;
 use crate::types::Value;
 
 impl Session {
+    /// The session's time zone as `SHOW timezone` reports it (`UTC` until `SET TIME ZONE`):
+    /// what a wire server reports as the `TimeZone` parameter.
+    pub fn time_zone(&self) -> String {
+        self.state
+            .borrow()
+            .settings
+            .get("timezone")
+            .cloned()
+            .unwrap_or_else(|| "UTC".to_string())
+    }
+
     pub(super) fn setting(
         &self,
         name: &str,
@@ -88,6 +99,15 @@ impl Session {
                 })?;
                 self.state.borrow_mut().vector_search.exact = exact;
             }
+            let value = if name == "timezone" {
+                let (shown, zone) = crate::types::timezone::parse_zone_setting(&value)
+                    .map_err(|error| Error::new(error.sqlstate(), error.to_string()))?;
+                self.state.borrow_mut().time_zone = Some(zone);
+                self.install_time_zone();
+                shown
+            } else {
+                value
+            };
             if name == "work_mem" {
                 let bytes =
                     crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {
@@ -112,6 +132,7 @@ impl Session {
             }
             .to_string(),
             "journal_mode" => "wal".to_string(),
+            "timezone" => self.time_zone(),
             "page_size" => pager.page_size().to_string(),
             "cache_size" => pager.cache_pages().to_string(),
             "busy_timeout" => self.busy_timeout().as_millis().to_string(),

@@ -47,6 +47,7 @@ impl RowStream {
             // so that a statement whose rows are already computed (a sort's output, a
             // RETURNING list) still stops between batches when cancelled.
             ctx.check_interrupt()?;
+            ctx.install_time_zone();
             match operator.next(ctx)? {
                 Some(batch) => {
                     self.batch = batch;

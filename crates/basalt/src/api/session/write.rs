@@ -246,6 +246,7 @@ impl Session {
                     let ast = crate::sql::parse_one(&sql).map_err(|e| Error::syntax(&e, &sql))?;
                     let source = PageSource::Write(write.clone());
                     let catalog = self.db.catalog_for(&source)?;
+                    self.install_time_zone();
                     let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog, &source);
                     let rules = table_rules(&bound, &catalog)?;
                     let BoundStatement::Modify(plan) = &bound.statement else {

@@ -29,6 +29,8 @@ use super::Operator;
 enum Step {
     Integer(i64),
     Interval(Interval),
+    /// A timestamptz series' step: days and months move the session zone's wall clock.
+    ZonedInterval(Interval),
 }
 
 /// One input row's series, as far as it has been produced. Timestamps are their
@@ -72,6 +74,17 @@ impl Series {
                     ascending: step.span() > 0,
                 })
             }
+            (Value::TimestampTz(start), Value::TimestampTz(stop), Value::Interval(step)) => {
+                if step.span() == 0 {
+                    return Err(zero_step());
+                }
+                Some(Series {
+                    next: Some(start),
+                    stop,
+                    step: Step::ZonedInterval(step),
+                    ascending: step.span() > 0,
+                })
+            }
             (Value::Null, _, _) | (_, Value::Null, _) | (_, _, Value::Null) => None,
             other => {
                 return Err(ExecError::internal(format!(
@@ -94,6 +107,9 @@ impl Series {
             (None, _) => None,
             (Some(value), Step::Integer(step)) => value.checked_add(step),
             (Some(value), Step::Interval(step)) => Some(add_to_timestamp(value, step)?),
+            (Some(value), Step::ZonedInterval(step)) => {
+                Some(crate::types::timezone::add_interval(value, step)?)
+            }
         };
         Ok(value)
     }
@@ -127,10 +143,10 @@ impl GenerateSeries {
     /// The series of `start`, `stop` and `step` (expressions over `input`'s rows: INTEGER,
     /// or TIMESTAMP start and stop with an INTERVAL step).
     pub fn new(input: Box<dyn Operator>, start: Expr, stop: Expr, step: Option<Expr>) -> Self {
-        let data_type = if start.data_type() == DataType::Timestamp {
-            DataType::Timestamp
-        } else {
-            DataType::Integer
+        let data_type = match start.data_type() {
+            DataType::Timestamp => DataType::Timestamp,
+            DataType::TimestampTz => DataType::TimestampTz,
+            _ => DataType::Integer,
         };
         GenerateSeries {
             input,
@@ -234,10 +250,10 @@ impl Operator for GenerateSeries {
 fn output(input: &Batch, rows: &[u32], values: Vec<i64>, data_type: DataType) -> Batch {
     let mut batch = input.gather(rows);
     batch.columns.push(ColumnVector {
-        data: if data_type == DataType::Timestamp {
-            ColumnData::Timestamp(values)
-        } else {
-            ColumnData::Integer(values)
+        data: match data_type {
+            DataType::Timestamp => ColumnData::Timestamp(values),
+            DataType::TimestampTz => ColumnData::TimestampTz(values),
+            _ => ColumnData::Integer(values),
         },
         nulls: Vec::new(),
     });

@@ -134,7 +134,8 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
             out.push(u8::from(values.get(row).copied().unwrap_or_default()));
         }
         (DataType::Integer, ColumnData::Integer(values))
-        | (DataType::Timestamp, ColumnData::Timestamp(values)) => {
+        | (DataType::Timestamp, ColumnData::Timestamp(values))
+        | (DataType::TimestampTz, ColumnData::TimestampTz(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
         }
         (DataType::Real, ColumnData::Real(values)) => {
@@ -171,7 +172,9 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
         // A vector of another type: convert through a value, as `ColumnVector::push` does.
         _ => match (data_type, column.get(row)) {
             (DataType::Boolean, Value::Boolean(v)) => out.push(u8::from(v)),
-            (DataType::Integer, Value::Integer(v)) | (DataType::Timestamp, Value::Timestamp(v)) => {
+            (DataType::Integer, Value::Integer(v))
+            | (DataType::Timestamp, Value::Timestamp(v))
+            | (DataType::TimestampTz, Value::TimestampTz(v)) => {
                 out.extend_from_slice(&v.to_le_bytes())
             }
             (DataType::Real, Value::Real(v)) => out.extend_from_slice(&v.to_le_bytes()),
@@ -208,7 +211,7 @@ fn decode_cell<'a>(
     Ok(match data_type {
         DataType::Null => Cell::Null,
         DataType::Boolean => Cell::Fixed(u64::from(take(bytes, position, 1)?[0])),
-        DataType::Integer | DataType::Real | DataType::Timestamp => {
+        DataType::Integer | DataType::Real | DataType::Timestamp | DataType::TimestampTz => {
             let mut fixed = [0u8; 8];
             fixed.copy_from_slice(take(bytes, position, 8)?);
             Cell::Fixed(u64::from_le_bytes(fixed))

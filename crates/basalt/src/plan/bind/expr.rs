@@ -346,6 +346,10 @@ impl Binder<'_> {
                 expr: source,
                 ..
             } => self.bind_extract(field, source, scope),
+            ast::Expr::AtTimeZone {
+                timestamp,
+                time_zone,
+            } => self.bind_at_time_zone(timestamp, time_zone, scope),
             ast::Expr::Tuple(_) => Err(BindError::unsupported("row values")),
             ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => {
                 Err(BindError::syntax("\"*\" is not allowed here"))

@@ -343,13 +343,17 @@ impl Binder<'_> {
                     _ => Err(BindError::syntax("iif needs three arguments")),
                 }
             }
-            "now"
-            | "current_timestamp"
-            | "localtimestamp"
-            | "transaction_timestamp"
-            | "statement_timestamp" => {
+            "now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp" => {
                 arity(0..=0)?;
                 Ok(Expr::CurrentTimestamp)
+            }
+            // The session zone's wall-clock time: timestamp without time zone.
+            "localtimestamp" => {
+                arity(0..=0)?;
+                Ok(Expr::Cast {
+                    operand: Box::new(Expr::CurrentTimestamp),
+                    to: DataType::Timestamp,
+                })
             }
             "current_date" => {
                 arity(0..=0)?;

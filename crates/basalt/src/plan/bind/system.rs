@@ -254,6 +254,7 @@ fn declared_type_name(column: &ColumnDef) -> String {
         "blob" | "bytea" => "bytea",
         "date" => "date",
         "timestamp" | "timestamp without time zone" => "timestamp without time zone",
+        "timestamptz" | "timestamp with time zone" => "timestamp with time zone",
         _ => column.data_type.name(),
     };
     name.to_string()

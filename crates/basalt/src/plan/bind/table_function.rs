@@ -97,9 +97,14 @@ impl Binder<'_> {
         let types: Vec<DataType> = bound.iter().map(Expr::data_type).collect();
         let expected: &[DataType] = match column_type {
             DataType::Timestamp => &[DataType::Timestamp, DataType::Timestamp, DataType::Interval],
+            DataType::TimestampTz => &[
+                DataType::TimestampTz,
+                DataType::TimestampTz,
+                DataType::Interval,
+            ],
             _ => &[DataType::Integer; 3],
         };
-        let arity = if column_type == DataType::Timestamp {
+        let arity = if matches!(column_type, DataType::Timestamp | DataType::TimestampTz) {
             3..=3
         } else {
             2..=3
@@ -184,9 +189,23 @@ impl Binder<'_> {
             !is_untyped(arg)
                 && matches!(
                     expr.data_type(),
-                    DataType::Date | DataType::Timestamp | DataType::Interval
+                    DataType::Date
+                        | DataType::Timestamp
+                        | DataType::TimestampTz
+                        | DataType::Interval
                 )
         });
+        // A timestamptz among the bounds makes the series one of instants, stepping in the
+        // session zone; the other bound converts as PostgreSQL's implicit cast does.
+        let instant = bound
+            .iter()
+            .zip(args)
+            .any(|(expr, &arg)| !is_untyped(arg) && expr.data_type() == DataType::TimestampTz);
+        let point_type = if instant {
+            DataType::TimestampTz
+        } else {
+            DataType::Timestamp
+        };
         let mut typed = Vec::with_capacity(bound.len());
         let mut written_types = Vec::with_capacity(bound.len());
         for (position, (expr, &arg)) in bound.into_iter().zip(args).enumerate() {
@@ -194,10 +213,14 @@ impl Binder<'_> {
             let converted = match (temporal, position) {
                 (false, _) => self.type_if_untyped(expr, arg, DataType::Integer)?,
                 (true, 2) => self.type_if_untyped(expr, arg, DataType::Interval)?,
-                (true, _) if expr.data_type() == DataType::Date && !is_untyped(arg) => {
-                    coerce(expr, DataType::Timestamp)
+                (true, _)
+                    if matches!(expr.data_type(), DataType::Date | DataType::Timestamp)
+                        && expr.data_type() != point_type
+                        && !is_untyped(arg) =>
+                {
+                    coerce(expr, point_type)
                 }
-                (true, _) => self.type_if_untyped(expr, arg, DataType::Timestamp)?,
+                (true, _) => self.type_if_untyped(expr, arg, point_type)?,
             };
             written_types.push(if is_untyped(arg) {
                 converted.data_type()
@@ -207,7 +230,7 @@ impl Binder<'_> {
             typed.push(converted);
         }
         let column_type = if temporal {
-            DataType::Timestamp
+            point_type
         } else {
             DataType::Integer
         };

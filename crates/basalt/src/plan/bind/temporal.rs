@@ -48,6 +48,24 @@ impl Binder<'_> {
     }
 }
 
+impl Binder<'_> {
+    /// `source AT TIME ZONE zone`: `timezone(zone, source)`, which turns a timestamptz into
+    /// the zone's local time and a timestamp (read as the zone's local time) into an
+    /// instant. An untyped source is a timestamptz, as PostgreSQL resolves it.
+    pub(super) fn bind_at_time_zone(
+        &mut self,
+        source: &ast::Expr,
+        zone: &ast::Expr,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let bound = self.bind_expr(source, scope)?;
+        let bound = self.type_if_untyped(bound, source, DataType::TimestampTz)?;
+        let bound_zone = self.bind_expr(zone, scope)?;
+        let bound_zone = self.type_if_untyped(bound_zone, zone, DataType::Text(None))?;
+        self.call_scalar("timezone", vec![bound_zone, bound])
+    }
+}
+
 /// [`temporal_signature`] of bound operands with their syntax (which says whether each is
 /// untyped).
 pub(super) fn temporal_operands(
@@ -90,7 +108,8 @@ pub(super) fn temporal_signature(
 fn untyped_operand(op: BinaryOp, known: DataType, untyped_on_right: bool) -> Option<DataType> {
     Some(match (op, known) {
         // timestamp + interval and interval + timestamp are the only `+` with a timestamp.
-        (BinaryOp::Add, DataType::Timestamp) => DataType::Interval,
+        (BinaryOp::Add, DataType::Timestamp | DataType::TimestampTz) => DataType::Interval,
+        (BinaryOp::Subtract, DataType::TimestampTz) => DataType::TimestampTz,
         // timestamp - timestamp exists, so the untyped side is a timestamp.
         (BinaryOp::Subtract, DataType::Timestamp) => DataType::Timestamp,
         (BinaryOp::Add | BinaryOp::Subtract, DataType::Interval) => DataType::Interval,

@@ -223,6 +223,7 @@ fn sql_type(data_type: DataType) -> Option<ast::DataType> {
         DataType::Blob => ast::DataType::Bytea,
         DataType::Date => ast::DataType::Date,
         DataType::Timestamp => ast::DataType::Timestamp(None, ast::TimezoneInfo::None),
+        DataType::TimestampTz => ast::DataType::Timestamp(None, ast::TimezoneInfo::Tz),
         DataType::Interval => ast::DataType::Interval {
             fields: None,
             precision: None,

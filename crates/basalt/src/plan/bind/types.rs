@@ -50,6 +50,8 @@ pub(super) fn castable(from: DataType, to: DataType) -> bool {
             (from, to),
             (Date, Timestamp)
                 | (Timestamp, Date)
+                | (Date | Timestamp, TimestampTz)
+                | (TimestampTz, Date | Timestamp)
                 | (Text(_), Blob)
                 | (Json, Jsonb)
                 | (Jsonb, Json)
@@ -168,6 +170,9 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<DataType, BindError>
         | T::Bytes(_) => DataType::Blob,
         T::Bool | T::Boolean => DataType::Boolean,
         T::Date => DataType::Date,
+        T::Timestamp(_, ast::TimezoneInfo::Tz | ast::TimezoneInfo::WithTimeZone) => {
+            DataType::TimestampTz
+        }
         T::Timestamp(_, _) | T::Datetime(_) | T::TimestampNtz(_) => DataType::Timestamp,
         T::Interval {
             fields: None,

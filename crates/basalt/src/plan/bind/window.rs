@@ -501,7 +501,10 @@ impl Binder<'_> {
                     DataType::Integer => DataType::Integer,
                     DataType::Real => DataType::Real,
                     // PostgreSQL's in_range for date, timestamp and interval keys.
-                    DataType::Date | DataType::Timestamp | DataType::Interval => DataType::Interval,
+                    DataType::Date
+                    | DataType::Timestamp
+                    | DataType::TimestampTz
+                    | DataType::Interval => DataType::Interval,
                     other => {
                         return Err(BindError::unsupported(format!(
                             "RANGE with offset PRECEDING/FOLLOWING for column type {other}"

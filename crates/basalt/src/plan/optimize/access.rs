@@ -53,6 +53,7 @@ fn exact_key_order(data_type: DataType) -> bool {
             | DataType::Blob
             | DataType::Date
             | DataType::Timestamp
+            | DataType::TimestampTz
             | DataType::Interval
             | DataType::Uuid
     )

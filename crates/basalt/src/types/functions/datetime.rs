@@ -12,14 +12,77 @@ use crate::types::datetime::{
     DayTime, Fields, MICROS_PER_SECOND, date_from_days, days_from_civil, days_in_month,
     iso_day_of_week, iso_week,
 };
-use crate::types::{DataType, TypeError, Value};
+use crate::types::{DataType, TypeError, Value, timezone};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("date_part", date_part_type, date_part),
     function!("extract", date_part_type, date_part),
     function!("date_trunc", date_trunc_type, date_trunc),
     function!("make_date", make_date_type, make_date),
+    function!("timezone", timezone_type, at_time_zone),
+    // Volatile: the clock is read at each call, unlike now() (once per statement).
+    function!("clock_timestamp", clock_timestamp_type, clock_timestamp, strict: true, volatile: true),
 ];
+
+fn clock_timestamp_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[], &[])?;
+    Ok(DataType::TimestampTz)
+}
+
+/// `clock_timestamp()`: the system clock when the call runs, as a timestamptz.
+fn clock_timestamp(args: &[Value]) -> Result<Value, TypeError> {
+    strict_nulls("clock_timestamp", args, 0, 0)?;
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX)
+        });
+    Ok(Value::TimestampTz(micros))
+}
+
+/// `timezone(zone, timestamptz)` is a timestamp, `timezone(zone, timestamp)` a timestamptz;
+/// the zone is a name or an interval (an offset east of UTC).
+fn timezone_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text, Param::Temporal], &[])
+        .or_else(|_| check_args(name, args, &[Param::Interval, Param::Temporal], &[]))?;
+    Ok(match args.get(1) {
+        Some(DataType::TimestampTz) => DataType::Timestamp,
+        _ => DataType::TimestampTz,
+    })
+}
+
+/// `source AT TIME ZONE zone` (PostgreSQL's `timezone(zone, source)`).
+fn at_time_zone(args: &[Value]) -> Result<Value, TypeError> {
+    if strict_nulls("timezone", args, 2, 2)? {
+        return Ok(Value::Null);
+    }
+    let zone = match args.first() {
+        Some(Value::Interval(interval)) => {
+            if interval.months() != 0 || interval.days() != 0 {
+                return Err(TypeError::InvalidArgument(format!(
+                    "interval time zone \"{interval}\" must not include months or days"
+                )));
+            }
+            timezone::fixed(interval.micros() / MICROS_PER_SECOND).ok_or_else(|| {
+                TypeError::InvalidArgument(format!(
+                    "interval time zone \"{interval}\" out of range"
+                ))
+            })?
+        }
+        _ => timezone::zone_named(text_arg("timezone", args, 0)?)?,
+    };
+    match args.get(1) {
+        Some(Value::TimestampTz(utc)) => Ok(Value::Timestamp(timezone::utc_to_local(&zone, *utc)?)),
+        Some(Value::Timestamp(local)) => {
+            Ok(Value::TimestampTz(timezone::local_to_utc(&zone, *local)?))
+        }
+        Some(Value::Date(days)) => Ok(Value::TimestampTz(timezone::local_to_utc(
+            &zone,
+            crate::types::datetime::date_to_timestamp(*days)?,
+        )?)),
+        _ => Err(TypeError::undefined_function("timezone", args)),
+    }
+}
 
 fn date_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text, Param::Temporal], &[])
@@ -27,9 +90,16 @@ fn date_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> 
     Ok(DataType::Real)
 }
 
+/// `date_trunc(unit, source)`, and PostgreSQL's `date_trunc(unit, timestamptz, zone)`,
+/// which truncates in `zone` instead of the session's (a timestamp or date source is read
+/// in the session zone first, as PostgreSQL's implicit cast to timestamptz does).
 fn date_trunc_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(name, args, &[Param::Text, Param::Temporal], &[])?;
-    Ok(DataType::Timestamp)
+    check_args(name, args, &[Param::Text, Param::Temporal], &[Param::Text])?;
+    Ok(match args.get(1) {
+        Some(DataType::TimestampTz) => DataType::TimestampTz,
+        _ if args.len() == 3 => DataType::TimestampTz,
+        _ => DataType::Timestamp,
+    })
 }
 
 fn make_date_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
@@ -58,6 +128,10 @@ enum Unit {
     Century,
     Millennium,
     Epoch,
+    /// The session zone's offset in seconds (timestamptz only), and its parts.
+    Timezone,
+    TimezoneHour,
+    TimezoneMinute,
 }
 
 fn parse_unit(name: &str) -> Result<Unit, TypeError> {
@@ -80,6 +154,9 @@ fn parse_unit(name: &str) -> Result<Unit, TypeError> {
         "century" | "centuries" => Unit::Century,
         "millennium" | "millennia" | "millenniums" => Unit::Millennium,
         "epoch" => Unit::Epoch,
+        "timezone" => Unit::Timezone,
+        "timezone_h" | "timezone_hour" => Unit::TimezoneHour,
+        "timezone_m" | "timezone_minute" => Unit::TimezoneMinute,
         _ => {
             return Err(TypeError::InvalidArgument(format!(
                 "unit \"{name}\" not recognized"
@@ -88,12 +165,40 @@ fn parse_unit(name: &str) -> Result<Unit, TypeError> {
     })
 }
 
-/// The argument at `i` as a split day/time (a date is its midnight).
+/// The argument at `i` as a split day/time (a date is its midnight, a timestamptz its
+/// local time in the session zone).
 fn point_arg(name: &str, args: &[Value], i: usize) -> Result<DayTime, TypeError> {
+    point_in(name, args, i, &timezone::session_zone())
+}
+
+/// [`point_arg`], a timestamptz read on `zone`'s clock.
+fn point_in(
+    name: &str,
+    args: &[Value],
+    i: usize,
+    zone: &jiff::tz::TimeZone,
+) -> Result<DayTime, TypeError> {
     match args.get(i) {
         Some(Value::Date(days)) => Ok(DayTime::from_date(*days)),
         Some(Value::Timestamp(micros)) => Ok(DayTime::from_timestamp(*micros)),
+        Some(Value::TimestampTz(utc)) => {
+            Ok(DayTime::from_timestamp(timezone::utc_to_local(zone, *utc)?))
+        }
         _ => Err(TypeError::undefined_function(name, args)),
+    }
+}
+
+/// The session zone's offset at the timestamptz argument at `i`, in seconds east; `None`
+/// for a date or timestamp, which have no zone.
+fn offset_arg(args: &[Value], i: usize) -> Option<i64> {
+    offset_in(args, i, &timezone::session_zone())
+}
+
+/// [`offset_arg`] in `zone`.
+fn offset_in(args: &[Value], i: usize, zone: &jiff::tz::TimeZone) -> Option<i64> {
+    match args.get(i) {
+        Some(Value::TimestampTz(utc)) => Some(timezone::offset_at(zone, *utc)),
+        _ => None,
     }
 }
 
@@ -119,6 +224,7 @@ fn date_part(args: &[Value]) -> Result<Value, TypeError> {
     }
     let unit = parse_unit(text_arg("date_part", args, 0)?)?;
     let point = point_arg("date_part", args, 1)?;
+    let offset = offset_arg(args, 1);
     let f = Fields::of(point);
     let year = pg_year(f.year);
     let whole = |n: i64| n as f64;
@@ -154,7 +260,25 @@ fn date_part(args: &[Value]) -> Result<Value, TypeError> {
         } else {
             -((999 - (year - 1)) / 1000)
         }),
-        Unit::Epoch => whole(point.days) * 86_400.0 + whole(point.micros) / 1e6,
+        // A timestamptz's epoch counts from 1970-01-01 UTC, not from its local time.
+        Unit::Epoch => {
+            whole(point.days) * 86_400.0 + whole(point.micros) / 1e6
+                - offset.map_or(0.0, |offset| offset as f64)
+        }
+        Unit::Timezone | Unit::TimezoneHour | Unit::TimezoneMinute => {
+            let Some(offset) = offset else {
+                return Err(TypeError::FeatureNotSupported(format!(
+                    "unit \"{}\" not supported for type {}",
+                    text_arg("date_part", args, 0)?,
+                    args.get(1).map_or(DataType::Null, Value::data_type)
+                )));
+            };
+            whole(match unit {
+                Unit::Timezone => offset,
+                Unit::TimezoneHour => offset / 3600,
+                _ => offset / 60 % 60,
+            })
+        }
     };
     Ok(Value::Real(value))
 }
@@ -163,11 +287,31 @@ fn date_part(args: &[Value]) -> Result<Value, TypeError> {
 /// `source`. Weeks start on Monday; decades at years divisible by 10; centuries and
 /// millennia at years ending in 01 and 001 (PostgreSQL's convention).
 fn date_trunc(args: &[Value]) -> Result<Value, TypeError> {
-    if strict_nulls("date_trunc", args, 2, 2)? {
+    if strict_nulls("date_trunc", args, 2, 3)? {
         return Ok(Value::Null);
     }
     let unit = parse_unit(text_arg("date_trunc", args, 0)?)?;
-    let point = point_arg("date_trunc", args, 1)?;
+    // The three-argument form: a timestamptz truncated on `zone`'s clock.
+    let (zone, args) = match args.get(2) {
+        None => (timezone::session_zone(), args.to_vec()),
+        Some(_) => {
+            let zone = timezone::zone_named(text_arg("date_trunc", args, 2)?)?;
+            let source = match args.get(1) {
+                Some(source @ (Value::Timestamp(_) | Value::Date(_))) => {
+                    crate::types::cast(source, DataType::TimestampTz)?
+                }
+                Some(source) => source.clone(),
+                None => Value::Null,
+            };
+            (
+                zone,
+                vec![args.first().cloned().unwrap_or(Value::Null), source],
+            )
+        }
+    };
+    let args = args.as_slice();
+    let point = point_in("date_trunc", args, 1, &zone)?;
+    let offset = offset_in(args, 1, &zone);
     let f = Fields::of(point);
     let floor_to = |step: i64| DayTime {
         days: point.days,
@@ -194,13 +338,48 @@ fn date_trunc(args: &[Value]) -> Result<Value, TypeError> {
         Unit::Decade => first_of(f.year.div_euclid(10) * 10, 1),
         Unit::Century => first_of((f.year - 1).div_euclid(100) * 100 + 1, 1),
         Unit::Millennium => first_of((f.year - 1).div_euclid(1000) * 1000 + 1, 1),
-        Unit::DayOfWeek | Unit::IsoDayOfWeek | Unit::DayOfYear | Unit::IsoYear | Unit::Epoch => {
+        Unit::DayOfWeek
+        | Unit::IsoDayOfWeek
+        | Unit::DayOfYear
+        | Unit::IsoYear
+        | Unit::Epoch
+        | Unit::Timezone
+        | Unit::TimezoneHour
+        | Unit::TimezoneMinute => {
             return Err(TypeError::InvalidArgument(format!(
                 "unit \"{unit:?}\" not supported for date_trunc"
             )));
         }
     };
-    Ok(Value::Timestamp(truncated.to_timestamp()?))
+    let local = truncated.to_timestamp()?;
+    Ok(match offset {
+        None => Value::Timestamp(local),
+        // As PostgreSQL's timestamptz_trunc: a truncation to a day or longer is a local
+        // midnight, resolved in the session zone (its offset may differ across a DST
+        // change); a shorter one keeps the instant's own offset.
+        Some(offset) => {
+            let whole_days = matches!(
+                unit,
+                Unit::Day
+                    | Unit::Week
+                    | Unit::Month
+                    | Unit::Quarter
+                    | Unit::Year
+                    | Unit::Decade
+                    | Unit::Century
+                    | Unit::Millennium
+            );
+            Value::TimestampTz(if whole_days {
+                timezone::local_to_utc(&zone, local)?
+            } else {
+                local.checked_sub(offset * MICROS_PER_SECOND).ok_or(
+                    TypeError::DatetimeOutOfRange {
+                        type_name: "timestamp with time zone",
+                    },
+                )?
+            })
+        }
+    })
 }
 
 /// `make_date(year, month, day)`: negative years are BC (−1 is 1 BC); year 0 and invalid

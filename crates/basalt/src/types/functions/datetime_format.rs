@@ -26,9 +26,9 @@
 //! template match any one non-alphanumeric character of the input; an input that does not fit
 //! is 22007, a field out of range (month 13, February 30, hour 13 with `HH12`) 22008.
 //!
-//! PostgreSQL's `to_timestamp` returns `timestamp with time zone`; Basalt's TIMESTAMP has no
-//! time zone, so both forms produce a TIMESTAMP read as UTC: `to_timestamp(0)` is
-//! `1970-01-01 00:00:00`.
+//! `to_timestamp` returns a TIMESTAMPTZ, as PostgreSQL's: `to_timestamp(seconds)` is that
+//! instant after the Unix epoch, `to_timestamp(text, template)` reads the fields as the
+//! session zone's wall-clock time (a template has no zone fields).
 
 use super::{Param, ScalarFunction, check_args, real_arg, strict_nulls, text_arg};
 use crate::types::datetime::{
@@ -59,7 +59,7 @@ fn to_timestamp_type(name: &str, args: &[DataType]) -> Result<DataType, TypeErro
     } else {
         check_args(name, args, &[Param::Text, Param::Text], &[])?;
     }
-    Ok(DataType::Timestamp)
+    Ok(DataType::TimestampTz)
 }
 
 fn to_date_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
@@ -324,6 +324,10 @@ fn to_char(args: &[Value]) -> Result<Value, TypeError> {
     let point = match args.first() {
         Some(Value::Date(days)) => DayTime::from_date(*days),
         Some(Value::Timestamp(micros)) => DayTime::from_timestamp(*micros),
+        // A timestamptz is formatted on the session zone's clock.
+        Some(Value::TimestampTz(utc)) => DayTime::from_timestamp(
+            crate::types::timezone::utc_to_local(&crate::types::timezone::session_zone(), *utc)?,
+        ),
         Some(Value::Integer(_) | Value::Real(_)) => {
             return super::number_format::to_char_number(args);
         }
@@ -513,7 +517,12 @@ fn to_timestamp(args: &[Value]) -> Result<Value, TypeError> {
         let input = text_arg("to_timestamp", args, 0)?;
         let template = text_arg("to_timestamp", args, 1)?;
         let point = parse_by_template(input, template, "timestamp")?;
-        return Ok(Value::Timestamp(point.to_timestamp()?));
+        // The fields are the session zone's wall-clock time, as PostgreSQL reads them.
+        let zone = crate::types::timezone::session_zone();
+        return Ok(Value::TimestampTz(crate::types::timezone::local_to_utc(
+            &zone,
+            point.to_timestamp()?,
+        )?));
     }
     let seconds = real_arg("to_timestamp", args, 0)?;
     let micros = (seconds * 1e6).round();
@@ -523,7 +532,7 @@ fn to_timestamp(args: &[Value]) -> Result<Value, TypeError> {
             type_name: "timestamp",
         });
     }
-    Ok(Value::Timestamp(micros as i64))
+    Ok(Value::TimestampTz(micros as i64))
 }
 
 /// `to_date(text, template)`.
@@ -545,6 +554,11 @@ mod tests {
 
     fn ts(s: &str) -> Value {
         cast(&t(s), DataType::Timestamp).unwrap()
+    }
+
+    /// A timestamptz read in the session zone (UTC on a test thread).
+    fn tstz(s: &str) -> Value {
+        cast(&t(s), DataType::TimestampTz).unwrap()
     }
 
     #[test]
@@ -615,28 +629,28 @@ mod tests {
         let parse = |input: &str, template: &str| call("to_timestamp", &[t(input), t(template)]);
         assert_eq!(
             parse("2024-05-08 14:05:09", "YYYY-MM-DD HH24:MI:SS"),
-            Ok(ts("2024-05-08 14:05:09"))
+            Ok(tstz("2024-05-08 14:05:09"))
         );
         assert_eq!(
             parse("08 May 2024 2:05 PM", "DD Mon YYYY HH12:MI AM"),
-            Ok(ts("2024-05-08 14:05"))
+            Ok(tstz("2024-05-08 14:05"))
         );
         assert_eq!(
             parse("Wednesday, 8 may 2024", "Day, DD Month YYYY"),
-            Ok(ts("2024-05-08"))
+            Ok(tstz("2024-05-08"))
         );
         assert_eq!(
             parse("2024-05-08 14:05:09.5", "YYYY-MM-DD HH24:MI:SS.MS"),
-            Ok(ts("2024-05-08 14:05:09.5"))
+            Ok(tstz("2024-05-08 14:05:09.5"))
         );
         assert_eq!(parse("2024-13-01", "YYYY-MM-DD"), Err("22008"));
         assert_eq!(parse("2023-02-29", "YYYY-MM-DD"), Err("22008"));
         assert_eq!(parse("13:00 PM", "HH12:MI AM"), Err("22008"));
         assert_eq!(parse("abcd", "YYYY"), Err("22007"));
-        assert_eq!(call("to_timestamp", &[r(0.0)]), Ok(ts("1970-01-01")));
+        assert_eq!(call("to_timestamp", &[r(0.0)]), Ok(tstz("1970-01-01")));
         assert_eq!(
             call("to_timestamp", &[r(1_700_000_000.5)]),
-            Ok(ts("2023-11-14 22:13:20.5"))
+            Ok(tstz("2023-11-14 22:13:20.5"))
         );
         assert_eq!(call("to_timestamp", &[r(f64::NAN)]), Err("22008"));
         assert_eq!(call("to_timestamp", &[r(1e300)]), Err("22008"));

@@ -121,6 +121,10 @@ fn instant_arg(args: &[Value], i: usize) -> Result<i64, TypeError> {
     match args.get(i) {
         Some(Value::Timestamp(micros)) => Ok(*micros),
         Some(Value::Date(days)) => crate::types::datetime::date_to_timestamp(*days),
+        // age(timestamptz, ...) counts calendar fields on the session zone's clock.
+        Some(Value::TimestampTz(utc)) => {
+            crate::types::timezone::utc_to_local(&crate::types::timezone::session_zone(), *utc)
+        }
         _ => Err(TypeError::undefined_function("age", args)),
     }
 }

@@ -156,7 +156,7 @@ impl Param {
                 Param::Integer => t == T::Integer,
                 Param::Text => t.is_text(),
                 Param::Bytes => matches!(t, T::Text(_) | T::Blob),
-                Param::Temporal => matches!(t, T::Date | T::Timestamp),
+                Param::Temporal => matches!(t, T::Date | T::Timestamp | T::TimestampTz),
                 Param::Interval => t == T::Interval,
                 Param::Json => t == T::Json,
                 Param::Jsonb => t == T::Jsonb,

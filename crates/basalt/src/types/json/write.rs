@@ -259,6 +259,9 @@ pub fn push_value(value: &Value, out: &mut String) {
         Value::Timestamp(micros) => {
             push_string(&format_timestamp(*micros).replacen(' ', "T", 1), out)
         }
+        Value::TimestampTz(micros) => {
+            push_string(&crate::types::timezone::json_timestamptz(*micros), out)
+        }
         // PostgreSQL appends a json value's text verbatim, whitespace and all.
         Value::Json(text) | Value::Jsonb(text) => out.push_str(text),
     }

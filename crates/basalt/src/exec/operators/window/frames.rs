@@ -99,6 +99,9 @@ enum Axis {
     Number,
     /// Dates and timestamps as microseconds, moved by timestamp-interval arithmetic.
     Timestamp,
+    /// Timestamptz instants as microseconds, moved as `timestamptz ± interval` is (days and
+    /// months on the session zone's calendar).
+    Instant,
     /// Intervals by their comparison value (`Interval::span`), moved by an interval's span:
     /// the span of a sum is the sum of the spans.
     Interval,
@@ -300,6 +303,7 @@ impl PartitionShape {
         let mut non_null = (0, 0);
         let axis = match range_key.map(|(vector, _)| &vector.data) {
             Some(ColumnData::Date(_) | ColumnData::Timestamp(_)) => Axis::Timestamp,
+            Some(ColumnData::TimestampTz(_)) => Axis::Instant,
             Some(ColumnData::Interval(_)) => Axis::Interval,
             _ => Axis::Number,
         };
@@ -318,7 +322,7 @@ impl PartitionShape {
                             ColumnData::Date(values) => {
                                 Number::Integer(i128::from(values[row]) * MICROS_PER_DAY)
                             }
-                            ColumnData::Timestamp(values) => {
+                            ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => {
                                 Number::Integer(i128::from(values[row]))
                             }
                             ColumnData::Interval(values) => Number::Integer(values[row].span()),
@@ -359,7 +363,7 @@ impl PartitionShape {
         let step = match (self.axis, offset) {
             (_, Offset::Number(step)) => step,
             (Axis::Interval | Axis::Number, Offset::Interval(step)) => Number::Integer(step.span()),
-            (Axis::Timestamp, Offset::Interval(step)) => {
+            (Axis::Timestamp | Axis::Instant, Offset::Interval(step)) => {
                 return self.shift_timestamp(value, step, following);
             }
         };
@@ -385,10 +389,14 @@ impl PartitionShape {
         let Ok(original) = i64::try_from(original) else {
             return edge;
         };
-        let moved = if following != self.descending {
-            add_to_timestamp(original, step)
-        } else {
-            subtract_from_timestamp(original, step)
+        let forward = following != self.descending;
+        let moved = match (self.axis, forward) {
+            (Axis::Instant, true) => crate::types::timezone::add_interval(original, step),
+            (Axis::Instant, false) => step
+                .checked_neg()
+                .and_then(|back| crate::types::timezone::add_interval(original, back)),
+            (_, true) => add_to_timestamp(original, step),
+            (_, false) => subtract_from_timestamp(original, step),
         };
         match moved {
             Ok(moved) if self.descending => Number::Integer(-i128::from(moved)),
