@@ -653,3 +653,33 @@ fn overwrite_in_place_when_values_fit() {
     assert_eq!(leaf.value(4, 1).unwrap(), ValueRef::Null);
     assert_eq!(leaf.heap_bytes(0..5).unwrap(), leaf.live_heap_bytes());
 }
+
+/// `remove_bit` (a byte at a time) against moving the bits down one by one, over bitmaps of
+/// every length to three words, every position, every start byte and mixed patterns.
+#[test]
+fn removing_a_bit_shifts_the_bits_above_it() {
+    use super::super::table_leaf_write::remove_bit;
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for rows in 1..=200usize {
+        for position in 0..rows {
+            for offset in [0usize, 3] {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let mut bytes = vec![0u8; offset + rows.div_ceil(8) + 2];
+                for row in 0..rows {
+                    let on = (state >> (row % 61)) & 1 == 1 || row % 7 == 3;
+                    set_bit(&mut bytes, offset, row, on);
+                }
+                let mut expected = bytes.clone();
+                for row in position..rows - 1 {
+                    let null = bit(&expected, offset, row + 1);
+                    set_bit(&mut expected, offset, row, null);
+                }
+                set_bit(&mut expected, offset, rows - 1, false);
+                remove_bit(&mut bytes, offset, position, rows);
+                assert_eq!(bytes, expected, "rows {rows}, position {position}");
+            }
+        }
+    }
+}
