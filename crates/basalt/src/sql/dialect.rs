@@ -111,6 +111,22 @@ fn vector_operator(parser: &Parser<'_>) -> Option<(&'static str, usize)> {
     }
 }
 
+/// `expr op right`, parsing `right` at `precedence` (the operator's tokens already taken).
+fn right_operand(
+    parser: &mut Parser<'_>,
+    expr: &Expr,
+    precedence: u8,
+    op: BinaryOperator,
+) -> Result<Expr, ParserError> {
+    parser
+        .parse_subexpr(precedence)
+        .map(|right| Expr::BinaryOp {
+            left: Box::new(expr.clone()),
+            op,
+            right: Box::new(right),
+        })
+}
+
 /// Whether the next token, met after an operand, is a bare `?`: jsonb's key-exists operator
 /// (PostgreSQL's "any other operator" precedence), since a placeholder is an operand and
 /// cannot directly follow another one. `doc ? ?` is the operator with a placeholder key.
@@ -553,15 +569,12 @@ impl Dialect for BasaltDialect {
             for _ in 0..tokens {
                 parser.advance_token();
             }
-            return Some(
-                parser
-                    .parse_subexpr(precedence)
-                    .map(|right| Expr::BinaryOp {
-                        left: Box::new(expr.clone()),
-                        op: BinaryOperator::Custom(op.to_string()),
-                        right: Box::new(right),
-                    }),
-            );
+            return Some(right_operand(
+                parser,
+                expr,
+                precedence,
+                BinaryOperator::Custom(op.to_string()),
+            ));
         }
         if is_isnull_word(&parser.peek_token_ref().token) {
             parser.advance_token();
@@ -569,15 +582,12 @@ impl Dialect for BasaltDialect {
         }
         if key_exists_operator(&parser.peek_token_ref().token) {
             parser.advance_token();
-            return Some(
-                parser
-                    .parse_subexpr(precedence)
-                    .map(|right| Expr::BinaryOp {
-                        left: Box::new(expr.clone()),
-                        op: BinaryOperator::Question,
-                        right: Box::new(right),
-                    }),
-            );
+            return Some(right_operand(
+                parser,
+                expr,
+                precedence,
+                BinaryOperator::Question,
+            ));
         }
         if let Some(result) = parse_in_table(parser, expr) {
             return Some(result);

@@ -415,10 +415,9 @@ fn a_commit_that_changes_no_header_field_leaves_page_zero_alone() {
         ..options()
     };
     let store = Store::open_with_vfs(&vfs, path, options).unwrap();
-    let mut txn = store.begin_write().unwrap();
-    let page_no = txn.allocate_page().unwrap();
-    write_value(&mut txn, page_no, 1);
-    txn.commit().unwrap();
+    // The first page a new database allocates is page 1.
+    commit_pages(&store, 1, 1);
+    let page_no = 1;
     let allocated = store.pager().log_frames();
     assert_eq!(
         allocated, 2,
