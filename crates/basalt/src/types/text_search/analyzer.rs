@@ -194,8 +194,9 @@ impl Analyzer {
     /// (the columns of one document) can be numbered as one.
     pub fn analyze(&self, text: &str, first_position: u32, out: &mut Vec<Token>) -> u32 {
         let mut position = first_position;
+        let mut lower = String::new();
         for (start, word) in text.unicode_word_indices() {
-            if let Some(term) = self.term(word) {
+            if let Some(term) = self.with_term(word, &mut lower, str::to_owned) {
                 out.push(Token {
                     term,
                     position,
@@ -226,15 +227,53 @@ impl Analyzer {
         next.is_some()
     }
 
-    /// The term one word becomes, `None` for a stop word.
-    pub fn term(&self, word: &str) -> Option<String> {
-        let lower = word.to_lowercase();
-        if self.stop_words.contains(&lower) {
+    /// The terms [`Analyzer::analyze_texts`] would make of the texts, each given to `sink`
+    /// with its position instead of kept as a [`Token`]: no allocation per word for ASCII
+    /// text (the bulk build of an index, where a `String` per token was a quarter of the
+    /// work). Returns whether any text was there.
+    pub fn each_term_of_texts<'t>(
+        &self,
+        texts: impl IntoIterator<Item = Option<&'t str>>,
+        sink: &mut dyn FnMut(&str, u32),
+    ) -> bool {
+        let mut next: Option<u32> = None;
+        let mut lower = String::new();
+        for text in texts.into_iter().flatten() {
+            let mut position = next.map_or(0, |after| after.saturating_add(COLUMN_GAP));
+            for word in text.unicode_words() {
+                self.with_term(word, &mut lower, |term| sink(term, position));
+                position = position.saturating_add(1);
+            }
+            next = Some(position);
+        }
+        next.is_some()
+    }
+
+    /// `f` of the term one word becomes (`None` for a stop word, without calling `f`):
+    /// lowercased into `lower`, checked against the stop words, stemmed, folded. An ASCII
+    /// word allocates nothing (its lowercase is ASCII, which folding leaves alone).
+    fn with_term<R>(&self, word: &str, lower: &mut String, f: impl FnOnce(&str) -> R) -> Option<R> {
+        lower.clear();
+        if word.is_ascii() {
+            lower.push_str(word);
+            lower.make_ascii_lowercase();
+        } else {
+            lower.push_str(&word.to_lowercase());
+        }
+        if !self.stop_words.is_empty() && self.stop_words.contains(lower.as_str()) {
             return None;
         }
         Some(match &self.stemmer {
-            Some((_, stemmer)) => fold(stemmer.stem(&lower).into_owned()),
-            None => fold(lower),
+            Some((_, stemmer)) => {
+                let stemmed = stemmer.stem(lower);
+                if stemmed.is_ascii() {
+                    f(&stemmed)
+                } else {
+                    f(&fold(stemmed.into_owned()))
+                }
+            }
+            None if lower.is_ascii() => f(lower),
+            None => f(&fold(lower.clone())),
         })
     }
 

@@ -20,10 +20,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::exec::error::{ExecError, ExecResult};
 use crate::storage::btree::index_page::{ENTRY_OVERHEAD, max_entry_size};
-use crate::types::text_search::Token;
 
 use super::format::{self, BLOCK_POSTINGS, BlockBuilder, INLINE_POSITIONS, TermInfo};
-use super::write::{group_terms, position_chunks, varint};
+use super::write::{position_chunks, varint};
 
 /// Rows per run: enough that a run's terms repeat (so its blocks fill), few enough that
 /// several runs keep every thread busy on a build of a few hundred thousand rows.
@@ -115,7 +114,7 @@ impl TermBuild {
 /// lookup compares bytes in the table itself instead of following a pointer to them — that
 /// second cache miss per posting was a fifth of a build's time.
 #[derive(Debug, PartialEq, Eq)]
-enum TermKey {
+pub(super) enum TermKey {
     Inline {
         length: u8,
         bytes: [u8; INLINE_TERM],
@@ -140,7 +139,7 @@ impl std::hash::Hash for TermKey {
 }
 
 impl TermKey {
-    fn new(term: &str) -> TermKey {
+    pub(super) fn new(term: &str) -> TermKey {
         match u8::try_from(term.len()) {
             Ok(length) if term.len() <= INLINE_TERM => {
                 let mut bytes = [0; INLINE_TERM];
@@ -155,39 +154,42 @@ impl TermKey {
 /// The postings of a run of documents (or of several runs appended), gathered by term.
 struct Run {
     /// Each term's place in `terms`. Hashed, not ordered: the entries are sorted once at
-    /// the end anyway.
-    places: HashMap<TermKey, usize>,
+    /// the end anyway. foldhash, not the standard library's SipHash: a lookup per token is
+    /// a fifth of a build, and foldhash is seeded per process too.
+    places: HashMap<TermKey, usize, foldhash::fast::RandomState>,
     terms: Vec<(String, TermBuild)>,
     /// The documents' `'d'` entries, in row order.
     documents: Vec<(Vec<u8>, Vec<u8>)>,
     total_length: u64,
     last_row: Option<i64>,
     max_entry: usize,
+    /// Scratch for [`Run::add`]: a document's (term place, position) pairs, and one term's
+    /// positions.
+    pairs: Vec<u64>,
+    positions: Vec<u32>,
 }
 
 impl Run {
     fn new(usable_size: usize) -> Run {
         Run {
-            places: HashMap::new(),
+            places: HashMap::default(),
             terms: Vec::new(),
             documents: Vec::new(),
             total_length: 0,
             last_row: None,
             max_entry: max_entry_size(usable_size),
+            pairs: Vec::new(),
+            positions: Vec::new(),
         }
     }
 
-    /// The term's build, added when new.
-    fn term(&mut self, term: &str) -> ExecResult<&mut TermBuild> {
+    /// The place in `terms` of a term (as stored), added when new.
+    fn term_place(&mut self, term: &str) -> usize {
         let key = TermKey::new(term);
-        let at = match self.places.get(&key) {
+        match self.places.get(&key) {
             Some(&at) => at,
             None => self.insert(key, term.to_owned(), TermBuild::new(term)),
-        };
-        self.terms
-            .get_mut(at)
-            .map(|(_, build)| build)
-            .ok_or_else(|| ExecError::internal("full-text index build lost a term"))
+        }
     }
 
     /// Adds a term not held yet; its place in `terms`.
@@ -197,28 +199,59 @@ impl Run {
         self.terms.len() - 1
     }
 
-    /// Adds document `row` (its tokens), past every row held.
-    fn add(&mut self, row: i64, tokens: &[Token], encoded: &mut Vec<u8>) -> ExecResult<()> {
+    /// Adds a term (as the analyzer made it) at `position` to the document being gathered:
+    /// looked up once and kept as its place in `terms` with the position.
+    fn add_term(&mut self, term: &str, position: u32) -> ExecResult<()> {
+        let place = self.term_place(&format::stored_term(term));
+        let place = u32::try_from(place)
+            .map_err(|_| ExecError::internal("full-text index build: too many terms"))?;
+        self.pairs
+            .push((u64::from(place) << 32) | u64::from(position));
+        Ok(())
+    }
+
+    /// Adds document `row`, past every row held, of the terms given to [`Run::add_term`]
+    /// since the last document.
+    fn add(&mut self, row: i64, encoded: &mut Vec<u8>) -> ExecResult<()> {
         if self.last_row.is_some_and(|previous| previous >= row) {
             return Err(ExecError::internal(
                 "full-text index build: rows must come in increasing order",
             ));
         }
         self.last_row = Some(row);
-        let length = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
+        let length = u32::try_from(self.pairs.len()).unwrap_or(u32::MAX);
         self.total_length += u64::from(length);
         self.documents
             .push((format::document_key(row), varint(u64::from(length))));
         let max_entry = self.max_entry;
-        for (term, positions) in group_terms(tokens).iter() {
+        // The document's terms grouped: its (place, position) pairs sorted as integers.
+        // Grouping by sorting the terms' strings was a third of a build; the order of a
+        // document's terms does not matter here (the entries are sorted at the end).
+        let mut pairs = std::mem::take(&mut self.pairs);
+        pairs.sort_unstable();
+        let mut positions = std::mem::take(&mut self.positions);
+        let mut at = 0;
+        while let Some(&first) = pairs.get(at) {
+            let place = first >> 32;
+            positions.clear();
+            while let Some(&pair) = pairs.get(at)
+                && pair >> 32 == place
+            {
+                // The low half is the position (the shift above put the place above it).
+                positions.push((pair & u64::from(u32::MAX)) as u32);
+                at += 1;
+            }
+            let (term, build) = usize::try_from(place)
+                .ok()
+                .and_then(|place| self.terms.get_mut(place))
+                .ok_or_else(|| ExecError::internal("full-text index build lost a term"))?;
             let tf = u32::try_from(positions.len()).unwrap_or(u32::MAX);
-            let build = self.term(term)?;
             build.info.documents += 1;
             build.info.max_tf = build.info.max_tf.max(tf);
             build.info.min_length = build.info.min_length.min(length);
             encoded.clear();
             if tf > INLINE_POSITIONS {
-                for (chunk, bytes) in position_chunks(positions).into_iter().enumerate() {
+                for (chunk, bytes) in position_chunks(&positions).into_iter().enumerate() {
                     let chunk = u16::try_from(chunk)
                         .map_err(|_| ExecError::internal("full-text index: too many positions"))?;
                     build
@@ -226,10 +259,13 @@ impl Run {
                         .push((format::positions_key(term, row, chunk), bytes));
                 }
             } else {
-                format::encode_positions(positions, encoded);
+                format::encode_positions(&positions, encoded);
             }
             build.push((row, tf, length), encoded, max_entry);
         }
+        pairs.clear();
+        self.pairs = pairs;
+        self.positions = positions;
         Ok(())
     }
 
@@ -283,8 +319,9 @@ impl Run {
 }
 
 /// The entries of an index over `count` documents, sorted by key, for a bulk load into an
-/// empty tree: document `i` (in increasing row order) is what `analyze(i, tokens)` gives —
-/// its row, with its tokens put in `tokens`, or `None` for no document (NULL). Runs of `run`
+/// empty tree: document `i` (in increasing row order) is what `analyze(i, sink)` gives —
+/// its row, with each of its terms and its position given to `sink` (in any order), or
+/// `None` for no document (NULL; then it gives `sink` nothing). Runs of `run`
 /// documents ([`RUN`] but in tests) are gathered on up to `available_parallelism` threads
 /// (each calls `analyze` for its own runs), then appended in order.
 pub fn build_entries<A>(
@@ -294,7 +331,7 @@ pub fn build_entries<A>(
     usable_size: usize,
 ) -> ExecResult<Vec<(Vec<u8>, Vec<u8>)>>
 where
-    A: Fn(usize, &mut Vec<Token>) -> ExecResult<Option<i64>> + Sync,
+    A: Fn(usize, &mut dyn FnMut(&str, u32)) -> ExecResult<Option<i64>> + Sync,
 {
     let run_length = run.max(1);
     let runs = count.div_ceil(run_length);
@@ -304,11 +341,19 @@ where
         .min(runs.max(1));
     let gather = |run: usize| -> ExecResult<Run> {
         let mut gathered = Run::new(usable_size);
-        let (mut tokens, mut encoded) = (Vec::new(), Vec::new());
+        let mut encoded = Vec::new();
         for i in run * run_length..((run + 1) * run_length).min(count) {
-            tokens.clear();
-            if let Some(row) = analyze(i, &mut tokens)? {
-                gathered.add(row, &tokens, &mut encoded)?;
+            let mut failed = None;
+            let row = analyze(i, &mut |term, position| {
+                if let Err(error) = gathered.add_term(term, position) {
+                    failed.get_or_insert(error);
+                }
+            })?;
+            if let Some(error) = failed {
+                return Err(error);
+            }
+            if let Some(row) = row {
+                gathered.add(row, &mut encoded)?;
             }
         }
         Ok(gathered)
@@ -369,6 +414,7 @@ mod tests {
 
     use super::*;
     use crate::exec::index_access::fts::format::{OwnedPosting, TAG_POSTINGS};
+    use crate::types::text_search::Token;
 
     /// 1,000 documents over a skewed vocabulary: `common` in most, `lots` 40 times in some
     /// (positions kept apart), and every seventh document NULL.
@@ -408,9 +454,11 @@ mod tests {
     }
 
     fn build(documents: &[Option<Vec<Token>>], run: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
-        let analyze = |i: usize, tokens: &mut Vec<Token>| -> ExecResult<Option<i64>> {
+        let analyze = |i: usize, sink: &mut dyn FnMut(&str, u32)| -> ExecResult<Option<i64>> {
             Ok(documents[i].as_ref().map(|document| {
-                tokens.extend(document.iter().cloned());
+                for token in document {
+                    sink(&token.term, token.position);
+                }
                 i as i64 * 3 - 100
             }))
         };

@@ -1,5 +1,5 @@
 //! Documents added to a full-text index inside a transaction, put off and merged into the
-//! index's pages in one pass ([`write::add_documents`]): at commit, before anything in the
+//! index's pages in one pass ([`write::add_batch`]): at commit, before anything in the
 //! transaction reads or otherwise changes a full-text index, and whenever the put-off
 //! documents outgrow [`MERGE_BYTES`]. The transaction keeps them (`storage::deferred`),
 //! with savepoints that know which were merged.
@@ -18,7 +18,6 @@ use crate::exec::error::ExecResult;
 use crate::storage::btree::IndexTree;
 use crate::storage::deferred::DeferredEntry;
 use crate::storage::{PageNo, PageWrite};
-use crate::types::text_search::Token;
 
 use super::{decode_entry, write};
 
@@ -77,15 +76,14 @@ pub fn merge_pending<W: PageWrite + ?Sized>(txn: &mut W) -> ExecResult<()> {
     }
     for (root, (options, entries)) in indexes {
         let analyzer = crate::types::text_search::analyzer::cached(&options)?;
-        let mut documents: Vec<(i64, Vec<Token>)> = Vec::with_capacity(entries.len());
+        let mut batch = write::DocumentBatch::default();
         for entry in entries {
             let (row, texts) = decode_entry(entry)?;
-            let mut tokens = Vec::new();
-            if analyzer.analyze_texts(texts.iter().copied(), &mut tokens) {
-                documents.push((row, tokens));
-            }
+            batch.add(row, |sink| {
+                analyzer.each_term_of_texts(texts.iter().copied(), sink)
+            })?;
         }
-        write::add_documents(IndexTree::open(root), txn, &mut documents)?;
+        write::add_batch(IndexTree::open(root), txn, batch)?;
     }
     if let Some(deferred) = txn.deferred_writes() {
         deferred.mark_merged();

@@ -208,7 +208,7 @@ impl IndexAm for FtsIndex<'_> {
         // Each build thread analyzes with its own analyzer (analyzers are per thread).
         let options = analyzer_options(self.index);
         let columns: Vec<usize> = self.columns().collect();
-        let analyze = |i: usize, tokens: &mut Vec<Token>| -> ExecResult<Option<i64>> {
+        let analyze = |i: usize, sink: &mut dyn FnMut(&str, u32)| -> ExecResult<Option<i64>> {
             let Some((row, values)) = order.get(i).and_then(|&at| rows.get(at)) else {
                 return Err(ExecError::internal("a full-text index build lost a row"));
             };
@@ -217,7 +217,7 @@ impl IndexAm for FtsIndex<'_> {
                 _ => None,
             });
             let analyzer = crate::types::text_search::analyzer::cached(&options)?;
-            Ok(analyzer.analyze_texts(texts, tokens).then_some(*row))
+            Ok(analyzer.each_term_of_texts(texts, sink).then_some(*row))
         };
         let entries = build::build_entries(rows.len(), build::RUN, analyze, txn.usable_size())?;
         self.tree.bulk_load(txn, entries)?;

@@ -19,6 +19,7 @@ use crate::storage::btree::index_page::{ENTRY_OVERHEAD, max_entry_size};
 use crate::storage::{PageNo, PageWrite};
 use crate::types::text_search::Token;
 
+use super::build::TermKey;
 use super::format::{
     self, BLOCK_POSTINGS, BlockBuilder, INLINE_POSITIONS, OwnedPosting, POSITION_CHUNK_BYTES,
     TermInfo, corrupt, stored_term,
@@ -99,52 +100,142 @@ pub fn add_document<W: PageWrite + ?Sized>(
     update_stats(tree, txn, 1, i64::from(length))
 }
 
-/// Adds documents `(row, tokens)` to the index in `tree` in one pass: their document
+/// Documents to add to an index together ([`add_batch`]): their terms interned as they are
+/// analyzed, each occurrence kept as three integers, so grouping them by term is a sort of
+/// integers rather than of strings (the sort of strings was a fifth of a commit's merge).
+#[derive(Default)]
+pub struct DocumentBatch {
+    /// Each term's place in `terms`.
+    places: std::collections::HashMap<TermKey, u32, foldhash::fast::RandomState>,
+    /// The terms as stored, by place.
+    terms: Vec<String>,
+    /// (term place, document index, position) of every occurrence.
+    occurrences: Vec<(u32, u32, u32)>,
+    /// (row, length) of every document, by index.
+    documents: Vec<(i64, u32)>,
+}
+
+impl DocumentBatch {
+    /// Adds document `row`: `analyze` gives each of its terms (as the analyzer made them)
+    /// with its position to the sink, and returns whether there was a document (not all
+    /// NULL).
+    pub fn add(
+        &mut self,
+        row: i64,
+        analyze: impl FnOnce(&mut dyn FnMut(&str, u32)) -> bool,
+    ) -> ExecResult<()> {
+        let index = u32::try_from(self.documents.len())
+            .map_err(|_| ExecError::internal("full-text index: too many pending documents"))?;
+        let before = self.occurrences.len();
+        let (places, terms, occurrences) =
+            (&mut self.places, &mut self.terms, &mut self.occurrences);
+        let mut sink = |term: &str, position: u32| {
+            let stored = stored_term(term);
+            let key = TermKey::new(&stored);
+            let place = match places.get(&key) {
+                Some(&place) => place,
+                None => {
+                    // Fewer than 2^32 terms: each is at least a byte of a document, and
+                    // the pending documents are bounded far below that.
+                    let place = u32::try_from(terms.len()).unwrap_or(u32::MAX);
+                    places.insert(key, place);
+                    terms.push(stored.into_owned());
+                    place
+                }
+            };
+            occurrences.push((place, index, position));
+        };
+        if analyze(&mut sink) {
+            let length = u32::try_from(self.occurrences.len() - before).unwrap_or(u32::MAX);
+            self.documents.push((row, length));
+        }
+        Ok(())
+    }
+}
+
+/// Adds the documents of `batch` to the index in `tree` in one pass: their document
 /// entries in row order, then their postings term by term, so a term the documents share is
 /// sought and its last block rewritten once for all of them rather than once per document,
 /// and the corpus statistics once. The same index as adding them one at a time.
-pub fn add_documents<W: PageWrite + ?Sized>(
+pub fn add_batch<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
-    documents: &mut [(i64, Vec<Token>)],
+    batch: DocumentBatch,
 ) -> ExecResult<()> {
-    documents.sort_unstable_by_key(|(row, _)| *row);
+    let DocumentBatch {
+        terms,
+        occurrences,
+        documents,
+        ..
+    } = batch;
+    // Documents by row, terms by their stored bytes: each one's rank in that order.
+    let ranks = |count: usize, order: &mut dyn FnMut(&u32, &u32) -> std::cmp::Ordering| {
+        let mut sorted: Vec<u32> = (0..u32::try_from(count).unwrap_or(u32::MAX)).collect();
+        sorted.sort_unstable_by(|a, b| order(a, b));
+        let mut rank = vec![0u32; count];
+        for (at, &item) in sorted.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(item as usize) {
+                *slot = u32::try_from(at).unwrap_or(u32::MAX);
+            }
+        }
+        (sorted, rank)
+    };
+    let row_of = |index: &u32| documents.get(*index as usize).map_or(i64::MAX, |d| d.0);
+    let (by_row, document_rank) = ranks(documents.len(), &mut |a, b| row_of(a).cmp(&row_of(b)));
+    let term_of = |place: &u32| terms.get(*place as usize).map_or("", String::as_str);
+    let (by_term, term_rank) = ranks(terms.len(), &mut |a, b| term_of(a).cmp(term_of(b)));
     let mut total_length = 0i64;
-    for (row, tokens) in documents.iter() {
-        let length = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
+    for index in &by_row {
+        let (row, length) = documents
+            .get(*index as usize)
+            .copied()
+            .ok_or_else(|| ExecError::internal("full-text index: a pending document lost"))?;
         total_length += i64::from(length);
-        if !tree.insert(txn, &format::document_key(*row), &varint(u64::from(length)))? {
+        if !tree.insert(txn, &format::document_key(row), &varint(u64::from(length)))? {
             return Err(ExecError::internal(format!(
                 "full-text index: row {row} is indexed twice"
             )));
         }
     }
-    let grouped: Vec<(i64, u32, GroupedTerms<'_>)> = documents
+    // Every occurrence as (term rank, document rank, position), sorted: grouped by term,
+    // then by row, with each document's positions increasing.
+    let rank = |ranks: &[u32], at: u32| ranks.get(at as usize).copied().unwrap_or(u32::MAX);
+    let mut keys: Vec<(u32, u32, u32)> = occurrences
         .iter()
-        .map(|(row, tokens)| {
-            let length = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
-            (*row, length, group_terms(tokens))
+        .map(|&(place, document, position)| {
+            (
+                rank(&term_rank, place),
+                rank(&document_rank, document),
+                position,
+            )
         })
         .collect();
-    // Every (term, row) pair, by term and then row (rows are sorted and stay so).
-    let mut pairs: Vec<(&str, i64, u32, &[u32])> = grouped
-        .iter()
-        .flat_map(|(row, length, terms)| {
-            terms
-                .iter()
-                .map(move |(term, positions)| (term, *row, *length, positions))
-        })
-        .collect();
-    pairs.sort_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
-    let mut postings = Vec::new();
+    keys.sort_unstable();
+    let (mut postings, mut positions) = (Vec::new(), Vec::new());
     let mut at = 0;
-    while let Some(&(term, ..)) = pairs.get(at) {
-        let end = at + pairs[at..].partition_point(|pair| pair.0 == term);
-        for &(_, row, length, positions) in &pairs[at..end] {
-            postings.push(posting_of(tree, txn, term, row, length, positions)?);
+    while let Some(&(term_at, ..)) = keys.get(at) {
+        let term = by_term
+            .get(term_at as usize)
+            .map(term_of)
+            .ok_or_else(|| ExecError::internal("full-text index: a pending term lost"))?;
+        while let Some(&(next_term, document_at, _)) = keys.get(at)
+            && next_term == term_at
+        {
+            positions.clear();
+            while let Some(&(t, d, position)) = keys.get(at)
+                && (t, d) == (term_at, document_at)
+            {
+                positions.push(position);
+                at += 1;
+            }
+            let (row, length) = by_row
+                .get(document_at as usize)
+                .and_then(|&index| documents.get(index as usize))
+                .copied()
+                .ok_or_else(|| ExecError::internal("full-text index: a pending document lost"))?;
+            postings.push(posting_of(tree, txn, term, row, length, &positions)?);
         }
         add_postings(tree, txn, term, std::mem::take(&mut postings))?;
-        at = end;
     }
     let count = i64::try_from(documents.len()).unwrap_or(i64::MAX);
     update_stats(tree, txn, count, total_length)
