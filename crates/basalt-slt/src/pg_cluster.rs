@@ -76,8 +76,9 @@ impl PgCluster {
             .tempdir()
             .map_err(|error| StartError::Failed(format!("temporary directory: {error}")))?;
         if let Some((uid, gid)) = run_as {
-            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid))
-                .map_err(|error| StartError::Failed(format!("chown temporary directory: {error}")))?;
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).map_err(|error| {
+                StartError::Failed(format!("chown temporary directory: {error}"))
+            })?;
         }
         let cluster = PgCluster {
             data: dir.path().join("data"),
@@ -96,7 +97,13 @@ impl PgCluster {
         initdb
             .arg("-D")
             .arg(&self.data)
-            .args(["-U", "postgres", "--auth=trust", "--locale=C", "--encoding=UTF8"])
+            .args([
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--locale=C",
+                "--encoding=UTF8",
+            ])
             .arg("--no-sync");
         check("initdb", initdb.output())?;
         let settings = format!(
@@ -120,7 +127,8 @@ impl PgCluster {
             .arg(self.socket_dir.join("server.log"))
             .args(["-w", "-t", "60", "start"]);
         check("pg_ctl start", start.output()).map_err(|error| {
-            let log = std::fs::read_to_string(self.socket_dir.join("server.log")).unwrap_or_default();
+            let log =
+                std::fs::read_to_string(self.socket_dir.join("server.log")).unwrap_or_default();
             StartError::Failed(format!("{error}\nserver log:\n{log}"))
         })
     }
@@ -187,7 +195,11 @@ fn find_binaries() -> Result<PathBuf, StartError> {
     }
     candidates
         .iter()
-        .find(|dir| ["initdb", "pg_ctl", "postgres"].iter().all(|tool| dir.join(tool).is_file()))
+        .find(|dir| {
+            ["initdb", "pg_ctl", "postgres"]
+                .iter()
+                .all(|tool| dir.join(tool).is_file())
+        })
         .cloned()
         .ok_or_else(|| {
             let looked: Vec<String> = candidates.iter().map(|d| d.display().to_string()).collect();
