@@ -37,6 +37,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "jsonb-operators.slt",
     "lateral.slt",
     "ordered-set-aggregates.slt",
+    "overriding.slt",
     "postgres-functions.slt",
     "quantified-subqueries.slt",
     "recursive.slt",

@@ -22,6 +22,7 @@
 
 pub mod dialect;
 pub mod error;
+pub mod insert_syntax;
 pub mod names;
 pub mod sequence_syntax;
 
