@@ -44,6 +44,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "sequence-options.slt",
     "sequences.slt",
     "timestamptz.slt",
+    "transaction-modes.slt",
     "uuid.slt",
     "window-range-offsets.slt",
     "window.slt",
