@@ -1,7 +1,8 @@
 //! A throwaway PostgreSQL server for comparing Basalt's answers with PostgreSQL's.
 //!
-//! [`PgCluster::start`] finds PostgreSQL's server binaries (`$BASALT_PG_BIN`, else
-//! `/usr/lib/postgresql/15/bin`, else `pg_config --bindir` on the `PATH`), runs `initdb` into a
+//! [`PgCluster::start`] finds PostgreSQL's server binaries (in `$BASALT_PG_BIN` alone when it
+//! is set, and none when it is set empty; else `/usr/lib/postgresql/15/bin`, else
+//! `pg_config --bindir` on the `PATH`), runs `initdb` into a
 //! fresh temporary directory and starts the server with `pg_ctl -w` (which returns once the
 //! server accepts connections: no sleeping), listening only on a Unix socket inside that
 //! directory, so it never clashes with another server or another test. `initdb` and the
@@ -182,16 +183,21 @@ fn check(what: &str, output: std::io::Result<Output>) -> Result<(), StartError> 
 fn find_binaries() -> Result<PathBuf, StartError> {
     let mut candidates = Vec::new();
     if let Some(dir) = std::env::var_os("BASALT_PG_BIN") {
+        // Set, it is the only place looked in; set empty, it turns the comparison off.
+        if dir.is_empty() {
+            return Err(StartError::NotFound("BASALT_PG_BIN is set empty".into()));
+        }
         candidates.push(PathBuf::from(dir));
-    }
-    candidates.push(PathBuf::from(format!(
-        "/usr/lib/postgresql/{MAJOR_VERSION}/bin"
-    )));
-    if let Ok(output) = Command::new("pg_config").arg("--bindir").output()
-        && output.status.success()
-    {
-        let dir = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-        candidates.push(PathBuf::from(dir));
+    } else {
+        candidates.push(PathBuf::from(format!(
+            "/usr/lib/postgresql/{MAJOR_VERSION}/bin"
+        )));
+        if let Ok(output) = Command::new("pg_config").arg("--bindir").output()
+            && output.status.success()
+        {
+            let dir = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+            candidates.push(PathBuf::from(dir));
+        }
     }
     candidates
         .iter()
