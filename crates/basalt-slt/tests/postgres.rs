@@ -37,6 +37,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "generated.slt",
     "grouping-sets.slt",
     "interval.slt",
+    "json.slt",
     "jsonb-operators.slt",
     "lateral.slt",
     "ordered-set-aggregates.slt",
