@@ -12,12 +12,16 @@
 //! - [`runner`] executes a script on an [`engine::Engine`] and judges each record.
 //! - [`skiplist`] parses the list of records deliberately skipped.
 //! - [`rewrite`] writes actual results into a golden file (`--rewrite`).
+//! - [`pg_cluster`] starts a throwaway PostgreSQL 15 and [`postgres_engine`] runs scripts on
+//!   it, to check that expected results are PostgreSQL's.
 //!
 //! The `basalt-slt` binary adds file discovery, parallelism and reporting on top.
 
 pub mod basalt_engine;
 pub mod engine;
 pub mod format;
+pub mod pg_cluster;
+pub mod postgres_engine;
 pub mod rewrite;
 pub mod runner;
 pub mod script;

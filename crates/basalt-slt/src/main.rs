@@ -1,7 +1,8 @@
-//! `basalt-slt`: run sqllogictest files against Basalt or SQLite (`--rewrite`: regenerate
-//! the expected results of golden files in place).
+//! `basalt-slt`: run sqllogictest files against Basalt, SQLite or PostgreSQL 15 (`--rewrite`:
+//! regenerate the expected results of golden files in place).
 //!
-//! Each file runs on a fresh in-memory database. Files run on `--jobs` threads, but their
+//! Each file runs on a fresh in-memory database (under `--db postgres`, a fresh database of a
+//! throwaway server this process starts and stops, `basalt_slt::pg_cluster`). Files run on `--jobs` threads, but their
 //! reports print in file order, so output is deterministic whatever the scheduling. The
 //! last line of standard output is always `N passed, M failed, K skipped` (counting
 //! records), and the exit status is 0 exactly when M is 0. Usage errors exit with 2.
@@ -18,6 +19,8 @@ use std::time::Instant;
 
 use basalt_slt::basalt_engine::BasaltEngine;
 use basalt_slt::engine::{Engine, SqliteEngine};
+use basalt_slt::pg_cluster::PgCluster;
+use basalt_slt::postgres_engine::PostgresEngine;
 use basalt_slt::rewrite::rewrite_script;
 use basalt_slt::runner::{RunOptions, ScriptOutcome, run_script};
 use basalt_slt::skiplist::SkipList;
@@ -61,6 +64,35 @@ struct Arguments {
 enum Database {
     Basalt,
     Sqlite,
+    /// PostgreSQL 15, started for this run in a temporary directory.
+    Postgres,
+}
+
+/// The chosen database, with the server it needs (kept running until the run ends).
+#[derive(Debug)]
+struct Backend {
+    database: Database,
+    cluster: Option<PgCluster>,
+}
+
+impl Backend {
+    fn start(database: Database) -> Result<Self, String> {
+        let cluster = match database {
+            Database::Postgres => Some(PgCluster::start().map_err(|error| error.to_string())?),
+            Database::Basalt | Database::Sqlite => None,
+        };
+        Ok(Backend { database, cluster })
+    }
+
+    /// A fresh, empty database to run one file on.
+    fn open(&self) -> Result<Box<dyn Engine>, String> {
+        match (self.database, &self.cluster) {
+            (Database::Sqlite, _) => Ok(Box::new(SqliteEngine::open_in_memory()?)),
+            (Database::Basalt, _) => Ok(Box::new(BasaltEngine::open_in_memory()?)),
+            (Database::Postgres, Some(cluster)) => Ok(Box::new(PostgresEngine::open(cluster)?)),
+            (Database::Postgres, None) => Err("PostgreSQL was not started".to_owned()),
+        }
+    }
 }
 
 /// Failures kept in detail per file (they are only printed under `--verbose`).
@@ -88,19 +120,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn open_engine(database: Database) -> Result<Box<dyn Engine>, String> {
-    match database {
-        Database::Sqlite => Ok(Box::new(SqliteEngine::open_in_memory()?)),
-        Database::Basalt => Ok(Box::new(BasaltEngine::open_in_memory()?)),
-    }
-}
-
 /// Runs everything; `Ok(true)` when no record failed, `Err` for usage problems.
 fn run(arguments: &Arguments) -> Result<bool, String> {
     let started = Instant::now();
     // Opening one engine up front turns "this engine cannot work at all" into one clear
     // error instead of a failure per file.
-    open_engine(arguments.db)?;
+    let backend = Backend::start(arguments.db)?;
+    backend.open()?;
     let skip_list = match &arguments.skip_list {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -146,7 +172,7 @@ fn run(arguments: &Arguments) -> Result<bool, String> {
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             let sender = sender.clone();
-            let (files, options, skip_list) = (&files, &options, &skip_list);
+            let (files, options, skip_list, backend) = (&files, &options, &skip_list, &backend);
             let (first_failure, next_file) = (&first_failure, &next_file);
             scope.spawn(move || {
                 loop {
@@ -159,7 +185,7 @@ fn run(arguments: &Arguments) -> Result<bool, String> {
                     let path = &files[index];
                     let outcome = run_file(
                         path,
-                        arguments.db,
+                        backend,
                         options,
                         &skip_list.lines_for(path),
                         &abandoned,
@@ -224,10 +250,11 @@ fn rewrite(arguments: &Arguments) -> Result<bool, String> {
     }
     let mut clean = true;
     let stdout = std::io::stdout();
+    let backend = Backend::start(arguments.db)?;
     for path in &files {
         let text = std::fs::read_to_string(path)
             .map_err(|error| format!("{}: {error}", path.display()))?;
-        let mut engine = open_engine(arguments.db)?;
+        let mut engine = backend.open()?;
         let (rewritten, report) = rewrite_script(&text, engine.as_mut(), &arguments.engine_label)
             .map_err(|error| format!("{}: {error}", path.display()))?;
         if rewritten != text {
@@ -253,12 +280,12 @@ fn rewrite(arguments: &Arguments) -> Result<bool, String> {
 
 fn run_file(
     path: &Path,
-    database: Database,
+    backend: &Backend,
     options: &RunOptions,
     skip_lines: &HashSet<usize>,
     should_stop: &dyn Fn() -> bool,
 ) -> Result<ScriptOutcome, String> {
-    let mut engine = open_engine(database)?;
+    let mut engine = backend.open()?;
     let file = File::open(path).map_err(|error| error.to_string())?;
     run_script(
         BufReader::with_capacity(1 << 16, file),

@@ -88,6 +88,8 @@ pub const NULL_VALUE_NOT_ALLOWED: SqlState = SqlState("22004");
 pub const INVALID_DATETIME_FORMAT: SqlState = SqlState("22007");
 /// A date, time or interval field out of range, or date arithmetic leaving the range.
 pub const DATETIME_FIELD_OVERFLOW: SqlState = SqlState("22008");
+/// Interval text with a field too large for a 32-bit integer, or a time field out of range.
+pub const INTERVAL_FIELD_OVERFLOW: SqlState = SqlState("22015");
 /// `nextval` past a sequence's maximum (or minimum) without CYCLE.
 pub const SEQUENCE_GENERATOR_LIMIT_EXCEEDED: SqlState = SqlState("2200H");
 /// A negative length passed to `substr`.
@@ -275,6 +277,7 @@ pub const ALL: &[SqlState] = &[
     NULL_VALUE_NOT_ALLOWED,
     INVALID_DATETIME_FORMAT,
     DATETIME_FIELD_OVERFLOW,
+    INTERVAL_FIELD_OVERFLOW,
     SEQUENCE_GENERATOR_LIMIT_EXCEEDED,
     SUBSTRING_ERROR,
     DIVISION_BY_ZERO,

@@ -104,8 +104,10 @@ impl Connection {
 
     /// Starts a transaction that rolls back when dropped unless committed.
     pub fn transaction(&self) -> Result<Transaction<'_>> {
-        self.session
-            .control(&TransactionControl::Begin { immediate: false })?;
+        self.session.control(&TransactionControl::Begin {
+            immediate: false,
+            modes: Default::default(),
+        })?;
         Ok(Transaction {
             conn: self,
             done: false,

@@ -96,6 +96,38 @@ pub enum ObjectKind {
     View,
 }
 
+/// PostgreSQL's four isolation levels, as a transaction asks for them. Basalt runs every
+/// transaction the same way (one snapshot per transaction, one writer at a time, 40001 when a
+/// transaction writes after another connection's commit made its reads stale), which is
+/// serializable; the level asked for is kept only to be shown (`SHOW transaction_isolation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IsolationLevel {
+    ReadUncommitted,
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl IsolationLevel {
+    /// The name `SHOW transaction_isolation` gives, as PostgreSQL spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            IsolationLevel::ReadUncommitted => "read uncommitted",
+            IsolationLevel::ReadCommitted => "read committed",
+            IsolationLevel::RepeatableRead => "repeatable read",
+            IsolationLevel::Serializable => "serializable",
+        }
+    }
+}
+
+/// The modes a BEGIN or SET TRANSACTION gives (`None`: not given).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TransactionModes {
+    pub isolation: Option<IsolationLevel>,
+    /// `READ ONLY` (true) or `READ WRITE` (false).
+    pub read_only: Option<bool>,
+}
+
 /// Transaction control.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TransactionControl {
@@ -103,6 +135,15 @@ pub enum TransactionControl {
     /// the writer slot at once (waiting up to the busy timeout) instead of at the first write.
     Begin {
         immediate: bool,
+        /// `ISOLATION LEVEL ...`, `READ ONLY` / `READ WRITE` given with BEGIN.
+        modes: TransactionModes,
+    },
+    /// `SET TRANSACTION ...` (`session: false`: this transaction's modes) or `SET SESSION
+    /// CHARACTERISTICS AS TRANSACTION ...` (`session: true`: the defaults of transactions
+    /// begun afterwards).
+    SetTransaction {
+        modes: TransactionModes,
+        session: bool,
     },
     Commit,
     Rollback,

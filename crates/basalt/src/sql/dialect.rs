@@ -49,6 +49,8 @@
 //! * `REINDEX [INDEX | TABLE | DATABASE] [name]` (SQLite and PostgreSQL), which sqlparser
 //!   lacks, returned as Redshift's `VACUUM REINDEX [name]` AST (see `parse_reindex`).
 //! * `CREATE SEQUENCE` options in any order and `ALTER SEQUENCE` (see `sequence_syntax`).
+//! * `INSERT ... OVERRIDING SYSTEM | USER VALUE`, taken out of the tokens before parsing
+//!   (see `insert_syntax`).
 //! * SQLite's `CREATE TRIGGER IF NOT EXISTS`: sqlparser's `CreateTrigger` has no field for
 //!   it, so it is carried in `or_alter` (T-SQL's `CREATE OR ALTER`, which Basalt does not
 //!   accept: `CREATE OR ALTER TRIGGER` is a syntax error here, leaving the field free).

@@ -22,6 +22,7 @@
 
 pub mod dialect;
 pub mod error;
+pub mod insert_syntax;
 pub mod names;
 pub mod sequence_syntax;
 
@@ -102,9 +103,13 @@ pub fn split_statements(sql: &str) -> Result<Vec<(Statement, Range<usize>)>, Sql
 fn split_statements_inner(sql: &str) -> Result<Vec<(Statement, Range<usize>)>, SqlSyntaxError> {
     let dialect = BasaltDialect::new();
     let index = LineIndex::new(sql);
-    let tokens = Tokenizer::new(&dialect, sql)
+    let mut tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(|e| tokenizer_error(&index, e))?;
+    // INSERT's OVERRIDING clause, which sqlparser lacks: put back after parsing.
+    let mut overriding = insert_syntax::take_clauses(&mut tokens)
+        .into_iter()
+        .peekable();
     // SQLite accepts expressions nested far deeper than sqlparser's default limit of 50
     // (its own corpus nests about 60 deep); 128 stays well inside a 2 MiB thread stack.
     let mut parser = Parser::new(&dialect)
@@ -118,11 +123,24 @@ fn split_statements_inner(sql: &str) -> Result<Vec<(Statement, Range<usize>)>, S
         if first.token == Token::EOF {
             break;
         }
-        let statement = parser
+        let mut statement = parser
             .parse_statement()
             .map_err(|e| parser_error(sql, &index, &tokens, &first, e))?;
 
         let next = parser.peek_token_ref().clone();
+        while let Some(clause) =
+            overriding.next_if(|clause| next.token == Token::EOF || clause.at < next.span.start)
+        {
+            if let Err(message) = insert_syntax::apply_clause(&mut statement, clause) {
+                let (line, column) = index.clamp(clause.at);
+                return Err(SqlSyntaxError {
+                    message,
+                    line,
+                    column,
+                    token: Some("OVERRIDING".to_owned()),
+                });
+            }
+        }
         if !matches!(next.token, Token::SemiColon | Token::EOF) {
             return Err(error_at_token(
                 sql,
@@ -138,6 +156,16 @@ fn split_statements_inner(sql: &str) -> Result<Vec<(Statement, Range<usize>)>, S
         let start = index.offset(first.span.start).unwrap_or(0);
         let end = index.offset(last.span.end).unwrap_or(sql.len()).max(start);
         statements.push((statement, start..end));
+    }
+    // A clause after the last statement belongs to none.
+    if let Some(clause) = overriding.next() {
+        let (line, column) = index.clamp(clause.at);
+        return Err(SqlSyntaxError {
+            message: "syntax error at or near \"OVERRIDING\"".to_owned(),
+            line,
+            column,
+            token: Some("OVERRIDING".to_owned()),
+        });
     }
     Ok(statements)
 }

@@ -980,3 +980,29 @@ fn alter_sequence_is_carried_as_alter_connector() {
     assert!(parse_one("ALTER SEQUENCE s").is_err());
     assert!(parse_one("ALTER CONNECTOR c SET URL 'x'").is_err());
 }
+
+#[test]
+fn insert_overriding_clause_goes_to_its_own_statement() {
+    use super::insert_syntax::{Overriding, overriding};
+    let statements = parse(
+        "INSERT INTO a (id) VALUES (1); INSERT INTO a (id) overriding user value VALUES (2); \
+         INSERT INTO a (id) OVERRIDING SYSTEM VALUE SELECT 3",
+    )
+    .unwrap();
+    let kinds: Vec<Overriding> = statements
+        .iter()
+        .map(|statement| match statement {
+            Statement::Insert(insert) => overriding(insert),
+            other => panic!("not an INSERT: {other}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [Overriding::None, Overriding::User, Overriding::System]
+    );
+    // Quoted, it is a name; anything but SYSTEM / USER VALUE is left to the parser.
+    assert!(parse("SELECT 1 AS \"overriding\"").is_ok());
+    let error = fails("SELECT 1; SELECT 2 OVERRIDING SYSTEM VALUE");
+    assert_eq!((error.line, error.column), (1, 20));
+    assert!(parse("INSERT INTO a (id) OVERRIDING ANY VALUE VALUES (1)").is_err());
+}

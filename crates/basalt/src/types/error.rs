@@ -64,7 +64,7 @@ pub enum TypeError {
         text: String,
     },
     /// Interval text with a field too large for an interval, or a time field out of its
-    /// range (22008).
+    /// range (22015, as PostgreSQL).
     #[error("interval field value out of range: \"{text}\"")]
     IntervalFieldOverflow {
         /// The offending input.
@@ -173,9 +173,10 @@ impl TypeError {
             | TypeError::MalformedArrayLiteral(_) => sqlstate::INVALID_TEXT_REPRESENTATION,
             TypeError::UntranslatableCharacter(_) => sqlstate::UNTRANSLATABLE_CHARACTER,
             TypeError::InvalidDatetimeFormat { .. } => sqlstate::INVALID_DATETIME_FORMAT,
-            TypeError::DatetimeFieldOverflow { .. }
-            | TypeError::IntervalFieldOverflow { .. }
-            | TypeError::DatetimeOutOfRange { .. } => sqlstate::DATETIME_FIELD_OVERFLOW,
+            TypeError::DatetimeFieldOverflow { .. } | TypeError::DatetimeOutOfRange { .. } => {
+                sqlstate::DATETIME_FIELD_OVERFLOW
+            }
+            TypeError::IntervalFieldOverflow { .. } => sqlstate::INTERVAL_FIELD_OVERFLOW,
             TypeError::StringTooLong { .. } => sqlstate::STRING_DATA_RIGHT_TRUNCATION,
             TypeError::InvalidArgument(_) => sqlstate::INVALID_PARAMETER_VALUE,
             TypeError::DataException(_) => sqlstate::DATA_EXCEPTION,

@@ -33,7 +33,7 @@ use crate::exec::foreign_keys::ForeignKeyRules;
 use crate::exec::source::PageSource;
 use crate::exec::triggers::TriggerRuntime;
 use crate::plan::bind;
-use crate::plan::ddl::DdlStatement;
+use crate::plan::ddl::{DdlStatement, IsolationLevel};
 use crate::plan::optimize;
 use crate::plan::{Bound, BoundStatement, OutputColumn, PlanKind, PlanNode};
 use crate::sqlstate;
@@ -101,6 +101,10 @@ struct ExplicitTxn {
     /// Whether a statement has read rows through `read`. Until one has, the snapshot can
     /// still move: the first write takes the newest one (see `Session::upgrade`).
     read_from: bool,
+    /// The isolation level asked for (shown, not acted on: see [`IsolationLevel`]).
+    isolation: IsolationLevel,
+    /// `READ ONLY`: every write is 25006.
+    read_only: bool,
 }
 
 #[derive(Debug, Default)]
@@ -121,6 +125,10 @@ struct SessionState {
     /// Counts the explicit transactions that have ended: a portal running when it changes
     /// ran the COMMIT or ROLLBACK that closed every portal, itself included.
     transaction_epoch: u64,
+    /// `SET SESSION CHARACTERISTICS AS TRANSACTION ...`: the modes transactions begin with
+    /// (`None`: serializable, read-write).
+    default_isolation: Option<IsolationLevel>,
+    default_read_only: bool,
     /// `currval` memory: each sequence's last `nextval` on this session.
     sequence_values: Arc<Mutex<std::collections::HashMap<String, i64>>>,
 }

@@ -4,6 +4,7 @@
 use super::{Outcome, Session, text_rows};
 use crate::api::error::{Error, Result};
 use crate::exec::source::PageSource;
+use crate::plan::ddl::IsolationLevel;
 use crate::sqlstate;
 use crate::storage::pager::Synchronous;
 use crate::types::Value;
@@ -90,6 +91,26 @@ impl Session {
                     })?;
                 self.state.borrow_mut().vector_search.ef_search = ef;
             }
+            // PostgreSQL's defaults for the transactions that follow (as SET SESSION
+            // CHARACTERISTICS AS TRANSACTION sets them; psycopg2 sets these).
+            if name == "default_transaction_read_only" {
+                let read_only = parse_switch(&value).ok_or_else(|| {
+                    Error::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("parameter \"{name}\" requires a Boolean value"),
+                    )
+                })?;
+                self.state.borrow_mut().default_read_only = read_only;
+            }
+            if name == "default_transaction_isolation" {
+                let level = isolation_level(&value).ok_or_else(|| {
+                    Error::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for parameter \"{name}\": \"{value}\""),
+                    )
+                })?;
+                self.state.borrow_mut().default_isolation = Some(level);
+            }
             if name == "hnsw.exact_search" {
                 let exact = parse_switch(&value).ok_or_else(|| {
                     Error::new(
@@ -136,6 +157,12 @@ impl Session {
             "page_size" => pager.page_size().to_string(),
             "cache_size" => pager.cache_pages().to_string(),
             "busy_timeout" => self.busy_timeout().as_millis().to_string(),
+            "transaction_isolation" | "transaction isolation level" => {
+                self.transaction_modes(false).0.name().to_string()
+            }
+            "default_transaction_isolation" => self.transaction_modes(true).0.name().to_string(),
+            "transaction_read_only" => on_off(self.transaction_modes(false).1),
+            "default_transaction_read_only" => on_off(self.transaction_modes(true).1),
             "work_mem" => crate::exec::context::format_memory_setting(
                 (self.state.borrow().work_mem).unwrap_or(self.db.options.operator_memory),
             ),
@@ -151,6 +178,22 @@ impl Session {
         };
         Ok(text_rows(vec![value], ctx))
     }
+}
+
+/// An isolation level by the name `SHOW` gives it.
+fn isolation_level(name: &str) -> Option<IsolationLevel> {
+    [
+        IsolationLevel::ReadUncommitted,
+        IsolationLevel::ReadCommitted,
+        IsolationLevel::RepeatableRead,
+        IsolationLevel::Serializable,
+    ]
+    .into_iter()
+    .find(|level| level.name().eq_ignore_ascii_case(name.trim()))
+}
+
+fn on_off(value: bool) -> String {
+    if value { "on" } else { "off" }.to_string()
 }
 
 /// Whether a PRAGMA names the integrity check (`quick_check` is SQLite's lighter variant;

@@ -1,5 +1,6 @@
 //! The session's explicit transaction: BEGIN, COMMIT, ROLLBACK and savepoints, and taking
-//! the writer slot at a transaction's first write.
+//! the writer slot at a transaction's first write; `SET TRANSACTION` and the modes BEGIN
+//! takes (a READ ONLY transaction's writes are refused in `write.rs`, 25006).
 //!
 //! A deferred BEGIN takes a snapshot, but until a statement has read rows through it the
 //! transaction has observed nothing, so its first write may move it to the newest commit
@@ -17,7 +18,7 @@ use parking_lot::Mutex;
 
 use super::{ExplicitTxn, Session, SessionState};
 use crate::api::error::{Error, Result};
-use crate::plan::ddl::TransactionControl;
+use crate::plan::ddl::{IsolationLevel, TransactionControl, TransactionModes};
 use crate::sqlstate;
 use crate::txn::WriteTxn;
 
@@ -64,7 +65,7 @@ impl Session {
         let busy_timeout = self.busy_timeout();
         let mut state = self.state.borrow_mut();
         match control {
-            TransactionControl::Begin { immediate } => {
+            TransactionControl::Begin { immediate, modes } => {
                 if state.txn.is_some() {
                     return Err(Error::new(
                         sqlstate::ACTIVE_SQL_TRANSACTION,
@@ -86,7 +87,32 @@ impl Session {
                     savepoints: Vec::new(),
                     started_by_savepoint: false,
                     read_from: false,
+                    isolation: modes
+                        .isolation
+                        .or(state.default_isolation)
+                        .unwrap_or(IsolationLevel::Serializable),
+                    read_only: modes.read_only.unwrap_or(state.default_read_only),
                 });
+            }
+            TransactionControl::SetTransaction {
+                modes,
+                session: true,
+            } => {
+                if let Some(isolation) = modes.isolation {
+                    state.default_isolation = Some(isolation);
+                }
+                if let Some(read_only) = modes.read_only {
+                    state.default_read_only = read_only;
+                }
+            }
+            TransactionControl::SetTransaction {
+                modes,
+                session: false,
+            } => {
+                // Outside a transaction PostgreSQL only warns (25P01) and changes nothing.
+                if let Some(txn) = state.txn.as_mut() {
+                    set_transaction(txn, modes)?;
+                }
             }
             TransactionControl::Commit => {
                 if let Some(txn) = state.txn.take() {
@@ -106,6 +132,10 @@ impl Session {
                         savepoints: Vec::new(),
                         started_by_savepoint: true,
                         read_from: false,
+                        isolation: state
+                            .default_isolation
+                            .unwrap_or(IsolationLevel::Serializable),
+                        read_only: state.default_read_only,
                     });
                 }
                 if let Some(txn) = state.txn.as_mut() {
@@ -172,6 +202,32 @@ impl Session {
         Ok(self.db.store.begin_write_within(self.busy_timeout())?)
     }
 
+    /// Whether a write now would be in a read-only transaction: the explicit transaction's
+    /// mode, else (autocommit) the session's default.
+    pub(super) fn read_only(&self) -> bool {
+        let state = self.state.borrow();
+        state
+            .txn
+            .as_ref()
+            .map_or(state.default_read_only, |txn| txn.read_only)
+    }
+
+    /// The isolation level `SHOW transaction_isolation` reports, and whether the current
+    /// transaction (or, outside one, the session's default) is read-only.
+    pub(super) fn transaction_modes(&self, defaults: bool) -> (IsolationLevel, bool) {
+        let state = self.state.borrow();
+        let default = (
+            state
+                .default_isolation
+                .unwrap_or(IsolationLevel::Serializable),
+            state.default_read_only,
+        );
+        match &state.txn {
+            Some(txn) if !defaults => (txn.isolation, txn.read_only),
+            _ => default,
+        }
+    }
+
     /// This session's busy timeout: its own setting, else the database's.
     pub(super) fn busy_timeout(&self) -> std::time::Duration {
         self.state
@@ -179,6 +235,32 @@ impl Session {
             .busy_timeout
             .unwrap_or_else(|| self.db.store.busy_timeout())
     }
+}
+
+/// `SET TRANSACTION` inside a transaction. As in PostgreSQL, the isolation level and a
+/// switch to READ WRITE must come before the transaction's first query (25001); a switch to
+/// READ ONLY may come at any time.
+fn set_transaction(txn: &mut ExplicitTxn, modes: &TransactionModes) -> Result<()> {
+    let queried = txn.read_from || txn.write.is_some();
+    if let Some(isolation) = modes.isolation {
+        if queried && isolation != txn.isolation {
+            return Err(Error::new(
+                sqlstate::ACTIVE_SQL_TRANSACTION,
+                "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+            ));
+        }
+        txn.isolation = isolation;
+    }
+    if let Some(read_only) = modes.read_only {
+        if queried && txn.read_only && !read_only {
+            return Err(Error::new(
+                sqlstate::ACTIVE_SQL_TRANSACTION,
+                "transaction read-write mode must be set before any query",
+            ));
+        }
+        txn.read_only = read_only;
+    }
+    Ok(())
 }
 
 /// Ends an explicit transaction.

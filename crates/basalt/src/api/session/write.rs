@@ -29,6 +29,15 @@ use crate::types::{DataType, Value};
 impl Session {
     /// Runs a modification or DDL in the write transaction (autocommit or explicit).
     pub(super) fn run_write(&self, prepared: &mut Prepared, params: Vec<Value>) -> Result<Outcome> {
+        if self.read_only() {
+            return Err(Error::new(
+                sqlstate::READ_ONLY_SQL_TRANSACTION,
+                format!(
+                    "cannot execute {} in a read-only transaction",
+                    command_name(prepared)
+                ),
+            ));
+        }
         let explicit = self.state.borrow().txn.is_some();
         if !explicit {
             let write = Arc::new(Mutex::new(self.begin_write()?));
@@ -417,5 +426,31 @@ impl Session {
             }
         }
         Ok(())
+    }
+}
+
+/// What PostgreSQL calls a statement in "cannot execute ... in a read-only transaction":
+/// `nextval()` for a query advancing a sequence, else the statement's leading keywords
+/// (`INSERT`, `CREATE TABLE`).
+fn command_name(prepared: &Prepared) -> String {
+    use sqlparser::ast::Statement;
+    match &prepared.ast {
+        Statement::Query(_) => "nextval()".to_owned(),
+        Statement::Insert(_) => "INSERT".to_owned(),
+        Statement::Update(_) => "UPDATE".to_owned(),
+        Statement::Delete(_) => "DELETE".to_owned(),
+        other => {
+            let text = other.to_string();
+            let words: Vec<&str> = text.split_whitespace().take(2).collect();
+            match words.as_slice() {
+                [first, second]
+                    if ["CREATE", "DROP", "ALTER"].contains(&first.to_uppercase().as_str()) =>
+                {
+                    format!("{} {}", first.to_uppercase(), second.to_uppercase())
+                }
+                [first, ..] => first.to_uppercase(),
+                [] => "this statement".to_owned(),
+            }
+        }
     }
 }

@@ -48,6 +48,7 @@ impl Accumulator {
             }
             Accumulator::JsonObject(text) => {
                 let mut pair = String::new();
+                refuse_null_key(&value(0))?;
                 write::push_key(&value(0), &mut pair)?;
                 pair.push_str(" : ");
                 write::push_value(&value(1), &mut pair);
@@ -65,6 +66,7 @@ impl Accumulator {
             }
             Accumulator::JsonbObject(pairs) => {
                 let mut key = String::new();
+                refuse_null_key(&value(0))?;
                 write::push_key(&value(0), &mut key)?;
                 let key = match parse::shallow(&key)? {
                     parse::Shallow::String(key) => key,
@@ -101,6 +103,17 @@ pub(super) fn jsonb_object(pairs: &[(String, String)]) -> String {
     }
     out.push('}');
     out
+}
+
+/// PostgreSQL's error for a NULL key of `json_object_agg` / `jsonb_object_agg` (22023).
+fn refuse_null_key(key: &crate::types::Value) -> Result<(), crate::types::TypeError> {
+    if *key == crate::types::Value::Null {
+        Err(crate::types::TypeError::InvalidArgument(
+            "field name must not be null".to_owned(),
+        ))
+    } else {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +183,7 @@ mod tests {
             &[vec![Value::Null, Value::Integer(1)]],
         )
         .unwrap_err();
-        assert_eq!(error.code, sqlstate::NULL_VALUE_NOT_ALLOWED);
+        assert_eq!(error.code, sqlstate::INVALID_PARAMETER_VALUE);
+        assert_eq!(error.message, "field name must not be null");
     }
 }

@@ -21,6 +21,7 @@ use crate::types::{DataType, Value};
 use super::column::Constraints;
 use super::error::BindError;
 use super::foreign_key;
+use super::transaction::transaction_modes;
 use super::{Binder, ident_name, object_name};
 
 impl Binder<'_> {
@@ -51,7 +52,9 @@ impl Binder<'_> {
             } => self.bind_drop(*object_type, *if_exists, names, *cascade),
             ast::Statement::AlterTable(alter) => self.bind_alter_table(alter),
             ast::Statement::Truncate(truncate) => self.bind_truncate(truncate),
-            ast::Statement::StartTransaction { modifier, .. } => {
+            ast::Statement::StartTransaction {
+                modifier, modes, ..
+            } => {
                 // With WAL, SQLite's EXCLUSIVE is IMMEDIATE: readers go on either way.
                 let immediate = matches!(
                     modifier,
@@ -59,7 +62,23 @@ impl Binder<'_> {
                 );
                 Ok(DdlStatement::Transaction(TransactionControl::Begin {
                     immediate,
+                    modes: transaction_modes(modes)?,
                 }))
+            }
+            ast::Statement::Set(ast::Set::SetTransaction {
+                modes,
+                snapshot,
+                session,
+            }) => {
+                if snapshot.is_some() {
+                    return Err(BindError::unsupported("SET TRANSACTION SNAPSHOT"));
+                }
+                Ok(DdlStatement::Transaction(
+                    TransactionControl::SetTransaction {
+                        modes: transaction_modes(modes)?,
+                        session: *session,
+                    },
+                ))
             }
             ast::Statement::Commit { .. } => {
                 Ok(DdlStatement::Transaction(TransactionControl::Commit))

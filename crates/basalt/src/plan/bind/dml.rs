@@ -13,6 +13,7 @@ use sqlparser::ast;
 use crate::catalog::{TableDef, nearest};
 use crate::plan::expr::Expr;
 use crate::plan::{ConflictAction, OutputColumn, PlanKind, PlanNode};
+use crate::sql::insert_syntax::{self, Overriding};
 use crate::sqlstate;
 use crate::types::Value;
 
@@ -85,8 +86,8 @@ impl Binder<'_> {
         }
     }
 
-    /// 428C9 when an INSERT gives a value for a `GENERATED ALWAYS AS IDENTITY` column
-    /// (sqlparser has no `OVERRIDING SYSTEM VALUE`, so there is no way around it).
+    /// 428C9 when an INSERT without `OVERRIDING SYSTEM VALUE` or `OVERRIDING USER VALUE` gives
+    /// a value for a `GENERATED ALWAYS AS IDENTITY` column.
     fn refuse_always_identity(
         &self,
         table: &crate::catalog::TableDef,
@@ -101,6 +102,22 @@ impl Binder<'_> {
             )),
             None => Ok(()),
         }
+    }
+
+    /// The positions of `table`'s identity columns (ALWAYS and BY DEFAULT).
+    fn identity_columns(&self, table: &TableDef) -> Vec<usize> {
+        self.catalog
+            .sequences
+            .values()
+            .filter_map(|sequence| {
+                let (column, _) = sequence.identity.as_ref()?;
+                let owned = sequence
+                    .owner
+                    .as_ref()
+                    .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name));
+                owned.then(|| table.column(column).map(|(position, _)| position))?
+            })
+            .collect()
     }
 
     /// The name of a `GENERATED ALWAYS AS IDENTITY` column of `table` among `columns`.
@@ -136,6 +153,14 @@ impl Binder<'_> {
             None => table.name.clone(),
         };
         let explicit_columns = !insert.columns.is_empty();
+        let overriding = insert_syntax::overriding(insert);
+        // OVERRIDING USER VALUE: the values given for identity columns are replaced by the
+        // columns' defaults (their sequences' next values).
+        let ignored = if overriding == Overriding::User {
+            self.identity_columns(&table)
+        } else {
+            Vec::new()
+        };
         let mut target_columns = Vec::with_capacity(table.columns.len());
         if explicit_columns {
             for column in &insert.columns {
@@ -166,11 +191,18 @@ impl Binder<'_> {
                 }
             }
             Some(query) => {
-                self.bind_insert_source(query, &table, &mut target_columns, explicit_columns)?
+                let target = InsertTarget {
+                    table: &table,
+                    explicit_columns,
+                    ignored: &ignored,
+                };
+                self.bind_insert_source(query, &target, &mut target_columns)?
             }
         };
 
-        self.refuse_always_identity(&table, &target_columns)?;
+        if overriding == Overriding::None {
+            self.refuse_always_identity(&table, &target_columns)?;
+        }
         let table_scope = table_scan(&table, &alias, false).1;
         let mut on_conflict = match insert.or {
             Some(ast::SqliteOnConflict::Ignore) => ConflictAction::IgnoreAnyViolation,
@@ -210,10 +242,11 @@ impl Binder<'_> {
     fn bind_insert_source(
         &mut self,
         query: &ast::Query,
-        table: &TableDef,
+        target: &InsertTarget<'_>,
         target_columns: &mut Vec<usize>,
-        explicit_columns: bool,
     ) -> Result<PlanNode, BindError> {
+        let (table, explicit_columns, ignored) =
+            (target.table, target.explicit_columns, target.ignored);
         let check_width = |width: usize, target_columns: &mut Vec<usize>| {
             if width > target_columns.len() {
                 return Err(BindError::syntax(
@@ -237,7 +270,7 @@ impl Binder<'_> {
         {
             let width = values.rows.first().map_or(0, |row| row.content.len());
             check_width(width, target_columns)?;
-            let rows = self.bind_insert_rows(values, table, target_columns)?;
+            let rows = self.bind_insert_rows(values, table, target_columns, ignored)?;
             let schema = target_columns
                 .iter()
                 .map(|&column| OutputColumn {
@@ -260,6 +293,16 @@ impl Binder<'_> {
         for (index, (column, &target)) in plan.schema.iter().zip(target_columns.iter()).enumerate()
         {
             let def = &table.columns[target];
+            if ignored.contains(&target) {
+                exprs.push(self.column_default(table, target)?);
+                schema.push(OutputColumn {
+                    name: def.name.clone(),
+                    table: None,
+                    data_type: def.data_type,
+                    source: None,
+                });
+                continue;
+            }
             if !assignable(column.data_type, def.data_type) {
                 return Err(BindError::mismatch(format!(
                     "column \"{}\" is of type {} but expression is of type {}",
@@ -290,12 +333,13 @@ impl Binder<'_> {
     }
 
     /// Binds VALUES rows for INSERT: each value typed by its target column; `DEFAULT`
-    /// becomes the column's default expression.
+    /// becomes the column's default expression, as does any value for an `ignored` column.
     fn bind_insert_rows(
         &mut self,
         values: &ast::Values,
         table: &TableDef,
         target_columns: &[usize],
+        ignored: &[usize],
     ) -> Result<Vec<Vec<Expr>>, BindError> {
         let scope = Scope::default();
         let mut rows = Vec::with_capacity(values.rows.len());
@@ -307,7 +351,7 @@ impl Binder<'_> {
             }
             let mut bound_row = Vec::with_capacity(row.content.len());
             for (item, &column) in row.content.iter().zip(target_columns) {
-                if is_default_keyword(item) {
+                if is_default_keyword(item) || ignored.contains(&column) {
                     bound_row.push(self.column_default(table, column)?);
                     continue;
                 }
@@ -571,4 +615,13 @@ fn refuse_generated(table: &TableDef, columns: &[usize]) -> Result<(), BindError
 
 fn is_default_keyword(expr: &ast::Expr) -> bool {
     matches!(expr, ast::Expr::Identifier(ident) if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("default"))
+}
+
+/// The table an INSERT writes, as its source is bound.
+struct InsertTarget<'a> {
+    table: &'a TableDef,
+    /// Whether the statement lists its columns (else the source may give fewer).
+    explicit_columns: bool,
+    /// Columns whose given values are replaced by their defaults (OVERRIDING USER VALUE).
+    ignored: &'a [usize],
 }

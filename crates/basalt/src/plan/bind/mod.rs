@@ -48,6 +48,7 @@ mod temporal;
 #[cfg(test)]
 mod tests;
 mod text_search;
+mod transaction;
 mod trigger;
 mod types;
 mod window;

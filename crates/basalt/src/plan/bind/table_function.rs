@@ -458,6 +458,15 @@ impl Binder<'_> {
             };
             return Ok((plan, scope));
         }
+        if matches!(kind, JoinKind::Right | JoinKind::Full) {
+            // PostgreSQL's error and code (42P10): the LATERAL item reads the rows of an
+            // item that a RIGHT or FULL join would have to null-extend.
+            return Err(BindError::new(
+                sqlstate::INVALID_COLUMN_REFERENCE,
+                "invalid reference to FROM-clause entry from a LATERAL item: the combining \
+                 JOIN type must be INNER or LEFT for a LATERAL reference",
+            ));
+        }
         if kind != JoinKind::Inner {
             return Err(BindError::unsupported(format!(
                 "{kind:?} JOIN of a LATERAL item (only inner and LEFT joins)"

@@ -96,7 +96,9 @@ fn date_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> 
 fn date_trunc_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text, Param::Temporal], &[Param::Text])?;
     Ok(match args.get(1) {
-        Some(DataType::TimestampTz) => DataType::TimestampTz,
+        // A date is read as a timestamptz (its midnight in the session zone), as PostgreSQL
+        // resolves date_trunc(text, date) to date_trunc(text, timestamptz).
+        Some(DataType::TimestampTz | DataType::Date) => DataType::TimestampTz,
         _ if args.len() == 3 => DataType::TimestampTz,
         _ => DataType::Timestamp,
     })
@@ -293,7 +295,13 @@ fn date_trunc(args: &[Value]) -> Result<Value, TypeError> {
     let unit = parse_unit(text_arg("date_trunc", args, 0)?)?;
     // The three-argument form: a timestamptz truncated on `zone`'s clock.
     let (zone, args) = match args.get(2) {
-        None => (timezone::session_zone(), args.to_vec()),
+        None => {
+            let mut args = args.to_vec();
+            if let Some(date @ Value::Date(_)) = args.get(1) {
+                args[1] = crate::types::cast(date, DataType::TimestampTz)?;
+            }
+            (timezone::session_zone(), args)
+        }
         Some(_) => {
             let zone = timezone::zone_named(text_arg("date_trunc", args, 2)?)?;
             let source = match args.get(1) {
@@ -514,7 +522,13 @@ mod tests {
             ("century", moment.clone(), Ok(ts("2001-01-01"))),
             ("millennium", moment.clone(), Ok(ts("2001-01-01"))),
             ("century", ts("2000-06-01"), Ok(ts("1901-01-01"))),
-            ("month", date("2024-02-29"), Ok(ts("2024-02-01"))),
+            // A date is a timestamptz here, as in PostgreSQL: 2024-02-01 00:00 in the session
+            // zone (UTC).
+            (
+                "month",
+                date("2024-02-29"),
+                Ok(Value::TimestampTz(1_706_745_600_000_000)),
+            ),
             (
                 "hour",
                 ts("1969-12-31 23:59:59"),

@@ -174,12 +174,12 @@ pub(super) fn interval_part(unit: &str, interval: Interval) -> Result<f64, TypeE
         "dow" | "isodow" | "doy" | "week" | "weeks" | "w" | "isoyear" | "timezone"
         | "timezone_hour" | "timezone_minute" => {
             return Err(TypeError::FeatureNotSupported(format!(
-                "interval units \"{unit}\" not supported"
+                "unit \"{unit}\" not supported for type interval"
             )));
         }
         _ => {
             return Err(TypeError::InvalidArgument(format!(
-                "interval units \"{unit}\" not recognized"
+                "unit \"{unit}\" not recognized for type interval"
             )));
         }
     })
@@ -341,7 +341,7 @@ mod tests {
         );
         assert_eq!(
             interval_part("fortnight", day_and_time).map_err(|e| e.to_string()),
-            Err("interval units \"fortnight\" not recognized".to_owned())
+            Err("unit \"fortnight\" not recognized for type interval".to_owned())
         );
         assert_eq!(
             call("date_part", &[t("day"), interval("3 days")]),

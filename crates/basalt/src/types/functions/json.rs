@@ -458,7 +458,8 @@ fn array_length(args: &[Value]) -> Result<Value, TypeError> {
 }
 
 /// `json_build_object(k1, v1, ...)`'s text: `{"k1" : v1, "k2" : v2}`, PostgreSQL's spacing.
-fn object_text(args: &[Value]) -> Result<String, TypeError> {
+/// A NULL key is 22023 with PostgreSQL's message for the function (`jsonb` says it its way).
+fn object_text(args: &[Value], jsonb: bool) -> Result<String, TypeError> {
     if !args.len().is_multiple_of(2) {
         return Err(TypeError::InvalidArgument(
             "argument list must have even number of elements".to_owned(),
@@ -468,6 +469,14 @@ fn object_text(args: &[Value]) -> Result<String, TypeError> {
     for (index, pair) in args.chunks_exact(2).enumerate() {
         if index > 0 {
             out.push_str(", ");
+        }
+        if pair[0] == Value::Null {
+            let argument = 2 * index + 1;
+            return Err(TypeError::InvalidArgument(if jsonb {
+                format!("argument {argument}: key must not be null")
+            } else {
+                format!("argument {argument} cannot be null")
+            }));
         }
         write::push_key(&pair[0], &mut out)?;
         out.push_str(" : ");
@@ -491,11 +500,13 @@ fn array_text(args: &[Value]) -> String {
 }
 
 fn build_object(args: &[Value]) -> Result<Value, TypeError> {
-    Ok(Value::Json(object_text(args)?))
+    Ok(Value::Json(object_text(args, false)?))
 }
 
 fn build_object_binary(args: &[Value]) -> Result<Value, TypeError> {
-    Ok(Value::Jsonb(json::normalize_jsonb(&object_text(args)?)?))
+    Ok(Value::Jsonb(json::normalize_jsonb(&object_text(
+        args, true,
+    )?)?))
 }
 
 fn build_array(args: &[Value]) -> Result<Value, TypeError> {
@@ -701,9 +712,14 @@ mod tests {
             Ok(Value::Jsonb("{\"a\": \"x\", \"b\": true}".to_owned()))
         );
         assert_eq!(call("json_build_object", &[t("a")]), Err("22023"));
+        // A NULL key: 22023, as PostgreSQL.
         assert_eq!(
             call("json_build_object", &[Value::Null, i(1)]),
-            Err("22004")
+            Err("22023")
+        );
+        assert_eq!(
+            call("jsonb_build_object", &[t("a"), i(1), Value::Null, i(2)]),
+            Err("22023")
         );
         assert_eq!(call("json_build_object", &[]), Ok(json("{}")));
         assert_eq!(

@@ -238,6 +238,13 @@ fn each(name: &str, args: &[Value], members: Members) -> Result<Vec<Vec<Value>>,
             .into_iter()
             .map(|(key, member)| Ok(vec![Value::Text(key), members.value(member)?]))
             .collect(),
+        // PostgreSQL's messages: json's functions name what they were given, jsonb's their own name.
+        parse::Shallow::Array(_) if !name.starts_with("jsonb") => Err(TypeError::InvalidArgument(
+            "cannot deconstruct an array as an object".to_owned(),
+        )),
+        _ if !name.starts_with("jsonb") => Err(TypeError::InvalidArgument(
+            "cannot deconstruct a scalar".to_owned(),
+        )),
         _ => Err(TypeError::InvalidArgument(format!(
             "cannot call {name} on a non-object"
         ))),

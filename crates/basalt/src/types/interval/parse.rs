@@ -115,7 +115,7 @@ impl Errors<'_> {
         }
     }
 
-    /// A field too large, or a time field out of its range (22008).
+    /// A field too large, or a time field out of its range (22015).
     fn overflow(&self) -> TypeError {
         TypeError::IntervalFieldOverflow {
             text: self.text.to_owned(),
@@ -271,6 +271,8 @@ impl Fields {
         if self.seen == 0 {
             return Err(errors.syntax());
         }
+        // 22015, as PostgreSQL, except that it says 22008 ("interval out of range") when
+        // the years fit but their months do not (`178956971 years`): months here count both.
         let months = i32::try_from(self.months).map_err(|_| errors.overflow())?;
         let days = i32::try_from(self.days).map_err(|_| errors.overflow())?;
         let interval = Interval::new(months, days, self.micros);
