@@ -1,7 +1,8 @@
 //! The analyzer: text to the terms full-text search indexes and matches — words found by
 //! Unicode word segmentation (UAX #29, the `unicode-segmentation` crate), lowercased, stop
 //! words dropped, optionally stemmed by a Snowball stemmer (`rust-stemmers`), and folded to
-//! their base letters (`Café` and `cafe` are one term).
+//! their base letters (`Café` and `cafe` are one term). With `tokenizer = trigram` the terms
+//! are instead every three consecutive characters, lowercased and folded (substring search).
 //!
 //! What it guarantees: the same text gives the same tokens, each with its position (the
 //! index of the word among all the words of the text, stop words included, so a phrase with a
@@ -72,6 +73,9 @@ pub struct Token {
 
 /// How text becomes terms (see the module doc).
 pub struct Analyzer {
+    /// The `trigram` tokenizer: every three consecutive characters a term (see
+    /// [`Analyzer::trigrams`]), instead of Unicode words.
+    trigram: bool,
     stemmer: Option<(&'static str, Stemmer)>,
     stop_words: HashSet<String>,
     /// How the `stopwords` option was given (`none`, `english`, or the list), for display.
@@ -81,6 +85,7 @@ pub struct Analyzer {
 impl std::fmt::Debug for Analyzer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Analyzer")
+            .field("trigram", &self.trigram)
             .field("stemmer", &self.stemmer.as_ref().map(|(name, _)| *name))
             .field("stopwords", &self.stop_words_option)
             .finish()
@@ -92,6 +97,7 @@ impl Default for Analyzer {
     /// functions use on a column without a full-text index.
     fn default() -> Self {
         Analyzer {
+            trigram: false,
             stemmer: None,
             stop_words: HashSet::new(),
             stop_words_option: "none".into(),
@@ -100,7 +106,8 @@ impl Default for Analyzer {
 }
 
 impl Analyzer {
-    /// The analyzer an index's options describe: `tokenizer` (`unicode`, the only one),
+    /// The analyzer an index's options describe: `tokenizer` (`unicode`, or `trigram`, which
+    /// takes no stemmer and no stop words),
     /// `stemmer` (`none` or a language: `english`, `french`, ... — [`stemmer_names`]),
     /// `stopwords` (`none`, `english`, or the words themselves, separated by commas). Names
     /// are case-insensitive; an unknown option or value is 22023.
@@ -112,11 +119,15 @@ impl Analyzer {
             let value_lower = value.trim().to_lowercase();
             match name.to_lowercase().as_str() {
                 "tokenizer" => {
-                    if value_lower != "unicode" {
-                        return Err(TypeError::InvalidArgument(format!(
-                            "unknown full-text tokenizer \"{value}\" (the tokenizer is unicode)"
-                        )));
-                    }
+                    analyzer.trigram = match value_lower.as_str() {
+                        "unicode" => false,
+                        "trigram" => true,
+                        _ => {
+                            return Err(TypeError::InvalidArgument(format!(
+                                "unknown full-text tokenizer \"{value}\" (unicode or trigram)"
+                            )));
+                        }
+                    };
                 }
                 "stemmer" => {
                     analyzer.stemmer = if value_lower == "none" {
@@ -154,7 +165,17 @@ impl Analyzer {
                 }
             }
         }
+        if analyzer.trigram && (analyzer.stemmer.is_some() || !analyzer.stop_words.is_empty()) {
+            return Err(TypeError::InvalidArgument(
+                "the trigram tokenizer takes no stemmer and no stop words".into(),
+            ));
+        }
         Ok(analyzer)
+    }
+
+    /// Whether this analyzer makes trigrams (`tokenizer = trigram`) rather than words.
+    pub fn is_trigram(&self) -> bool {
+        self.trigram
     }
 
     /// The analyzer an options string describes, as `fts_terms` takes it: `name = value`
@@ -193,6 +214,16 @@ impl Analyzer {
     /// Returns the position after the last word (stop words counted), so that several texts
     /// (the columns of one document) can be numbered as one.
     pub fn analyze(&self, text: &str, first_position: u32, out: &mut Vec<Token>) -> u32 {
+        if self.trigram {
+            return trigrams(text, first_position, &mut |term, position, range| {
+                out.push(Token {
+                    term: term.to_owned(),
+                    position,
+                    start: range.start,
+                    end: range.end,
+                });
+            });
+        }
         let mut position = first_position;
         let mut lower = String::new();
         for (start, word) in text.unicode_word_indices() {
@@ -240,6 +271,12 @@ impl Analyzer {
         let mut lower = String::new();
         for text in texts.into_iter().flatten() {
             let mut position = next.map_or(0, |after| after.saturating_add(COLUMN_GAP));
+            if self.trigram {
+                next = Some(trigrams(text, position, &mut |term, position, _| {
+                    sink(term, position);
+                }));
+                continue;
+            }
             for word in text.unicode_words() {
                 self.with_term(word, &mut lower, |term| sink(term, position));
                 position = position.saturating_add(1);
@@ -282,6 +319,49 @@ impl Analyzer {
     pub fn prefix(&self, word: &str) -> String {
         fold(word.to_lowercase())
     }
+}
+
+/// The trigram tokenizer: the text's characters lowercased and folded as words are (each
+/// character on its own, keeping the byte range of the character it came from), then every
+/// run of three consecutive ones a term, at consecutive positions from `first_position` —
+/// spaces and punctuation included, so a query's text matches where it stands in the text
+/// as a substring (a word of the query becomes the phrase of its trigrams). A text of fewer
+/// than three characters has no terms. Gives each term, its position and its byte range to
+/// `sink`; returns the position after the last.
+fn trigrams(
+    text: &str,
+    first_position: u32,
+    sink: &mut dyn FnMut(&str, u32, std::ops::Range<usize>),
+) -> u32 {
+    // The folded characters, each with the byte range of the character it came from.
+    let mut folded: Vec<(char, std::ops::Range<usize>)> = Vec::with_capacity(text.len());
+    for (start, c) in text.char_indices() {
+        let range = start..start + c.len_utf8();
+        if c.is_ascii() {
+            folded.push((c.to_ascii_lowercase(), range));
+            continue;
+        }
+        for lower in c.to_lowercase() {
+            for base in std::iter::once(lower)
+                .nfd()
+                .filter(|c| !is_combining_mark(*c))
+            {
+                folded.push((base, range.clone()));
+            }
+        }
+    }
+    let mut position = first_position;
+    let mut term = String::with_capacity(12);
+    for window in folded.windows(3) {
+        term.clear();
+        term.extend(window.iter().map(|(c, _)| *c));
+        let (Some(first), Some(last)) = (window.first(), window.last()) else {
+            continue;
+        };
+        sink(&term, position, first.1.start..last.1.end);
+        position = position.saturating_add(1);
+    }
+    position
 }
 
 thread_local! {

@@ -225,6 +225,10 @@ impl Parser<'_> {
                 text,
                 prefix: false,
             } => phrase(&text, self.analyzer),
+            // Trigrams match substrings already: `abc*` is `abc`.
+            Lexeme::Word { text, prefix: true } if self.analyzer.is_trigram() => {
+                phrase(&text, self.analyzer)
+            }
             Lexeme::Word { text, prefix: true } => {
                 let words: Vec<&str> = unicode_words(&text);
                 match words.as_slice() {

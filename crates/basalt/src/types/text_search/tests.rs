@@ -101,7 +101,15 @@ fn stemmers_and_stop_words() {
 fn options_are_checked() {
     for (text, wanted) in [
         ("stemmer = klingon", "unknown stemmer \"klingon\""),
-        ("tokenizer = trigram", "unknown full-text tokenizer"),
+        ("tokenizer = porter", "unknown full-text tokenizer"),
+        (
+            "tokenizer = trigram, stemmer = english",
+            "the trigram tokenizer takes no stemmer",
+        ),
+        (
+            "stopwords = english, tokenizer = trigram",
+            "the trigram tokenizer takes no stemmer",
+        ),
         ("colour = blue", "unknown full-text option \"colour\""),
         ("stemmer english", "malformed full-text options"),
         ("stopwords = 'a, b", "malformed full-text options"),
@@ -117,6 +125,74 @@ fn options_are_checked() {
     }
     Analyzer::from_option_text("").unwrap();
     Analyzer::from_option_text(" tokenizer = unicode , stemmer = none, stopwords = none ").unwrap();
+    Analyzer::from_option_text("tokenizer = TRIGRAM, stemmer = none").unwrap();
+}
+
+#[test]
+fn trigrams_are_every_three_folded_characters_with_their_byte_ranges() {
+    let trigram = Analyzer::from_option_text("tokenizer = trigram").unwrap();
+    let text = "Café au";
+    let mut tokens = Vec::new();
+    assert_eq!(trigram.analyze(text, 10, &mut tokens), 15);
+    let got: Vec<(&str, u32, &str)> = tokens
+        .iter()
+        .map(|t| (t.term.as_str(), t.position, &text[t.start..t.end]))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("caf", 10, "Caf"),
+            ("afe", 11, "afé"),
+            ("fe ", 12, "fé "),
+            ("e a", 13, "é a"),
+            (" au", 14, " au"),
+        ]
+    );
+    // Fewer than three characters: no terms, and the position does not move.
+    tokens.clear();
+    assert_eq!(trigram.analyze("ab", 3, &mut tokens), 3);
+    assert!(tokens.is_empty());
+    // A decomposed accent folds away as a precomposed one does.
+    let mut decomposed = Vec::new();
+    trigram.analyze("cafe\u{301}s", 0, &mut decomposed);
+    let mut composed = Vec::new();
+    trigram.analyze("CAFÉS", 0, &mut composed);
+    let terms = |tokens: &[Token]| tokens.iter().map(|t| t.term.clone()).collect::<Vec<_>>();
+    assert_eq!(terms(&decomposed), ["caf", "afe", "fes"]);
+    assert_eq!(terms(&decomposed), terms(&composed));
+    // The sink form gives the same terms and positions, columns COLUMN_GAP apart.
+    let mut sunk = Vec::new();
+    assert!(trigram.each_term_of_texts(
+        [Some("abcd"), None, Some("xyz")],
+        &mut |term, position| {
+            sunk.push((term.to_owned(), position));
+        }
+    ));
+    assert_eq!(
+        sunk,
+        [
+            ("abc".to_owned(), 0),
+            ("bcd".to_owned(), 1),
+            ("xyz".to_owned(), 2 + super::analyzer::COLUMN_GAP),
+        ]
+    );
+}
+
+#[test]
+fn a_trigram_query_word_is_the_phrase_of_its_trigrams() {
+    let trigram = Analyzer::from_option_text("tokenizer = trigram").unwrap();
+    let parse = |text: &str| parse(text, &trigram).unwrap();
+    assert_eq!(parse("abc"), Some(Query::Term("abc".into())));
+    assert_eq!(parse("abc*"), Some(Query::Term("abc".into())));
+    assert_eq!(
+        parse("Lait"),
+        Some(Query::Phrase(vec![("lai".into(), 0), ("ait".into(), 1)]))
+    );
+    // A quoted phrase keeps its space: the trigrams across it.
+    assert_eq!(parse("\"u l\""), Some(Query::Term("u l".into())));
+    // Too short to make a trigram: left out, as a stop word is.
+    assert_eq!(parse("ab"), None);
+    assert_eq!(parse("ab lait"), parse("lait"));
 }
 
 fn q(text: &str) -> Option<Query> {
