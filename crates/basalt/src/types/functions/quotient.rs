@@ -19,16 +19,34 @@
 
 use super::{Param, ScalarFunction, check_args, int_arg, real_arg, strict_nulls};
 use crate::types::format::shortest_digits;
+use crate::types::numeric::{self, Numeric};
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("div", integer_or_real, div),
-    function!("gcd", integer_or_real, gcd),
-    function!("lcm", integer_or_real, lcm),
+    function!("gcd", integer_else_real, gcd),
+    function!("lcm", integer_else_real, lcm),
 ];
 
-/// Integer when both arguments are integers, otherwise real (standing in for NUMERIC).
+/// Integer when both arguments are integers, numeric when they are integers and numerics,
+/// otherwise real.
 fn integer_or_real(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number, Param::Number], &[])?;
+    Ok(if args.iter().all(|t| *t == DataType::Integer) {
+        DataType::Integer
+    } else if args
+        .iter()
+        .all(|t| matches!(t, DataType::Integer | DataType::Numeric(_)))
+    {
+        DataType::Numeric(None)
+    } else {
+        DataType::Real
+    })
+}
+
+/// Integer when both arguments are integers, otherwise real (`gcd` and `lcm` of NUMERICs
+/// compute on their nearest doubles).
+fn integer_else_real(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Number, Param::Number], &[])?;
     Ok(if args.iter().all(|t| *t == DataType::Integer) {
         DataType::Integer
@@ -94,6 +112,16 @@ fn div(args: &[Value]) -> Result<Value, TypeError> {
             .checked_div(b)
             .map(Value::Integer)
             .ok_or_else(TypeError::integer_overflow);
+    }
+    let exact = |value: &Value| match value {
+        Value::Numeric(n) => Some(*n),
+        Value::Integer(i) => Some(Numeric::from_i64(*i)),
+        _ => None,
+    };
+    if let [a, b] = args
+        && let (Some(a), Some(b)) = (exact(a), exact(b))
+    {
+        return numeric::div_integer(a, b).map(Value::Numeric);
     }
     let a = real_arg("div", args, 0)?;
     let b = real_arg("div", args, 1)?;
