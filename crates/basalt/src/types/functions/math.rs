@@ -9,9 +9,9 @@
 //! roots of negatives and complex powers (2201F).
 //!
 //! Rounding to decimal places is done on the shortest decimal representation of the double
-//! (what `Display` shows), half away from zero: `round(2.675, 2)` is 2.68 as it is for
-//! PostgreSQL's NUMERIC, which Basalt's REAL stands in for. Zero results are never negative
-//! (NUMERIC has no −0).
+//! (what `Display` shows), half away from zero: `round(2.675::float8, 2)` is 2.68 as
+//! PostgreSQL's NUMERIC rounds 2.675 (PostgreSQL converts the double to NUMERIC first).
+//! Zero results are never negative (NUMERIC has no −0).
 
 use std::cell::Cell;
 use std::hash::{BuildHasher, RandomState};

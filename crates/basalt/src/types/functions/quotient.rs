@@ -1,10 +1,11 @@
 //! Exact integer quotients and divisors: `div(a, b)`, `gcd(a, b)`, `lcm(a, b)`.
 //!
 //! PostgreSQL defines `div` only on NUMERIC (integers are cast to it) and `gcd`/`lcm` on
-//! integers and NUMERIC. Basalt has no exact NUMERIC: integer arguments give an integer
-//! result (PostgreSQL's `div(7, 2)` is the NUMERIC 3, the same number), and a REAL argument,
-//! which stands in for a NUMERIC literal such as `0.3`, is taken at its shortest decimal
-//! representation (what it prints as), so that `div(0.3, 0.1)` is 3 and `gcd(0.25, 0.1)` is
+//! integers and NUMERIC. Here integer arguments give an integer result (PostgreSQL's
+//! `div(7, 2)` is the NUMERIC 3, the same number), NUMERIC arguments to `div` an exact
+//! NUMERIC of scale 0 (`types::numeric::div_integer`), and a double argument (and, for
+//! `gcd`/`lcm`, a NUMERIC one, converted) is taken at its shortest decimal representation
+//! (what it prints as), so that `div(0.3::float8, 0.1::float8)` is 3 and `gcd(0.25, 0.1)` is
 //! 0.05 as with NUMERIC, not what binary doubles would give. When the two arguments' decimal
 //! exponents are too far apart to line up in 128 bits, `div` falls back to truncating the
 //! double quotient. What still differs from PostgreSQL: `div(-9223372036854775808, -1)`

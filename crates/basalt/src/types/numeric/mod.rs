@@ -57,9 +57,13 @@ pub(crate) fn pow10(n: u32) -> i128 {
 const LIMIT: i128 = POW10[38];
 
 /// An exact decimal: `mantissa × 10^-scale`, |mantissa| < 10^38, scale ≤ 38.
+///
+/// The mantissa is kept as two 64-bit halves rather than an `i128` so that the type is
+/// 8-byte aligned: `Value` and `ValueRef` stay 32 bytes (an `i128` would make them 48).
 #[derive(Clone, Copy, Debug, Eq)]
 pub struct Numeric {
-    mantissa: i128,
+    low: u64,
+    high: u64,
     scale: u8,
 }
 
@@ -78,7 +82,7 @@ impl PartialOrd for Numeric {
 
 impl Ord for Numeric {
     fn cmp(&self, other: &Self) -> Ordering {
-        let (a, b) = (self.mantissa, other.mantissa);
+        let (a, b) = (self.mantissa(), other.mantissa());
         if a.signum() != b.signum() {
             return a.signum().cmp(&b.signum());
         }
@@ -105,24 +109,31 @@ pub(crate) fn overflow() -> TypeError {
 impl Numeric {
     /// Zero, scale 0.
     pub const ZERO: Numeric = Numeric {
-        mantissa: 0,
+        low: 0,
+        high: 0,
         scale: 0,
     };
+
+    /// The value from its parts, unchecked.
+    const fn raw(mantissa: i128, scale: u8) -> Numeric {
+        Numeric {
+            low: mantissa as u64,
+            high: (mantissa >> 64) as u64,
+            scale,
+        }
+    }
 
     /// `mantissa × 10^-scale`, 22003 when out of range.
     pub fn new(mantissa: i128, scale: u32) -> Result<Numeric, TypeError> {
         if mantissa.unsigned_abs() >= LIMIT.unsigned_abs() || scale > MAX_SCALE {
             return Err(overflow());
         }
-        Ok(Numeric {
-            mantissa,
-            scale: scale as u8,
-        })
+        Ok(Numeric::raw(mantissa, scale as u8))
     }
 
     /// The mantissa.
     pub fn mantissa(self) -> i128 {
-        self.mantissa
+        ((u128::from(self.high) << 64) | u128::from(self.low)) as i128
     }
 
     /// The scale (digits after the point).
@@ -132,45 +143,33 @@ impl Numeric {
 
     /// An integer, scale 0.
     pub fn from_i64(v: i64) -> Numeric {
-        Numeric {
-            mantissa: i128::from(v),
-            scale: 0,
-        }
+        Numeric::raw(i128::from(v), 0)
     }
 
     /// -1, 0 or 1.
     pub fn signum(self) -> i32 {
-        self.mantissa.signum() as i32
+        self.mantissa().signum() as i32
     }
 
     /// The value with trailing fractional zeros removed: the one representative of its
     /// value, for hashing and grouping.
     pub fn normalized(self) -> Numeric {
-        let (mut m, mut s) = (self.mantissa, self.scale);
+        let (mut m, mut s) = (self.mantissa(), self.scale);
         while s > 0 && m % 10 == 0 {
             m /= 10;
             s -= 1;
         }
-        Numeric {
-            mantissa: m,
-            scale: s,
-        }
+        Numeric::raw(m, s)
     }
 
     /// `-self`.
     pub fn negate(self) -> Numeric {
-        Numeric {
-            mantissa: -self.mantissa,
-            scale: self.scale,
-        }
+        Numeric::raw(-self.mantissa(), self.scale)
     }
 
     /// `|self|`.
     pub fn abs(self) -> Numeric {
-        Numeric {
-            mantissa: self.mantissa.abs(),
-            scale: self.scale,
-        }
+        Numeric::raw(self.mantissa().abs(), self.scale)
     }
 
     /// The value at `scale` digits after the point: padded with zeros, or rounded half
@@ -182,12 +181,12 @@ impl Numeric {
         }
         if scale >= current {
             let m = self
-                .mantissa
+                .mantissa()
                 .checked_mul(pow10(scale - current))
                 .ok_or_else(overflow)?;
             return Numeric::new(m, scale);
         }
-        let m = round_div(self.mantissa, pow10(current - scale));
+        let m = round_div(self.mantissa(), pow10(current - scale));
         Numeric::new(m, scale)
     }
 
@@ -197,7 +196,7 @@ impl Numeric {
     pub fn apply_typmod(self, precision: u32, scale: u32) -> Result<Numeric, TypeError> {
         let rounded = self.rescale(scale)?;
         let bound = precision.min(MAX_PRECISION);
-        if precision < MAX_PRECISION && rounded.mantissa.unsigned_abs() >= pow10(bound) as u128 {
+        if precision < MAX_PRECISION && rounded.mantissa().unsigned_abs() >= pow10(bound) as u128 {
             let digits = precision.saturating_sub(scale);
             return Err(TypeError::OutOfRange(format!(
                 "numeric field overflow: a field with precision {precision}, scale {scale} \
@@ -214,15 +213,15 @@ impl Numeric {
 
     /// The nearest integer (half away from zero), 22003 outside `i64`.
     pub fn to_i64(self) -> Result<i64, TypeError> {
-        let m = round_div(self.mantissa, pow10(self.scale()));
+        let m = round_div(self.mantissa(), pow10(self.scale()));
         i64::try_from(m).map_err(|_| TypeError::integer_overflow())
     }
 
     /// The nearest double.
     pub fn to_f64(self) -> f64 {
         // Both operands exact and one IEEE division: correctly rounded.
-        if self.mantissa.unsigned_abs() < (1 << 53) && self.scale <= 22 {
-            return self.mantissa as f64 / 10f64.powi(i32::from(self.scale));
+        if self.mantissa().unsigned_abs() < (1 << 53) && self.scale <= 22 {
+            return self.mantissa() as f64 / 10f64.powi(i32::from(self.scale));
         }
         self.to_string().parse::<f64>().unwrap_or(f64::NAN)
     }
@@ -239,11 +238,10 @@ impl Numeric {
         if r == 0.0 {
             return Ok(Numeric::ZERO);
         }
+        // PostgreSQL prints the double with `%.15g` and reads that back: 15 significant
+        // digits, trailing zeros dropped.
         let text = format!("{r:.14e}");
-        let parsed = parse(&text)?.normalized();
-        // %g never shows more than 15 digits' worth of scale for numbers ≥ 1e-4 ... it does
-        // show small numbers exactly as far as 15 digits go; so does this.
-        Ok(parsed)
+        Ok(parse(&text)?.normalized())
     }
 
     /// The order-preserving 32-byte key of the value: `value × 10^38` as a signed 256-bit
@@ -251,10 +249,10 @@ impl Numeric {
     /// of different scales have equal keys.
     pub fn key_bytes(self) -> [u8; 32] {
         let magnitude = U256::product(
-            self.mantissa.unsigned_abs(),
+            self.mantissa().unsigned_abs(),
             pow10(MAX_SCALE - self.scale()) as u128,
         );
-        let signed = if self.mantissa < 0 {
+        let signed = if self.mantissa() < 0 {
             magnitude.wrapping_neg()
         } else {
             magnitude
@@ -271,8 +269,8 @@ impl Numeric {
     /// 1 to 17 bytes.
     pub fn to_cell_bytes(self, out: &mut Vec<u8>) {
         out.push(self.scale);
-        let bytes = self.mantissa.to_le_bytes();
-        let fill = if self.mantissa < 0 { 0xFF } else { 0x00 };
+        let bytes = self.mantissa().to_le_bytes();
+        let fill = if self.mantissa() < 0 { 0xFF } else { 0x00 };
         let mut len = 16;
         // Drop a top byte while the byte below it carries the same sign.
         while len > 0
@@ -281,7 +279,7 @@ impl Numeric {
         {
             len -= 1;
         }
-        if len == 0 && self.mantissa < 0 {
+        if len == 0 && self.mantissa() < 0 {
             // -1: one 0xFF byte.
             len = 1;
         }
@@ -319,7 +317,7 @@ impl Numeric {
     /// leading and trailing zero digits left out.
     pub fn to_pg_binary(self) -> Vec<u8> {
         let scale = self.scale();
-        let magnitude = self.mantissa.unsigned_abs();
+        let magnitude = self.mantissa().unsigned_abs();
         // Pad the fraction to whole base-10000 digits: value × 10^(4k) is an integer.
         let frac_groups = scale.div_ceil(4);
         let padded = U256::from_u128(magnitude).mul_pow10(frac_groups * 4 - scale);
@@ -348,7 +346,7 @@ impl Numeric {
         if groups.is_empty() {
             weight = 0;
         }
-        let sign: u16 = if self.mantissa < 0 { 0x4000 } else { 0 };
+        let sign: u16 = if self.mantissa() < 0 { 0x4000 } else { 0 };
         let mut out = Vec::with_capacity(8 + groups.len() * 2);
         out.extend_from_slice(&(groups.len() as u16).to_be_bytes());
         out.extend_from_slice(&(weight as i16).to_be_bytes());
@@ -378,9 +376,9 @@ pub(crate) fn round_div(value: i128, divisor: i128) -> i128 {
 impl fmt::Display for Numeric {
     /// PostgreSQL's output: every digit of the scale, no exponent (`-0.050`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let digits = self.mantissa.unsigned_abs().to_string();
+        let digits = self.mantissa().unsigned_abs().to_string();
         let scale = self.scale as usize;
-        if self.mantissa < 0 {
+        if self.mantissa() < 0 {
             f.write_str("-")?;
         }
         if scale == 0 {

@@ -154,3 +154,9 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn values_stay_32_bytes() {
+    assert_eq!(std::mem::size_of::<crate::types::Value>(), 32);
+    assert_eq!(std::mem::align_of::<Numeric>(), 8);
+}
