@@ -131,6 +131,8 @@ fn basalt_cell(value: ValueRef<'_>) -> Cell {
         ValueRef::Boolean(truth) => Cell::Integer(i64::from(truth)),
         ValueRef::Integer(integer) => Cell::Integer(integer),
         ValueRef::Real(real) => Cell::Real(real),
+        // NUMERIC (decimal literals' arithmetic) meets SQLite's doubles as a number.
+        ValueRef::Numeric(number) => Cell::Real(number.to_f64()),
         ValueRef::Text(text) => Cell::Text(text.to_owned()),
         ValueRef::Blob(bytes) => Cell::Blob(bytes.to_vec()),
         other => Cell::Text(other.to_owned().to_string()),

@@ -2,15 +2,15 @@
 //!
 //! In: `None`, `bool`, `int`, `float`, `str`, `bytes`/`bytearray`/`memoryview`,
 //! `datetime.datetime` (a naive one a TIMESTAMP, an aware one a TIMESTAMPTZ), `datetime.date`,
-//! `datetime.timedelta` (an INTERVAL of days and microseconds), `decimal.Decimal` (a float:
-//! Basalt's NUMERIC is not exact yet), `uuid.UUID`, `dict` (JSON), `list` (a VECTOR where the
+//! `datetime.timedelta` (an INTERVAL of days and microseconds), `decimal.Decimal` (an exact
+//! NUMERIC; a NaN, an infinity or one past 38 digits binds as a float), `uuid.UUID`, `dict` (JSON), `list` (a VECTOR where the
 //! statement expects one, else JSON), and any float32/float64 buffer such as a numpy array (a
 //! VECTOR). Out: the same types; TIMESTAMPTZ as an aware `datetime` in UTC (the instant; the
-//! session's zone only shapes text); INTERVAL as a `timedelta` with 30-day months; JSON as
+//! session's zone only shapes text); NUMERIC as a `decimal.Decimal` with its scale; INTERVAL as a `timedelta` with 30-day months; JSON as
 //! `json.loads` gives it; VECTOR as a float32 numpy array when numpy imports, else a list.
 //! A value Python cannot hold (a date past year 9999) raises DataError, never panics.
 
-use basalt::{DataType, Interval, Value, ValueRef};
+use basalt::{DataType, Interval, Numeric, Value, ValueRef};
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -149,7 +149,12 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
         return Ok(Value::Interval(Interval::new(0, value.get_days(), micros)));
     }
     if object.is_instance(DECIMAL.import(py, "decimal", "Decimal")?)? {
-        return Ok(Value::Real(object.extract::<f64>()?));
+        // Through its text (`str(Decimal)`, which may use an exponent): exact when it fits.
+        let text: String = object.str()?.extract()?;
+        return Ok(match text.parse::<Numeric>() {
+            Ok(number) => Value::Numeric(number),
+            Err(_) => Value::Real(object.extract::<f64>()?),
+        });
     }
     if object.is_instance(UUID.import(py, "uuid", "UUID")?)? {
         let bytes: Vec<u8> = object.getattr("bytes")?.extract()?;
@@ -283,6 +288,10 @@ pub(crate) fn to_python<'py>(py: Python<'py>, value: ValueRef<'_>) -> PyResult<B
         ValueRef::Boolean(value) => PyBool::new(py, value).to_owned().into_any(),
         ValueRef::Integer(value) => value.into_pyobject(py)?.into_any(),
         ValueRef::Real(value) => PyFloat::new(py, value).into_any(),
+        // decimal.Decimal('12.50'): the text keeps the scale.
+        ValueRef::Numeric(value) => DECIMAL
+            .import(py, "decimal", "Decimal")?
+            .call1((value.to_string(),))?,
         ValueRef::Text(value) => PyString::new(py, value).into_any(),
         ValueRef::Blob(value) => PyBytes::new(py, value).into_any(),
         ValueRef::Date(days) => date(py, i64::from(days))?,
@@ -324,6 +333,7 @@ fn value_ref(value: &Value) -> Option<ValueRef<'_>> {
         Value::Boolean(v) => ValueRef::Boolean(*v),
         Value::Integer(v) => ValueRef::Integer(*v),
         Value::Real(v) => ValueRef::Real(*v),
+        Value::Numeric(v) => ValueRef::Numeric(*v),
         Value::Text(v) => ValueRef::Text(v),
         Value::Blob(v) => ValueRef::Blob(v),
         Value::Date(v) => ValueRef::Date(*v),

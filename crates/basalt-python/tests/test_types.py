@@ -90,9 +90,16 @@ def test_interval_months_are_thirty_days(con):
     assert got == datetime.timedelta(days=32, hours=3)
 
 
-def test_decimal_goes_in_as_numeric_float(con):
+def test_decimal_round_trips_exactly(con):
     got = roundtrip(con, "NUMERIC", decimal.Decimal("12.25"))
-    assert isinstance(got, float) and got == 12.25
+    assert isinstance(got, decimal.Decimal) and str(got) == "12.25"
+    big = decimal.Decimal("12345678901234567890.12")
+    assert roundtrip(con, "NUMERIC(30,2)", big) == big
+    # NUMERIC(p, s) rounds half away from zero on store and keeps its scale.
+    got = roundtrip(con, "NUMERIC(10,2)", decimal.Decimal("0.125"))
+    assert str(got) == "0.13"
+    (total,) = con.execute("SELECT 0.1 + 0.2").fetchone()
+    assert total == decimal.Decimal("0.3")
 
 
 def test_vector_from_list_numpy_float32_and_float64(con):

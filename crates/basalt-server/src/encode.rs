@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use basalt::{ColumnDescription, DataType, Interval, Row, Value, ValueRef};
+use basalt::{ColumnDescription, DataType, Interval, Numeric, Row, Value, ValueRef};
 use bytes::{BufMut, BytesMut};
 use pgwire::messages::data::{DataRow, FieldDescription, RowDescription};
 
@@ -221,6 +221,7 @@ fn write_binary(value: ValueRef<'_>, declared: DataType, out: &mut BytesMut) {
         (ValueRef::Integer(integer), DataType::Real) => out.put_f64(integer as f64),
         (ValueRef::Integer(integer), _) => out.put_i64(integer),
         (ValueRef::Real(real), _) => out.put_f64(real),
+        (ValueRef::Numeric(number), _) => out.put_slice(&number.to_pg_binary()),
         (ValueRef::Blob(bytes), _) => out.put_slice(bytes),
         (ValueRef::Date(days), _) => out.put_i32(days.saturating_sub(EPOCH_DAYS)),
         // timestamptz_send is the instant's microseconds since 2000-01-01 UTC: no zone.
@@ -303,7 +304,15 @@ fn decode_text(text: &str, type_oid: u32) -> Result<Value, WireError> {
             .parse::<i64>()
             .map(Value::Integer)
             .map_err(|_| invalid("integer")),
-        oid::FLOAT4 | oid::FLOAT8 | oid::NUMERIC => parse_float(text.trim())
+        // An exact decimal when it is one NUMERIC holds; NaN, infinities and values past
+        // 38 digits stay doubles.
+        oid::NUMERIC => match text.trim().parse::<Numeric>() {
+            Ok(number) => Ok(Value::Numeric(number)),
+            Err(_) => parse_float(text.trim())
+                .map(Value::Real)
+                .ok_or_else(|| invalid("numeric")),
+        },
+        oid::FLOAT4 | oid::FLOAT8 => parse_float(text.trim())
             .map(Value::Real)
             .ok_or_else(|| invalid("double precision")),
         oid::BOOL => match text.trim().to_ascii_lowercase().as_str() {
@@ -352,7 +361,7 @@ fn decode_binary(bytes: &[u8], type_oid: u32) -> Result<Value, String> {
         oid::INT8 => Value::Integer(i64::from_be_bytes(array8(bytes)?)),
         oid::FLOAT4 => Value::Real(f64::from(f32::from_be_bytes(array4(bytes)?))),
         oid::FLOAT8 => Value::Real(f64::from_be_bytes(array8(bytes)?)),
-        oid::NUMERIC => Value::Real(decode_numeric(bytes)?),
+        oid::NUMERIC => decode_numeric(bytes)?,
         oid::TEXT | oid::VARCHAR | oid::BPCHAR | oid::NAME | oid::UNKNOWN | 0 => {
             Value::Text(utf8(bytes)?)
         }
@@ -430,7 +439,7 @@ fn decode_vector(bytes: &[u8]) -> Result<Vec<f32>, String> {
 
 /// `numeric_recv`, to the double Basalt keeps NUMERIC as: int16 digit count, int16 weight
 /// (of the first base-10000 digit), int16 sign, int16 display scale, then the digits.
-fn decode_numeric(bytes: &[u8]) -> Result<f64, String> {
+fn decode_numeric(bytes: &[u8]) -> Result<Value, String> {
     let (header, digits) = bytes.split_at_checked(8).ok_or("numeric header missing")?;
     let word = |at: usize| i16::from_be_bytes([header[at], header[at + 1]]);
     let count = usize::try_from(word(0)).map_err(|_| "negative digit count".to_owned())?;
@@ -439,10 +448,11 @@ fn decode_numeric(bytes: &[u8]) -> Result<f64, String> {
     if digits.len() != count * 2 {
         return Err("numeric digit count does not match its length".to_owned());
     }
+    let scale = word(6);
     match sign {
-        0xC000 => return Ok(f64::NAN),
-        0xD000 => return Ok(f64::INFINITY),
-        0xF000 => return Ok(f64::NEG_INFINITY),
+        0xC000 => return Ok(Value::Real(f64::NAN)),
+        0xD000 => return Ok(Value::Real(f64::INFINITY)),
+        0xF000 => return Ok(Value::Real(f64::NEG_INFINITY)),
         0x0000 | 0x4000 => {}
         _ => return Err("invalid numeric sign".to_owned()),
     }
@@ -460,7 +470,15 @@ fn decode_numeric(bytes: &[u8]) -> Result<f64, String> {
         "{}0{text}e{exponent}",
         if sign == 0x4000 { "-" } else { "" }
     );
+    // Exactly, at the sender's display scale, when NUMERIC holds it; else the nearest double.
+    if let Ok(number) = text.parse::<Numeric>()
+        && let Ok(scale) = u32::try_from(scale)
+        && let Ok(number) = number.rescale(scale)
+    {
+        return Ok(Value::Numeric(number));
+    }
     text.parse::<f64>()
+        .map(Value::Real)
         .map_err(|_| "numeric out of range".to_owned())
 }
 
@@ -469,16 +487,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numeric_binary_decodes_to_its_double() {
+    fn numeric_binary_decodes_exactly() {
         // 12345.678: digits 1, 2345, 6780; weight 1; scale 3.
         let mut bytes = vec![0, 3, 0, 1, 0, 0, 0, 3];
         for digit in [1u16, 2345, 6780] {
             bytes.extend_from_slice(&digit.to_be_bytes());
         }
-        assert_eq!(decode_numeric(&bytes), Ok(12345.678));
+        assert_eq!(
+            decode_numeric(&bytes).map(|v| v.to_string()),
+            Ok("12345.678".to_owned())
+        );
         // -0.05: digit 500, weight -1.
         let bytes = [0, 1, 0xff, 0xff, 0x40, 0, 0, 2, 0x01, 0xf4];
-        assert_eq!(decode_numeric(&bytes), Ok(-0.05));
+        assert_eq!(
+            decode_numeric(&bytes).map(|v| v.to_string()),
+            Ok("-0.05".to_owned())
+        );
         assert!(decode_numeric(&[0, 1]).is_err());
     }
 

@@ -7,7 +7,73 @@ mod common;
 use chrono::{NaiveDate, NaiveDateTime};
 use common::{TestServer, frontend, kinds};
 use tokio_postgres::SimpleQueryMessage;
-use tokio_postgres::types::Type;
+use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
+
+type BoxError = Box<dyn std::error::Error + Sync + Send>;
+
+/// A NUMERIC in PostgreSQL's binary form (`numeric_send` / `numeric_recv`), held as its text:
+/// tokio-postgres has no numeric type of its own.
+#[derive(Debug, PartialEq)]
+struct PgNumeric(String);
+
+impl<'a> FromSql<'a> for PgNumeric {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, BoxError> {
+        let word = |at: usize| -> Result<u16, BoxError> {
+            Ok(u16::from_be_bytes([
+                *raw.get(at).ok_or("short")?,
+                *raw.get(at + 1).ok_or("short")?,
+            ]))
+        };
+        let count = usize::from(word(0)?);
+        let weight = i32::from(word(2)? as i16);
+        let negative = word(4)? == 0x4000;
+        let scale = usize::from(word(6)?);
+        let mut digits = String::new();
+        for i in 0..count {
+            digits.push_str(&format!("{:04}", word(8 + 2 * i)?));
+        }
+        // The digits stand for digits × 10^(4 × (weight + 1 − count)).
+        let exponent = 4 * (weight + 1 - count as i32);
+        let (int, frac) = if exponent >= 0 {
+            (digits + &"0".repeat(exponent as usize), String::new())
+        } else {
+            let frac_len = (-exponent) as usize;
+            let padded = format!("{}{digits}", "0".repeat(frac_len));
+            let (int, frac) = padded.split_at(padded.len() - frac_len);
+            (int.to_owned(), frac.to_owned())
+        };
+        let int = int.trim_start_matches('0');
+        let mut frac = frac.trim_end_matches('0').to_owned();
+        while frac.len() < scale {
+            frac.push('0');
+        }
+        let sign = if negative { "-" } else { "" };
+        let int = if int.is_empty() { "0" } else { int };
+        Ok(PgNumeric(if frac.is_empty() {
+            format!("{sign}{int}")
+        } else {
+            format!("{sign}{int}.{frac}")
+        }))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::NUMERIC
+    }
+}
+
+impl ToSql for PgNumeric {
+    fn to_sql(&self, _: &Type, out: &mut bytes::BytesMut) -> Result<IsNull, BoxError> {
+        let number: basalt::Numeric = self.0.parse()?;
+        out.extend_from_slice(&number.to_pg_binary());
+        Ok(IsNull::No)
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::NUMERIC
+    }
+
+    to_sql_checked!();
+}
 
 const CREATE: &str = "CREATE TABLE every (
     id INTEGER PRIMARY KEY, b BOOLEAN, i INTEGER, r REAL, n NUMERIC, t TEXT, v VARCHAR(10),
@@ -84,7 +150,7 @@ async fn every_type_in_text_and_binary() {
             Type::BOOL,
             Type::INT8,
             Type::FLOAT8,
-            Type::FLOAT8,
+            Type::NUMERIC,
             Type::TEXT,
             Type::TEXT,
             Type::BYTEA,
@@ -106,7 +172,7 @@ async fn every_type_in_text_and_binary() {
     assert!(row.get::<_, bool>(0));
     assert_eq!(row.get::<_, i64>(1), -42);
     assert_eq!(row.get::<_, f64>(2), 1.5);
-    assert_eq!(row.get::<_, f64>(3), 12.25);
+    assert_eq!(row.get::<_, PgNumeric>(3), PgNumeric("12.25".to_owned()));
     assert_eq!(row.get::<_, &str>(4), "tëxt");
     assert_eq!(row.get::<_, &str>(5), "short");
     assert_eq!(row.get::<_, &[u8]>(6), [1, 255]);
@@ -135,7 +201,7 @@ async fn every_type_in_text_and_binary() {
                 &false,
                 &i64::MIN,
                 &-0.25f64,
-                &1e300f64,
+                &PgNumeric("-12345678901234567890.120".to_owned()),
                 &"ünï",
                 &"tiny",
                 &vec![0u8, 1, 2],
@@ -155,7 +221,10 @@ async fn every_type_in_text_and_binary() {
     assert!(!row.get::<_, bool>(0));
     assert_eq!(row.get::<_, i64>(1), i64::MIN);
     assert_eq!(row.get::<_, f64>(2), -0.25);
-    assert_eq!(row.get::<_, f64>(3), 1e300);
+    assert_eq!(
+        row.get::<_, PgNumeric>(3),
+        PgNumeric("-12345678901234567890.120".to_owned())
+    );
     assert_eq!(row.get::<_, &str>(4), "ünï");
     assert_eq!(row.get::<_, &[u8]>(6), [0, 1, 2]);
     assert_eq!(row.get::<_, NaiveDate>(7), date);

@@ -144,6 +144,9 @@ impl RowRef for BasaltRow<'_, '_> {
             basalt::ValueRef::Boolean(v) => Val::Int(i64::from(v)),
             basalt::ValueRef::Integer(v) => Val::Int(v),
             basalt::ValueRef::Real(v) => Val::Real(v),
+            // NUMERIC results (a decimal literal's arithmetic, as the hybrid workload's
+            // `0.5 / (60 + r)`) compare as numbers, as the DuckDB driver reads DECIMAL.
+            basalt::ValueRef::Numeric(v) => Val::Real(v.to_f64()),
             basalt::ValueRef::Text(v) => Val::Text(v),
             basalt::ValueRef::Blob(v) => Val::Blob(v),
             basalt::ValueRef::Date(v) => Val::Int(i64::from(v)),

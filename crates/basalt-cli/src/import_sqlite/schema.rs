@@ -383,7 +383,9 @@ pub fn map_type(declared: &str) -> Option<(String, Kind)> {
     } else if upper.contains("REAL") || upper.contains("FLOA") || upper.contains("DOUB") {
         ("DOUBLE PRECISION".into(), Kind::Real)
     } else {
-        ("NUMERIC".into(), Kind::Real)
+        // NUMERIC affinity holds SQLite's doubles: Basalt's exact NUMERIC would round them
+        // to 15 digits and refuse NaN, so they stay doubles.
+        ("DOUBLE PRECISION".into(), Kind::Real)
     })
 }
 
@@ -522,8 +524,8 @@ mod tests {
             ("REAL", "DOUBLE PRECISION"),
             ("DOUBLE PRECISION", "DOUBLE PRECISION"),
             ("FLOAT", "DOUBLE PRECISION"),
-            ("NUMERIC", "NUMERIC"),
-            ("DECIMAL(10,2)", "NUMERIC"),
+            ("NUMERIC", "DOUBLE PRECISION"),
+            ("DECIMAL(10,2)", "DOUBLE PRECISION"),
             ("BOOLEAN", "BOOLEAN"),
             ("bool", "BOOLEAN"),
             ("DATE", "DATE"),
@@ -531,7 +533,7 @@ mod tests {
             ("timestamp", "TIMESTAMP"),
             ("UUID", "UUID"),
             ("JSON", "JSON"),
-            ("STRING", "NUMERIC"),
+            ("STRING", "DOUBLE PRECISION"),
         ] {
             assert_eq!(mapped(declared).as_deref(), Some(expected), "{declared}");
         }

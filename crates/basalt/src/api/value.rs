@@ -3,7 +3,7 @@
 
 use crate::exec::batch::{ColumnData, ColumnVector};
 use crate::sqlstate;
-use crate::types::{DataType, Interval, Value};
+use crate::types::{DataType, Interval, Numeric, Value};
 
 use super::error::{Error, Result};
 
@@ -17,6 +17,8 @@ pub enum ValueRef<'a> {
     Boolean(bool),
     Integer(i64),
     Real(f64),
+    /// A NUMERIC: an exact decimal (see [`Numeric`]).
+    Numeric(Numeric),
     Text(&'a str),
     Blob(&'a [u8]),
     Date(i32),
@@ -43,6 +45,7 @@ impl ValueRef<'_> {
             ValueRef::Boolean(v) => Value::Boolean(v),
             ValueRef::Integer(v) => Value::Integer(v),
             ValueRef::Real(v) => Value::Real(v),
+            ValueRef::Numeric(v) => Value::Numeric(v),
             ValueRef::Text(v) => Value::Text(v.to_string()),
             ValueRef::Blob(v) => Value::Blob(v.to_vec()),
             ValueRef::Date(v) => Value::Date(v),
@@ -62,6 +65,7 @@ impl ValueRef<'_> {
             ValueRef::Boolean(_) => DataType::Boolean.name(),
             ValueRef::Integer(_) => DataType::Integer.name(),
             ValueRef::Real(_) => DataType::Real.name(),
+            ValueRef::Numeric(_) => DataType::Numeric(None).name(),
             ValueRef::Text(_) => DataType::Text(None).name(),
             ValueRef::Blob(_) => DataType::Blob.name(),
             ValueRef::Date(_) => DataType::Date.name(),
@@ -86,6 +90,7 @@ pub(crate) fn value_ref(vector: &ColumnVector, row: usize) -> ValueRef<'_> {
         ColumnData::Boolean(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Boolean(v)),
         ColumnData::Integer(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Integer(v)),
         ColumnData::Real(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Real(v)),
+        ColumnData::Numeric(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Numeric(v)),
         ColumnData::Text(v) => ValueRef::Text(v.get_str(row)),
         ColumnData::Blob(v) => ValueRef::Blob(v.get(row)),
         ColumnData::Date(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Date(v)),
@@ -151,6 +156,8 @@ impl<'a> FromSql<'a> for f64 {
         match value {
             ValueRef::Real(v) => Ok(v),
             ValueRef::Integer(v) => Ok(v as f64),
+            // The nearest double to the exact decimal.
+            ValueRef::Numeric(v) => Ok(v.to_f64()),
             other => Err(mismatch(other, "f64")),
         }
     }
@@ -222,6 +229,22 @@ impl<'a> FromSql<'a> for &'a [f32] {
             ValueRef::Vector(v) => Ok(v),
             other => Err(mismatch(other, "&[f32]")),
         }
+    }
+}
+
+impl<'a> FromSql<'a> for Numeric {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Numeric(v) => Ok(v),
+            ValueRef::Integer(v) => Ok(Numeric::from_i64(v)),
+            other => Err(mismatch(other, "Numeric")),
+        }
+    }
+}
+
+impl ToSql for Numeric {
+    fn to_sql(&self) -> Value {
+        Value::Numeric(*self)
     }
 }
 

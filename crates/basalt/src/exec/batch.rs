@@ -9,7 +9,7 @@
 //! Operators read vectors with typed accessors in their hot loops and fall back to
 //! [`ColumnVector::get`] (a `Value` per row) on the long tail of rarely used paths.
 
-use crate::types::{DataType, Interval, Value};
+use crate::types::{DataType, Interval, Numeric, Value};
 
 /// Rows per batch produced by scans.
 pub const BATCH_SIZE: usize = 1024;
@@ -155,6 +155,8 @@ pub enum ColumnData {
     Boolean(Vec<bool>),
     Integer(Vec<i64>),
     Real(Vec<f64>),
+    /// NUMERIC: exact decimals, as `Value::Numeric`.
+    Numeric(Vec<Numeric>),
     Text(BytesVector),
     Blob(BytesVector),
     Date(Vec<i32>),
@@ -187,6 +189,7 @@ impl ColumnVector {
             DataType::Boolean => ColumnData::Boolean(Vec::with_capacity(rows)),
             DataType::Integer => ColumnData::Integer(Vec::with_capacity(rows)),
             DataType::Real => ColumnData::Real(Vec::with_capacity(rows)),
+            DataType::Numeric(_) => ColumnData::Numeric(Vec::with_capacity(rows)),
             DataType::Text(_) => ColumnData::Text(BytesVector::with_capacity(rows)),
             DataType::Blob => ColumnData::Blob(BytesVector::with_capacity(rows)),
             DataType::Date => ColumnData::Date(Vec::with_capacity(rows)),
@@ -220,6 +223,7 @@ impl ColumnVector {
             ColumnData::Boolean(_) => DataType::Boolean,
             ColumnData::Integer(_) => DataType::Integer,
             ColumnData::Real(_) => DataType::Real,
+            ColumnData::Numeric(_) => DataType::Numeric(None),
             ColumnData::Text(_) => DataType::Text(None),
             ColumnData::Blob(_) => DataType::Blob,
             ColumnData::Date(_) => DataType::Date,
@@ -240,6 +244,7 @@ impl ColumnVector {
             ColumnData::Boolean(values) => values.len(),
             ColumnData::Integer(values) => values.len(),
             ColumnData::Real(values) => values.len(),
+            ColumnData::Numeric(values) => values.len(),
             ColumnData::Text(values)
             | ColumnData::Blob(values)
             | ColumnData::Json(values)
@@ -284,6 +289,9 @@ impl ColumnVector {
                 values.get(row).map_or(Value::Null, |&v| Value::Integer(v))
             }
             ColumnData::Real(values) => values.get(row).map_or(Value::Null, |&v| Value::Real(v)),
+            ColumnData::Numeric(values) => {
+                values.get(row).map_or(Value::Null, |&v| Value::Numeric(v))
+            }
             ColumnData::Text(values) => Value::Text(values.get_str(row).to_string()),
             ColumnData::Blob(values) => Value::Blob(values.get(row).to_vec()),
             ColumnData::Date(values) => values.get(row).map_or(Value::Null, |&v| Value::Date(v)),
@@ -316,6 +324,7 @@ impl ColumnVector {
             (ColumnData::Integer(values), Value::Integer(v)) => values.push(*v),
             (ColumnData::Real(values), Value::Real(v)) => values.push(*v),
             (ColumnData::Real(values), Value::Integer(v)) => values.push(*v as f64),
+            (ColumnData::Numeric(values), Value::Numeric(v)) => values.push(*v),
             (ColumnData::Text(values), Value::Text(v)) => values.push(v.as_bytes()),
             (ColumnData::Blob(values), Value::Blob(v)) => values.push(v),
             (ColumnData::Date(values), Value::Date(v)) => values.push(*v),
@@ -372,6 +381,9 @@ impl ColumnVector {
                 values.push(bytes)
             }
             (ColumnData::Blob(values), Stored::Bytes(bytes)) => values.push(bytes),
+            (ColumnData::Numeric(values), Stored::Bytes(bytes)) => {
+                values.push(Numeric::from_cell_bytes(bytes).ok_or("stored numeric is malformed")?)
+            }
             (ColumnData::Interval(values), Stored::Bytes(bytes)) => {
                 values.push(Interval::from_bytes(bytes).ok_or("stored interval is not 16 bytes")?)
             }
@@ -471,6 +483,9 @@ impl ColumnVector {
             (ColumnData::Real(to), ColumnData::Real(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
+            (ColumnData::Numeric(to), ColumnData::Numeric(from)) => {
+                to.push(from.get(row).copied().unwrap_or(Numeric::ZERO))
+            }
             (ColumnData::Text(to), ColumnData::Text(from))
             | (ColumnData::Blob(to), ColumnData::Blob(from))
             | (ColumnData::Json(to), ColumnData::Json(from))
@@ -515,6 +530,7 @@ impl ColumnVector {
             ColumnData::Boolean(values) => values.len(),
             ColumnData::Integer(values) => values.len() * 8,
             ColumnData::Real(values) => values.len() * 8,
+            ColumnData::Numeric(values) => values.len() * 32,
             ColumnData::Text(values)
             | ColumnData::Blob(values)
             | ColumnData::Json(values)
@@ -535,6 +551,7 @@ impl ColumnVector {
             ColumnData::Boolean(values) => values.clear(),
             ColumnData::Integer(values) => values.clear(),
             ColumnData::Real(values) => values.clear(),
+            ColumnData::Numeric(values) => values.clear(),
             ColumnData::Text(values)
             | ColumnData::Blob(values)
             | ColumnData::Json(values)
@@ -555,6 +572,7 @@ fn push_placeholder(data: &mut ColumnData) {
         ColumnData::Boolean(values) => values.push(false),
         ColumnData::Integer(values) => values.push(0),
         ColumnData::Real(values) => values.push(0.0),
+        ColumnData::Numeric(values) => values.push(Numeric::ZERO),
         ColumnData::Text(values)
         | ColumnData::Blob(values)
         | ColumnData::Json(values)

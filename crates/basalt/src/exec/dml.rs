@@ -601,6 +601,10 @@ impl<'a> Writer<'a> {
                 (DataType::Vector(dimensions), Value::Vector(elements)) => {
                     types::vector::check_dimensions(dimensions, elements.len())?;
                 }
+                // NUMERIC(p, s): rounded to s, 22003 past p, as PostgreSQL stores it.
+                (DataType::Numeric(Some((precision, scale))), Value::Numeric(number)) => {
+                    *value = Value::Numeric(number.apply_typmod(precision, scale)?);
+                }
                 _ => {}
             }
         }

@@ -904,7 +904,9 @@ fn literal(value: &Value) -> String {
     let quoted = |text: String| format!("'{}'", text.replace('\'', "''"));
     match value {
         Value::Null => "NULL".into(),
-        Value::Boolean(_) | Value::Integer(_) | Value::Real(_) => value.to_string(),
+        Value::Boolean(_) | Value::Integer(_) | Value::Real(_) | Value::Numeric(_) => {
+            value.to_string()
+        }
         Value::Text(_) | Value::Json(_) | Value::Jsonb(_) => quoted(value.to_string()),
         Value::Blob(_) => format!("{}::bytea", quoted(value.to_string())),
         Value::Date(_) => format!("DATE {}", quoted(value.to_string())),

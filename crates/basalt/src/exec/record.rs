@@ -7,7 +7,8 @@
 //! bytes of their (validated, for JSONB normalized) text, INTERVAL as its 16-byte stored
 //! form (months i32, days i32, microseconds i64, little-endian), UUID as its 16 bytes,
 //! VECTOR as its elements' 4-byte little-endian `f32`s (the cell's length gives the
-//! dimension).
+//! dimension), NUMERIC as its scale byte and trimmed two's-complement mantissa
+//! (`types::numeric::Numeric::to_cell_bytes`).
 //! Slots of dropped columns hold NULL.
 
 use crate::catalog::TableDef;
@@ -16,7 +17,7 @@ use crate::storage::{Result, StorageError};
 use crate::types::{DataType, Interval, Value, vector};
 
 /// The cells of one row: `values` are the table's columns in table order, already of the
-/// columns' types (or NULL). Vectors are stored as little-endian bytes, which are built in
+/// columns' types (or NULL). Vectors and numerics are stored as bytes built in
 /// `vector_bytes` (cleared first) for the cells to borrow.
 pub fn row_to_cells<'a>(
     table: &TableDef,
@@ -26,26 +27,34 @@ pub fn row_to_cells<'a>(
     let mut cells = RowCells::nulls(table.slot_count);
     let mut has_vectors = false;
     for (column, value) in table.columns.iter().zip(values) {
-        has_vectors |= matches!(value, Value::Vector(_));
+        has_vectors |= matches!(value, Value::Vector(_) | Value::Numeric(_));
         if let Some(slot) = cells.get_mut(column.slot) {
             *slot = scalar_cell(value);
         }
     }
-    // Vectors (rare; most tables have none) are encoded after the others, since their
-    // cells borrow bytes built here rather than the values.
+    // Vectors and numerics are encoded after the others, since their cells borrow bytes
+    // built here rather than the values.
     if has_vectors {
         vector_bytes.clear();
         for value in values.iter().take(table.columns.len()) {
-            if let Value::Vector(elements) = value {
-                let mut bytes = Vec::with_capacity(elements.len() * 4);
-                vector::to_le_bytes(elements, &mut bytes);
-                vector_bytes.push(bytes);
+            match value {
+                Value::Vector(elements) => {
+                    let mut bytes = Vec::with_capacity(elements.len() * 4);
+                    vector::to_le_bytes(elements, &mut bytes);
+                    vector_bytes.push(bytes);
+                }
+                Value::Numeric(number) => {
+                    let mut bytes = Vec::with_capacity(17);
+                    number.to_cell_bytes(&mut bytes);
+                    vector_bytes.push(bytes);
+                }
+                _ => {}
             }
         }
         let vector_bytes: &'a Vec<Vec<u8>> = vector_bytes;
         let mut next_vector = vector_bytes.iter();
         for (column, value) in table.columns.iter().zip(values) {
-            if let Value::Vector(_) = value
+            if let Value::Vector(_) | Value::Numeric(_) = value
                 && let (Some(slot), Some(bytes)) = (cells.get_mut(column.slot), next_vector.next())
             {
                 *slot = CellValue::Var(bytes);
@@ -119,7 +128,7 @@ fn scalar_cell(value: &Value) -> CellValue<'_> {
         Value::Blob(v) => CellValue::Var(v),
         Value::Interval(v) => CellValue::Var(v.as_bytes()),
         Value::Uuid(v) => CellValue::Var(v),
-        Value::Vector(_) => CellValue::Null,
+        Value::Vector(_) | Value::Numeric(_) => CellValue::Null,
     }
 }
 
@@ -138,6 +147,10 @@ pub fn stored_to_value(stored: StoredValue<'_>, data_type: DataType) -> Result<V
                 .map_err(|_| StorageError::corrupt("stored text is not UTF-8"))?,
         ),
         (StoredValue::Bytes(bytes), DataType::Blob) => Value::Blob(bytes.into_owned()),
+        (StoredValue::Bytes(bytes), DataType::Numeric(_)) => Value::Numeric(
+            crate::types::Numeric::from_cell_bytes(&bytes)
+                .ok_or_else(|| StorageError::corrupt("stored numeric is malformed"))?,
+        ),
         (StoredValue::Bytes(bytes), DataType::Interval) => Value::Interval(
             Interval::from_bytes(&bytes)
                 .ok_or_else(|| StorageError::corrupt("stored interval is not 16 bytes"))?,

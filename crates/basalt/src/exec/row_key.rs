@@ -27,6 +27,10 @@ pub fn encode_cell(vector: &ColumnVector, row: usize, order: KeyOrder, out: &mut
             KeyValue::Integer(values.get(row).copied().unwrap_or_default())
         }
         ColumnData::Real(values) => KeyValue::Real(values.get(row).copied().unwrap_or_default()),
+        // Numerics key by their value (1.0 and 1.00 alike), see `Numeric::key_bytes`.
+        ColumnData::Numeric(values) => {
+            KeyValue::Fixed32(values.get(row).map_or([0; 32], |n| n.key_bytes()))
+        }
         ColumnData::Text(values) => KeyValue::Text(values.get_str(row)),
         ColumnData::Blob(values) => KeyValue::Blob(values.get(row)),
         ColumnData::Date(values) => {

@@ -38,6 +38,7 @@
 //! | Integer (`i64`)        | `0x20` | 8 bytes big-endian of `(v as u64) ^ (1 << 63)`               |
 //! | Real (`f64`)           | `0x21` | 8 bytes big-endian, see below                                |
 //! | Integer128 (`i128`)    | `0x22` | 16 bytes big-endian of `(v as u128) ^ (1 << 127)`            |
+//! | Fixed32                | `0x23` | 32 bytes, already order-preserving (see below)               |
 //! | Text (UTF-8)           | `0x30` | bytes, `0x00` escaped as `0x00 0xFF`, then `0x00 0x01`       |
 //! | Blob                   | `0x40` | bytes, `0x00` escaped as `0x00 0xFF`, then `0x00 0x01`       |
 //! | NULL, sorting high     | `0xFE` | none                                                         |
@@ -48,6 +49,9 @@
 //!   column's comparison value here (its span in microseconds, a month counted as 30 days),
 //!   so an index orders intervals as PostgreSQL compares them; a UUID column is a 16-byte
 //!   Blob, since UUIDs compare bytewise.
+//! * **Fixed32** is 32 bytes that the SQL layer has made order-preserving itself: a NUMERIC
+//!   column's value × 10^38 as a signed 256-bit big-endian integer with its sign bit flipped
+//!   (`types::numeric::Numeric::key_bytes`), so `1.0` and `1.00` have one key.
 //! * **Real**: first `-0.0` becomes `0.0` and every NaN becomes the canonical quiet NaN
 //!   `0x7FF8_0000_0000_0000`. Then, on the IEEE-754 bits: if the sign bit is set, invert all
 //!   64 bits; otherwise set the sign bit. Written big-endian. This orders
@@ -58,7 +62,7 @@
 //!   encoding is prefix-free. Text compares by UTF-8 bytes, which is Unicode code point order
 //!   (PostgreSQL's `"C"` collation).
 //!
-//! Type tags order `NULL (low) < Boolean < Integer < Real < Integer128 < Text < Blob <
+//! Type tags order `NULL (low) < Boolean < Integer < Real < Integer128 < Fixed32 < Text < Blob <
 //! NULL (high)`.
 //! Integers and reals have *different* tags, so an integer and a real never compare
 //! numerically: **an index column holds values of one type**, and the SQL layer coerces
@@ -97,6 +101,7 @@ pub enum KeyValue<'a> {
     Integer(i64),
     Real(f64),
     Integer128(i128),
+    Fixed32([u8; 32]),
     Text(&'a str),
     Blob(&'a [u8]),
 }
@@ -109,6 +114,7 @@ pub enum OwnedKeyValue {
     Integer(i64),
     Real(f64),
     Integer128(i128),
+    Fixed32([u8; 32]),
     Text(String),
     Blob(Vec<u8>),
 }
@@ -122,6 +128,7 @@ impl OwnedKeyValue {
             OwnedKeyValue::Integer(i) => KeyValue::Integer(*i),
             OwnedKeyValue::Real(r) => KeyValue::Real(*r),
             OwnedKeyValue::Integer128(i) => KeyValue::Integer128(*i),
+            OwnedKeyValue::Fixed32(b) => KeyValue::Fixed32(*b),
             OwnedKeyValue::Text(s) => KeyValue::Text(s),
             OwnedKeyValue::Blob(b) => KeyValue::Blob(b),
         }
@@ -136,6 +143,7 @@ impl From<KeyValue<'_>> for OwnedKeyValue {
             KeyValue::Integer(i) => OwnedKeyValue::Integer(i),
             KeyValue::Real(r) => OwnedKeyValue::Real(r),
             KeyValue::Integer128(i) => OwnedKeyValue::Integer128(i),
+            KeyValue::Fixed32(b) => OwnedKeyValue::Fixed32(b),
             KeyValue::Text(s) => OwnedKeyValue::Text(s.to_owned()),
             KeyValue::Blob(b) => OwnedKeyValue::Blob(b.to_vec()),
         }
@@ -192,6 +200,7 @@ const TAG_BOOLEAN: u8 = 0x10;
 const TAG_INTEGER: u8 = 0x20;
 const TAG_REAL: u8 = 0x21;
 const TAG_INTEGER128: u8 = 0x22;
+const TAG_FIXED32: u8 = 0x23;
 const TAG_TEXT: u8 = 0x30;
 const TAG_BLOB: u8 = 0x40;
 const TAG_NULL_HIGH: u8 = 0xFE;
@@ -298,6 +307,10 @@ pub fn encode_value(value: &KeyValue<'_>, order: KeyOrder, out: &mut Vec<u8>) {
             out.push(TAG_INTEGER128);
             out.extend_from_slice(&((i as u128) ^ SIGN_BIT_128).to_be_bytes());
         }
+        KeyValue::Fixed32(bytes) => {
+            out.push(TAG_FIXED32);
+            out.extend_from_slice(&bytes);
+        }
         KeyValue::Text(s) => {
             out.push(TAG_TEXT);
             push_escaped(s.as_bytes(), out);
@@ -365,6 +378,7 @@ pub fn decode_value(bytes: &[u8], order: KeyOrder) -> Result<(OwnedKeyValue, usi
         Scanned::Integer(i) => OwnedKeyValue::Integer(i),
         Scanned::Real(r) => OwnedKeyValue::Real(r),
         Scanned::Integer128(i) => OwnedKeyValue::Integer128(i),
+        Scanned::Fixed32(b) => OwnedKeyValue::Fixed32(b),
         Scanned::Text => OwnedKeyValue::Text(
             String::from_utf8(content).map_err(|_| KeyError::InvalidUtf8 { offset: 0 })?,
         ),
@@ -492,6 +506,7 @@ enum Scanned {
     Integer(i64),
     Real(f64),
     Integer128(i128),
+    Fixed32([u8; 32]),
     Text,
     Blob,
 }
@@ -552,6 +567,19 @@ fn scan(
             }
             let value = (u128::from_be_bytes(payload) ^ SIGN_BIT_128) as i128;
             Ok((Scanned::Integer128(value), 17))
+        }
+        TAG_FIXED32 => {
+            let mut payload = bytes
+                .get(1..33)
+                .and_then(|p| <[u8; 32]>::try_from(p).ok())
+                .ok_or(KeyError::Truncated {
+                    offset: 1,
+                    what: "fixed32",
+                })?;
+            for b in &mut payload {
+                *b ^= mask;
+            }
+            Ok((Scanned::Fixed32(payload), 33))
         }
         TAG_TEXT => Ok((Scanned::Text, scan_escaped(bytes, mask, "text", content)?)),
         TAG_BLOB => Ok((Scanned::Blob, scan_escaped(bytes, mask, "blob", content)?)),
@@ -685,8 +713,9 @@ mod tests {
             V::Integer(_) => 1,
             V::Real(_) => 2,
             V::Integer128(_) => 3,
-            V::Text(_) => 4,
-            V::Blob(_) => 5,
+            V::Fixed32(_) => 4,
+            V::Text(_) => 5,
+            V::Blob(_) => 6,
         }
     }
 
@@ -714,6 +743,7 @@ mod tests {
             (V::Integer(x), V::Integer(y)) => x.cmp(y),
             (V::Real(x), V::Real(y)) => real_cmp(*x, *y),
             (V::Integer128(x), V::Integer128(y)) => x.cmp(y),
+            (V::Fixed32(x), V::Fixed32(y)) => x.cmp(y),
             (V::Text(x), V::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
             (V::Blob(x), V::Blob(y)) => x.cmp(y),
             _ => type_rank(a).cmp(&type_rank(b)),

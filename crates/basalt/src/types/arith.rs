@@ -25,11 +25,14 @@
 //! * timestamptz ± interval moves the session zone's calendar for months and days, then the
 //!   instant for the time part; timestamptz − timestamptz (or a timestamp or date read in the
 //!   session zone) is an interval (see [`super::timezone`]);
+//! * numeric ⊕ numeric (an integer operand converted exactly) is numeric, exact as
+//!   [`super::numeric`] defines it; numeric ⊕ real is real;
 //! * `||` concatenates text with the text form of any other value, and blob with blob.
 
 use super::cast::text_form;
 use super::datetime::{date_from_days, date_to_timestamp};
 use super::interval::{Interval, add_to_timestamp, subtract_from_timestamp, timestamp_difference};
+use super::numeric::{self, Numeric};
 use super::{DataType, TypeError, Value};
 
 /// The result type of `left op right` when it is one of the date/time operators on
@@ -46,8 +49,9 @@ pub fn temporal_result_type(op: &str, left: DataType, right: DataType) -> Option
         ("-", Timestamp | Date, Interval) => Some(Timestamp),
         ("-", Timestamp, Timestamp | Date) | ("-", Date, Timestamp) => Some(Interval),
         ("+" | "-", Interval, Interval) => Some(Interval),
-        ("*", Interval, Integer | Real) | ("*", Integer | Real, Interval) => Some(Interval),
-        ("/", Interval, Integer | Real) => Some(Interval),
+        ("*", Interval, Integer | Real | DataType::Numeric(_))
+        | ("*", Integer | Real | DataType::Numeric(_), Interval) => Some(Interval),
+        ("/", Interval, Integer | Real | DataType::Numeric(_)) => Some(Interval),
         _ => None,
     }
 }
@@ -66,6 +70,7 @@ fn factor(value: &Value) -> Option<f64> {
     match value {
         Value::Integer(n) => Some(*n as f64),
         Value::Real(r) => Some(*r),
+        Value::Numeric(n) => Some(n.to_f64()),
         _ => None,
     }
 }
@@ -145,6 +150,9 @@ fn negate_interval(interval: Interval) -> Result<Value, TypeError> {
 
 /// `a + b`.
 pub fn add(a: &Value, b: &Value) -> Result<Value, TypeError> {
+    if let Some(result) = numeric_op(a, b, numeric::add) {
+        return result;
+    }
     Ok(match (a, b) {
         (Value::Null, _) | (_, Value::Null) => Value::Null,
         (Value::Integer(x), Value::Integer(y)) => Value::Integer(checked(x.checked_add(*y))?),
@@ -160,6 +168,9 @@ pub fn add(a: &Value, b: &Value) -> Result<Value, TypeError> {
 
 /// `a - b`.
 pub fn subtract(a: &Value, b: &Value) -> Result<Value, TypeError> {
+    if let Some(result) = numeric_op(a, b, numeric::subtract) {
+        return result;
+    }
     Ok(match (a, b) {
         (Value::Null, _) | (_, Value::Null) => Value::Null,
         (Value::Integer(x), Value::Integer(y)) => Value::Integer(checked(x.checked_sub(*y))?),
@@ -176,6 +187,9 @@ pub fn subtract(a: &Value, b: &Value) -> Result<Value, TypeError> {
 
 /// `a * b`.
 pub fn multiply(a: &Value, b: &Value) -> Result<Value, TypeError> {
+    if let Some(result) = numeric_op(a, b, numeric::multiply) {
+        return result;
+    }
     Ok(match (a, b) {
         (Value::Null, _) | (_, Value::Null) => Value::Null,
         (Value::Integer(x), Value::Integer(y)) => Value::Integer(checked(x.checked_mul(*y))?),
@@ -194,6 +208,9 @@ pub fn multiply(a: &Value, b: &Value) -> Result<Value, TypeError> {
 
 /// `a / b`: integer division truncates toward zero; dividing by zero is an error.
 pub fn divide(a: &Value, b: &Value) -> Result<Value, TypeError> {
+    if let Some(result) = numeric_op(a, b, numeric::divide) {
+        return result;
+    }
     Ok(match (a, b) {
         (Value::Null, _) | (_, Value::Null) => Value::Null,
         (Value::Integer(_), Value::Integer(0)) => return Err(TypeError::DivisionByZero),
@@ -220,9 +237,12 @@ pub fn divide(a: &Value, b: &Value) -> Result<Value, TypeError> {
 
 /// `a % b`: the remainder of truncating division, with the sign of `a`; by zero is an error.
 ///
-/// PostgreSQL has `%` for integers and NUMERIC; Basalt's REAL stands in for NUMERIC, so reals
-/// get the same definition (`fmod`).
+/// PostgreSQL has `%` for integers and NUMERIC; reals get the same definition (`fmod`), a
+/// leniency PostgreSQL's float8 does not have.
 pub fn remainder(a: &Value, b: &Value) -> Result<Value, TypeError> {
+    if let Some(result) = numeric_op(a, b, numeric::remainder) {
+        return result;
+    }
     Ok(match (a, b) {
         (Value::Null, _) | (_, Value::Null) => Value::Null,
         (Value::Integer(_), Value::Integer(0)) => return Err(TypeError::DivisionByZero),
@@ -246,6 +266,7 @@ pub fn negate(a: &Value) -> Result<Value, TypeError> {
         Value::Null => Value::Null,
         Value::Integer(x) => Value::Integer(checked(x.checked_neg())?),
         Value::Real(x) => Value::Real(-x),
+        Value::Numeric(x) => Value::Numeric(x.negate()),
         Value::Interval(interval) => negate_interval(*interval)?,
         _ => return Err(undefined_prefix("-", a)),
     })
@@ -254,7 +275,7 @@ pub fn negate(a: &Value) -> Result<Value, TypeError> {
 /// Unary `+a`: the number itself.
 pub fn unary_plus(a: &Value) -> Result<Value, TypeError> {
     match a {
-        Value::Null | Value::Integer(_) | Value::Real(_) => Ok(a.clone()),
+        Value::Null | Value::Integer(_) | Value::Real(_) | Value::Numeric(_) => Ok(a.clone()),
         _ => Err(undefined_prefix("+", a)),
     }
 }
@@ -350,8 +371,30 @@ fn reals(a: &Value, b: &Value) -> Option<(f64, f64)> {
         (Value::Real(x), Value::Real(y)) => Some((*x, *y)),
         (Value::Real(x), Value::Integer(y)) => Some((*x, *y as f64)),
         (Value::Integer(x), Value::Real(y)) => Some((*x as f64, *y)),
+        (Value::Real(x), Value::Numeric(y)) => Some((*x, y.to_f64())),
+        (Value::Numeric(x), Value::Real(y)) => Some((x.to_f64(), *y)),
         _ => None,
     }
+}
+
+/// Both operands as numerics when one is a numeric and the other a numeric or an integer.
+fn numerics(a: &Value, b: &Value) -> Option<(Numeric, Numeric)> {
+    match (a, b) {
+        (Value::Numeric(x), Value::Numeric(y)) => Some((*x, *y)),
+        (Value::Numeric(x), Value::Integer(y)) => Some((*x, Numeric::from_i64(*y))),
+        (Value::Integer(x), Value::Numeric(y)) => Some((Numeric::from_i64(*x), *y)),
+        _ => None,
+    }
+}
+
+/// `op` on two numerics, `None` when the operands are not numerics.
+fn numeric_op(
+    a: &Value,
+    b: &Value,
+    op: fn(Numeric, Numeric) -> Result<Numeric, TypeError>,
+) -> Option<Result<Value, TypeError>> {
+    let (x, y) = numerics(a, b)?;
+    Some(op(x, y).map(Value::Numeric))
 }
 
 fn checked(result: Option<i64>) -> Result<i64, TypeError> {

@@ -15,6 +15,7 @@ use super::datetime::{
     timestamp_to_date,
 };
 use super::interval::parse::parse_interval;
+use super::numeric::{self, Numeric};
 use super::uuid::parse_uuid;
 use super::{DataType, TypeError, Value, json, timezone, vector};
 
@@ -44,6 +45,8 @@ pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
             vector::check_dimensions(dimensions, elements.len())?;
             value.clone()
         }
+        // A cast to NUMERIC(p, s) rounds to s and checks p, as PostgreSQL's typmod coercion.
+        (Value::Numeric(n), DataType::Numeric(typmod)) => Value::Numeric(with_typmod(*n, typmod)?),
         (v, t) if v.data_type() == t.unmodified() => v.clone(),
 
         (Value::Text(s), t) => return parse_text(s, t),
@@ -52,9 +55,21 @@ pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
         (Value::Json(s), DataType::Jsonb) => Value::Jsonb(json::normalize_jsonb(s)?),
         // jsonb text is valid json text.
         (Value::Jsonb(s), DataType::Json) => Value::Json(s.clone()),
-        (Value::Jsonb(s), DataType::Integer | DataType::Real | DataType::Boolean) => {
+        (
+            Value::Jsonb(s),
+            DataType::Integer | DataType::Real | DataType::Boolean | DataType::Numeric(_),
+        ) => {
             return jsonb_scalar(s, to);
         }
+
+        (Value::Integer(i), DataType::Numeric(typmod)) => {
+            Value::Numeric(with_typmod(Numeric::from_i64(*i), typmod)?)
+        }
+        (Value::Real(r), DataType::Numeric(typmod)) => {
+            Value::Numeric(with_typmod(Numeric::from_f64(*r)?, typmod)?)
+        }
+        (Value::Numeric(n), DataType::Integer) => Value::Integer(n.to_i64()?),
+        (Value::Numeric(n), DataType::Real) => Value::Real(n.to_f64()),
 
         (Value::Integer(i), DataType::Real) => Value::Real(*i as f64),
         (Value::Real(r), DataType::Integer) => Value::Integer(real_to_integer(*r)?),
@@ -99,6 +114,8 @@ pub fn implicit_cast(from: DataType, to: DataType) -> bool {
             (from, to),
             (DataType::Null, _)
                 | (DataType::Integer, DataType::Real)
+                | (DataType::Integer, DataType::Numeric(_))
+                | (DataType::Numeric(_), DataType::Real)
                 | (DataType::Date, DataType::Timestamp)
                 | (DataType::Date | DataType::Timestamp, DataType::TimestampTz)
         )
@@ -111,7 +128,8 @@ pub fn assignment_cast(from: DataType, to: DataType) -> bool {
     implicit_cast(from, to)
         || matches!(
             (from, to),
-            (DataType::Real, DataType::Integer)
+            (DataType::Real | DataType::Numeric(_), DataType::Integer)
+                | (DataType::Real, DataType::Numeric(_))
                 | (DataType::Timestamp, DataType::Date)
                 | (DataType::TimestampTz, DataType::Timestamp | DataType::Date)
                 | (DataType::Json, DataType::Jsonb)
@@ -129,8 +147,10 @@ pub fn common_type(a: DataType, b: DataType) -> Option<DataType> {
     match (a, b) {
         _ if a == b => Some(a),
         (DataType::Null, other) | (other, DataType::Null) => Some(other),
-        (DataType::Integer, DataType::Real) | (DataType::Real, DataType::Integer) => {
-            Some(DataType::Real)
+        (DataType::Integer | DataType::Numeric(_), DataType::Real)
+        | (DataType::Real, DataType::Integer | DataType::Numeric(_)) => Some(DataType::Real),
+        (DataType::Integer, DataType::Numeric(_)) | (DataType::Numeric(_), DataType::Integer) => {
+            Some(DataType::Numeric(None))
         }
         (DataType::Date, DataType::Timestamp) | (DataType::Timestamp, DataType::Date) => {
             Some(DataType::Timestamp)
@@ -186,6 +206,7 @@ fn parse_text(text: &str, to: DataType) -> Result<Value, TypeError> {
         DataType::Blob => Value::Blob(text.as_bytes().to_vec()),
         DataType::Integer => Value::Integer(parse_integer(text)?),
         DataType::Real => Value::Real(parse_real(text)?),
+        DataType::Numeric(typmod) => Value::Numeric(with_typmod(numeric::parse(text)?, typmod)?),
         DataType::Boolean => Value::Boolean(parse_boolean(text)?),
         DataType::Date => Value::Date(parse_date(text)?),
         DataType::Timestamp => Value::Timestamp(parse_timestamp(text)?),
@@ -226,7 +247,18 @@ fn jsonb_scalar(text: &str, to: DataType) -> Result<Value, TypeError> {
             Ok(integer) => Ok(Value::Integer(integer)),
             Err(_) => Ok(Value::Integer(real_to_integer(parse_real(text)?)?)),
         },
+        DataType::Numeric(typmod) => {
+            Ok(Value::Numeric(with_typmod(numeric::parse(text)?, typmod)?))
+        }
         _ => Ok(Value::Real(parse_real(text)?)),
+    }
+}
+
+/// A NUMERIC value under an optional `(precision, scale)` modifier.
+pub(crate) fn with_typmod(n: Numeric, typmod: Option<(u32, u32)>) -> Result<Numeric, TypeError> {
+    match typmod {
+        Some((precision, scale)) => n.apply_typmod(precision, scale),
+        None => Ok(n),
     }
 }
 

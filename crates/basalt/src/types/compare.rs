@@ -17,7 +17,9 @@
 //! day as 24 hours (so `'1 mon' = '30 days'`, see [`super::Interval::span`]); UUIDs compare
 //! bytewise; jsonb values compare as `json::order` defines (semantically:
 //! `1.0` equals `1`); json values do not compare at all; vectors compare as pgvector's
-//! `vector_cmp` (element by element, then the shorter first: `types::vector::compare`).
+//! `vector_cmp` (element by element, then the shorter first: `types::vector::compare`);
+//! numerics compare exactly with each other and with integers (`1.0 = 1`), and as doubles
+//! with reals (PostgreSQL converts numeric to double precision there).
 
 use std::cmp::Ordering;
 
@@ -64,6 +66,12 @@ fn compare_non_null(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Real(x), Value::Real(y)) => compare_reals(*x, *y),
         (Value::Integer(x), Value::Real(y)) => compare_integer_real(*x, *y),
         (Value::Real(x), Value::Integer(y)) => compare_integer_real(*y, *x).reverse(),
+        (Value::Numeric(x), Value::Numeric(y)) => x.cmp(y),
+        (Value::Integer(x), Value::Numeric(y)) => super::Numeric::from_i64(*x).cmp(y),
+        (Value::Numeric(x), Value::Integer(y)) => x.cmp(&super::Numeric::from_i64(*y)),
+        // numeric against double compares as doubles, as PostgreSQL's implicit cast does.
+        (Value::Numeric(x), Value::Real(y)) => compare_reals(x.to_f64(), *y),
+        (Value::Real(x), Value::Numeric(y)) => compare_reals(*x, y.to_f64()),
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Blob(x), Value::Blob(y)) => x.cmp(y),
         (Value::Date(x), Value::Date(y)) => x.cmp(y),
@@ -135,7 +143,7 @@ fn type_rank(value: &Value) -> u8 {
     match value {
         Value::Null => 0,
         Value::Boolean(_) => 1,
-        Value::Integer(_) | Value::Real(_) => 2,
+        Value::Integer(_) | Value::Real(_) | Value::Numeric(_) => 2,
         Value::Text(_) => 3,
         Value::Blob(_) => 4,
         Value::Date(_) | Value::Timestamp(_) | Value::TimestampTz(_) => 5,

@@ -44,7 +44,7 @@ pub struct TypeDescriptor {
 
 /// Every type, in catalog-tag order. A new type is added here and to
 /// [`DataType::descriptor`]; the tests check the two agree.
-pub const ALL_TYPES: [DataType; 14] = [
+pub const ALL_TYPES: [DataType; 15] = [
     DataType::Null,
     DataType::Boolean,
     DataType::Integer,
@@ -59,6 +59,7 @@ pub const ALL_TYPES: [DataType; 14] = [
     DataType::Uuid,
     DataType::Vector(None),
     DataType::TimestampTz,
+    DataType::Numeric(None),
 ];
 
 /// The OID reported for VECTOR (see [`DataType::descriptor`]).
@@ -137,6 +138,18 @@ impl DataType {
                         ColumnKind::Fixed8,
                         ModifierKind::None,
                         (701, "float8", 8),
+                    )
+                }
+            }
+            DataType::Numeric(_) => {
+                &const {
+                    descriptor(
+                        DataType::Numeric(None),
+                        "numeric",
+                        14,
+                        ColumnKind::Var,
+                        ModifierKind::PrecisionScale,
+                        (1700, "numeric", -1),
                     )
                 }
             }
@@ -314,7 +327,7 @@ mod tests {
             .iter()
             .map(|data_type| data_type.descriptor().catalog_tag)
             .collect();
-        assert_eq!(tags, (0..14).collect::<Vec<u8>>());
+        assert_eq!(tags, (0..15).collect::<Vec<u8>>());
         assert_eq!(DataType::Uuid.descriptor().catalog_tag, 11);
         assert_eq!(DataType::Json.descriptor().catalog_tag, 8);
     }

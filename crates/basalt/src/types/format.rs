@@ -30,6 +30,7 @@ impl fmt::Display for Value {
             Value::Boolean(b) => f.write_str(if *b { "true" } else { "false" }),
             Value::Integer(i) => write!(f, "{i}"),
             Value::Real(r) => f.write_str(&format_real(*r)),
+            Value::Numeric(n) => write!(f, "{n}"),
             Value::Text(s) => f.write_str(s),
             Value::Blob(bytes) => {
                 f.write_str("\\x")?;

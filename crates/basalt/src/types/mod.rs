@@ -14,8 +14,8 @@
 //! Choices (documented in docs/sql.md):
 //! * All integer types (SMALLINT, INT, INTEGER, BIGINT) are 64-bit; the declared name is kept
 //!   for the wire protocol and `\d`-style introspection, and overflow of 64 bits is an error.
-//! * NUMERIC and DECIMAL are stored as 64-bit binary floating point (REAL), as SQLite's NUMERIC
-//!   affinity effectively does; exact decimal arithmetic is not provided.
+//! * NUMERIC and DECIMAL are exact decimals of up to 38 significant digits (a 128-bit
+//!   mantissa and a scale, see [`numeric`]), variable-length cells of 2 to 17 bytes.
 //! * DATE is days since 1970-01-01; TIMESTAMP is microseconds since 1970-01-01 00:00:00, with
 //!   no time zone (TIMESTAMPTZ values are converted to UTC).
 
@@ -29,6 +29,7 @@
 //! * [`datetime`]: calendar math, date/time parsing and formatting;
 //! * [`interval`]: INTERVAL values, their arithmetic, text forms and `age`;
 //! * [`uuid`](mod@uuid): UUID text forms and random generation;
+//! * [`numeric`]: NUMERIC values, their arithmetic, rounding and text forms;
 //! * [`vector`]: VECTOR values (pgvector's type), their text form, order and distances;
 //! * [`json`]: JSON validation, jsonb normalization, ordering, containment and paths;
 //! * `format`: `Display for Value` in PostgreSQL's text output form.
@@ -47,6 +48,7 @@ pub mod functions;
 pub mod interval;
 pub mod json;
 mod modifier;
+pub mod numeric;
 pub mod pattern;
 pub mod text_search;
 pub mod timezone;
@@ -61,4 +63,5 @@ pub use error::TypeError;
 pub use functions::scalar_function;
 pub use interval::Interval;
 pub use modifier::{ModifierKind, TypeModifier};
+pub use numeric::Numeric;
 pub use value::{DataType, Value};

@@ -14,18 +14,22 @@ pub enum TypeModifier {
     Length(u32),
     /// The number of elements of `VECTOR(n)`.
     Dimensions(u32),
+    /// The precision and scale of `NUMERIC(p, s)`.
+    PrecisionScale(u32, u32),
 }
 
 /// Which modifier a type's declaration may carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ModifierKind {
-    /// None: the type takes no arguments (or ignores them, as `NUMERIC(p, s)` still does).
+    /// None: the type takes no arguments.
     None,
     /// A maximum length ([`TypeModifier::Length`]).
     Length,
     /// A number of dimensions ([`TypeModifier::Dimensions`]).
     Dimensions,
+    /// A precision and scale ([`TypeModifier::PrecisionScale`]).
+    PrecisionScale,
 }
 
 /// PostgreSQL's `VARHDRSZ`: typmods of length-limited types count the 4-byte header.
@@ -37,6 +41,7 @@ impl TypeModifier {
         match self {
             TypeModifier::Length(_) => ModifierKind::Length,
             TypeModifier::Dimensions(_) => ModifierKind::Dimensions,
+            TypeModifier::PrecisionScale(..) => ModifierKind::PrecisionScale,
         }
     }
 
@@ -48,6 +53,11 @@ impl TypeModifier {
                 i32::try_from(length).map_or(i32::MAX, |length| length.saturating_add(VARHDRSZ))
             }
             TypeModifier::Dimensions(dimensions) => i32::try_from(dimensions).unwrap_or(i32::MAX),
+            // PostgreSQL's numeric typmod: ((precision << 16) | scale) + VARHDRSZ.
+            TypeModifier::PrecisionScale(precision, scale) => {
+                i32::try_from(((precision & 0xFFFF) << 16) | (scale & 0xFFFF))
+                    .map_or(i32::MAX, |typmod| typmod.saturating_add(VARHDRSZ))
+            }
         }
     }
 
@@ -57,16 +67,18 @@ impl TypeModifier {
         match self {
             TypeModifier::Length(length) => (1, length, 0),
             TypeModifier::Dimensions(dimensions) => (2, dimensions, 0),
+            TypeModifier::PrecisionScale(precision, scale) => (3, precision, scale),
         }
     }
 
     /// The modifier a catalog entry's `(tag, first, second)` stands for: `Ok(None)` for tag
     /// 0, `Err` with the tag for one this version does not know.
-    pub fn from_catalog(tag: u8, first: u32, _second: u32) -> Result<Option<TypeModifier>, u8> {
+    pub fn from_catalog(tag: u8, first: u32, second: u32) -> Result<Option<TypeModifier>, u8> {
         match tag {
             0 => Ok(None),
             1 => Ok(Some(TypeModifier::Length(first))),
             2 => Ok(Some(TypeModifier::Dimensions(first))),
+            3 => Ok(Some(TypeModifier::PrecisionScale(first, second))),
             other => Err(other),
         }
     }
@@ -79,6 +91,7 @@ impl std::fmt::Display for TypeModifier {
             TypeModifier::Length(length) | TypeModifier::Dimensions(length) => {
                 write!(f, "({length})")
             }
+            TypeModifier::PrecisionScale(precision, scale) => write!(f, "({precision},{scale})"),
         }
     }
 }
@@ -93,6 +106,7 @@ mod tests {
             TypeModifier::Length(1),
             TypeModifier::Length(10_485_760),
             TypeModifier::Dimensions(384),
+            TypeModifier::PrecisionScale(10, 2),
         ] {
             let (tag, first, second) = modifier.to_catalog();
             assert_ne!(tag, 0);
@@ -111,5 +125,7 @@ mod tests {
         assert_eq!(TypeModifier::Length(u32::MAX).pg_typmod(), i32::MAX);
         assert_eq!(TypeModifier::Length(20).to_string(), "(20)");
         assert_eq!(TypeModifier::Dimensions(384).pg_typmod(), 384);
+        assert_eq!(TypeModifier::PrecisionScale(10, 2).pg_typmod(), 655_366);
+        assert_eq!(TypeModifier::PrecisionScale(10, 2).to_string(), "(10,2)");
     }
 }

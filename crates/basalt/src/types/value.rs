@@ -21,8 +21,12 @@ pub enum DataType {
     Boolean,
     /// `SMALLINT`, `INT`, `INTEGER`, `BIGINT`: 64-bit signed.
     Integer,
-    /// `REAL`, `DOUBLE PRECISION`, `FLOAT`, `NUMERIC`, `DECIMAL`: 64-bit IEEE 754.
+    /// `REAL`, `DOUBLE PRECISION`, `FLOAT`: 64-bit IEEE 754.
     Real,
+    /// `NUMERIC`, `DECIMAL`: an exact decimal (see [`crate::types::numeric`]), with the
+    /// declared `(precision, scale)` of `NUMERIC(p, s)` (`None` for `NUMERIC` and computed
+    /// values, which keep each value's own scale).
+    Numeric(Option<(u32, u32)>),
     /// `TEXT`, `VARCHAR(n)`, `CHAR(n)`: UTF-8, with the declared maximum length in
     /// characters (`None` for `TEXT` and for text computed by an expression).
     Text(Option<u32>),
@@ -57,7 +61,10 @@ impl DataType {
 
     /// Whether values of this type are numbers (for arithmetic and numeric comparison).
     pub fn is_numeric(self) -> bool {
-        matches!(self, DataType::Integer | DataType::Real)
+        matches!(
+            self,
+            DataType::Integer | DataType::Real | DataType::Numeric(_)
+        )
     }
 
     /// Whether this is text (`TEXT`, or `VARCHAR(n)` of any length).
@@ -71,6 +78,7 @@ impl DataType {
         match self {
             DataType::Text(_) => DataType::Text(None),
             DataType::Vector(_) => DataType::Vector(None),
+            DataType::Numeric(_) => DataType::Numeric(None),
             other => other,
         }
     }
@@ -80,6 +88,9 @@ impl DataType {
         match self {
             DataType::Text(length) => length.map(TypeModifier::Length),
             DataType::Vector(dimensions) => dimensions.map(TypeModifier::Dimensions),
+            DataType::Numeric(typmod) => {
+                typmod.map(|(precision, scale)| TypeModifier::PrecisionScale(precision, scale))
+            }
             _ => None,
         }
     }
@@ -94,6 +105,9 @@ impl DataType {
             }
             (DataType::Vector(_), Some(TypeModifier::Dimensions(dimensions))) => {
                 Some(DataType::Vector(Some(dimensions)))
+            }
+            (DataType::Numeric(_), Some(TypeModifier::PrecisionScale(precision, scale))) => {
+                Some(DataType::Numeric(Some((precision, scale))))
             }
             _ => None,
         }
@@ -128,6 +142,8 @@ pub enum Value {
     Integer(i64),
     /// A 64-bit float.
     Real(f64),
+    /// An exact decimal (`NUMERIC`).
+    Numeric(super::numeric::Numeric),
     /// UTF-8 text.
     Text(String),
     /// Bytes.
@@ -158,6 +174,7 @@ impl Value {
             Value::Boolean(_) => DataType::Boolean,
             Value::Integer(_) => DataType::Integer,
             Value::Real(_) => DataType::Real,
+            Value::Numeric(_) => DataType::Numeric(None),
             Value::Text(_) => DataType::Text(None),
             Value::Blob(_) => DataType::Blob,
             Value::Date(_) => DataType::Date,
@@ -185,6 +202,7 @@ impl Value {
                 | (Value::Boolean(_), DataType::Boolean)
                 | (Value::Integer(_), DataType::Integer)
                 | (Value::Real(_), DataType::Real)
+                | (Value::Numeric(_), DataType::Numeric(None))
                 | (Value::Text(_), DataType::Text(_))
                 | (Value::Blob(_), DataType::Blob)
                 | (Value::Date(_), DataType::Date)

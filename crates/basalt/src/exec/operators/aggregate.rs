@@ -25,6 +25,7 @@ use crate::plan::{AggregateCall, AggregateFunction, Expr};
 use crate::sqlstate;
 use crate::storage::keys::KeyOrder as SortOrder;
 use crate::storage::keys::KeyOrder;
+use crate::types::numeric::{self, Numeric};
 use crate::types::{DataType, Interval, Value, vector};
 
 use super::Operator;
@@ -39,6 +40,14 @@ pub(super) enum Accumulator {
     Count(i64),
     IntegerSum(Option<i64>),
     RealSum(Option<f64>),
+    /// sum(numeric) and avg(numeric): the exact sum as a 128-bit mantissa at the largest
+    /// scale seen so far, and the count of values.
+    NumericSum {
+        sum: i128,
+        scale: u32,
+        count: i64,
+        average: bool,
+    },
     /// sum(interval): field by field, as PostgreSQL's `interval_pl`.
     IntervalSum(Option<Interval>),
     /// avg(interval): the field-wise sum divided by the count (`interval_div`).
@@ -101,6 +110,16 @@ impl Accumulator {
                 Accumulator::VectorAverage {
                     sum: Vec::new(),
                     count: 0,
+                }
+            }
+            AggregateFunction::Sum | AggregateFunction::Avg
+                if matches!(argument_type, DataType::Numeric(_)) =>
+            {
+                Accumulator::NumericSum {
+                    sum: 0,
+                    scale: 0,
+                    count: 0,
+                    average: call.function == AggregateFunction::Avg,
                 }
             }
             AggregateFunction::Sum => Accumulator::RealSum(None),
@@ -173,6 +192,28 @@ impl Accumulator {
                 })?);
             }
             Accumulator::RealSum(sum) => *sum = Some(sum.unwrap_or(0.0) + number(first, row)?),
+            Accumulator::NumericSum {
+                sum, scale, count, ..
+            } => {
+                let ColumnData::Numeric(values) = &first.data else {
+                    return Err(ExecError::internal("numeric sum over a non-numeric column"));
+                };
+                let value = values.get(row).copied().unwrap_or(Numeric::ZERO);
+                let overflow = || ExecError::from(numeric::overflow());
+                let mut mantissa = value.mantissa();
+                if value.scale() > *scale {
+                    *sum = sum
+                        .checked_mul(numeric::pow10(value.scale() - *scale))
+                        .ok_or_else(overflow)?;
+                    *scale = value.scale();
+                } else if value.scale() < *scale {
+                    mantissa = mantissa
+                        .checked_mul(numeric::pow10(*scale - value.scale()))
+                        .ok_or_else(overflow)?;
+                }
+                *sum = sum.checked_add(mantissa).ok_or_else(overflow)?;
+                *count += 1;
+            }
             Accumulator::IntervalSum(sum) => {
                 let value = interval(first, row)?;
                 *sum = Some(match sum {
@@ -293,6 +334,23 @@ impl Accumulator {
             Accumulator::Count(count) => Value::Integer(*count),
             Accumulator::IntegerSum(sum) => sum.map_or(Value::Null, Value::Integer),
             Accumulator::RealSum(sum) => sum.map_or(Value::Null, Value::Real),
+            Accumulator::NumericSum {
+                sum,
+                scale,
+                count,
+                average,
+            } => {
+                if *count == 0 {
+                    Value::Null
+                } else {
+                    let total = Numeric::new(*sum, *scale)?;
+                    if *average {
+                        Value::Numeric(numeric::divide(total, Numeric::from_i64(*count))?)
+                    } else {
+                        Value::Numeric(total)
+                    }
+                }
+            }
             Accumulator::IntervalSum(sum) => sum.map_or(Value::Null, Value::Interval),
             Accumulator::IntervalAverage { sum, count } => {
                 if *count == 0 {

@@ -475,6 +475,7 @@ fn scalar_key_value(value: &Value) -> KeyValue<'_> {
         Value::Boolean(v) => KeyValue::Boolean(*v),
         Value::Integer(v) => KeyValue::Integer(*v),
         Value::Real(v) => KeyValue::Real(*v),
+        Value::Numeric(v) => KeyValue::Fixed32(v.key_bytes()),
         Value::Text(v) => KeyValue::Text(v),
         Value::Blob(v) => KeyValue::Blob(v),
         // JSON columns cannot be indexed (CREATE INDEX refuses them); their text is the

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use crate::exec::batch::{Batch, ColumnData, ColumnVector};
 use crate::exec::error::ExecResult;
 use crate::storage::btree::Value as Cell;
-use crate::types::{DataType, Interval, Value, vector};
+use crate::types::{DataType, Interval, Numeric, Value, vector};
 
 use super::corrupt;
 
@@ -144,6 +144,9 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
         (DataType::Date, ColumnData::Date(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
         }
+        (DataType::Numeric(_), ColumnData::Numeric(values)) => {
+            push_numeric(values.get(row).copied().unwrap_or(Numeric::ZERO), out);
+        }
         (DataType::Text(_), ColumnData::Text(values))
         | (DataType::Blob, ColumnData::Blob(values))
         | (DataType::Json, ColumnData::Json(values))
@@ -180,6 +183,7 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
             (DataType::Real, Value::Real(v)) => out.extend_from_slice(&v.to_le_bytes()),
             (DataType::Real, Value::Integer(v)) => out.extend_from_slice(&(v as f64).to_le_bytes()),
             (DataType::Date, Value::Date(v)) => out.extend_from_slice(&v.to_le_bytes()),
+            (DataType::Numeric(_), Value::Numeric(v)) => push_numeric(v, out),
             (DataType::Text(_), Value::Text(v))
             | (DataType::Json, Value::Json(v))
             | (DataType::Jsonb, Value::Jsonb(v)) => {
@@ -200,6 +204,14 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
         },
     }
     true
+}
+
+/// A numeric as its table-cell bytes behind a length, as text is written.
+fn push_numeric(value: Numeric, out: &mut Vec<u8>) {
+    let mut bytes = Vec::with_capacity(17);
+    value.to_cell_bytes(&mut bytes);
+    write_varint(bytes.len() as u64, out);
+    out.extend_from_slice(&bytes);
 }
 
 /// Decodes one non-NULL `data_type` value at `*position`, advancing it.
@@ -231,6 +243,7 @@ fn decode_cell<'a>(
         | DataType::Blob
         | DataType::Json
         | DataType::Jsonb
+        | DataType::Numeric(_)
         | DataType::Vector(_) => {
             let (length, used) = read_varint(bytes.get(*position..).unwrap_or(&[]))
                 .ok_or_else(|| corrupt("bad value length"))?;

@@ -158,6 +158,9 @@ impl Binder<'_> {
                     DataType::Integer | DataType::Null => DataType::Integer,
                     DataType::Boolean => DataType::Integer,
                     DataType::Real => DataType::Real,
+                    // sum and avg of numerics are exact numerics (total is a double).
+                    DataType::Numeric(_) if name != "total" => DataType::Numeric(None),
+                    DataType::Numeric(_) => DataType::Real,
                     // sum and avg of intervals are intervals (total has no interval form).
                     DataType::Interval if name != "total" => DataType::Interval,
                     // sum and avg of vectors are vectors, element by element (pgvector).
@@ -166,7 +169,12 @@ impl Binder<'_> {
                 };
                 let (function, input, result) = match name {
                     "sum" => (AggregateFunction::Sum, input, input),
-                    "avg" if matches!(input, DataType::Interval | DataType::Vector(_)) => {
+                    "avg"
+                        if matches!(
+                            input,
+                            DataType::Interval | DataType::Vector(_) | DataType::Numeric(_)
+                        ) =>
+                    {
                         (AggregateFunction::Avg, input, input)
                     }
                     "avg" => (AggregateFunction::Avg, input, DataType::Real),

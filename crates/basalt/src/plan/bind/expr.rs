@@ -790,6 +790,7 @@ impl Binder<'_> {
             _ if untyped => Some(DataType::Null),
             DataType::Integer | DataType::Boolean | DataType::Null => Some(DataType::Integer),
             DataType::Real if !bitwise => Some(DataType::Real),
+            DataType::Numeric(_) if !bitwise => Some(DataType::Numeric(None)),
             _ => None,
         };
         let left_numeric = numeric_type(left_type, is_untyped(left)).ok_or_else(undefined)?;
@@ -841,6 +842,9 @@ impl Binder<'_> {
                 let data_type = match bound.data_type() {
                     DataType::Integer | DataType::Null | DataType::Boolean => DataType::Integer,
                     DataType::Real if op != ast::UnaryOperator::BitwiseNot => DataType::Real,
+                    DataType::Numeric(_) if op != ast::UnaryOperator::BitwiseNot => {
+                        DataType::Numeric(None)
+                    }
                     DataType::Interval if op == ast::UnaryOperator::Minus => DataType::Interval,
                     other => {
                         return Err(BindError::undefined_function(format!(
@@ -859,6 +863,7 @@ impl Binder<'_> {
                 {
                     match value {
                         Value::Real(r) => return Ok(Expr::literal(Value::Real(-r))),
+                        Value::Numeric(n) => return Ok(Expr::literal(Value::Numeric(n.negate()))),
                         Value::Integer(i) if *i != i64::MIN => {
                             return Ok(Expr::literal(Value::Integer(-i)));
                         }
@@ -876,8 +881,10 @@ impl Binder<'_> {
     }
 }
 
-/// A numeric literal: an integer when it has no fraction or exponent and fits 64 bits,
-/// otherwise real.
+/// A numeric literal, typed as PostgreSQL types it: an integer when it has no fraction or
+/// exponent and fits 64 bits, otherwise NUMERIC (`1.5`, `1e3`, `99999999999999999999`).
+/// A literal beyond NUMERIC's 38 digits (`1e300`) is a double, as it was before NUMERIC
+/// was exact.
 pub(super) fn number_literal(text: &str) -> Result<Value, BindError> {
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))
         && let Ok(value) = i64::from_str_radix(hex, 16)
@@ -886,6 +893,9 @@ pub(super) fn number_literal(text: &str) -> Result<Value, BindError> {
     }
     if let Ok(value) = text.parse::<i64>() {
         return Ok(Value::Integer(value));
+    }
+    if let Ok(value) = crate::types::numeric::parse(text) {
+        return Ok(Value::Numeric(value));
     }
     text.parse::<f64>().map(Value::Real).map_err(|_| {
         BindError::new(

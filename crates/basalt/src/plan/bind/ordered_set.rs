@@ -76,7 +76,7 @@ impl Binder<'_> {
             let arg = self.type_if_untyped(arg.clone(), ast, DataType::Real)?;
             if !matches!(
                 arg.data_type(),
-                DataType::Integer | DataType::Real | DataType::Null
+                DataType::Integer | DataType::Real | DataType::Numeric(_) | DataType::Null
             ) {
                 return Err(undefined());
             }
@@ -86,7 +86,8 @@ impl Binder<'_> {
         let key_type = key.data_type().unmodified();
         let (argument, data_type) = match function {
             AggregateFunction::PercentileCont => match key_type {
-                DataType::Integer | DataType::Real | DataType::Null => {
+                // PostgreSQL's percentile_cont is double precision: a NUMERIC key converts.
+                DataType::Integer | DataType::Real | DataType::Numeric(_) | DataType::Null => {
                     (coerce(key.clone(), DataType::Real), DataType::Real)
                 }
                 DataType::Interval => (key.clone(), DataType::Interval),

@@ -172,7 +172,9 @@ impl Binder<'_> {
             match bound.data_type() {
                 DataType::Text(_) | DataType::Null => Ok(coerce(bound, DataType::Text(None))),
                 // SQLite compares numbers with LIKE as their text.
-                DataType::Integer | DataType::Real => Ok(coerce(bound, DataType::Text(None))),
+                DataType::Integer | DataType::Real | DataType::Numeric(_) => {
+                    Ok(coerce(bound, DataType::Text(None)))
+                }
                 other => Err(BindError::undefined_function(format!(
                     "operator does not exist: {other} ~~ text"
                 ))),

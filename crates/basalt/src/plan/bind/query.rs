@@ -349,7 +349,7 @@ impl Binder<'_> {
         match bound.data_type() {
             DataType::Integer => Ok(Some(bound)),
             DataType::Null if matches!(bound, Expr::Literal { .. }) => Ok(None),
-            DataType::Real | DataType::Boolean | DataType::Null => {
+            DataType::Real | DataType::Numeric(_) | DataType::Boolean | DataType::Null => {
                 Ok(Some(coerce(bound, DataType::Integer)))
             }
             other => Err(BindError::mismatch(format!(

@@ -203,7 +203,7 @@ impl Binder<'_> {
             )));
         }
         match bound.data_type().unmodified() {
-            DataType::Integer | DataType::Real | DataType::Null => {
+            DataType::Integer | DataType::Real | DataType::Numeric(_) | DataType::Null => {
                 Ok(coerce(bound, DataType::Real))
             }
             other => Err(BindError::mismatch(format!(

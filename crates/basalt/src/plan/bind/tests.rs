@@ -201,11 +201,18 @@ fn unknown_literals_take_context_type() {
         [
             DataType::Text(None),
             DataType::Null,
-            DataType::Real,
-            DataType::Real
+            DataType::Numeric(None),
+            DataType::Numeric(None)
         ]
     );
     assert!(matches!(input(&node).kind, PlanKind::SingleRow));
+    // numeric op integer is numeric, numeric op double precision is double precision.
+    let node = plan("SELECT 2 * 1.5, 1.5 * CAST(1 AS DOUBLE PRECISION), 1e300");
+    let types: Vec<_> = node.schema.iter().map(|c| c.data_type).collect();
+    assert_eq!(
+        types,
+        [DataType::Numeric(None), DataType::Real, DataType::Real]
+    );
     assert_eq!(error_code("SELECT * FROM t1 WHERE a = 'abc'"), "22P02");
 }
 
@@ -381,7 +388,7 @@ fn set_operations_and_values() {
     );
     let node = plan("VALUES (1, 'a'), (2.5, NULL)");
     assert_eq!(names(&node), ["column1", "column2"]);
-    assert_eq!(node.schema[0].data_type, DataType::Real);
+    assert_eq!(node.schema[0].data_type, DataType::Numeric(None));
 }
 
 #[test]
@@ -440,7 +447,7 @@ fn expressions() {
     );
     let exprs = project_exprs(&node);
     assert_eq!(exprs[0].data_type(), DataType::Text(None));
-    assert_eq!(exprs[1].data_type(), DataType::Real);
+    assert_eq!(exprs[1].data_type(), DataType::Numeric(None));
     assert!(matches!(
         &exprs[4],
         Expr::Binary {
@@ -459,7 +466,7 @@ fn expressions() {
     assert_eq!(exprs[12].data_type(), DataType::Integer);
     assert_eq!(exprs[17].data_type(), DataType::Text(None));
     assert!(
-        matches!(&exprs[18], Expr::InList { operand, .. } if operand.data_type() == DataType::Real)
+        matches!(&exprs[18], Expr::InList { operand, .. } if operand.data_type() == DataType::Numeric(None))
     );
     assert_eq!(names(&node)[..4], ["case", "case", "coalesce", "nullif"]);
     assert_eq!(names(&node)[12..14], ["c", "d"]);

@@ -219,6 +219,12 @@ fn sql_type(data_type: DataType) -> Option<ast::DataType> {
         DataType::Boolean => ast::DataType::Boolean,
         DataType::Integer => ast::DataType::BigInt(None),
         DataType::Real => ast::DataType::DoublePrecision,
+        DataType::Numeric(typmod) => ast::DataType::Numeric(match typmod {
+            Some((precision, scale)) => {
+                ast::ExactNumberInfo::PrecisionAndScale(u64::from(precision), i64::from(scale))
+            }
+            None => ast::ExactNumberInfo::None,
+        }),
         DataType::Text(_) => ast::DataType::Text,
         DataType::Blob => ast::DataType::Bytea,
         DataType::Date => ast::DataType::Date,

@@ -55,7 +55,7 @@ pub(super) fn castable(from: DataType, to: DataType) -> bool {
                 | (Text(_), Blob)
                 | (Json, Jsonb)
                 | (Jsonb, Json)
-                | (Jsonb, Integer | Real | Boolean)
+                | (Jsonb, Integer | Real | Boolean | Numeric(_))
         )
 }
 
@@ -134,10 +134,8 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<DataType, BindError>
         | T::BigIntUnsigned(_)
         | T::UnsignedInteger
         | T::Unsigned => DataType::Integer,
-        T::Numeric(_)
-        | T::Decimal(_)
-        | T::Dec(_)
-        | T::Float(_)
+        T::Numeric(info) | T::Decimal(info) | T::Dec(info) => numeric_type(info)?,
+        T::Float(_)
         | T::Float4
         | T::Float8
         | T::Float32
@@ -196,6 +194,30 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<DataType, BindError>
     })
 }
 
+/// `NUMERIC`, `NUMERIC(p)` or `NUMERIC(p, s)`: precision 1 to 1000 as PostgreSQL (22023);
+/// a scale from 0 to 38, the most a value here has (0A000 beyond, and for PostgreSQL 15's
+/// negative scales).
+fn numeric_type(info: &ast::ExactNumberInfo) -> Result<DataType, BindError> {
+    let (precision, scale) = match *info {
+        ast::ExactNumberInfo::None => return Ok(DataType::Numeric(None)),
+        ast::ExactNumberInfo::Precision(precision) => (precision, 0),
+        ast::ExactNumberInfo::PrecisionAndScale(precision, scale) => (precision, scale),
+    };
+    if !(1..=1000).contains(&precision) {
+        return Err(BindError::new(
+            sqlstate::INVALID_PARAMETER_VALUE,
+            format!("NUMERIC precision {precision} must be between 1 and 1000"),
+        ));
+    }
+    if !(0..=i64::from(types::numeric::MAX_SCALE)).contains(&scale) {
+        return Err(BindError::unsupported(format!(
+            "NUMERIC scale {scale} (a scale must be between 0 and {})",
+            types::numeric::MAX_SCALE
+        )));
+    }
+    Ok(DataType::Numeric(Some((precision as u32, scale as u32))))
+}
+
 /// `VECTOR` or `VECTOR(n)`, with pgvector's checks of n (22023).
 fn vector_type(arguments: &[String]) -> Result<DataType, BindError> {
     let invalid = || {
@@ -241,12 +263,10 @@ fn affinity_type(name: &str) -> Result<DataType, BindError> {
         DataType::Text(None)
     } else if lower.contains("blob") {
         DataType::Blob
-    } else if lower.contains("real")
-        || lower.contains("floa")
-        || lower.contains("doub")
-        || lower.contains("num")
-    {
+    } else if lower.contains("real") || lower.contains("floa") || lower.contains("doub") {
         DataType::Real
+    } else if lower.contains("num") {
+        DataType::Numeric(None)
     } else if lower.contains("bool") {
         DataType::Boolean
     } else {

@@ -547,9 +547,8 @@ impl Binder<'_> {
         let bound = self.type_if_untyped(bound, offset, target)?;
         match (bound.data_type(), target) {
             (found, wanted) if found == wanted => Ok(bound),
-            (DataType::Null | DataType::Integer, DataType::Real) | (DataType::Null, _) => {
-                Ok(super::expr::coerce(bound, target))
-            }
+            (DataType::Null | DataType::Integer | DataType::Numeric(_), DataType::Real)
+            | (DataType::Null, _) => Ok(super::expr::coerce(bound, target)),
             (found, _) if units == FrameUnits::Range => Err(BindError::unsupported(format!(
                 "RANGE with offset PRECEDING/FOLLOWING for column type {target} and offset type {found}"
             ))),

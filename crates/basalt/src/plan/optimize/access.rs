@@ -56,6 +56,7 @@ fn exact_key_order(data_type: DataType) -> bool {
             | DataType::TimestampTz
             | DataType::Interval
             | DataType::Uuid
+            | DataType::Numeric(_)
     )
 }
 

@@ -328,7 +328,7 @@ fn to_char(args: &[Value]) -> Result<Value, TypeError> {
         Some(Value::TimestampTz(utc)) => DayTime::from_timestamp(
             crate::types::timezone::utc_to_local(&crate::types::timezone::session_zone(), *utc)?,
         ),
-        Some(Value::Integer(_) | Value::Real(_)) => {
+        Some(Value::Integer(_) | Value::Real(_) | Value::Numeric(_)) => {
             return super::number_format::to_char_number(args);
         }
         _ => return Err(TypeError::undefined_function("to_char", args)),

@@ -2,15 +2,16 @@
 //! pi, random.
 //!
 //! Integer arguments keep integer results where PostgreSQL's integer overloads do (`abs`,
-//! `sign`, one-argument `round`/`trunc`/`ceil`/`floor`, `mod`); the rest compute in double
-//! precision. Errors follow PostgreSQL's float8 functions: overflow and underflow of a
+//! `sign`, one-argument `round`/`trunc`/`ceil`/`floor`, `mod`); NUMERIC arguments give exact
+//! NUMERIC results for `abs`, `sign`, `round`, `trunc`, `ceil`, `floor` and `mod` (see
+//! `types::numeric`); the rest compute in double precision (a NUMERIC argument converted). Errors follow PostgreSQL's float8 functions: overflow and underflow of a
 //! result from finite arguments (22003), logarithms of zero or negatives (2201E), square
 //! roots of negatives and complex powers (2201F).
 //!
 //! Rounding to decimal places is done on the shortest decimal representation of the double
-//! (what `Display` shows), half away from zero: `round(2.675, 2)` is 2.68 as it is for
-//! PostgreSQL's NUMERIC, which Basalt's REAL stands in for. Zero results are never negative
-//! (NUMERIC has no −0).
+//! (what `Display` shows), half away from zero: `round(2.675::float8, 2)` is 2.68 as
+//! PostgreSQL's NUMERIC rounds 2.675 (PostgreSQL converts the double to NUMERIC first).
+//! Zero results are never negative (NUMERIC has no −0).
 
 use std::cell::Cell;
 use std::hash::{BuildHasher, RandomState};
@@ -19,6 +20,7 @@ use super::{
     Param, ScalarFunction, arg_type, check_args, int_arg, numeric_type, real_arg, strict_nulls,
 };
 use crate::types::format::shortest_digits;
+use crate::types::numeric::{self, Numeric};
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
@@ -49,14 +51,17 @@ fn same_numeric_1(name: &str, args: &[DataType]) -> Result<DataType, TypeError> 
     Ok(numeric_type(arg_type(args, 0)))
 }
 
-/// `round(x)` / `trunc(x)` keep x's type; with a digit count the result is real.
+/// `round(x)` / `trunc(x)` keep x's type; with a digit count the result is numeric for a
+/// numeric x and real otherwise.
 fn round_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Number], &[Param::Integer])?;
-    Ok(if args.len() == 2 {
-        DataType::Real
-    } else {
-        numeric_type(arg_type(args, 0))
-    })
+    Ok(
+        if args.len() == 2 && !matches!(arg_type(args, 0), DataType::Numeric(_)) {
+            DataType::Real
+        } else {
+            numeric_type(arg_type(args, 0))
+        },
+    )
 }
 
 fn real_0(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
@@ -82,8 +87,13 @@ fn real_1_or_2(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
 fn mod_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Number, Param::Number], &[])?;
     let both_integer = args.iter().all(|t| *t == DataType::Integer);
+    let exact = args
+        .iter()
+        .all(|t| matches!(t, DataType::Integer | DataType::Numeric(_)));
     Ok(if both_integer {
         DataType::Integer
+    } else if exact {
+        DataType::Numeric(None)
     } else {
         DataType::Real
     })
@@ -100,6 +110,7 @@ fn abs(args: &[Value]) -> Result<Value, TypeError> {
             .checked_abs()
             .map(Value::Integer)
             .ok_or_else(TypeError::integer_overflow),
+        Some(Value::Numeric(n)) => Ok(Value::Numeric(n.abs())),
         _ => Ok(Value::Real(real_arg("abs", args, 0)?.abs())),
     }
 }
@@ -110,6 +121,7 @@ fn sign(args: &[Value]) -> Result<Value, TypeError> {
     }
     match args.first() {
         Some(Value::Integer(n)) => Ok(Value::Integer(n.signum())),
+        Some(Value::Numeric(n)) => Ok(Value::Numeric(Numeric::from_i64(i64::from(n.signum())))),
         _ => {
             let x = real_arg("sign", args, 0)?;
             Ok(Value::Real(if x > 0.0 {
@@ -136,6 +148,19 @@ fn trunc(args: &[Value]) -> Result<Value, TypeError> {
 fn round_or_trunc(name: &str, args: &[Value], truncate: bool) -> Result<Value, TypeError> {
     if strict_nulls(name, args, 1, 2)? {
         return Ok(Value::Null);
+    }
+    if let Some(Value::Numeric(n)) = args.first() {
+        let digits = if args.len() == 2 {
+            int_arg(name, args, 1)?
+        } else {
+            0
+        };
+        let result = if truncate {
+            numeric::trunc(*n, digits)?
+        } else {
+            numeric::round(*n, digits)?
+        };
+        return Ok(Value::Numeric(result));
     }
     if args.len() == 2 {
         let x = real_arg(name, args, 0)?;
@@ -204,19 +229,25 @@ fn round_decimal(x: f64, digits: i64, truncate: bool) -> f64 {
 }
 
 fn ceil(args: &[Value]) -> Result<Value, TypeError> {
-    integral("ceil", args, f64::ceil)
+    integral("ceil", args, f64::ceil, numeric::ceil)
 }
 
 fn floor(args: &[Value]) -> Result<Value, TypeError> {
-    integral("floor", args, f64::floor)
+    integral("floor", args, f64::floor, numeric::floor)
 }
 
-fn integral(name: &str, args: &[Value], f: fn(f64) -> f64) -> Result<Value, TypeError> {
+fn integral(
+    name: &str,
+    args: &[Value],
+    f: fn(f64) -> f64,
+    exact: fn(Numeric) -> Result<Numeric, TypeError>,
+) -> Result<Value, TypeError> {
     if strict_nulls(name, args, 1, 1)? {
         return Ok(Value::Null);
     }
     match args.first() {
         Some(Value::Integer(n)) => Ok(Value::Integer(*n)),
+        Some(Value::Numeric(n)) => Ok(Value::Numeric(exact(*n)?)),
         _ => Ok(Value::Real(f(real_arg(name, args, 0)?) + 0.0)),
     }
 }
@@ -323,8 +354,8 @@ fn modulo(args: &[Value]) -> Result<Value, TypeError> {
     }
     match (args.first(), args.get(1)) {
         (
-            Some(a @ (Value::Integer(_) | Value::Real(_))),
-            Some(b @ (Value::Integer(_) | Value::Real(_))),
+            Some(a @ (Value::Integer(_) | Value::Real(_) | Value::Numeric(_))),
+            Some(b @ (Value::Integer(_) | Value::Real(_) | Value::Numeric(_))),
         ) => crate::types::arith::remainder(a, b),
         _ => Err(TypeError::undefined_function("mod", args)),
     }

@@ -204,12 +204,13 @@ fn arg_type(args: &[DataType], i: usize) -> DataType {
     args.get(i).copied().unwrap_or(DataType::Null)
 }
 
-/// A numeric argument's type with unknown (NULL) resolved to real.
+/// A numeric argument's type (integer, numeric or real) with unknown (NULL) resolved to
+/// real.
 fn numeric_type(t: DataType) -> DataType {
-    if t == DataType::Integer {
-        DataType::Integer
-    } else {
-        DataType::Real
+    match t {
+        DataType::Integer => DataType::Integer,
+        DataType::Numeric(_) => DataType::Numeric(None),
+        _ => DataType::Real,
     }
 }
 
@@ -243,6 +244,8 @@ fn real_arg(name: &str, args: &[Value], i: usize) -> Result<f64, TypeError> {
     match args.get(i) {
         Some(Value::Real(r)) => Ok(*r),
         Some(Value::Integer(n)) => Ok(*n as f64),
+        // PostgreSQL's implicit numeric → double precision, for the double-only functions.
+        Some(Value::Numeric(n)) => Ok(n.to_f64()),
         _ => Err(TypeError::undefined_function(name, args)),
     }
 }

@@ -128,6 +128,8 @@ pub(super) fn to_char_number(args: &[Value]) -> Result<Value, TypeError> {
     let value = match args.first() {
         Some(Value::Integer(i)) => Number::Integer(*i),
         Some(Value::Real(r)) => Number::Real(*r),
+        // A NUMERIC is formatted from its nearest double (exact up to 15 digits).
+        Some(Value::Numeric(n)) => Number::Real(n.to_f64()),
         _ => return Err(TypeError::undefined_function("to_char", args)),
     };
     Ok(Value::Text(format(&template, value)))

@@ -1,10 +1,11 @@
 //! Exact integer quotients and divisors: `div(a, b)`, `gcd(a, b)`, `lcm(a, b)`.
 //!
 //! PostgreSQL defines `div` only on NUMERIC (integers are cast to it) and `gcd`/`lcm` on
-//! integers and NUMERIC. Basalt has no exact NUMERIC: integer arguments give an integer
-//! result (PostgreSQL's `div(7, 2)` is the NUMERIC 3, the same number), and a REAL argument,
-//! which stands in for a NUMERIC literal such as `0.3`, is taken at its shortest decimal
-//! representation (what it prints as), so that `div(0.3, 0.1)` is 3 and `gcd(0.25, 0.1)` is
+//! integers and NUMERIC. Here integer arguments give an integer result (PostgreSQL's
+//! `div(7, 2)` is the NUMERIC 3, the same number), NUMERIC arguments to `div` an exact
+//! NUMERIC of scale 0 (`types::numeric::div_integer`), and a double argument (and, for
+//! `gcd`/`lcm`, a NUMERIC one, converted) is taken at its shortest decimal representation
+//! (what it prints as), so that `div(0.3::float8, 0.1::float8)` is 3 and `gcd(0.25, 0.1)` is
 //! 0.05 as with NUMERIC, not what binary doubles would give. When the two arguments' decimal
 //! exponents are too far apart to line up in 128 bits, `div` falls back to truncating the
 //! double quotient. What still differs from PostgreSQL: `div(-9223372036854775808, -1)`
@@ -19,16 +20,34 @@
 
 use super::{Param, ScalarFunction, check_args, int_arg, real_arg, strict_nulls};
 use crate::types::format::shortest_digits;
+use crate::types::numeric::{self, Numeric};
 use crate::types::{DataType, TypeError, Value};
 
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("div", integer_or_real, div),
-    function!("gcd", integer_or_real, gcd),
-    function!("lcm", integer_or_real, lcm),
+    function!("gcd", integer_else_real, gcd),
+    function!("lcm", integer_else_real, lcm),
 ];
 
-/// Integer when both arguments are integers, otherwise real (standing in for NUMERIC).
+/// Integer when both arguments are integers, numeric when they are integers and numerics,
+/// otherwise real.
 fn integer_or_real(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Number, Param::Number], &[])?;
+    Ok(if args.iter().all(|t| *t == DataType::Integer) {
+        DataType::Integer
+    } else if args
+        .iter()
+        .all(|t| matches!(t, DataType::Integer | DataType::Numeric(_)))
+    {
+        DataType::Numeric(None)
+    } else {
+        DataType::Real
+    })
+}
+
+/// Integer when both arguments are integers, otherwise real (`gcd` and `lcm` of NUMERICs
+/// compute on their nearest doubles).
+fn integer_else_real(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Number, Param::Number], &[])?;
     Ok(if args.iter().all(|t| *t == DataType::Integer) {
         DataType::Integer
@@ -94,6 +113,16 @@ fn div(args: &[Value]) -> Result<Value, TypeError> {
             .checked_div(b)
             .map(Value::Integer)
             .ok_or_else(TypeError::integer_overflow);
+    }
+    let exact = |value: &Value| match value {
+        Value::Numeric(n) => Some(*n),
+        Value::Integer(i) => Some(Numeric::from_i64(*i)),
+        _ => None,
+    };
+    if let [a, b] = args
+        && let (Some(a), Some(b)) = (exact(a), exact(b))
+    {
+        return numeric::div_integer(a, b).map(Value::Numeric);
     }
     let a = real_arg("div", args, 0)?;
     let b = real_arg("div", args, 1)?;

@@ -251,6 +251,9 @@ pub fn push_value(value: &Value, out: &mut String) {
         }
         Value::Real(r) if r.is_finite() => out.push_str(&format_real(*r)),
         Value::Real(r) => push_string(&format_real(*r), out),
+        Value::Numeric(n) => {
+            let _ = write!(out, "{n}");
+        }
         Value::Text(s) => push_string(s, out),
         Value::Blob(_) | Value::Interval(_) | Value::Uuid(_) | Value::Vector(_) => {
             push_string(&value.to_string(), out)
