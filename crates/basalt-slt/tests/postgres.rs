@@ -42,6 +42,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "json.slt",
     "jsonb-operators.slt",
     "lateral.slt",
+    "numeric.slt",
     "ordered-set-aggregates.slt",
     "overriding.slt",
     "postgres-functions.slt",
