@@ -164,7 +164,7 @@ INSERT INTO numbers VALUES
     ('third', 1.0 / 3, -9223372036854775807 - 1, false),
     ('tiny', 5e-324, 0, NULL),
     ('huge', 1.7976931348623157e308, -1, true),
-    ('negzero', -0.0, NULL, NULL),
+    ('negzero', CAST('-0' AS DOUBLE PRECISION), NULL, NULL),
     ('inf', CAST('Infinity' AS REAL), 1, NULL),
     ('ninf', CAST('-Infinity' AS REAL), 2, NULL),
     ('whole', 42.0, 3, NULL),

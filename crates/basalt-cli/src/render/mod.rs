@@ -147,11 +147,12 @@ pub fn value_text(value: ValueRef<'_>, null_text: &str) -> String {
 }
 
 /// A real as SQL text that reads back as the same double: always with a decimal point or an
-/// exponent (so it is not taken for an integer), and the non-finite values as quoted strings
-/// that cast back.
+/// exponent (so it is not taken for an integer), and the non-finite values and negative zero
+/// as quoted strings that cast back. (A literal with a point is NUMERIC, as in PostgreSQL,
+/// which a double column takes exactly — but NUMERIC has no negative zero.)
 pub fn real_literal(value: f64) -> String {
     let text = Value::Real(value).to_string();
-    if !value.is_finite() {
+    if !value.is_finite() || (value == 0.0 && value.is_sign_negative()) {
         return format!("'{text}'");
     }
     if text.contains(['.', 'e', 'E']) {
