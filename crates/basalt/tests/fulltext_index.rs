@@ -20,7 +20,7 @@ mod fulltext;
 mod vector_search;
 
 use basalt::{Connection, Database, Value, sqlstate};
-use fulltext::{integrity, rows};
+use fulltext::{both, integrity, rows, text_value};
 use vector_search::Xorshift;
 
 fn plan(conn: &Connection, sql: &str) -> String {
@@ -73,18 +73,6 @@ fn document(rng: &mut Xorshift, words: &[String]) -> Option<String> {
         text.push_str(word);
     }
     Some(text)
-}
-
-fn text_value(text: Option<String>) -> Value {
-    text.map_or(Value::Null, Value::Text)
-}
-
-/// Runs `sql` with `params` on both tables (`{t}` names the table).
-fn both(conn: &Connection, sql: &str, params: &[Value]) {
-    for table in ["docs", "plain"] {
-        conn.execute(&sql.replace("{t}", table), params.to_vec())
-            .unwrap();
-    }
 }
 
 /// Builds `docs` (with the full-text index and a B+tree index) and its twin `plain`: half

@@ -20,7 +20,7 @@ mod fulltext;
 mod vector_search;
 
 use basalt::{Connection, Database, Value};
-use fulltext::{integrity, plan, rows};
+use fulltext::{both, integrity, plan, rows, text_value};
 use vector_search::Xorshift;
 
 const DOCUMENTS: i64 = 12_000;
@@ -54,18 +54,6 @@ fn document(rng: &mut Xorshift) -> Option<String> {
         }
     }
     Some(text)
-}
-
-fn text_value(text: Option<String>) -> Value {
-    text.map_or(Value::Null, Value::Text)
-}
-
-/// Runs `sql` with `params` on both tables (`{t}` names the table).
-fn both(conn: &Connection, sql: &str, params: &[Value]) {
-    for table in ["docs", "plain"] {
-        conn.execute(&sql.replace("{t}", table), params.to_vec())
-            .unwrap();
-    }
 }
 
 /// `docs` (the trigram index and a B+tree index) and its twin `plain`: half the rows before

@@ -1,5 +1,7 @@
 //! What the full-text tests run their statements with: rows of (id, score), a plan's text,
-//! and the integrity check.
+//! the integrity check, and statements run on an indexed table and its unindexed twin.
+
+#![allow(dead_code, reason = "test helpers: each test file uses some of them")]
 
 use basalt::{Connection, Value};
 
@@ -33,4 +35,17 @@ pub fn integrity(conn: &Connection) {
     let mut result = statement.query(vec![]).unwrap();
     let row = result.next().unwrap().unwrap();
     assert_eq!(row.get::<String>(0).unwrap(), "ok");
+}
+
+/// A document's text, NULL for `None`.
+pub fn text_value(text: Option<String>) -> Value {
+    text.map_or(Value::Null, Value::Text)
+}
+
+/// Runs `sql` with `params` on `docs` and on its twin `plain` (`{t}` names the table).
+pub fn both(conn: &Connection, sql: &str, params: &[Value]) {
+    for table in ["docs", "plain"] {
+        conn.execute(&sql.replace("{t}", table), params.to_vec())
+            .unwrap();
+    }
 }
