@@ -125,16 +125,31 @@ fn table_names(table: &TableDef) -> Vec<String> {
         .collect()
 }
 
+/// The names of a scan's columns by position (for resolving references to them).
 fn scan_names(table: &TableDef, columns: &[ScanColumn]) -> Vec<String> {
     columns
         .iter()
         .map(|column| match column {
             ScanColumn::RowId => format!("{}.<row id>", table.name),
-            ScanColumn::Column(index) => table.columns.get(*index).map_or_else(
-                || format!("{}.<column {index}>", table.name),
-                |column| format!("{}.{}", table.name, column.name),
-            ),
+            ScanColumn::Column(index) | ScanColumn::Unread(index) => {
+                table.columns.get(*index).map_or_else(
+                    || format!("{}.<column {index}>", table.name),
+                    |column| format!("{}.{}", table.name, column.name),
+                )
+            }
         })
+        .collect()
+}
+
+/// The names of the columns a scan reads, for its `Output:` line: unread columns
+/// (`optimize::columns`) are left out, as the scan does not produce them.
+fn read_names(table: &TableDef, columns: &[ScanColumn]) -> Vec<String> {
+    let names = scan_names(table, columns);
+    names
+        .into_iter()
+        .zip(columns)
+        .filter(|(_, column)| !matches!(column, ScanColumn::Unread(_)))
+        .map(|(name, _)| name)
         .collect()
 }
 
@@ -164,7 +179,7 @@ impl<'a> Printer<'a, '_> {
                 access,
                 ..
             } => {
-                let mut names = scan_names(table, columns);
+                let mut names = read_names(table, columns);
                 if let AccessPath::TextSearch(search) = access
                     && search.score
                 {
@@ -388,7 +403,7 @@ impl<'a> Printer<'a, '_> {
                     .map(|((key, _), expr)| format!("{key} = {}", self.expr(expr, &left_scope)))
                     .collect();
                 lines.push(format!("Seek Key: {}", pairs.join(" AND ")));
-                lines.push(format!("Output: {}", scan_names(table, columns).join(", ")));
+                lines.push(format!("Output: {}", read_names(table, columns).join(", ")));
                 if let Some(residual) = residual {
                     lines.push(format!("Join Filter: {}", self.expr(residual, &input)));
                 }

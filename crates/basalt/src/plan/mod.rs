@@ -79,6 +79,10 @@ pub enum ScanColumn {
     RowId,
     /// The table column at this position in `TableDef::columns`.
     Column(usize),
+    /// The table column at this position, which nothing above the scan reads: it keeps its
+    /// place and type in the scan's rows but is not decoded, every value NULL
+    /// (`optimize::columns`, the optimizer's last pass).
+    Unread(usize),
 }
 
 /// A bound on a scan range, as expressions evaluated once when the scan starts (they may use

@@ -22,7 +22,7 @@ pub(super) fn column_types(table: &TableDef, columns: &[ScanColumn]) -> Vec<Data
         .iter()
         .map(|column| match column {
             ScanColumn::RowId => DataType::Integer,
-            ScanColumn::Column(index) => table
+            ScanColumn::Column(index) | ScanColumn::Unread(index) => table
                 .columns
                 .get(*index)
                 .map_or(DataType::Null, |c| c.data_type),
@@ -45,6 +45,7 @@ pub(super) fn read_row(
                     .ok_or_else(|| ExecError::internal("scan cursor lost its row"))?;
                 vector.push(&Value::Integer(row_id));
             }
+            ScanColumn::Unread(_) => vector.push_null(),
             ScanColumn::Column(index) => {
                 let column = table.columns.get(*index).ok_or_else(|| {
                     ExecError::internal(format!("table {} has no column {index}", table.name))
@@ -399,6 +400,7 @@ pub(super) fn read_leaf_rows(
                     vector.push(&Value::Integer(leaf.row_id(row)));
                 }
             }
+            ScanColumn::Unread(_) => rows.clone().for_each(|_| vector.push_null()),
             ScanColumn::Column(index) => {
                 let column = table.columns.get(*index).ok_or_else(|| {
                     ExecError::internal(format!("table {} has no column {index}", table.name))

@@ -131,10 +131,34 @@ impl Operator for TextScan {
         }
         let mut batch = Batch::with_types(&types, rows.len().min(BATCH_SIZE));
         let mut cursor = TableTree::open(self.table.root).cursor(ctx.source.clone());
+        // When the row id is all the plan reads (`SELECT id ... WHERE fts_match(...)` with id
+        // the INTEGER PRIMARY KEY, `count(*)`), the index's row ids are the answer and the
+        // table is not read: a search of a very common term does not pull every row's page
+        // into the cache. Modifications read their whole input before writing, so no row
+        // named here has been moved by this statement yet.
+        let row_id_only = self.columns.iter().all(|column| match column {
+            ScanColumn::RowId | ScanColumn::Unread(_) => true,
+            ScanColumn::Column(position) => self.table.row_id_column == Some(*position),
+        });
         while batch.rows < BATCH_SIZE
             && let Some(row_id) = rows.pop_front()
         {
             let score = self.scores.pop_front();
+            if row_id_only {
+                for (vector, column) in batch.columns.iter_mut().zip(&self.columns) {
+                    match column {
+                        ScanColumn::Unread(_) => vector.push_null(),
+                        _ => vector.push(&Value::Integer(row_id)),
+                    }
+                }
+                batch.rows += 1;
+                if self.search.score
+                    && let (Some(scores), Some(score)) = (batch.columns.last_mut(), score)
+                {
+                    scores.push(&Value::Real(score));
+                }
+                continue;
+            }
             // The index and the table are one snapshot, so every row it names exists — unless
             // this statement has since moved it (an UPDATE of the row id), as a table scan
             // would not meet it again either.

@@ -302,7 +302,7 @@ fn row_id_candidate(
                     table.row_id_column == Some(*column)
                         && reads_column(table, columns, c.position, *column, DataType::Integer)
                 }
-                None => false,
+                Some(ScanColumn::Unread(_)) | None => false,
             }
     };
     let on_row_id: Vec<&Comparison> = comparisons.iter().filter(is_row_id).collect();

@@ -14,6 +14,8 @@
 //!    when the [`estimate`]s say few left rows will probe it.
 //! 5. [`order`]: sorts that a scan already delivers disappear (the scan may run backwards);
 //!    a sort under a LIMIT becomes a top-N sort.
+//! 6. [`columns`]: scan columns nothing above reads are marked unread, so they are never
+//!    decoded.
 //!
 //! Guarantees: every rewrite keeps the result bag exactly (including NULL semantics and any
 //! order a Sort gives); plans stay valid for every parameter value, since nothing here looks
@@ -26,6 +28,7 @@
 //! debugging switch, and the reference side of differential tests.
 
 mod access;
+mod columns;
 pub mod estimate;
 mod hash_join;
 mod index_join;
@@ -109,7 +112,9 @@ fn optimize_plan(mut plan: PlanNode, estimator: &Estimator<'_>) -> PlanNode {
     let plan = reorder::reorder_joins(plan);
     let plan = pushdown::push_down(plan, Vec::new());
     let plan = physical(plan, estimator);
-    access::drop_enforced_conjuncts(plan)
+    let mut plan = access::drop_enforced_conjuncts(plan);
+    columns::mark_unread(&mut plan);
+    plan
 }
 
 /// Bottom-up: join methods, access paths and orders, once the filters are where they belong.

@@ -132,6 +132,7 @@ pub fn is_row_id(table: &TableDef, column: &ScanColumn) -> bool {
     match column {
         ScanColumn::RowId => true,
         ScanColumn::Column(column) => table.row_id_column == Some(*column),
+        ScanColumn::Unread(_) => false,
     }
 }
 
