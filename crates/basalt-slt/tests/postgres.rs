@@ -51,6 +51,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "recursive.slt",
     "sequence-options.slt",
     "sequences.slt",
+    "time.slt",
     "timestamptz.slt",
     "transaction-modes.slt",
     "uuid.slt",

@@ -355,6 +355,33 @@ impl Binder<'_> {
                     to: DataType::Timestamp,
                 })
             }
+            // The session zone's time of day, rounded to the optional precision. PostgreSQL's
+            // CURRENT_TIME is a `time with time zone`, which Basalt does not have: here it is
+            // LOCALTIME, a `time` (docs/sql.md lists the difference).
+            "current_time" | "localtime" => {
+                arity(0..=1)?;
+                let precision = match bound.first() {
+                    None => None,
+                    Some(Expr::Literal {
+                        value: Value::Integer(p),
+                        ..
+                    }) if *p >= 0 => Some(
+                        u32::try_from(*p)
+                            .unwrap_or(u32::MAX)
+                            .min(crate::types::time::MAX_PRECISION),
+                    ),
+                    Some(_) => {
+                        return Err(BindError::syntax(format!(
+                            "{} takes a precision from 0 to 6",
+                            name.to_ascii_uppercase()
+                        )));
+                    }
+                };
+                Ok(Expr::Cast {
+                    operand: Box::new(Expr::CurrentTimestamp),
+                    to: DataType::Time(precision),
+                })
+            }
             "current_date" => {
                 arity(0..=0)?;
                 Ok(Expr::CurrentDate)

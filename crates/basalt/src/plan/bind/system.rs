@@ -255,6 +255,7 @@ fn declared_type_name(column: &ColumnDef) -> String {
         "date" => "date",
         "timestamp" | "timestamp without time zone" => "timestamp without time zone",
         "timestamptz" | "timestamp with time zone" => "timestamp with time zone",
+        "time" | "time without time zone" => "time without time zone",
         _ => column.data_type.name(),
     };
     name.to_string()
