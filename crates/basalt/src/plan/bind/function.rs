@@ -24,6 +24,11 @@ pub(super) const SESSION_USER: &str = "basalt";
 /// PostgreSQL would call `public`.
 pub(super) const CURRENT_SCHEMA: &str = "public";
 
+/// What `current_database()` and `CURRENT_CATALOG` return. A Basalt database is a file, not
+/// one of a server's named databases, and the same file may be opened under any path, so
+/// the name is fixed rather than taken from the path (docs/sql.md).
+pub(super) const DATABASE_NAME: &str = "basalt";
+
 /// A function call's arguments as written.
 pub(super) struct CallArguments<'q> {
     pub args: Vec<&'q ast::FunctionArgExpr>,
@@ -92,7 +97,8 @@ pub(super) fn call_arguments(function: &ast::Function) -> Result<CallArguments<'
 
 /// The value of PostgreSQL's session keywords that sqlparser parses as calls: `CURRENT_USER`,
 /// `SESSION_USER`, `USER` (keywords only, as in PostgreSQL: with parentheses they are ordinary
-/// function names, which do not exist) and `current_schema()`.
+/// function names, which do not exist), `CURRENT_CATALOG`, `current_schema()` and
+/// `current_database()`.
 fn session_value(name: &str, function: &ast::Function) -> Option<&'static str> {
     let keyword = matches!(function.args, ast::FunctionArguments::None);
     let no_arguments = match &function.args {
@@ -104,6 +110,8 @@ fn session_value(name: &str, function: &ast::Function) -> Option<&'static str> {
     match name {
         "current_user" | "session_user" | "user" if keyword && plain => Some(SESSION_USER),
         "current_schema" if no_arguments && plain => Some(CURRENT_SCHEMA),
+        "current_database" if no_arguments && !keyword && plain => Some(DATABASE_NAME),
+        "current_catalog" if keyword && plain => Some(DATABASE_NAME),
         _ => None,
     }
 }
