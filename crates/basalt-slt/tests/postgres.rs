@@ -34,6 +34,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "aggregate-order-by.slt",
     "alias-columns.slt",
     "alter-table-keys.slt",
+    "cursors.slt",
     "distinct-on.slt",
     "generate-series.slt",
     "generated.slt",
