@@ -448,6 +448,17 @@ impl Binder<'_> {
         bound: Vec<Expr>,
         asts: &[&ast::Expr],
     ) -> Result<Expr, BindError> {
+        // PostgreSQL has to_char of numbers, timestamps and intervals: a quoted literal (or
+        // NULL) as the value matches more than one of them.
+        if name == "to_char" && asts.first().is_some_and(|ast| super::expr::is_untyped(ast)) {
+            return Err(BindError::new(
+                sqlstate::AMBIGUOUS_FUNCTION,
+                format!(
+                    "function to_char({}) is not unique",
+                    vec!["unknown"; asts.len()].join(", ")
+                ),
+            ));
+        }
         let mut args = Vec::with_capacity(bound.len());
         for (position, (bound, ast)) in bound.into_iter().zip(asts).enumerate() {
             let target = match (
