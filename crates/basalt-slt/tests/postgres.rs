@@ -33,7 +33,9 @@ use basalt_slt::skiplist::SkipList;
 const PG_EXACT_FILES: &[&str] = &[
     "aggregate-order-by.slt",
     "alias-columns.slt",
+    "alter-table.slt",
     "alter-table-keys.slt",
+    "constraints.slt",
     "cursors.slt",
     "distinct-on.slt",
     "functions-more.slt",
@@ -42,6 +44,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "grouping-sets.slt",
     "identity.slt",
     "interval.slt",
+    "introspection.slt",
     "json.slt",
     "jsonb-operators.slt",
     "lateral.slt",
