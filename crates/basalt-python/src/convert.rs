@@ -16,7 +16,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{
     IntoPyDict, PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDelta,
-    PyDeltaAccess, PyDict, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTimeAccess, PyType,
+    PyDeltaAccess, PyDict, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTime, PyTimeAccess,
+    PyType,
 };
 
 use crate::errors::{Failure, Outcome, binding};
@@ -134,6 +135,21 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
             Value::Timestamp(micros)
         });
     }
+    if let Ok(value) = object.cast::<PyTime>() {
+        // Basalt has no TIME WITH TIME ZONE: an aware time has nowhere to keep its offset.
+        if !value.getattr("tzinfo")?.is_none() {
+            return Err(binding(
+                "0A000",
+                "an aware datetime.time (Basalt has no time with time zone)",
+            ));
+        }
+        return Ok(Value::Time(
+            i64::from(value.get_hour()) * 3_600_000_000
+                + i64::from(value.get_minute()) * 60_000_000
+                + i64::from(value.get_second()) * 1_000_000
+                + i64::from(value.get_microsecond()),
+        ));
+    }
     if let Ok(value) = object.cast::<PyDate>() {
         let days = basalt::days_from_civil(
             i64::from(value.get_year()),
@@ -239,6 +255,20 @@ fn timestamptz(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {
     naive.call_method("replace", (), Some(&[("tzinfo", utc)].into_py_dict(py)?))
 }
 
+/// A TIME as a `datetime.time`. `24:00:00`, which Python's time cannot hold, is
+/// `datetime.time.max` (23:59:59.999999).
+fn time(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {
+    let micros = micros.clamp(0, MICROS_PER_DAY - 1);
+    // Each part is in range: micros < 86,400,000,000.
+    let hour = (micros / 3_600_000_000) as u8;
+    let minute = (micros / 60_000_000 % 60) as u8;
+    let second = (micros / 1_000_000 % 60) as u8;
+    let micro = (micros % 1_000_000) as u32;
+    PyTime::new(py, hour, minute, second, micro, None)
+        .map(Bound::into_any)
+        .map_err(|_| data_error("time out of Python's range"))
+}
+
 fn interval(py: Python<'_>, value: Interval) -> PyResult<Bound<'_, PyAny>> {
     let micros = value.micros();
     let days = i64::from(value.months()) * 30
@@ -297,6 +327,7 @@ pub(crate) fn to_python<'py>(py: Python<'py>, value: ValueRef<'_>) -> PyResult<B
         ValueRef::Date(days) => date(py, i64::from(days))?,
         ValueRef::Timestamp(micros) => timestamp(py, micros)?,
         ValueRef::TimestampTz(micros) => timestamptz(py, micros)?,
+        ValueRef::Time(micros) => time(py, micros)?,
         ValueRef::Interval(value) => interval(py, value)?,
         ValueRef::Uuid(bytes) => {
             let kwargs = [("bytes", PyBytes::new(py, bytes))].into_py_dict(py)?;
@@ -339,6 +370,7 @@ fn value_ref(value: &Value) -> Option<ValueRef<'_>> {
         Value::Date(v) => ValueRef::Date(*v),
         Value::Timestamp(v) => ValueRef::Timestamp(*v),
         Value::TimestampTz(v) => ValueRef::TimestampTz(*v),
+        Value::Time(v) => ValueRef::Time(*v),
         Value::Interval(v) => ValueRef::Interval(*v),
         Value::Uuid(v) => ValueRef::Uuid(v),
         Value::Json(v) => ValueRef::Json(v),

@@ -42,6 +42,9 @@ def roundtrip(con, column_type, value):
         ("DATE", datetime.date(1969, 12, 31)),
         ("TIMESTAMP", datetime.datetime(2024, 1, 2, 3, 4, 5, 678901)),
         ("TIMESTAMP", datetime.datetime(1900, 3, 1, 23, 59, 59, 999999)),
+        ("TIME", datetime.time(13, 45, 10, 500000)),
+        ("TIME", datetime.time(0, 0)),
+        ("TIME", datetime.time(23, 59, 59, 999999)),
         ("INTERVAL", datetime.timedelta(days=3, seconds=5, microseconds=7)),
         ("INTERVAL", datetime.timedelta(days=-2, seconds=3600)),
         ("UUID", uuid.UUID("12345678-1234-5678-1234-567812345678")),
@@ -58,7 +61,7 @@ def test_roundtrip(con, column_type, value):
 
 
 def test_none_in_every_type(con):
-    types = ["INTEGER", "REAL", "TEXT", "BLOB", "BOOLEAN", "DATE", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL",
+    types = ["INTEGER", "REAL", "TEXT", "BLOB", "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL",
              "UUID", "JSON", "JSONB", "VECTOR(3)"]
     con.execute("CREATE TABLE t (" + ", ".join(f"c{i} {t}" for i, t in enumerate(types)) + ")")
     con.execute(f"INSERT INTO t VALUES ({', '.join('?' * len(types))})", [None] * len(types))
@@ -83,6 +86,15 @@ def test_timestamptz_is_an_aware_datetime_in_utc(con):
     ).fetchone()
     assert got == datetime.datetime(2024, 3, 10, 10, 0, tzinfo=datetime.timezone.utc)
     assert text == "2024-06-01 15:30:00.000005+05:30"
+
+
+def test_time_of_24_00_is_time_max_and_aware_time_is_refused(con):
+    assert con.execute("SELECT time '24:00', CAST(time '01:02:03.5' AS text)").fetchone() == (
+        datetime.time.max,
+        "01:02:03.5",
+    )
+    with pytest.raises(basalt.NotSupportedError):
+        con.execute("SELECT ?", [datetime.time(1, 2, tzinfo=datetime.timezone.utc)])
 
 
 def test_interval_months_are_thirty_days(con):

@@ -29,6 +29,10 @@ pub(crate) enum Command {
     RollbackTo,
     /// COPY: tag `COPY n`.
     Copy,
+    /// FETCH from a cursor: tag `FETCH n` (the rows returned).
+    Fetch,
+    /// MOVE of a cursor: tag `MOVE n` (the rows moved over).
+    Move,
     /// Anything else, with its tag (`CREATE TABLE`, `SET`, `SAVEPOINT`, ...).
     Other(String),
 }
@@ -60,6 +64,11 @@ impl Command {
             }
             "truncate" => Command::Other("TRUNCATE TABLE".to_owned()),
             "copy" => Command::Copy,
+            "fetch" => Command::Fetch,
+            "move" => Command::Move,
+            "declare" => Command::Other("DECLARE CURSOR".to_owned()),
+            "close" if word(1) == "all" => Command::Other("CLOSE CURSOR ALL".to_owned()),
+            "close" => Command::Other("CLOSE CURSOR".to_owned()),
             // No word outside parentheses: a parenthesised query, `(SELECT 1)`.
             "" => Command::Select,
             first => Command::Other(first.to_uppercase()),
@@ -75,6 +84,8 @@ impl Command {
             Command::Delete => format!("DELETE {rows}"),
             Command::Merge => format!("MERGE {rows}"),
             Command::Copy => format!("COPY {rows}"),
+            Command::Fetch => format!("FETCH {rows}"),
+            Command::Move => format!("MOVE {rows}"),
             Command::Begin => "BEGIN".to_owned(),
             Command::Commit => "COMMIT".to_owned(),
             Command::Rollback | Command::RollbackTo => "ROLLBACK".to_owned(),
@@ -105,7 +116,7 @@ impl Command {
     pub(crate) fn counts_changes(&self) -> bool {
         matches!(
             self,
-            Command::Insert | Command::Update | Command::Delete | Command::Merge
+            Command::Insert | Command::Update | Command::Delete | Command::Merge | Command::Move
         )
     }
 }
@@ -309,6 +320,14 @@ mod tests {
     fn tags_follow_postgresql() {
         let tag = |sql: &str, rows| Command::of(sql).tag(rows);
         assert_eq!(tag("select 1", 1), "SELECT 1");
+        assert_eq!(tag("FETCH 3 FROM c", 2), "FETCH 2");
+        assert_eq!(tag("move absolute 4 in c", 1), "MOVE 1");
+        assert_eq!(
+            tag("DECLARE c SCROLL CURSOR FOR SELECT 1", 0),
+            "DECLARE CURSOR"
+        );
+        assert_eq!(tag("CLOSE c", 0), "CLOSE CURSOR");
+        assert_eq!(tag("close all", 0), "CLOSE CURSOR ALL");
         assert_eq!(tag("  -- hi\n/* x */ (SELECT 1)", 1), "SELECT 1");
         assert_eq!(tag("INSERT INTO t VALUES (1)", 1), "INSERT 0 1");
         assert_eq!(tag("update t set a = 1", 3), "UPDATE 3");

@@ -41,6 +41,7 @@ pub(crate) mod oid {
     pub(crate) const BPCHAR: u32 = 1042;
     pub(crate) const VARCHAR: u32 = 1043;
     pub(crate) const DATE: u32 = 1082;
+    pub(crate) const TIME: u32 = 1083;
     pub(crate) const TIMESTAMP: u32 = 1114;
     pub(crate) const TIMESTAMPTZ: u32 = 1184;
     pub(crate) const INTERVAL: u32 = 1186;
@@ -228,6 +229,8 @@ fn write_binary(value: ValueRef<'_>, declared: DataType, out: &mut BytesMut) {
         (ValueRef::Timestamp(micros) | ValueRef::TimestampTz(micros), _) => {
             out.put_i64(micros.saturating_sub(EPOCH_MICROS))
         }
+        // time_send: int8 microseconds since midnight.
+        (ValueRef::Time(micros), _) => out.put_i64(micros),
         (ValueRef::Interval(interval), _) => {
             out.put_i64(interval.micros());
             out.put_i32(interval.days());
@@ -381,6 +384,14 @@ fn decode_binary(bytes: &[u8], type_oid: u32) -> Result<Value, String> {
                 .checked_add(EPOCH_MICROS)
                 .ok_or("timestamp out of range")?,
         ),
+        oid::TIME => {
+            let micros = i64::from_be_bytes(array8(bytes)?);
+            // time_recv's check: 00:00:00 to 24:00:00.
+            if !(0..=86_400_000_000).contains(&micros) {
+                return Err("time out of range".to_owned());
+            }
+            Value::Time(micros)
+        }
         oid::INTERVAL => {
             fixed(16)?;
             let micros = i64::from_be_bytes(array8(&bytes[..8])?);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use common::{TestServer, frontend, kinds};
 use tokio_postgres::SimpleQueryMessage;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
@@ -231,6 +231,69 @@ async fn every_type_in_text_and_binary() {
     assert_eq!(row.get::<_, NaiveDateTime>(8), timestamp);
     assert_eq!(row.get::<_, serde_json::Value>(10), json);
     assert_eq!(row.get::<_, uuid::Uuid>(11), uuid);
+}
+
+/// TIME is OID 1083: text `HH:MM:SS[.ffffff]`, binary int8 microseconds since midnight
+/// (time_send), binary parameters read back; `TIME(3)` reports typmod 3 and rounds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_in_text_and_binary() {
+    let server = TestServer::start().await;
+    let client = server.client().await;
+    client
+        .batch_execute(
+            "CREATE TABLE clock (id INTEGER PRIMARY KEY, at TIME, ms TIME(3));
+             INSERT INTO clock VALUES (1, '13:45:10.5', '01:02:03.4567'), (2, '24:00', NULL)",
+        )
+        .await
+        .expect("create");
+    let messages = client
+        .simple_query("SELECT at, ms FROM clock ORDER BY id")
+        .await
+        .expect("select");
+    let cells: Vec<Option<String>> = messages
+        .iter()
+        .filter_map(|message| match message {
+            SimpleQueryMessage::Row(row) => Some(
+                (0..row.len())
+                    .map(|index| row.get(index).map(str::to_owned))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            Some("13:45:10.5".to_owned()),
+            Some("01:02:03.457".to_owned()),
+            Some("24:00:00".to_owned()),
+            None
+        ]
+    );
+    let statement = client
+        .prepare("SELECT at, ms FROM clock WHERE id = $1")
+        .await
+        .expect("prepare");
+    assert_eq!(statement.columns()[0].type_(), &Type::TIME);
+    let row = client.query_one(&statement, &[&1i64]).await.expect("row");
+    let at = NaiveTime::from_hms_milli_opt(13, 45, 10, 500).expect("time");
+    assert_eq!(row.get::<_, NaiveTime>(0), at);
+    assert_eq!(
+        row.get::<_, NaiveTime>(1),
+        NaiveTime::from_hms_milli_opt(1, 2, 3, 457).expect("time")
+    );
+    let bound = NaiveTime::from_hms_micro_opt(23, 59, 58, 123_456).expect("time");
+    client
+        .execute("INSERT INTO clock VALUES (3, $1, $1)", &[&bound])
+        .await
+        .expect("bind");
+    let row = client.query_one(&statement, &[&3i64]).await.expect("row");
+    assert_eq!(row.get::<_, NaiveTime>(0), bound);
+    assert_eq!(
+        row.get::<_, NaiveTime>(1),
+        NaiveTime::from_hms_milli_opt(23, 59, 58, 123).expect("time")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

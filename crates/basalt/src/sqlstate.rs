@@ -136,6 +136,8 @@ pub const CHECK_VIOLATION: SqlState = SqlState("23514");
 pub const INVALID_TRANSACTION_STATE: SqlState = SqlState("25000");
 /// BEGIN inside a transaction, or VACUUM inside a transaction block.
 pub const ACTIVE_SQL_TRANSACTION: SqlState = SqlState("25001");
+/// DECLARE CURSOR without WITH HOLD outside a transaction block.
+pub const NO_ACTIVE_SQL_TRANSACTION: SqlState = SqlState("25P01");
 /// `nextval` / `setval` in a read-only transaction.
 pub const READ_ONLY_SQL_TRANSACTION: SqlState = SqlState("25006");
 
@@ -298,6 +300,7 @@ pub const ALL: &[SqlState] = &[
     CHECK_VIOLATION,
     INVALID_TRANSACTION_STATE,
     ACTIVE_SQL_TRANSACTION,
+    NO_ACTIVE_SQL_TRANSACTION,
     READ_ONLY_SQL_TRANSACTION,
     INVALID_SQL_STATEMENT_NAME,
     DEPENDENT_OBJECTS_STILL_EXIST,

@@ -25,6 +25,8 @@ pub enum ValueRef<'a> {
     Timestamp(i64),
     /// A TIMESTAMPTZ: microseconds since 1970-01-01 00:00:00 UTC.
     TimestampTz(i64),
+    /// A TIME: microseconds since midnight.
+    Time(i64),
     /// An INTERVAL (months, days, microseconds; see [`Interval`]).
     Interval(Interval),
     /// A UUID's 16 bytes, pointing into the result batch like a blob's.
@@ -51,6 +53,7 @@ impl ValueRef<'_> {
             ValueRef::Date(v) => Value::Date(v),
             ValueRef::Timestamp(v) => Value::Timestamp(v),
             ValueRef::TimestampTz(v) => Value::TimestampTz(v),
+            ValueRef::Time(v) => Value::Time(v),
             ValueRef::Interval(v) => Value::Interval(v),
             ValueRef::Uuid(v) => Value::Uuid(*v),
             ValueRef::Json(v) => Value::Json(v.to_string()),
@@ -71,6 +74,7 @@ impl ValueRef<'_> {
             ValueRef::Date(_) => DataType::Date.name(),
             ValueRef::Timestamp(_) => DataType::Timestamp.name(),
             ValueRef::TimestampTz(_) => DataType::TimestampTz.name(),
+            ValueRef::Time(_) => DataType::Time(None).name(),
             ValueRef::Interval(_) => DataType::Interval.name(),
             ValueRef::Uuid(_) => DataType::Uuid.name(),
             ValueRef::Json(_) => DataType::Json.name(),
@@ -100,6 +104,7 @@ pub(crate) fn value_ref(vector: &ColumnVector, row: usize) -> ValueRef<'_> {
         ColumnData::TimestampTz(v) => v
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::TimestampTz(v)),
+        ColumnData::Time(v) => v.get(row).map_or(ValueRef::Null, |&v| ValueRef::Time(v)),
         ColumnData::Interval(v) => v
             .get(row)
             .map_or(ValueRef::Null, |&v| ValueRef::Interval(v)),

@@ -163,6 +163,8 @@ pub enum ColumnData {
     Timestamp(Vec<i64>),
     /// TIMESTAMPTZ: microseconds since the epoch, UTC.
     TimestampTz(Vec<i64>),
+    /// TIME: microseconds since midnight.
+    Time(Vec<i64>),
     Interval(Vec<Interval>),
     Uuid(Vec<[u8; 16]>),
     /// JSON text (always valid UTF-8), as `Value::Json`.
@@ -195,6 +197,7 @@ impl ColumnVector {
             DataType::Date => ColumnData::Date(Vec::with_capacity(rows)),
             DataType::Timestamp => ColumnData::Timestamp(Vec::with_capacity(rows)),
             DataType::TimestampTz => ColumnData::TimestampTz(Vec::with_capacity(rows)),
+            DataType::Time(_) => ColumnData::Time(Vec::with_capacity(rows)),
             DataType::Interval => ColumnData::Interval(Vec::with_capacity(rows)),
             DataType::Uuid => ColumnData::Uuid(Vec::with_capacity(rows)),
             DataType::Json => ColumnData::Json(BytesVector::with_capacity(rows)),
@@ -229,6 +232,7 @@ impl ColumnVector {
             ColumnData::Date(_) => DataType::Date,
             ColumnData::Timestamp(_) => DataType::Timestamp,
             ColumnData::TimestampTz(_) => DataType::TimestampTz,
+            ColumnData::Time(_) => DataType::Time(None),
             ColumnData::Interval(_) => DataType::Interval,
             ColumnData::Uuid(_) => DataType::Uuid,
             ColumnData::Json(_) => DataType::Json,
@@ -250,7 +254,9 @@ impl ColumnVector {
             | ColumnData::Json(values)
             | ColumnData::Jsonb(values) => values.len(),
             ColumnData::Date(values) => values.len(),
-            ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => values.len(),
+            ColumnData::Timestamp(values)
+            | ColumnData::TimestampTz(values)
+            | ColumnData::Time(values) => values.len(),
             ColumnData::Interval(values) => values.len(),
             ColumnData::Uuid(values) => values.len(),
             ColumnData::Vector(values) => values.len(),
@@ -301,6 +307,7 @@ impl ColumnVector {
             ColumnData::TimestampTz(values) => values
                 .get(row)
                 .map_or(Value::Null, |&v| Value::TimestampTz(v)),
+            ColumnData::Time(values) => values.get(row).map_or(Value::Null, |&v| Value::Time(v)),
             ColumnData::Interval(values) => {
                 values.get(row).map_or(Value::Null, |&v| Value::Interval(v))
             }
@@ -330,6 +337,7 @@ impl ColumnVector {
             (ColumnData::Date(values), Value::Date(v)) => values.push(*v),
             (ColumnData::Timestamp(values), Value::Timestamp(v)) => values.push(*v),
             (ColumnData::TimestampTz(values), Value::TimestampTz(v)) => values.push(*v),
+            (ColumnData::Time(values), Value::Time(v)) => values.push(*v),
             (ColumnData::Interval(values), Value::Interval(v)) => values.push(*v),
             (ColumnData::Uuid(values), Value::Uuid(v)) => values.push(*v),
             (ColumnData::Json(values), Value::Json(v))
@@ -371,7 +379,9 @@ impl ColumnVector {
             (ColumnData::Real(values), Stored::Fixed(bits)) => values.push(f64::from_bits(*bits)),
             (ColumnData::Date(values), Stored::Fixed(bits)) => values.push(*bits as i64 as i32),
             (
-                ColumnData::Timestamp(values) | ColumnData::TimestampTz(values),
+                ColumnData::Timestamp(values)
+                | ColumnData::TimestampTz(values)
+                | ColumnData::Time(values),
                 Stored::Fixed(bits),
             ) => values.push(*bits as i64),
             (ColumnData::Text(values), Stored::Bytes(bytes)) => {
@@ -429,7 +439,10 @@ impl ColumnVector {
             u64::from_le_bytes(word)
         };
         match &mut self.data {
-            ColumnData::Integer(to) | ColumnData::Timestamp(to) | ColumnData::TimestampTz(to)
+            ColumnData::Integer(to)
+            | ColumnData::Timestamp(to)
+            | ColumnData::TimestampTz(to)
+            | ColumnData::Time(to)
                 if width == 8 =>
             {
                 to.extend(values.chunks_exact(8).map(|chunk| bits(chunk) as i64))
@@ -439,7 +452,10 @@ impl ColumnVector {
                     .chunks_exact(8)
                     .map(|chunk| f64::from_bits(bits(chunk))),
             ),
-            ColumnData::Integer(to) | ColumnData::Timestamp(to) | ColumnData::TimestampTz(to) => {
+            ColumnData::Integer(to)
+            | ColumnData::Timestamp(to)
+            | ColumnData::TimestampTz(to)
+            | ColumnData::Time(to) => {
                 to.extend(values.chunks_exact(width).map(|chunk| bits(chunk) as i64))
             }
             ColumnData::Date(to) => to.extend(
@@ -494,7 +510,8 @@ impl ColumnVector {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
             (ColumnData::Timestamp(to), ColumnData::Timestamp(from))
-            | (ColumnData::TimestampTz(to), ColumnData::TimestampTz(from)) => {
+            | (ColumnData::TimestampTz(to), ColumnData::TimestampTz(from))
+            | (ColumnData::Time(to), ColumnData::Time(from)) => {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
             (ColumnData::Interval(to), ColumnData::Interval(from)) => {
@@ -536,7 +553,9 @@ impl ColumnVector {
             | ColumnData::Json(values)
             | ColumnData::Jsonb(values) => values.offsets.len() * 4 + values.bytes.len(),
             ColumnData::Date(values) => values.len() * 4,
-            ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => values.len() * 8,
+            ColumnData::Timestamp(values)
+            | ColumnData::TimestampTz(values)
+            | ColumnData::Time(values) => values.len() * 8,
             ColumnData::Interval(values) => values.len() * 16,
             ColumnData::Uuid(values) => values.len() * 16,
             ColumnData::Vector(values) => values.offsets.len() * 4 + values.values.len() * 4,
@@ -557,7 +576,9 @@ impl ColumnVector {
             | ColumnData::Json(values)
             | ColumnData::Jsonb(values) => values.clear(),
             ColumnData::Date(values) => values.clear(),
-            ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => values.clear(),
+            ColumnData::Timestamp(values)
+            | ColumnData::TimestampTz(values)
+            | ColumnData::Time(values) => values.clear(),
             ColumnData::Interval(values) => values.clear(),
             ColumnData::Uuid(values) => values.clear(),
             ColumnData::Vector(values) => values.clear(),
@@ -578,7 +599,9 @@ fn push_placeholder(data: &mut ColumnData) {
         | ColumnData::Json(values)
         | ColumnData::Jsonb(values) => values.push(&[]),
         ColumnData::Date(values) => values.push(0),
-        ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => values.push(0),
+        ColumnData::Timestamp(values)
+        | ColumnData::TimestampTz(values)
+        | ColumnData::Time(values) => values.push(0),
         ColumnData::Interval(values) => values.push(Interval::ZERO),
         ColumnData::Uuid(values) => values.push([0; 16]),
         ColumnData::Vector(values) => values.push(&[]),

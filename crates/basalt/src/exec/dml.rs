@@ -605,6 +605,10 @@ impl<'a> Writer<'a> {
                 (DataType::Numeric(Some((precision, scale))), Value::Numeric(number)) => {
                     *value = Value::Numeric(number.apply_typmod(precision, scale)?);
                 }
+                // TIME(p): rounded to p fractional digits, as PostgreSQL stores it.
+                (DataType::Time(precision @ Some(_)), Value::Time(micros)) => {
+                    *value = Value::Time(types::time::round_to_precision(*micros, precision));
+                }
                 _ => {}
             }
         }

@@ -927,6 +927,7 @@ fn literal(value: &Value) -> String {
         Value::Date(_) => format!("DATE {}", quoted(value.to_string())),
         Value::Timestamp(_) => format!("TIMESTAMP {}", quoted(value.to_string())),
         Value::TimestampTz(_) => format!("TIMESTAMPTZ {}", quoted(value.to_string())),
+        Value::Time(_) => format!("TIME {}", quoted(value.to_string())),
         Value::Interval(_) => format!("INTERVAL {}", quoted(value.to_string())),
         Value::Uuid(_) => format!("{}::uuid", quoted(value.to_string())),
         Value::Vector(_) => format!("{}::vector", quoted(value.to_string())),

@@ -123,7 +123,7 @@ fn scalar_cell(value: &Value) -> CellValue<'_> {
         Value::Integer(v) => CellValue::Fixed(*v as u64),
         Value::Real(v) => CellValue::Fixed(v.to_bits()),
         Value::Date(v) => CellValue::Fixed(i64::from(*v) as u64),
-        Value::Timestamp(v) | Value::TimestampTz(v) => CellValue::Fixed(*v as u64),
+        Value::Timestamp(v) | Value::TimestampTz(v) | Value::Time(v) => CellValue::Fixed(*v as u64),
         Value::Text(v) | Value::Json(v) | Value::Jsonb(v) => CellValue::Var(v.as_bytes()),
         Value::Blob(v) => CellValue::Var(v),
         Value::Interval(v) => CellValue::Var(v.as_bytes()),
@@ -142,6 +142,7 @@ pub fn stored_to_value(stored: StoredValue<'_>, data_type: DataType) -> Result<V
         (StoredValue::Fixed(bits), DataType::Date) => Value::Date(bits as i64 as i32),
         (StoredValue::Fixed(bits), DataType::Timestamp) => Value::Timestamp(bits as i64),
         (StoredValue::Fixed(bits), DataType::TimestampTz) => Value::TimestampTz(bits as i64),
+        (StoredValue::Fixed(bits), DataType::Time(_)) => Value::Time(bits as i64),
         (StoredValue::Bytes(bytes), DataType::Text(_)) => Value::Text(
             String::from_utf8(bytes.into_owned())
                 .map_err(|_| StorageError::corrupt("stored text is not UTF-8"))?,

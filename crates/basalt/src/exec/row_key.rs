@@ -36,7 +36,9 @@ pub fn encode_cell(vector: &ColumnVector, row: usize, order: KeyOrder, out: &mut
         ColumnData::Date(values) => {
             KeyValue::Integer(i64::from(values.get(row).copied().unwrap_or_default()))
         }
-        ColumnData::Timestamp(values) | ColumnData::TimestampTz(values) => {
+        ColumnData::Timestamp(values)
+        | ColumnData::TimestampTz(values)
+        | ColumnData::Time(values) => {
             KeyValue::Integer(values.get(row).copied().unwrap_or_default())
         }
         // Intervals key by their span, so intervals SQL calls equal group and join together.

@@ -221,6 +221,8 @@ pub enum DdlStatement {
     Reindex {
         indexes: Vec<String>,
     },
+    /// `DECLARE`, `FETCH`, `MOVE` and `CLOSE` of a session's cursors.
+    Cursor(CursorStatement),
     /// `VACUUM [FULL] [table]`: rewrite the whole file without free pages (a named table is
     /// checked to exist; the whole file is rewritten all the same, as there is one file).
     /// With ANALYZE, `analyze` holds the table to analyze afterwards (`None` inside: every
@@ -228,4 +230,40 @@ pub enum DdlStatement {
     Vacuum {
         analyze: Option<Option<String>>,
     },
+}
+
+/// A cursor statement (the session runs it: cursors are per-session state).
+#[derive(Clone, Debug, PartialEq)]
+pub enum CursorStatement {
+    /// `DECLARE name [NO] SCROLL CURSOR [WITH | WITHOUT HOLD] FOR query`.
+    Declare {
+        name: String,
+        /// The query, bound once here to report its errors and parameters at DECLARE; it
+        /// is planned again when the cursor opens.
+        query: Box<sqlparser::ast::Query>,
+        /// `SCROLL` (`Some(true)`), `NO SCROLL` (`Some(false)`) or neither.
+        scroll: Option<bool>,
+        hold: bool,
+    },
+    /// `FETCH` (rows returned) or `MOVE` (`fetch: false`: the position moves, no rows).
+    Fetch {
+        name: String,
+        direction: CursorDirection,
+        fetch: bool,
+    },
+    /// `CLOSE name`, or `CLOSE ALL` (`None`).
+    Close(Option<String>),
+}
+
+/// Where a FETCH or MOVE goes, in PostgreSQL's terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CursorDirection {
+    /// `ABSOLUTE n` (`FIRST` is 1, `LAST` -1; negative counts from the end).
+    Absolute(i64),
+    /// `RELATIVE n` (`NEXT` is 1, `PRIOR` -1, 0 re-reads the current row).
+    Relative(i64),
+    /// `n`, `FORWARD n` and `ALL` / `FORWARD ALL` (`None`): up to n rows forward.
+    Forward(Option<i64>),
+    /// `BACKWARD n` and `BACKWARD ALL` (`None`): up to n rows backward.
+    Backward(Option<i64>),
 }

@@ -545,6 +545,10 @@ impl Dialect for BasaltDialect {
                 return Some(result);
             }
         }
+        // PostgreSQL's FETCH and MOVE (see cursor_syntax).
+        if let Some(result) = super::cursor_syntax::parse_fetch_or_move(parser) {
+            return Some(result);
+        }
         PG.parse_statement(parser)
     }
 

@@ -20,6 +20,7 @@
 //! The AST is sqlparser 0.63's, unchanged; see [`dialect`] for how Basalt's additions are
 //! represented in it.
 
+pub mod cursor_syntax;
 pub mod dialect;
 pub mod error;
 pub mod insert_syntax;

@@ -39,8 +39,11 @@ use super::{DataType, TypeError, Value};
 /// timestamps, dates and intervals (`op` is `+ - * /`); `None` when it is not one of them
 /// (date ± integer and date − date are the caller's numeric-style rules).
 pub fn temporal_result_type(op: &str, left: DataType, right: DataType) -> Option<DataType> {
-    use DataType::{Date, Integer, Interval, Real, Timestamp, TimestampTz};
+    use DataType::{Date, Integer, Interval, Real, Time, Timestamp, TimestampTz};
     match (op, left, right) {
+        ("+" | "-", Time(_), Interval) | ("+", Interval, Time(_)) => Some(Time(None)),
+        ("-", Time(_), Time(_)) => Some(Interval),
+        ("+", Date, Time(_)) | ("+", Time(_), Date) => Some(Timestamp),
         ("+", TimestampTz, Interval) | ("+", Interval, TimestampTz) => Some(TimestampTz),
         ("-", TimestampTz, Interval) => Some(TimestampTz),
         ("-", TimestampTz, TimestampTz | Timestamp | Date)
@@ -78,6 +81,24 @@ fn factor(value: &Value) -> Option<f64> {
 /// `a + b` for the date/time operators, `None` when the operands are not theirs.
 fn add_temporal(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
     let (point, interval) = match (a, b) {
+        // time + interval wraps around midnight; date + time is that date's timestamp.
+        (Value::Time(time), Value::Interval(interval))
+        | (Value::Interval(interval), Value::Time(time)) => {
+            return Some(Ok(Value::Time(super::time::add_interval(*time, *interval))));
+        }
+        (Value::Date(days), Value::Time(time)) | (Value::Time(time), Value::Date(days)) => {
+            return Some(
+                date_to_timestamp(*days)
+                    .and_then(|midnight| {
+                        midnight
+                            .checked_add(*time)
+                            .ok_or(TypeError::DatetimeOutOfRange {
+                                type_name: "timestamp",
+                            })
+                    })
+                    .map(Value::Timestamp),
+            );
+        }
         (Value::Interval(x), Value::Interval(y)) => {
             return Some(x.checked_add(*y).map(Value::Interval));
         }
@@ -97,6 +118,13 @@ fn add_temporal(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
 fn subtract_temporal(a: &Value, b: &Value) -> Option<Result<Value, TypeError>> {
     Some(match (a, b) {
         (Value::Interval(x), Value::Interval(y)) => x.checked_sub(*y).map(Value::Interval),
+        (Value::Time(time), Value::Interval(interval)) => Ok(Value::Time(
+            super::time::subtract_interval(*time, *interval),
+        )),
+        (Value::Time(later), Value::Time(earlier)) => {
+            Ok(Value::Interval(super::time::difference(*later, *earlier)))
+        }
+        (Value::Time(_), _) | (_, Value::Time(_)) => return None,
         (Value::TimestampTz(utc), Value::Interval(interval)) => interval
             .checked_neg()
             .and_then(|negated| super::timezone::add_interval(*utc, negated))

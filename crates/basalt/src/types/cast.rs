@@ -14,10 +14,11 @@ use super::datetime::{
     date_to_timestamp, format_date, format_timestamp, parse_date, parse_timestamp,
     timestamp_to_date,
 };
+use super::interval::Interval;
 use super::interval::parse::parse_interval;
 use super::numeric::{self, Numeric};
 use super::uuid::parse_uuid;
-use super::{DataType, TypeError, Value, json, timezone, vector};
+use super::{DataType, TypeError, Value, json, time, timezone, vector};
 
 /// Converts `value` to type `to` (an explicit cast).
 ///
@@ -47,6 +48,10 @@ pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
         }
         // A cast to NUMERIC(p, s) rounds to s and checks p, as PostgreSQL's typmod coercion.
         (Value::Numeric(n), DataType::Numeric(typmod)) => Value::Numeric(with_typmod(*n, typmod)?),
+        // A cast to TIME(p) rounds to p fractional digits, as PostgreSQL's time_scale.
+        (Value::Time(t), DataType::Time(precision)) => {
+            Value::Time(time::round_to_precision(*t, precision))
+        }
         (v, t) if v.data_type() == t.unmodified() => v.clone(),
 
         (Value::Text(s), t) => return parse_text(s, t),
@@ -92,6 +97,20 @@ pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
         (Value::TimestampTz(t), DataType::Date) => Value::Date(timestamp_to_date(
             timezone::utc_to_local(&timezone::session_zone(), *t)?,
         )),
+        (Value::Timestamp(t), DataType::Time(precision)) => Value::Time(time::round_to_precision(
+            time::from_timestamp(*t),
+            precision,
+        )),
+        (Value::TimestampTz(t), DataType::Time(precision)) => {
+            Value::Time(time::round_to_precision(
+                time::from_timestamp(timezone::utc_to_local(&timezone::session_zone(), *t)?),
+                precision,
+            ))
+        }
+        (Value::Interval(i), DataType::Time(precision)) => {
+            Value::Time(time::round_to_precision(time::from_interval(*i), precision))
+        }
+        (Value::Time(t), DataType::Interval) => Value::Interval(Interval::new(0, 0, *t)),
         _ => return Err(cannot()),
     })
 }
@@ -118,6 +137,7 @@ pub fn implicit_cast(from: DataType, to: DataType) -> bool {
                 | (DataType::Numeric(_), DataType::Real)
                 | (DataType::Date, DataType::Timestamp)
                 | (DataType::Date | DataType::Timestamp, DataType::TimestampTz)
+                | (DataType::Time(_), DataType::Interval)
         )
 }
 
@@ -132,6 +152,10 @@ pub fn assignment_cast(from: DataType, to: DataType) -> bool {
                 | (DataType::Real, DataType::Numeric(_))
                 | (DataType::Timestamp, DataType::Date)
                 | (DataType::TimestampTz, DataType::Timestamp | DataType::Date)
+                | (
+                    DataType::Timestamp | DataType::TimestampTz | DataType::Interval,
+                    DataType::Time(_)
+                )
                 | (DataType::Json, DataType::Jsonb)
                 | (DataType::Jsonb, DataType::Json)
                 | (_, DataType::Text(_))
@@ -211,6 +235,9 @@ fn parse_text(text: &str, to: DataType) -> Result<Value, TypeError> {
         DataType::Date => Value::Date(parse_date(text)?),
         DataType::Timestamp => Value::Timestamp(parse_timestamp(text)?),
         DataType::TimestampTz => Value::TimestampTz(timezone::parse_timestamptz(text)?),
+        DataType::Time(precision) => {
+            Value::Time(time::round_to_precision(time::parse_time(text)?, precision))
+        }
         DataType::Interval => Value::Interval(parse_interval(text)?),
         DataType::Uuid => Value::Uuid(parse_uuid(text)?),
         DataType::Json => {

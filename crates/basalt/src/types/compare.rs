@@ -79,6 +79,7 @@ fn compare_non_null(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Date(d), Value::Timestamp(t)) => date_micros(*d).cmp(&i128::from(*t)),
         (Value::Timestamp(t), Value::Date(d)) => i128::from(*t).cmp(&date_micros(*d)),
         (Value::TimestampTz(x), Value::TimestampTz(y)) => x.cmp(y),
+        (Value::Time(x), Value::Time(y)) => x.cmp(y),
         // Local times meet instants in the session zone, as the casts do.
         (Value::TimestampTz(_), Value::Timestamp(_) | Value::Date(_)) => {
             return compare_non_null(a, &super::cast(b, DataType::TimestampTz).ok()?);
@@ -152,6 +153,7 @@ fn type_rank(value: &Value) -> u8 {
         Value::Json(_) => 6,
         Value::Jsonb(_) => 7,
         Value::Vector(_) => 8,
+        Value::Time(_) => 9,
     }
 }
 

@@ -44,7 +44,7 @@ pub struct TypeDescriptor {
 
 /// Every type, in catalog-tag order. A new type is added here and to
 /// [`DataType::descriptor`]; the tests check the two agree.
-pub const ALL_TYPES: [DataType; 15] = [
+pub const ALL_TYPES: [DataType; 16] = [
     DataType::Null,
     DataType::Boolean,
     DataType::Integer,
@@ -60,6 +60,7 @@ pub const ALL_TYPES: [DataType; 15] = [
     DataType::Vector(None),
     DataType::TimestampTz,
     DataType::Numeric(None),
+    DataType::Time(None),
 ];
 
 /// The OID reported for VECTOR (see [`DataType::descriptor`]).
@@ -261,6 +262,18 @@ impl DataType {
                     )
                 }
             }
+            DataType::Time(_) => {
+                &const {
+                    descriptor(
+                        DataType::Time(None),
+                        "time without time zone",
+                        15,
+                        ColumnKind::Fixed8,
+                        ModifierKind::Precision,
+                        (1083, "time", 8),
+                    )
+                }
+            }
             // pgvector's type has no fixed OID (CREATE EXTENSION assigns one); Basalt
             // reports this one, the first OID PostgreSQL leaves to user objects, and clients
             // look it up by name (`SELECT oid FROM pg_type WHERE typname = 'vector'`).
@@ -327,7 +340,7 @@ mod tests {
             .iter()
             .map(|data_type| data_type.descriptor().catalog_tag)
             .collect();
-        assert_eq!(tags, (0..15).collect::<Vec<u8>>());
+        assert_eq!(tags, (0..16).collect::<Vec<u8>>());
         assert_eq!(DataType::Uuid.descriptor().catalog_tag, 11);
         assert_eq!(DataType::Json.descriptor().catalog_tag, 8);
     }

@@ -44,6 +44,7 @@ impl fmt::Display for Value {
             Value::TimestampTz(micros) => {
                 f.write_str(&crate::types::timezone::format_timestamptz(*micros))
             }
+            Value::Time(micros) => f.write_str(&super::time::format_time(*micros)),
             Value::Interval(interval) => write!(f, "{interval}"),
             Value::Uuid(uuid) => f.write_str(&format_uuid(uuid)),
             Value::Json(text) | Value::Jsonb(text) => f.write_str(text),

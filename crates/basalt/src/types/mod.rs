@@ -51,6 +51,7 @@ mod modifier;
 pub mod numeric;
 pub mod pattern;
 pub mod text_search;
+pub mod time;
 pub mod timezone;
 pub mod uuid;
 mod value;

@@ -16,6 +16,8 @@ pub enum TypeModifier {
     Dimensions(u32),
     /// The precision and scale of `NUMERIC(p, s)`.
     PrecisionScale(u32, u32),
+    /// The fractional-second precision of `TIME(p)` (0 to 6).
+    Precision(u32),
 }
 
 /// Which modifier a type's declaration may carry.
@@ -30,6 +32,8 @@ pub enum ModifierKind {
     Dimensions,
     /// A precision and scale ([`TypeModifier::PrecisionScale`]).
     PrecisionScale,
+    /// A fractional-second precision ([`TypeModifier::Precision`]).
+    Precision,
 }
 
 /// PostgreSQL's `VARHDRSZ`: typmods of length-limited types count the 4-byte header.
@@ -42,6 +46,7 @@ impl TypeModifier {
             TypeModifier::Length(_) => ModifierKind::Length,
             TypeModifier::Dimensions(_) => ModifierKind::Dimensions,
             TypeModifier::PrecisionScale(..) => ModifierKind::PrecisionScale,
+            TypeModifier::Precision(_) => ModifierKind::Precision,
         }
     }
 
@@ -52,7 +57,9 @@ impl TypeModifier {
             TypeModifier::Length(length) => {
                 i32::try_from(length).map_or(i32::MAX, |length| length.saturating_add(VARHDRSZ))
             }
-            TypeModifier::Dimensions(dimensions) => i32::try_from(dimensions).unwrap_or(i32::MAX),
+            TypeModifier::Dimensions(dimensions) | TypeModifier::Precision(dimensions) => {
+                i32::try_from(dimensions).unwrap_or(i32::MAX)
+            }
             // PostgreSQL's numeric typmod: ((precision << 16) | scale) + VARHDRSZ.
             TypeModifier::PrecisionScale(precision, scale) => {
                 i32::try_from(((precision & 0xFFFF) << 16) | (scale & 0xFFFF))
@@ -68,6 +75,7 @@ impl TypeModifier {
             TypeModifier::Length(length) => (1, length, 0),
             TypeModifier::Dimensions(dimensions) => (2, dimensions, 0),
             TypeModifier::PrecisionScale(precision, scale) => (3, precision, scale),
+            TypeModifier::Precision(precision) => (4, precision, 0),
         }
     }
 
@@ -79,6 +87,7 @@ impl TypeModifier {
             1 => Ok(Some(TypeModifier::Length(first))),
             2 => Ok(Some(TypeModifier::Dimensions(first))),
             3 => Ok(Some(TypeModifier::PrecisionScale(first, second))),
+            4 => Ok(Some(TypeModifier::Precision(first))),
             other => Err(other),
         }
     }
@@ -88,7 +97,9 @@ impl std::fmt::Display for TypeModifier {
     /// The modifier as written after the type name: `(20)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            TypeModifier::Length(length) | TypeModifier::Dimensions(length) => {
+            TypeModifier::Length(length)
+            | TypeModifier::Dimensions(length)
+            | TypeModifier::Precision(length) => {
                 write!(f, "({length})")
             }
             TypeModifier::PrecisionScale(precision, scale) => write!(f, "({precision},{scale})"),
@@ -107,6 +118,7 @@ mod tests {
             TypeModifier::Length(10_485_760),
             TypeModifier::Dimensions(384),
             TypeModifier::PrecisionScale(10, 2),
+            TypeModifier::Precision(3),
         ] {
             let (tag, first, second) = modifier.to_catalog();
             assert_ne!(tag, 0);
@@ -127,5 +139,6 @@ mod tests {
         assert_eq!(TypeModifier::Dimensions(384).pg_typmod(), 384);
         assert_eq!(TypeModifier::PrecisionScale(10, 2).pg_typmod(), 655_366);
         assert_eq!(TypeModifier::PrecisionScale(10, 2).to_string(), "(10,2)");
+        assert_eq!(TypeModifier::Precision(3).pg_typmod(), 3);
     }
 }

@@ -40,6 +40,10 @@ pub enum DataType {
     /// 1970-01-01 00:00:00 UTC, shown in the session's time zone (see
     /// [`crate::types::timezone`]).
     TimestampTz,
+    /// `TIME` / `TIME(p)` (`TIME WITHOUT TIME ZONE`): microseconds since midnight, with the
+    /// declared fractional-second precision `p` (0-6; `None` for `TIME` and computed
+    /// values). See [`crate::types::time`].
+    Time(Option<u32>),
     /// `INTERVAL`: months, days and microseconds (see [`crate::types::interval`]).
     Interval,
     /// `UUID`: 16 bytes (see [`crate::types::uuid`]).
@@ -79,6 +83,7 @@ impl DataType {
             DataType::Text(_) => DataType::Text(None),
             DataType::Vector(_) => DataType::Vector(None),
             DataType::Numeric(_) => DataType::Numeric(None),
+            DataType::Time(_) => DataType::Time(None),
             other => other,
         }
     }
@@ -91,6 +96,7 @@ impl DataType {
             DataType::Numeric(typmod) => {
                 typmod.map(|(precision, scale)| TypeModifier::PrecisionScale(precision, scale))
             }
+            DataType::Time(precision) => precision.map(TypeModifier::Precision),
             _ => None,
         }
     }
@@ -108,6 +114,9 @@ impl DataType {
             }
             (DataType::Numeric(_), Some(TypeModifier::PrecisionScale(precision, scale))) => {
                 Some(DataType::Numeric(Some((precision, scale))))
+            }
+            (DataType::Time(_), Some(TypeModifier::Precision(precision))) => {
+                Some(DataType::Time(Some(precision)))
             }
             _ => None,
         }
@@ -154,6 +163,8 @@ pub enum Value {
     Timestamp(i64),
     /// An instant: microseconds since 1970-01-01 00:00:00 UTC (`TIMESTAMPTZ`).
     TimestampTz(i64),
+    /// A time of day: microseconds since midnight, 0 to 86,400,000,000 (`24:00:00`).
+    Time(i64),
     /// A span of months, days and microseconds.
     Interval(Interval),
     /// A UUID's 16 bytes.
@@ -180,6 +191,7 @@ impl Value {
             Value::Date(_) => DataType::Date,
             Value::Timestamp(_) => DataType::Timestamp,
             Value::TimestampTz(_) => DataType::TimestampTz,
+            Value::Time(_) => DataType::Time(None),
             Value::Interval(_) => DataType::Interval,
             Value::Uuid(_) => DataType::Uuid,
             Value::Json(_) => DataType::Json,
@@ -208,6 +220,7 @@ impl Value {
                 | (Value::Date(_), DataType::Date)
                 | (Value::Timestamp(_), DataType::Timestamp)
                 | (Value::TimestampTz(_), DataType::TimestampTz)
+                | (Value::Time(_), DataType::Time(_))
                 | (Value::Interval(_), DataType::Interval)
                 | (Value::Uuid(_), DataType::Uuid)
                 | (Value::Json(_), DataType::Json)

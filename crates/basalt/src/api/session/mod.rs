@@ -43,6 +43,7 @@ use crate::types::{DataType, Value};
 use super::database::DatabaseInner;
 use super::error::{Error, Result};
 
+mod cursor;
 mod explain;
 pub(crate) mod portal;
 mod settings;
@@ -131,6 +132,8 @@ struct SessionState {
     default_read_only: bool,
     /// `currval` memory: each sequence's last `nextval` on this session.
     sequence_values: Arc<Mutex<std::collections::HashMap<String, i64>>>,
+    /// Open SQL cursors (DECLARE), by name.
+    cursors: HashMap<String, cursor::Cursor>,
 }
 
 /// One client's session on a database: its explicit transaction, settings, named prepared
@@ -273,10 +276,20 @@ impl Session {
         let bound = self.optimize(bind::bind(&ast, &catalog)?, &catalog, &source);
         let rules = table_rules(&bound, &catalog)?;
         let foreign_keys = foreign_key_rules(&bound, &catalog);
+        // A FETCH's columns are its cursor's (when it is open now; a FETCH sets them again
+        // when it runs).
+        let columns = match &bound.statement {
+            BoundStatement::Ddl(DdlStatement::Cursor(
+                crate::plan::ddl::CursorStatement::Fetch {
+                    name, fetch: true, ..
+                },
+            )) => self.cursor_columns(name),
+            _ => None,
+        };
         Ok(Box::new(Prepared {
             sql: sql.to_string(),
             ast,
-            columns: output_columns(&bound).into(),
+            columns: columns.unwrap_or_else(|| output_columns(&bound).into()),
             bound,
             catalog,
             rules,
@@ -415,6 +428,10 @@ impl Session {
                 let control = control.clone();
                 self.control(&control)?;
                 Ok(Outcome::Changed(0))
+            }
+            BoundStatement::Ddl(DdlStatement::Cursor(statement)) => {
+                let statement = statement.clone();
+                self.run_cursor(&statement, prepared, params)
             }
             BoundStatement::Ddl(DdlStatement::Vacuum { analyze }) => {
                 let analyze = analyze.clone();

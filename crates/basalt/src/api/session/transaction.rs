@@ -193,6 +193,7 @@ impl Session {
     ) -> Result<()> {
         state.transaction_epoch += 1;
         self.portals.borrow_mut().clear();
+        super::cursor::end_of_transaction(state, commit);
         finish(txn, commit)
     }
 

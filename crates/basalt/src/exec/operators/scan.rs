@@ -484,7 +484,7 @@ fn scalar_key_value(value: &Value) -> KeyValue<'_> {
         // nearest key should one ever get here.
         Value::Json(v) | Value::Jsonb(v) => KeyValue::Text(v),
         Value::Date(v) => KeyValue::Integer(i64::from(*v)),
-        Value::Timestamp(v) | Value::TimestampTz(v) => KeyValue::Integer(*v),
+        Value::Timestamp(v) | Value::TimestampTz(v) | Value::Time(v) => KeyValue::Integer(*v),
         Value::Interval(v) => KeyValue::Integer128(v.span()),
         Value::Uuid(v) => KeyValue::Blob(v),
     }

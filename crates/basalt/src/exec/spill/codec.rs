@@ -135,7 +135,8 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
         }
         (DataType::Integer, ColumnData::Integer(values))
         | (DataType::Timestamp, ColumnData::Timestamp(values))
-        | (DataType::TimestampTz, ColumnData::TimestampTz(values)) => {
+        | (DataType::TimestampTz, ColumnData::TimestampTz(values))
+        | (DataType::Time(_), ColumnData::Time(values)) => {
             out.extend_from_slice(&values.get(row).copied().unwrap_or_default().to_le_bytes());
         }
         (DataType::Real, ColumnData::Real(values)) => {
@@ -177,9 +178,8 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
             (DataType::Boolean, Value::Boolean(v)) => out.push(u8::from(v)),
             (DataType::Integer, Value::Integer(v))
             | (DataType::Timestamp, Value::Timestamp(v))
-            | (DataType::TimestampTz, Value::TimestampTz(v)) => {
-                out.extend_from_slice(&v.to_le_bytes())
-            }
+            | (DataType::TimestampTz, Value::TimestampTz(v))
+            | (DataType::Time(_), Value::Time(v)) => out.extend_from_slice(&v.to_le_bytes()),
             (DataType::Real, Value::Real(v)) => out.extend_from_slice(&v.to_le_bytes()),
             (DataType::Real, Value::Integer(v)) => out.extend_from_slice(&(v as f64).to_le_bytes()),
             (DataType::Date, Value::Date(v)) => out.extend_from_slice(&v.to_le_bytes()),
@@ -223,7 +223,11 @@ fn decode_cell<'a>(
     Ok(match data_type {
         DataType::Null => Cell::Null,
         DataType::Boolean => Cell::Fixed(u64::from(take(bytes, position, 1)?[0])),
-        DataType::Integer | DataType::Real | DataType::Timestamp | DataType::TimestampTz => {
+        DataType::Integer
+        | DataType::Real
+        | DataType::Timestamp
+        | DataType::TimestampTz
+        | DataType::Time(_) => {
             let mut fixed = [0u8; 8];
             fixed.copy_from_slice(take(bytes, position, 8)?);
             Cell::Fixed(u64::from_le_bytes(fixed))

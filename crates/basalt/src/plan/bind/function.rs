@@ -24,6 +24,11 @@ pub(super) const SESSION_USER: &str = "basalt";
 /// PostgreSQL would call `public`.
 pub(super) const CURRENT_SCHEMA: &str = "public";
 
+/// What `current_database()` and `CURRENT_CATALOG` return. A Basalt database is a file, not
+/// one of a server's named databases, and the same file may be opened under any path, so
+/// the name is fixed rather than taken from the path (docs/sql.md).
+pub(super) const DATABASE_NAME: &str = "basalt";
+
 /// A function call's arguments as written.
 pub(super) struct CallArguments<'q> {
     pub args: Vec<&'q ast::FunctionArgExpr>,
@@ -92,7 +97,8 @@ pub(super) fn call_arguments(function: &ast::Function) -> Result<CallArguments<'
 
 /// The value of PostgreSQL's session keywords that sqlparser parses as calls: `CURRENT_USER`,
 /// `SESSION_USER`, `USER` (keywords only, as in PostgreSQL: with parentheses they are ordinary
-/// function names, which do not exist) and `current_schema()`.
+/// function names, which do not exist), `CURRENT_CATALOG`, `current_schema()` and
+/// `current_database()`.
 fn session_value(name: &str, function: &ast::Function) -> Option<&'static str> {
     let keyword = matches!(function.args, ast::FunctionArguments::None);
     let no_arguments = match &function.args {
@@ -104,6 +110,8 @@ fn session_value(name: &str, function: &ast::Function) -> Option<&'static str> {
     match name {
         "current_user" | "session_user" | "user" if keyword && plain => Some(SESSION_USER),
         "current_schema" if no_arguments && plain => Some(CURRENT_SCHEMA),
+        "current_database" if no_arguments && !keyword && plain => Some(DATABASE_NAME),
+        "current_catalog" if keyword && plain => Some(DATABASE_NAME),
         _ => None,
     }
 }
@@ -355,6 +363,33 @@ impl Binder<'_> {
                     to: DataType::Timestamp,
                 })
             }
+            // The session zone's time of day, rounded to the optional precision. PostgreSQL's
+            // CURRENT_TIME is a `time with time zone`, which Basalt does not have: here it is
+            // LOCALTIME, a `time` (docs/sql.md lists the difference).
+            "current_time" | "localtime" => {
+                arity(0..=1)?;
+                let precision = match bound.first() {
+                    None => None,
+                    Some(Expr::Literal {
+                        value: Value::Integer(p),
+                        ..
+                    }) if *p >= 0 => Some(
+                        u32::try_from(*p)
+                            .unwrap_or(u32::MAX)
+                            .min(crate::types::time::MAX_PRECISION),
+                    ),
+                    Some(_) => {
+                        return Err(BindError::syntax(format!(
+                            "{} takes a precision from 0 to 6",
+                            name.to_ascii_uppercase()
+                        )));
+                    }
+                };
+                Ok(Expr::Cast {
+                    operand: Box::new(Expr::CurrentTimestamp),
+                    to: DataType::Time(precision),
+                })
+            }
             "current_date" => {
                 arity(0..=0)?;
                 Ok(Expr::CurrentDate)
@@ -413,6 +448,17 @@ impl Binder<'_> {
         bound: Vec<Expr>,
         asts: &[&ast::Expr],
     ) -> Result<Expr, BindError> {
+        // PostgreSQL has to_char of numbers, timestamps and intervals: a quoted literal (or
+        // NULL) as the value matches more than one of them.
+        if name == "to_char" && asts.first().is_some_and(|ast| super::expr::is_untyped(ast)) {
+            return Err(BindError::new(
+                sqlstate::AMBIGUOUS_FUNCTION,
+                format!(
+                    "function to_char({}) is not unique",
+                    vec!["unknown"; asts.len()].join(", ")
+                ),
+            ));
+        }
         let mut args = Vec::with_capacity(bound.len());
         for (position, (bound, ast)) in bound.into_iter().zip(asts).enumerate() {
             let target = match (

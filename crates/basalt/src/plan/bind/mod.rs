@@ -21,6 +21,7 @@
 mod aggregate;
 mod collate;
 mod column;
+mod cursor;
 mod ddl;
 mod dml;
 mod error;
@@ -58,6 +59,7 @@ use std::rc::Rc;
 use sqlparser::ast;
 
 use crate::catalog::{Catalog, TableDef};
+use crate::plan::ddl::DdlStatement;
 use crate::plan::{Bound, BoundStatement, Expr, OutputColumn, ParameterInfo, PlanNode};
 use crate::sqlstate;
 use crate::types::DataType;
@@ -361,6 +363,22 @@ impl<'a> Binder<'a> {
                     _ => Err(BindError::unsupported("EXPLAIN of a DDL statement")),
                 }
             }
+            ast::Statement::Declare { stmts } => Ok(BoundStatement::Ddl(DdlStatement::Cursor(
+                self.bind_declare(stmts)?,
+            ))),
+            ast::Statement::Fetch {
+                name,
+                direction,
+                into,
+                ..
+            } => Ok(BoundStatement::Ddl(DdlStatement::Cursor(self.bind_fetch(
+                name,
+                direction,
+                into.as_ref(),
+            )?))),
+            ast::Statement::Close { cursor } => Ok(BoundStatement::Ddl(DdlStatement::Cursor(
+                self.bind_close(cursor),
+            ))),
             other => Ok(BoundStatement::Ddl(self.bind_ddl(other)?)),
         }
     }

@@ -140,7 +140,7 @@ impl Binder<'_> {
                     position,
                     None,
                     true,
-                    output.data_type.name(),
+                    computed_type_name(output.data_type),
                     None,
                 );
                 row.extend(generation_facts(None));
@@ -255,9 +255,23 @@ fn declared_type_name(column: &ColumnDef) -> String {
         "date" => "date",
         "timestamp" | "timestamp without time zone" => "timestamp without time zone",
         "timestamptz" | "timestamp with time zone" => "timestamp with time zone",
+        "time" | "time without time zone" => "time without time zone",
         _ => column.data_type.name(),
     };
     name.to_string()
+}
+
+/// PostgreSQL's `data_type` for a type with no declared name (a view's column, computed by
+/// its query). Basalt's REAL is a double: PostgreSQL's `double precision`.
+fn computed_type_name(data_type: DataType) -> &'static str {
+    match data_type {
+        DataType::Real => "double precision",
+        DataType::Text(Some(_)) => "character varying",
+        DataType::Timestamp => "timestamp without time zone",
+        DataType::TimestampTz => "timestamp with time zone",
+        DataType::Time(_) => "time without time zone",
+        other => other.name(),
+    }
 }
 
 fn text(value: &str) -> Expr {

@@ -113,6 +113,9 @@ fn untyped_operand(op: BinaryOp, known: DataType, untyped_on_right: bool) -> Opt
         // timestamp - timestamp exists, so the untyped side is a timestamp.
         (BinaryOp::Subtract, DataType::Timestamp) => DataType::Timestamp,
         (BinaryOp::Add | BinaryOp::Subtract, DataType::Interval) => DataType::Interval,
+        // time - time exists, so an untyped side of `-` is a time; `+` takes an interval.
+        (BinaryOp::Subtract, DataType::Time(_)) => DataType::Time(None),
+        (BinaryOp::Add, DataType::Time(_)) => DataType::Interval,
         (BinaryOp::Multiply, DataType::Interval) => DataType::Real,
         (BinaryOp::Divide, DataType::Interval) if untyped_on_right => DataType::Real,
         _ => return None,

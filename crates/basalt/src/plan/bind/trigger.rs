@@ -230,6 +230,9 @@ fn sql_type(data_type: DataType) -> Option<ast::DataType> {
         DataType::Date => ast::DataType::Date,
         DataType::Timestamp => ast::DataType::Timestamp(None, ast::TimezoneInfo::None),
         DataType::TimestampTz => ast::DataType::Timestamp(None, ast::TimezoneInfo::Tz),
+        DataType::Time(precision) => {
+            ast::DataType::Time(precision.map(u64::from), ast::TimezoneInfo::None)
+        }
         DataType::Interval => ast::DataType::Interval {
             fields: None,
             precision: None,

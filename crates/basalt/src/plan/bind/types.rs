@@ -52,6 +52,8 @@ pub(super) fn castable(from: DataType, to: DataType) -> bool {
                 | (Timestamp, Date)
                 | (Date | Timestamp, TimestampTz)
                 | (TimestampTz, Date | Timestamp)
+                | (Timestamp | TimestampTz | Interval, Time(_))
+                | (Time(_), Interval)
                 | (Text(_), Blob)
                 | (Json, Jsonb)
                 | (Jsonb, Json)
@@ -172,6 +174,19 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<DataType, BindError>
             DataType::TimestampTz
         }
         T::Timestamp(_, _) | T::Datetime(_) | T::TimestampNtz(_) => DataType::Timestamp,
+        T::Time(precision, ast::TimezoneInfo::None | ast::TimezoneInfo::WithoutTimeZone) => {
+            // PostgreSQL warns and reduces a precision above 6 to 6; Basalt reduces it.
+            DataType::Time(precision.map(|p| {
+                u32::try_from(p).map_or(types::time::MAX_PRECISION, |p| {
+                    p.min(types::time::MAX_PRECISION)
+                })
+            }))
+        }
+        T::Time(..) => {
+            return Err(BindError::unsupported(format!(
+                "type {data_type} (TIME WITH TIME ZONE; Basalt has TIME without one)"
+            )));
+        }
         T::Interval {
             fields: None,
             precision: None,

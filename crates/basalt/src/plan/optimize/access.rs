@@ -54,6 +54,7 @@ fn exact_key_order(data_type: DataType) -> bool {
             | DataType::Date
             | DataType::Timestamp
             | DataType::TimestampTz
+            | DataType::Time(_)
             | DataType::Interval
             | DataType::Uuid
             | DataType::Numeric(_)

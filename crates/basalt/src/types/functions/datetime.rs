@@ -86,7 +86,8 @@ fn at_time_zone(args: &[Value]) -> Result<Value, TypeError> {
 
 fn date_part_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text, Param::Temporal], &[])
-        .or_else(|_| check_args(name, args, &[Param::Text, Param::Interval], &[]))?;
+        .or_else(|_| check_args(name, args, &[Param::Text, Param::Interval], &[]))
+        .or_else(|_| check_args(name, args, &[Param::Text, Param::Time], &[]))?;
     Ok(DataType::Real)
 }
 
@@ -223,6 +224,10 @@ fn date_part(args: &[Value]) -> Result<Value, TypeError> {
     if let Some(Value::Interval(interval)) = args.get(1) {
         let unit = text_arg("date_part", args, 0)?;
         return super::interval::interval_part(unit, *interval).map(Value::Real);
+    }
+    if let Some(Value::Time(micros)) = args.get(1) {
+        let unit = text_arg("date_part", args, 0)?;
+        return crate::types::time::part(unit, *micros).map(Value::Real);
     }
     let unit = parse_unit(text_arg("date_part", args, 0)?)?;
     let point = point_arg("date_part", args, 1)?;

@@ -140,6 +140,8 @@ enum Param {
     Temporal,
     /// Interval.
     Interval,
+    /// Time of day.
+    Time,
     Json,
     Jsonb,
     /// A vector of any dimension.
@@ -158,6 +160,7 @@ impl Param {
                 Param::Bytes => matches!(t, T::Text(_) | T::Blob),
                 Param::Temporal => matches!(t, T::Date | T::Timestamp | T::TimestampTz),
                 Param::Interval => t == T::Interval,
+                Param::Time => matches!(t, T::Time(_)),
                 Param::Json => t == T::Json,
                 Param::Jsonb => t == T::Jsonb,
                 Param::Vector => matches!(t, T::Vector(_)),

@@ -262,6 +262,7 @@ pub fn push_value(value: &Value, out: &mut String) {
         Value::Timestamp(micros) => {
             push_string(&format_timestamp(*micros).replacen(' ', "T", 1), out)
         }
+        Value::Time(micros) => push_string(&super::super::time::format_time(*micros), out),
         Value::TimestampTz(micros) => {
             push_string(&crate::types::timezone::json_timestamptz(*micros), out)
         }
