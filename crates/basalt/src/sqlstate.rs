@@ -116,6 +116,10 @@ pub const INVALID_PARAMETER_VALUE: SqlState = SqlState("22023");
 pub const INVALID_ESCAPE_SEQUENCE: SqlState = SqlState("22025");
 /// Text that does not spell a value of the target type (a number, JSON, a UUID, hex).
 pub const INVALID_TEXT_REPRESENTATION: SqlState = SqlState("22P02");
+/// Array subscript or shape error, e.g. concatenating arrays of different dimensions.
+pub const ARRAY_SUBSCRIPT_ERROR: SqlState = SqlState("2202E");
+/// A polymorphic expression whose type cannot be determined, e.g. `ARRAY[]` without a cast.
+pub const INDETERMINATE_DATATYPE: SqlState = SqlState("42P18");
 /// A character the target cannot hold, such as `\u0000` in text or jsonb.
 pub const UNTRANSLATABLE_CHARACTER: SqlState = SqlState("22P05");
 

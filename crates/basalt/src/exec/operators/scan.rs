@@ -463,6 +463,12 @@ pub fn encode_key_value(value: &Value, order: KeyOrder, out: &mut Vec<u8>) {
             crate::types::vector::key_bytes(v, &mut bytes);
             keys::encode_value(&KeyValue::Blob(&bytes), order, out);
         }
+        // An array keys by its own order-preserving bytes (`types::array::cell::key_bytes`).
+        Value::Array(array) => {
+            let mut bytes = Vec::new();
+            crate::types::array::cell::key_bytes(array, &mut bytes);
+            keys::encode_value(&KeyValue::Blob(&bytes), order, out);
+        }
         other => keys::encode_value(&scalar_key_value(other), order, out),
     }
 }
@@ -471,7 +477,7 @@ pub fn encode_key_value(value: &Value, order: KeyOrder, out: &mut Vec<u8>) {
 #[inline]
 fn scalar_key_value(value: &Value) -> KeyValue<'_> {
     match value {
-        Value::Null | Value::Vector(_) => KeyValue::Null,
+        Value::Null | Value::Vector(_) | Value::Array(_) => KeyValue::Null,
         Value::Boolean(v) => KeyValue::Boolean(*v),
         Value::Integer(v) => KeyValue::Integer(*v),
         Value::Real(v) => KeyValue::Real(*v),

@@ -214,7 +214,13 @@ impl Binder<'_> {
                     return Err(BindError::unsupported(format!("cast form {expr}")));
                 }
                 let to = cast_target(data_type)?;
-                let bound = self.bind_expr(operand, scope)?;
+                let bound = match &**operand {
+                    // `ARRAY[]::int[]`: the constructor takes the cast's type.
+                    ast::Expr::Array(array) if to.is_array() => {
+                        self.bind_array_constructor(&array.elem, Some(to), scope)?
+                    }
+                    _ => self.bind_expr(operand, scope)?,
+                };
                 if is_untyped(operand) {
                     let resolved = self.resolve_untyped(bound, operand, to)?;
                     return enforce_modifier(resolved, to);
@@ -351,6 +357,10 @@ impl Binder<'_> {
                 time_zone,
             } => self.bind_at_time_zone(timestamp, time_zone, scope),
             ast::Expr::Tuple(_) => Err(BindError::unsupported("row values")),
+            ast::Expr::Array(array) => self.bind_array_constructor(&array.elem, None, scope),
+            ast::Expr::CompoundFieldAccess { root, access_chain } => {
+                self.bind_subscript(root, access_chain, scope)
+            }
             ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => {
                 Err(BindError::syntax("\"*\" is not allowed here"))
             }
@@ -638,6 +648,10 @@ impl Binder<'_> {
             B::BitwiseXor | B::PGBitwiseXor => BinaryOp::BitXor,
             B::PGBitwiseShiftLeft => BinaryOp::ShiftLeft,
             B::PGBitwiseShiftRight => BinaryOp::ShiftRight,
+            B::PGOverlap => {
+                let bound = vec![self.bind_expr(left, scope)?, self.bind_expr(right, scope)?];
+                return self.call_array_function("arrayoverlap", bound, &[left, right]);
+            }
             B::Glob => return self.bind_like(left, right, None, false, false, true, scope),
             B::PGLikeMatch | B::PGNotLikeMatch | B::PGILikeMatch | B::PGNotILikeMatch => {
                 let negated = matches!(op, B::PGNotLikeMatch | B::PGNotILikeMatch);
@@ -673,6 +687,10 @@ impl Binder<'_> {
                         self.bind_jsonb_concat((&left_bound, left), (&right_bound, right))?
                 {
                     return Ok(concat);
+                }
+                if left_bound.data_type().is_array() || right_bound.data_type().is_array() {
+                    return self
+                        .bind_array_concat((left_bound, left), (right_bound, right));
                 }
                 if matches!(left_bound.data_type(), DataType::Vector(_))
                     || matches!(right_bound.data_type(), DataType::Vector(_))

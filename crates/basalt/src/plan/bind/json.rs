@@ -113,6 +113,16 @@ impl Binder<'_> {
                 operand_type_name(right_bound, right)
             ))
         };
+        if (op == JsonOperator::Contains || op == JsonOperator::ContainedBy)
+            && (left_bound.data_type().is_array() || right_bound.data_type().is_array())
+        {
+            let name = if op == JsonOperator::Contains {
+                "arraycontains"
+            } else {
+                "arraycontained"
+            };
+            return self.call_array_function(name, vec![left_bound, right_bound], &[left, right]);
+        }
         if op == JsonOperator::Contains || op == JsonOperator::ContainedBy {
             if is_untyped(left) && is_untyped(right) {
                 return Err(not_unique(op));
