@@ -196,7 +196,8 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<DataType, BindError>
         T::Array(
             ast::ArrayElemTypeDef::SquareBracket(element, _)
             | ast::ArrayElemTypeDef::AngleBracket(element)
-            | ast::ArrayElemTypeDef::Parenthesis(element),
+            | ast::ArrayElemTypeDef::Parenthesis(element)
+            | ast::ArrayElemTypeDef::Qualified(element, _),
         ) => array_type(sql_type(element)?)?,
         other => return Err(BindError::unsupported(format!("type {other}"))),
     })

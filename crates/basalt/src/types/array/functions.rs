@@ -477,8 +477,7 @@ pub(crate) fn array_prepend(args: &[Value]) -> Result<Value, TypeError> {
             let mut all = Vec::with_capacity(elements.len() + 1);
             all.push(value);
             all.extend_from_slice(elements);
-            // PostgreSQL keeps the lower bound one below the old one.
-            let lower = if elements.is_empty() { 1 } else { lower - 1 };
+            // PostgreSQL 15 keeps the old lower bound for the new first element.
             with_lower(array.element_type(), all, lower)
         }
         Some(Value::Null) if !value.is_null() => {
@@ -490,7 +489,8 @@ pub(crate) fn array_prepend(args: &[Value]) -> Result<Value, TypeError> {
 
 /// `array_cat(a, b)` / `a || b`: NULL and empty operands give the other; arrays of the same
 /// number of dimensions concatenate along the first; an array one dimension lower is
-/// appended or prepended as one more slice.
+/// appended or prepended as one more slice. The other dimensions must agree in length and
+/// lower bound, as PostgreSQL checks (2202E).
 pub(crate) fn array_cat(args: &[Value]) -> Result<Value, TypeError> {
     let (a, b) = match (args.first(), args.get(1)) {
         (Some(Value::Array(a)), Some(Value::Array(b))) => (a, b),
@@ -521,21 +521,18 @@ pub(crate) fn array_cat(args: &[Value]) -> Result<Value, TypeError> {
         dims[0].length += db[0].length;
         dims
     } else if da.len() == db.len() + 1 {
-        let lengths = |d: &[Dimension]| d.iter().map(|x| x.length).collect::<Vec<_>>();
-        if lengths(&da[1..]) != lengths(db) {
+        if da[1..] != *db {
             return Err(mismatch());
         }
         let mut dims = da.to_vec();
         dims[0].length += 1;
         dims
     } else if da.len() + 1 == db.len() {
-        let lengths = |d: &[Dimension]| d.iter().map(|x| x.length).collect::<Vec<_>>();
-        if lengths(da) != lengths(&db[1..]) {
+        if *da != db[1..] {
             return Err(mismatch());
         }
         let mut dims = db.to_vec();
         dims[0].length += 1;
-        dims[0].lower -= 1;
         dims
     } else {
         return Err(mismatch());
