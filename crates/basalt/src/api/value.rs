@@ -115,6 +115,13 @@ pub(crate) fn value_ref(vector: &ColumnVector, row: usize) -> ValueRef<'_> {
     }
 }
 
+impl<'a> From<&'a Value> for ValueRef<'a> {
+    /// A borrowed view of an owned value (an array's elements, for example).
+    fn from(value: &'a Value) -> Self {
+        value_as_ref(value)
+    }
+}
+
 /// A value as a borrowed view (array elements, read through [`FromSql`]).
 fn value_as_ref(value: &Value) -> ValueRef<'_> {
     match value {
