@@ -198,6 +198,22 @@ impl Array {
         self.dimensions.len()
     }
 
+    /// The array `ARRAY[items...]` of `element`s builds: each item cast to the element type
+    /// (22P02 and the like when it does not convert), items that are arrays stacked as the
+    /// sub-arrays of one more dimension (2202E when their shapes differ). What a client
+    /// library uses to turn a list into an array parameter.
+    pub fn construct(element: DataType, items: Vec<Value>) -> Result<Value, TypeError> {
+        let mut args = Vec::with_capacity(items.len() + 1);
+        args.push(Array::empty(element).into_value());
+        for item in items {
+            args.push(match item {
+                Value::Null | Value::Array(_) => item,
+                other => crate::types::cast(&other, element)?,
+            });
+        }
+        functions::constructor(&args)
+    }
+
     /// As a value.
     pub fn into_value(self) -> Value {
         Value::Array(Arc::new(self))
