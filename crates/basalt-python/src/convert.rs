@@ -169,10 +169,10 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
     if object.is_instance_of::<PyDict>() {
         return json(object);
     }
-    if object.is_instance_of::<PyList>() || object.is_instance_of::<pyo3::types::PyTuple>() {
-        if let Some(element) = expected.element_type() {
-            return array(object, element);
-        }
+    if (object.is_instance_of::<PyList>() || object.is_instance_of::<pyo3::types::PyTuple>())
+        && let Some(element) = expected.element_type()
+    {
+        return array(object, element);
     }
     if object.is_instance_of::<PyList>() {
         if matches!(expected, DataType::Vector(_)) {

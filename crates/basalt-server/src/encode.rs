@@ -317,12 +317,16 @@ fn decode_array(bytes: &[u8], element: DataType, element_oid: u32) -> Result<Val
     }
     let ndims = usize::try_from(int(&mut rest)?).map_err(|_| "negative number of dimensions")?;
     if ndims > 6 {
-        return Err(format!("number of array dimensions ({ndims}) exceeds the maximum allowed (6)"));
+        return Err(format!(
+            "number of array dimensions ({ndims}) exceeds the maximum allowed (6)"
+        ));
     }
     let _has_nulls = int(&mut rest)?;
     let sent_oid = int(&mut rest)? as u32;
     if sent_oid != element_oid {
-        return Err(format!("wrong element type {sent_oid}, expected {element_oid}"));
+        return Err(format!(
+            "wrong element type {sent_oid}, expected {element_oid}"
+        ));
     }
     let mut dimensions = Vec::with_capacity(ndims);
     let mut count: usize = 1;

@@ -41,7 +41,10 @@ async fn arrays_in_text_and_binary_and_as_parameters() {
     assert_eq!(
         rows,
         [
-            [Some(r#"{"a b",NULL,c}"#.to_owned()), Some("{3,1,2}".to_owned())],
+            [
+                Some(r#"{"a b",NULL,c}"#.to_owned()),
+                Some("{3,1,2}".to_owned())
+            ],
             [Some("{}".to_owned()), Some("[0:1]={5,NULL}".to_owned())],
         ]
     );
@@ -56,7 +59,10 @@ async fn arrays_in_text_and_binary_and_as_parameters() {
         .iter()
         .map(|column| column.type_().clone())
         .collect();
-    assert_eq!(types, [Type::TEXT_ARRAY, Type::INT8_ARRAY, Type::DATE_ARRAY]);
+    assert_eq!(
+        types,
+        [Type::TEXT_ARRAY, Type::INT8_ARRAY, Type::DATE_ARRAY]
+    );
     let row = client.query_one(&statement, &[&1i64]).await.expect("row");
     assert_eq!(
         row.get::<_, Vec<Option<String>>>(0),

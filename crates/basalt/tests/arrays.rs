@@ -42,7 +42,9 @@ fn parameters_and_results_are_vecs() {
     let db = Database::open_in_memory().unwrap();
     let conn = db.connect();
     let back: Vec<i64> = conn
-        .query_row("SELECT ?::int[] || 4", (vec![1_i64, 2, 3],), |row| row.get(0))
+        .query_row("SELECT ?::int[] || 4", (vec![1_i64, 2, 3],), |row| {
+            row.get(0)
+        })
         .unwrap();
     assert_eq!(back, [1, 2, 3, 4]);
     let texts: Vec<Option<String>> = conn
@@ -52,7 +54,10 @@ fn parameters_and_results_are_vecs() {
             |row| row.get(0),
         )
         .unwrap();
-    assert_eq!(texts, [Some("a b".to_owned()), Some("{c}".to_owned()), None]);
+    assert_eq!(
+        texts,
+        [Some("a b".to_owned()), Some("{c}".to_owned()), None]
+    );
     let text: String = conn
         .query_row("SELECT CAST($1 AS text)", (vec!["a b", "{c}"],), |row| {
             row.get(0)
@@ -77,7 +82,10 @@ fn parameters_and_results_are_vecs() {
         .query_row("SELECT '{1,2'::int[]", (), |row| row.get::<Value>(0))
         .unwrap_err();
     assert_eq!(error.code(), "22P02");
-    assert!(error.to_string().contains("malformed array literal"), "{error}");
+    assert!(
+        error.to_string().contains("malformed array literal"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -112,12 +120,18 @@ fn an_array_column_survives_reopening_and_spilling() {
     let db = Database::open(&path).unwrap();
     let conn = db.connect();
     // Every row's array read back as written.
-    let mut statement = conn.prepare("SELECT id, tags, names FROM ev ORDER BY id").unwrap();
+    let mut statement = conn
+        .prepare("SELECT id, tags, names FROM ev ORDER BY id")
+        .unwrap();
     let mut result = statement.query(()).unwrap();
     let mut count = 0;
     while let Some(row) = result.next().unwrap() {
         let id: i64 = row.get(0).unwrap();
-        assert_eq!(row.get::<Vec<Option<i64>>>(1).unwrap(), tags_of(id), "row {id}");
+        assert_eq!(
+            row.get::<Vec<Option<i64>>>(1).unwrap(),
+            tags_of(id),
+            "row {id}"
+        );
         assert_eq!(row.get::<Vec<String>>(2).unwrap().len(), tags_of(id).len());
         count += 1;
     }
@@ -163,9 +177,7 @@ fn an_array_column_survives_reopening_and_spilling() {
     let mut expected: Vec<i64> = (0..rows).collect();
     let key = |tags: &Vec<Option<i64>>| -> Vec<(u8, i64)> {
         // None sorts above Some in PostgreSQL: map to (1, 0) against (0, value).
-        tags.iter()
-            .map(|t| t.map_or((1, 0), |v| (0, v)))
-            .collect()
+        tags.iter().map(|t| t.map_or((1, 0), |v| (0, v))).collect()
     };
     expected.sort_by(|a, b| key(&tags_of(*a)).cmp(&key(&tags_of(*b))).then(a.cmp(b)));
     assert_eq!(sorted, expected);

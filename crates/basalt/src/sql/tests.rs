@@ -544,9 +544,15 @@ fn brackets_after_an_operand_are_subscripts_elsewhere_identifiers() {
     // where an identifier starts it is SQLite's quoted identifier.
     for (sql, expected) in [
         ("SELECT a[1] FROM t", "SELECT a[1] FROM t"),
-        ("SELECT a[1:2], (b)[1][2] FROM t", "SELECT a[1:2], (b)[1][2] FROM t"),
+        (
+            "SELECT a[1:2], (b)[1][2] FROM t",
+            "SELECT a[1:2], (b)[1][2] FROM t",
+        ),
         ("SELECT ARRAY[[1, 2], [3]]", "SELECT ARRAY[[1, 2], [3]]"),
-        ("SELECT CAST(x AS INT[]) FROM [t]", "SELECT CAST(x AS INT[]) FROM [t]"),
+        (
+            "SELECT CAST(x AS INT[]) FROM [t]",
+            "SELECT CAST(x AS INT[]) FROM [t]",
+        ),
         (
             "SELECT [a b], t.[c] AS [d] FROM [my t] AS t WHERE [a b] = 1",
             "SELECT [a b], t.[c] AS [d] FROM [my t] AS t WHERE [a b] = 1",

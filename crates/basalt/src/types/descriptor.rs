@@ -114,7 +114,13 @@ fn array_descriptor(element: DataType) -> &'static TypeDescriptor {
         DataType::Interval => array!(DataType::Interval, 10, "interval[]", 1187, "_interval"),
         DataType::Uuid => array!(DataType::Uuid, 11, "uuid[]", 2951, "_uuid"),
         DataType::TimestampTz => {
-            array!(DataType::TimestampTz, 13, "timestamptz[]", 1185, "_timestamptz")
+            array!(
+                DataType::TimestampTz,
+                13,
+                "timestamptz[]",
+                1185,
+                "_timestamptz"
+            )
         }
         DataType::Numeric(_) => array!(DataType::Numeric(None), 14, "numeric[]", 1231, "_numeric"),
         // `DataType::array_of` builds no other array type; a stand-in rather than a panic.
@@ -386,7 +392,10 @@ mod tests {
         for data_type in ARRAY_TYPES {
             let descriptor = data_type.descriptor();
             assert_eq!(descriptor.data_type, data_type);
-            assert!(tags.insert(descriptor.catalog_tag), "{data_type} tag reused");
+            assert!(
+                tags.insert(descriptor.catalog_tag),
+                "{data_type} tag reused"
+            );
             assert!(oids.insert(descriptor.pg_oid), "{data_type} OID reused");
             assert_eq!(
                 DataType::from_catalog_tag(descriptor.catalog_tag),

@@ -43,9 +43,7 @@ pub(super) fn is_aggregate(name: &str, arg_count: usize) -> bool {
         "min" | "max" => arg_count <= 1,
         "count" | "sum" | "total" | "avg" | "string_agg" | "group_concat" | "bool_and"
         | "bool_or" | "every" | "json_agg" | "jsonb_agg" | "json_object_agg"
-        | "jsonb_object_agg" | "percentile_cont" | "percentile_disc" | "mode" | "array_agg" => {
-            true
-        }
+        | "jsonb_object_agg" | "percentile_cont" | "percentile_disc" | "mode" | "array_agg" => true,
         _ => false,
     }
 }
@@ -245,9 +243,9 @@ impl Binder<'_> {
                 let data_type = match arg.data_type() {
                     array @ DataType::Array(_) => array,
                     DataType::Null => DataType::Array(&DataType::Text(None)),
-                    other => other.array_of().ok_or_else(|| {
-                        BindError::unsupported(format!("arrays of type {other}"))
-                    })?,
+                    other => other
+                        .array_of()
+                        .ok_or_else(|| BindError::unsupported(format!("arrays of type {other}")))?,
                 };
                 args.insert(0, arg);
                 (AggregateFunction::ArrayAgg, data_type)

@@ -16,11 +16,11 @@ use crate::sqlstate;
 use crate::types::array::functions::polymorphic_signature;
 use crate::types::{Array, DataType, Value};
 
+use super::Binder;
 use super::error::BindError;
 use super::expr::is_untyped;
 use super::scope::Scope;
 use super::types::common_type;
-use super::Binder;
 
 fn integer_literal(value: i64) -> Expr {
     Expr::literal(Value::Integer(value))
@@ -39,9 +39,7 @@ impl Binder<'_> {
         for element in elements {
             // A nested `ARRAY[...]` inside takes the same hint.
             let bound = match element {
-                ast::Expr::Array(inner) => {
-                    self.bind_array_constructor(&inner.elem, hint, scope)?
-                }
+                ast::Expr::Array(inner) => self.bind_array_constructor(&inner.elem, hint, scope)?,
                 _ => self.bind_expr(element, scope)?,
             };
             items.push((bound, element));
@@ -67,9 +65,9 @@ impl Binder<'_> {
             }
             // `ARRAY[NULL]` is text[], as PostgreSQL resolves unknown to text.
             DataType::Null => DataType::Array(&DataType::Text(None)),
-            other => other.array_of().ok_or_else(|| {
-                BindError::unsupported(format!("arrays of type {other}"))
-            })?,
+            other => other
+                .array_of()
+                .ok_or_else(|| BindError::unsupported(format!("arrays of type {other}")))?,
         };
         let element = array_type.element_type().unwrap_or(DataType::Text(None));
         let mut call_args = Vec::with_capacity(args.len() + 1);
@@ -77,7 +75,10 @@ impl Binder<'_> {
             value: Array::empty(element).into_value(),
             data_type: array_type,
         });
-        call_args.extend(args.into_iter().map(|arg| super::expr::coerce(arg, element_type)));
+        call_args.extend(
+            args.into_iter()
+                .map(|arg| super::expr::coerce(arg, element_type)),
+        );
         self.call_scalar("$array", call_args)
     }
 
@@ -197,13 +198,14 @@ impl Binder<'_> {
                 }
             }
             (true, Some(element)) => element,
-            (false, Some(element)) => common_type(operand_bound.data_type(), element)
-                .ok_or_else(|| {
+            (false, Some(element)) => {
+                common_type(operand_bound.data_type(), element).ok_or_else(|| {
                     BindError::undefined_function(format!(
                         "operator does not exist: {} {symbol} {element}",
                         operand_bound.data_type()
                     ))
-                })?,
+                })?
+            }
             (_, None) => DataType::Text(None),
         };
         let array_type = element

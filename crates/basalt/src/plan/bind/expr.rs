@@ -689,8 +689,7 @@ impl Binder<'_> {
                     return Ok(concat);
                 }
                 if left_bound.data_type().is_array() || right_bound.data_type().is_array() {
-                    return self
-                        .bind_array_concat((left_bound, left), (right_bound, right));
+                    return self.bind_array_concat((left_bound, left), (right_bound, right));
                 }
                 if matches!(left_bound.data_type(), DataType::Vector(_))
                     || matches!(right_bound.data_type(), DataType::Vector(_))

@@ -209,9 +209,9 @@ fn array_type(element: DataType) -> Result<DataType, BindError> {
     if element.is_array() {
         return Ok(element);
     }
-    element.array_of().ok_or_else(|| {
-        BindError::unsupported(format!("arrays of type {element}"))
-    })
+    element
+        .array_of()
+        .ok_or_else(|| BindError::unsupported(format!("arrays of type {element}")))
 }
 
 /// `NUMERIC`, `NUMERIC(p)` or `NUMERIC(p, s)`: precision 1 to 1000 as PostgreSQL (22023);

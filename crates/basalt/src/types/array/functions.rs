@@ -14,7 +14,6 @@ use std::sync::Arc;
 use super::{Array, Dimension};
 use crate::types::{DataType, TypeError, Value};
 
-
 /// The names of the functions whose arguments mix arrays and elements of one element type,
 /// which the binder unifies (`array_append(int[], 1.5)` is `numeric[]`): per argument, whether
 /// it is an array (`true`) or an element (`false`); further arguments are integers.
@@ -28,7 +27,11 @@ pub fn polymorphic_signature(name: &str) -> Option<&'static [bool]> {
     })
 }
 
-pub(crate) fn array_arg<'a>(name: &str, args: &'a [Value], i: usize) -> Result<&'a Arc<Array>, TypeError> {
+pub(crate) fn array_arg<'a>(
+    name: &str,
+    args: &'a [Value],
+    i: usize,
+) -> Result<&'a Arc<Array>, TypeError> {
     match args.get(i) {
         Some(Value::Array(array)) => Ok(array),
         _ => Err(TypeError::undefined_function(name, args)),
@@ -154,8 +157,7 @@ pub(crate) fn constructor(args: &[Value]) -> Result<Value, TypeError> {
     // Sub-arrays: all of one shape (PostgreSQL skips neither NULLs nor empty ones).
     let mismatch = || {
         TypeError::ArraySubscript(
-            "multidimensional arrays must have array expressions with matching dimensions"
-                .into(),
+            "multidimensional arrays must have array expressions with matching dimensions".into(),
         )
     };
     let mut shape: Option<&[Dimension]> = None;
@@ -245,7 +247,11 @@ pub(crate) fn slice(args: &[Value]) -> Result<Value, TypeError> {
         }
         ranges.push(((lo - lower) as usize, (hi - lower) as usize));
     }
-    let lengths: Vec<usize> = array.dimensions().iter().map(|d| d.length as usize).collect();
+    let lengths: Vec<usize> = array
+        .dimensions()
+        .iter()
+        .map(|d| d.length as usize)
+        .collect();
     let mut elements = Vec::new();
     let mut index = vec![0usize; ranges.len()];
     for (i, range) in ranges.iter().enumerate() {
@@ -438,9 +444,9 @@ pub(crate) fn array_positions(args: &[Value]) -> Result<Value, TypeError> {
 /// A one-dimensional array's elements and lower bound (an empty array: none, 1).
 pub(crate) fn one_d<'a>(name: &str, array: &'a Array) -> Result<(&'a [Value], i32), TypeError> {
     if array.ndims() > 1 {
-        return Err(TypeError::DataException(
-            format!("argument must be empty or one-dimensional array ({name})"),
-        ));
+        return Err(TypeError::DataException(format!(
+            "argument must be empty or one-dimensional array ({name})"
+        )));
     }
     Ok((
         array.elements(),
@@ -448,7 +454,11 @@ pub(crate) fn one_d<'a>(name: &str, array: &'a Array) -> Result<(&'a [Value], i3
     ))
 }
 
-pub(crate) fn with_lower(element: DataType, elements: Vec<Value>, lower: i32) -> Result<Value, TypeError> {
+pub(crate) fn with_lower(
+    element: DataType,
+    elements: Vec<Value>,
+    lower: i32,
+) -> Result<Value, TypeError> {
     let length = u32::try_from(elements.len()).map_err(|_| super::too_large())?;
     Ok(Array::new(element, vec![Dimension { lower, length }], elements)?.into_value())
 }
@@ -505,11 +515,8 @@ pub(crate) fn array_cat(args: &[Value]) -> Result<Value, TypeError> {
         return Ok(Value::Array(a.clone()));
     }
     let element = a.element_type();
-    let mismatch = || {
-        TypeError::ArraySubscript(
-            "cannot concatenate incompatible arrays".to_owned(),
-        )
-    };
+    let mismatch =
+        || TypeError::ArraySubscript("cannot concatenate incompatible arrays".to_owned());
     let mut elements = a.elements().to_vec();
     elements.extend_from_slice(b.elements());
     let (da, db) = (a.dimensions(), b.dimensions());

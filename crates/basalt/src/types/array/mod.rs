@@ -144,8 +144,7 @@ impl Array {
                 .filter(|&c| c <= MAX_ELEMENTS)
                 .ok_or_else(too_large)?;
             // The upper bound must fit an i32, as PostgreSQL checks.
-            if i64::from(dimension.lower) + i64::from(dimension.length) - 1 > i64::from(i32::MAX)
-            {
+            if i64::from(dimension.lower) + i64::from(dimension.length) - 1 > i64::from(i32::MAX) {
                 return Err(TypeError::ProgramLimitExceeded(
                     "array upper bound is too large",
                 ));
@@ -240,12 +239,10 @@ pub fn compare(a: &Array, b: &Array) -> Ordering {
         .cmp(&b.elements.len())
         .then(a.dimensions.len().cmp(&b.dimensions.len()))
         .then_with(|| {
-            let lengths = |array: &Array| -> Vec<u32> {
-                array.dimensions.iter().map(|d| d.length).collect()
-            };
-            let lowers = |array: &Array| -> Vec<i32> {
-                array.dimensions.iter().map(|d| d.lower).collect()
-            };
+            let lengths =
+                |array: &Array| -> Vec<u32> { array.dimensions.iter().map(|d| d.length).collect() };
+            let lowers =
+                |array: &Array| -> Vec<i32> { array.dimensions.iter().map(|d| d.lower).collect() };
             lengths(a)
                 .cmp(&lengths(b))
                 .then_with(|| lowers(a).cmp(&lowers(b)))

@@ -32,7 +32,11 @@ fn text_form_round_trips_as_postgresql_writes_it() {
     for (input, expected) in cases {
         assert_eq!(text(&ints(input)), expected, "{input}");
     }
-    let texts = parse(r#"{"a b",NULL,"NULL",c,"",x\"y,"\\"}"#, DataType::Text(None)).unwrap();
+    let texts = parse(
+        r#"{"a b",NULL,"NULL",c,"",x\"y,"\\"}"#,
+        DataType::Text(None),
+    )
+    .unwrap();
     assert_eq!(text(&texts), r#"{"a b",NULL,"NULL",c,"","x\"y","\\"}"#);
     assert_eq!(texts.elements()[1], Value::Null);
     assert_eq!(texts.elements()[2], Value::Text("NULL".into()));
@@ -41,8 +45,19 @@ fn text_form_round_trips_as_postgresql_writes_it() {
 #[test]
 fn malformed_literals_are_22p02() {
     for input in [
-        "", "1,2", "{1,2", "{1,2}x", "{{1,2},{3}}", "{{1},2}", "{1,{2}}", "{,}", "{1,}",
-        "[1:3]={1,2}", "[2:1]={}", "{\"a}", "{a\"b\"}",
+        "",
+        "1,2",
+        "{1,2",
+        "{1,2}x",
+        "{{1,2},{3}}",
+        "{{1},2}",
+        "{1,{2}}",
+        "{,}",
+        "{1,}",
+        "[1:3]={1,2}",
+        "[2:1]={}",
+        "{\"a}",
+        "{a\"b\"}",
     ] {
         let error = parse(input, DataType::Integer).unwrap_err();
         assert_eq!(error.code(), "22P02", "{input}");
@@ -89,11 +104,20 @@ fn keys_order_as_compare_does() {
         }
     }
     // PostgreSQL's order: NULL above values, a prefix first, then the shape.
-    assert_eq!(compare(&ints("{1,NULL}"), &ints("{1,5}")), Ordering::Greater);
+    assert_eq!(
+        compare(&ints("{1,NULL}"), &ints("{1,5}")),
+        Ordering::Greater
+    );
     assert_eq!(compare(&ints("{1,2}"), &ints("{1,2,0}")), Ordering::Less);
     assert_eq!(compare(&ints("{2}"), &ints("{1,9}")), Ordering::Greater);
-    assert_eq!(compare(&ints("{1,2,3,4}"), &ints("{{1,2},{3,4}}")), Ordering::Less);
-    assert_eq!(compare(&ints("{1,2}"), &ints("[0:1]={1,2}")), Ordering::Greater);
+    assert_eq!(
+        compare(&ints("{1,2,3,4}"), &ints("{{1,2},{3,4}}")),
+        Ordering::Less
+    );
+    assert_eq!(
+        compare(&ints("{1,2}"), &ints("[0:1]={1,2}")),
+        Ordering::Greater
+    );
 }
 
 #[test]
@@ -101,14 +125,20 @@ fn cells_round_trip_for_every_element_type() {
     let numeric = Numeric::from_i64(125);
     let samples = vec![
         Array::from_elements(DataType::Boolean, vec![Value::Boolean(true), Value::Null]),
-        Array::from_elements(DataType::Real, vec![Value::Real(-0.5), Value::Real(f64::NAN)]),
+        Array::from_elements(
+            DataType::Real,
+            vec![Value::Real(-0.5), Value::Real(f64::NAN)],
+        ),
         Array::from_elements(DataType::Numeric(None), vec![Value::Numeric(numeric)]),
         Array::from_elements(DataType::Text(None), vec![Value::Text("héllo".into())]),
         Array::from_elements(DataType::Blob, vec![Value::Blob(vec![0, 255])]),
         Array::from_elements(DataType::Date, vec![Value::Date(-3)]),
         Array::from_elements(DataType::Timestamp, vec![Value::Timestamp(1)]),
         Array::from_elements(DataType::TimestampTz, vec![Value::TimestampTz(-1)]),
-        Array::from_elements(DataType::Interval, vec![Value::Interval(Interval::new(1, 2, 3))]),
+        Array::from_elements(
+            DataType::Interval,
+            vec![Value::Interval(Interval::new(1, 2, 3))],
+        ),
         Array::from_elements(DataType::Uuid, vec![Value::Uuid([7; 16])]),
         Array::from_elements(DataType::Json, vec![Value::Json("[1, 2]".into())]),
         Array::from_elements(DataType::Jsonb, vec![Value::Jsonb("{\"a\": 1}".into())]),
@@ -129,7 +159,10 @@ fn cells_round_trip_for_every_element_type() {
         }
     }
     assert!(from_cell_bytes(&[0x02, 7]).is_none());
-    assert!(from_cell_bytes(&[0x0C, 0]).is_none(), "arrays of vectors are not stored");
+    assert!(
+        from_cell_bytes(&[0x0C, 0]).is_none(),
+        "arrays of vectors are not stored"
+    );
 }
 
 #[test]

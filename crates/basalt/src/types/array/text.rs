@@ -34,7 +34,11 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn skip_whitespace(&mut self) {
-        while self.chars.next_if(|(_, c)| c.is_ascii_whitespace()).is_some() {}
+        while self
+            .chars
+            .next_if(|(_, c)| c.is_ascii_whitespace())
+            .is_some()
+        {}
     }
 
     fn peek(&mut self) -> Option<char> {
@@ -151,8 +155,8 @@ fn decoration(text: &str, input: &str) -> Result<Option<(Vec<Dimension>, usize)>
         if upper < lower {
             return Err(malformed(input));
         }
-        let length = u32::try_from(i64::from(upper) - i64::from(lower) + 1)
-            .map_err(|_| malformed(input))?;
+        let length =
+            u32::try_from(i64::from(upper) - i64::from(lower) + 1).map_err(|_| malformed(input))?;
         dimensions.push(Dimension { lower, length });
         if dimensions.len() > MAX_DIMENSIONS {
             return Err(super::too_many_dimensions(dimensions.len()));
@@ -247,7 +251,11 @@ fn shape(
             Node::List(_) => shape(item, level + 1, lengths, texts, input)?,
         }
     }
-    if lists > 0 && items.iter().any(|n| matches!(n, Node::List(l) if l.is_empty())) {
+    if lists > 0
+        && items
+            .iter()
+            .any(|n| matches!(n, Node::List(l) if l.is_empty()))
+    {
         return Err(malformed(input));
     }
     Ok(())

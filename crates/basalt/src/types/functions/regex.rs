@@ -358,7 +358,10 @@ mod tests {
             })
         };
         assert_eq!(m("foobarbequebaz", "bar.*que").as_deref(), Ok("{barbeque}"));
-        assert_eq!(m("foobarbequebaz", "(bar)(beque)").as_deref(), Ok("{bar,beque}"));
+        assert_eq!(
+            m("foobarbequebaz", "(bar)(beque)").as_deref(),
+            Ok("{bar,beque}")
+        );
         assert_eq!(m("abc", "x").as_deref(), Ok("NULL"));
         assert_eq!(m("ac", "a(b)?c").as_deref(), Ok("{NULL}"));
         assert_eq!(

@@ -48,10 +48,7 @@ pub fn set_returning_function(name: &str) -> Option<&'static SetReturningFunctio
 }
 
 /// The columns of `unnest(anyarray)`: one of the element type (`None` for a non-array).
-fn unnest_columns(
-    name: &'static str,
-    args: &[DataType],
-) -> Result<Vec<OutputColumn>, TypeError> {
+fn unnest_columns(name: &'static str, args: &[DataType]) -> Result<Vec<OutputColumn>, TypeError> {
     match args {
         [DataType::Array(element)] => Ok(vec![("unnest", **element)]),
         _ => Err(TypeError::undefined_signature(name, args)),

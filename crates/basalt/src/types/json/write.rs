@@ -275,12 +275,7 @@ pub fn push_value(value: &Value, out: &mut String) {
     }
 }
 
-fn push_array_level(
-    array: &crate::types::Array,
-    level: usize,
-    next: &mut usize,
-    out: &mut String,
-) {
+fn push_array_level(array: &crate::types::Array, level: usize, next: &mut usize, out: &mut String) {
     let Some(dimension) = array.dimensions().get(level) else {
         out.push_str("[]");
         return;
