@@ -18,9 +18,9 @@
 //! instead of the first. Unknown flags, and the POSIX basic/extended `b`/`e` dialects, are
 //! 22023.
 //!
-//! `regexp_match` returns PostgreSQL's `text[]` in PostgreSQL, but Basalt has no array type:
-//! it returns the first capture group's text (NULL if that group did not take part in the
-//! match), or the whole match when the pattern has no groups, and NULL when nothing matches.
+//! `regexp_match` returns a `text[]`, as PostgreSQL: the capture groups of the first match
+//! (NULL for a group that did not take part), or the whole match when the pattern has no
+//! groups, and NULL when nothing matches.
 //!
 //! Compiled patterns are kept in a small per-thread cache keyed by pattern and flags: a
 //! constant pattern applied to every row of a scan compiles once, and the cache is cleared
