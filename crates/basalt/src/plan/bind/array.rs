@@ -295,3 +295,97 @@ impl Binder<'_> {
         self.call_array_function(name, vec![left_bound, right_bound], &[left, right])
     }
 }
+
+/// The FROM item a SELECT-list `unnest(...)` becomes (see [`select_list_unnest`]).
+const UNNEST_ITEM: &str = "__basalt_unnest";
+
+/// The argument of `expr` when it is a call `unnest(arg)`.
+fn unnest_argument(expr: &ast::Expr) -> Option<&ast::Expr> {
+    let ast::Expr::Function(function) = expr else {
+        return None;
+    };
+    if !function.name.to_string().eq_ignore_ascii_case("unnest") || function.over.is_some() {
+        return None;
+    }
+    match &function.args {
+        ast::FunctionArguments::List(list) => match list.args.as_slice() {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(arg))] => Some(arg),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `SELECT ..., unnest(a), ... FROM items` as `SELECT ..., u.unnest, ... FROM items,
+/// unnest(a) AS u(unnest)`: one output row per element of each input row's array, no row
+/// for an empty or NULL array — what PostgreSQL's set-returning function in the SELECT list
+/// gives when it is the only one. `None` when the select list has no `unnest` call (or one
+/// inside a subquery, left alone); 0A000 for several calls (PostgreSQL runs them in
+/// lockstep) and beside GROUP BY or HAVING (PostgreSQL expands after grouping).
+pub(super) fn select_list_unnest(select: &ast::Select) -> Result<Option<ast::Select>, BindError> {
+    use std::ops::ControlFlow;
+    let mut calls = 0;
+    let mut subqueries = false;
+    let _ = ast::visit_expressions(&select.projection, |expr: &ast::Expr| {
+        if unnest_argument(expr).is_some() {
+            calls += 1;
+        }
+        if matches!(
+            expr,
+            ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. }
+        ) {
+            subqueries = true;
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    if calls == 0 || subqueries {
+        return Ok(None);
+    }
+    if calls > 1 {
+        return Err(BindError::unsupported(
+            "several set-returning functions (unnest) in one SELECT list",
+        ));
+    }
+    let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(e, _) if e.is_empty());
+    if grouped || select.having.is_some() {
+        return Err(BindError::unsupported(
+            "unnest in the SELECT list of a grouped query",
+        ));
+    }
+    let mut rewritten = select.clone();
+    let mut argument = None;
+    let _ = ast::visit_expressions_mut(&mut rewritten.projection, |expr: &mut ast::Expr| {
+        if let Some(arg) = unnest_argument(expr) {
+            argument = Some(arg.clone());
+            *expr = ast::Expr::CompoundIdentifier(vec![
+                ast::Ident::new(UNNEST_ITEM),
+                ast::Ident::new("unnest"),
+            ]);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    let Some(argument) = argument else {
+        return Ok(None);
+    };
+    rewritten.from.push(ast::TableWithJoins {
+        relation: ast::TableFactor::Function {
+            lateral: false,
+            name: ast::ObjectName::from(vec![ast::Ident::new("unnest")]),
+            args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
+                argument,
+            ))],
+            with_ordinality: false,
+            alias: Some(ast::TableAlias {
+                explicit: true,
+                name: ast::Ident::new(UNNEST_ITEM),
+                columns: vec![ast::TableAliasColumnDef {
+                    name: ast::Ident::new("unnest"),
+                    data_type: None,
+                }],
+                at: None,
+            }),
+        },
+        joins: Vec::new(),
+    });
+    Ok(Some(rewritten))
+}
