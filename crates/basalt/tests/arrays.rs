@@ -1,7 +1,7 @@
 //! Arrays through the public API: `Vec`s bind as array parameters (`= ANY($1)`) and read
 //! back as `Vec`s; an array column in a table of many pages, beside an indexed column,
 //! survives closing and reopening the database; `= ANY($1)` with an array parameter answers
-//! as the same IN list written out; arrays sort through a sort that spills to disk in
+//! as the same IN list written out, through index seeks; arrays sort through a sort that spills to disk in
 //! PostgreSQL's array order; and the integrity check passes.
 
 #![allow(
@@ -156,6 +156,38 @@ fn an_array_column_survives_reopening_and_spilling() {
         (wanted.clone(),),
     );
     assert_eq!(by_array.len(), 48);
+    // The array's elements are seeks through the index on k.
+    let mut explain = conn
+        .prepare("EXPLAIN SELECT id FROM ev WHERE k = ANY($1)")
+        .unwrap();
+    let mut lines = explain.query((vec![1_i64, 2],)).unwrap();
+    let mut plan = String::new();
+    while let Some(row) = lines.next().unwrap() {
+        plan.push_str(&row.get::<String>(0).unwrap());
+        plan.push('\n');
+    }
+    assert!(
+        plan.contains("Index Seeks using ev_k on ev (the elements of an array)"),
+        "{plan}"
+    );
+    drop(lines);
+    // NULL elements and a NULL array seek nothing; duplicates seek once.
+    assert_eq!(
+        ints(
+            &conn,
+            "SELECT count(*) FROM ev WHERE k = ANY($1)",
+            (vec![Some(5_i64), None, Some(5)],),
+        ),
+        [12]
+    );
+    assert_eq!(
+        ints(
+            &conn,
+            "SELECT count(*) FROM ev WHERE k = ANY($1)",
+            (Value::Null,),
+        ),
+        [0]
+    );
     assert_eq!(by_array, by_list);
     let none = ints(
         &conn,

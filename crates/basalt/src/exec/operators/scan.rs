@@ -116,11 +116,30 @@ pub(super) fn build_scan(
             search.as_ref().clone(),
         )),
         AccessPath::Seeks { index, keys } => {
-            let key_type = keys.first().map_or(DataType::Null, Expr::data_type);
-            let values = super::basic::ValuesOperator::new(
-                keys.iter().map(|key| vec![key.clone()]).collect(),
-                vec![key_type],
-            );
+            let mut key_type = keys.first().map_or(DataType::Null, Expr::data_type);
+            // `column = ANY (array)`: one array (a constant or parameter) whose elements are
+            // the keys (a NULL array, or NULL elements, seek nothing).
+            let rows: Vec<Vec<Expr>> = match (keys.as_slice(), key_type.element_type()) {
+                ([array], Some(element)) => {
+                    key_type = element;
+                    match eval::evaluate_scalar(array, ctx)? {
+                        Value::Array(array) => array
+                            .elements()
+                            .iter()
+                            .filter(|value| !value.is_null())
+                            .map(|value| {
+                                vec![Expr::Literal {
+                                    value: value.clone(),
+                                    data_type: element,
+                                }]
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    }
+                }
+                _ => keys.iter().map(|key| vec![key.clone()]).collect(),
+            };
+            let values = super::basic::ValuesOperator::new(rows, vec![key_type]);
             let distinct = super::setop::SetOperation::distinct(
                 Box::new(values),
                 vec![key_type],
