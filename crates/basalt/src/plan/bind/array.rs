@@ -27,6 +27,23 @@ fn integer_literal(value: i64) -> Expr {
 }
 
 impl Binder<'_> {
+    /// `ARRAY[...]` or a subscript: out of line so that `bind_expr`'s stack frame, one per
+    /// level of nesting, does not grow with them.
+    #[inline(never)]
+    pub(super) fn bind_array_syntax(
+        &mut self,
+        expr: &ast::Expr,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        match expr {
+            ast::Expr::Array(array) => self.bind_array_constructor(&array.elem, None, scope),
+            ast::Expr::CompoundFieldAccess { root, access_chain } => {
+                self.bind_subscript(root, access_chain, scope)
+            }
+            other => Err(BindError::unsupported(format!("expression {other}"))),
+        }
+    }
+
     /// `ARRAY[e1, e2, ...]`; `hint` is the array type a surrounding cast asks for
     /// (`ARRAY[]::int[]`), which an empty or all-untyped constructor takes.
     pub(super) fn bind_array_constructor(
