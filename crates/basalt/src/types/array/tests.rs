@@ -169,3 +169,20 @@ fn cells_round_trip_for_every_element_type() {
 fn value_stays_32_bytes() {
     assert_eq!(std::mem::size_of::<Value>(), 32);
 }
+
+/// The example docs/file-format.md gives, byte for byte.
+#[test]
+fn the_documented_cell_example() {
+    let mut bytes = Vec::new();
+    to_cell_bytes(&ints("[0:1]={7,NULL}"), &mut bytes);
+    let expected: Vec<u8> = [
+        &[0x02, 0x01][..],
+        &0i32.to_le_bytes(),
+        &2u32.to_le_bytes(),
+        &[0x01],
+        &7i64.to_le_bytes(),
+        &[0x00],
+    ]
+    .concat();
+    assert_eq!(bytes, expected);
+}
