@@ -4,10 +4,13 @@
 //! `datetime.datetime` (a naive one a TIMESTAMP, an aware one a TIMESTAMPTZ), `datetime.date`,
 //! `datetime.timedelta` (an INTERVAL of days and microseconds), `decimal.Decimal` (an exact
 //! NUMERIC; a NaN, an infinity or one past 38 digits binds as a float), `uuid.UUID`, `dict` (JSON), `list` (a VECTOR where the
-//! statement expects one, else JSON), and any float32/float64 buffer such as a numpy array (a
+//! statement expects one, an array where it expects one — `= ANY(?)`, an `INT[]` column —
+//! each element converted for the element type and nested lists making more dimensions,
+//! else JSON), and any float32/float64 buffer such as a numpy array (a
 //! VECTOR). Out: the same types; TIMESTAMPTZ as an aware `datetime` in UTC (the instant; the
 //! session's zone only shapes text); NUMERIC as a `decimal.Decimal` with its scale; INTERVAL as a `timedelta` with 30-day months; JSON as
-//! `json.loads` gives it; VECTOR as a float32 numpy array when numpy imports, else a list.
+//! `json.loads` gives it; VECTOR as a float32 numpy array when numpy imports, else a list;
+//! an array as a list of its elements (nested lists per dimension, lower bounds dropped).
 //! A value Python cannot hold (a date past year 9999) raises DataError, never panics.
 
 use basalt::{DataType, Interval, Numeric, Value, ValueRef};
@@ -182,6 +185,11 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
     if object.is_instance_of::<PyDict>() {
         return json(object);
     }
+    if (object.is_instance_of::<PyList>() || object.is_instance_of::<pyo3::types::PyTuple>())
+        && let Some(element) = expected.element_type()
+    {
+        return array(object, element);
+    }
     if object.is_instance_of::<PyList>() {
         if matches!(expected, DataType::Vector(_)) {
             return match object.extract::<Vec<f32>>() {
@@ -202,6 +210,23 @@ pub(crate) fn to_value(object: &Bound<'_, PyAny>, expected: DataType) -> Outcome
         return Ok(Value::Real(object.extract::<f64>()?));
     }
     Err(unsupported(object))
+}
+
+/// A list (or tuple) as an array of `element`s: each item converted as a parameter of that
+/// type; a list of lists is a multidimensional array (sub-lists of different lengths are
+/// 2202E, as `ARRAY[...]` says).
+fn array(object: &Bound<'_, PyAny>, element: DataType) -> Outcome<Value> {
+    let mut items = Vec::new();
+    for item in object.try_iter()? {
+        let item = item?;
+        if item.is_instance_of::<PyList>() || item.is_instance_of::<pyo3::types::PyTuple>() {
+            items.push(array(&item, element)?);
+        } else {
+            items.push(to_value(&item, element)?);
+        }
+    }
+    basalt::Array::construct(element, items)
+        .map_err(|error| binding(error.code(), error.to_string()))
 }
 
 fn json(object: &Bound<'_, PyAny>) -> Outcome<Value> {
@@ -337,6 +362,10 @@ pub(crate) fn to_python<'py>(py: Python<'py>, value: ValueRef<'_>) -> PyResult<B
             attribute(py, &JSON_LOADS, "json", "loads")?.call1((text,))?
         }
         ValueRef::Vector(elements) => vector(py, elements)?,
+        ValueRef::Array(array) => {
+            let mut next = 0;
+            array_level(py, array, 0, &mut next)?
+        }
         _ => {
             return Err(PyErr::from(binding(
                 "0A000",
@@ -344,6 +373,29 @@ pub(crate) fn to_python<'py>(py: Python<'py>, value: ValueRef<'_>) -> PyResult<B
             )));
         }
     })
+}
+
+/// Dimension `level` of `array` as a list, its elements taken from `*next` on.
+fn array_level<'py>(
+    py: Python<'py>,
+    array: &basalt::Array,
+    level: usize,
+    next: &mut usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let list = PyList::empty(py);
+    let Some(dimension) = array.dimensions().get(level) else {
+        return Ok(list.into_any());
+    };
+    for _ in 0..dimension.length {
+        if level + 1 < array.ndims() {
+            list.append(array_level(py, array, level + 1, next)?)?;
+        } else {
+            let element = array.elements().get(*next).unwrap_or(&Value::Null);
+            list.append(value_to_python(py, element)?)?;
+            *next += 1;
+        }
+    }
+    Ok(list.into_any())
 }
 
 /// An owned result value as a Python object.
@@ -376,6 +428,7 @@ fn value_ref(value: &Value) -> Option<ValueRef<'_>> {
         Value::Json(v) => ValueRef::Json(v),
         Value::Jsonb(v) => ValueRef::Jsonb(v),
         Value::Vector(v) => ValueRef::Vector(v),
+        Value::Array(v) => ValueRef::Array(v),
         _ => return None,
     })
 }

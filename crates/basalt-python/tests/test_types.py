@@ -209,3 +209,30 @@ def test_vectors_come_back_as_lists_without_numpy():
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[1.0, 2.5, -3.0]"
+
+
+def test_arrays_are_lists_both_ways(con):
+    con.execute("CREATE TABLE a (id INTEGER PRIMARY KEY, tags TEXT[], scores INT[], amounts NUMERIC[], grid INT[])")
+    con.execute(
+        "INSERT INTO a VALUES (?, ?, ?, ?, ?)",
+        (1, ["a b", None, "{c}"], [3, 1, 2], [decimal.Decimal("1.50"), 2], [[1, 2], [3, 4]]),
+    )
+    con.execute("INSERT INTO a VALUES (2, '{}', '[0:1]={5,NULL}', NULL, '{{1},{2}}')")
+    rows = con.execute("SELECT tags, scores, amounts, grid FROM a ORDER BY id").fetchall()
+    assert rows[0] == (["a b", None, "{c}"], [3, 1, 2], [decimal.Decimal("1.50"), decimal.Decimal("2")], [[1, 2], [3, 4]])
+    assert rows[1] == ([], [5, None], None, [[1], [2]])
+    (text,) = con.execute("SELECT CAST(tags AS TEXT) FROM a WHERE id = 1").fetchone()
+    assert text == '{"a b",NULL,"{c}"}'
+    ids = [row[0] for row in con.execute("SELECT id FROM a WHERE id = ANY(?) ORDER BY id", ([2, 7, 1],))]
+    assert ids == [1, 2]
+    assert con.execute("SELECT count(*) FROM a WHERE id <> ALL(?)", ([],)).fetchone() == (2,)
+    (described,) = [d[1] for d in con.execute("SELECT scores FROM a").description]
+    assert described == "integer[]"
+
+
+def test_malformed_array_parameters_are_errors(con):
+    con.execute("CREATE TABLE a (scores INT[])")
+    with pytest.raises(basalt.DataError):
+        con.execute("INSERT INTO a VALUES (?)", (["x"],))
+    with pytest.raises(basalt.DatabaseError):
+        con.execute("INSERT INTO a VALUES (?)", ([[1, 2], [3]],))

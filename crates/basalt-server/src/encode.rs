@@ -251,9 +251,127 @@ fn write_binary(value: ValueRef<'_>, declared: DataType, out: &mut BytesMut) {
                 out.put_f32(*element);
             }
         }
+        (ValueRef::Array(array), _) => write_array(array, out),
         // A value variant this match does not know yet goes out as its text.
         (other, _) => write_text(other, out),
     }
+}
+
+/// PostgreSQL's `array_send`: the number of dimensions, a has-NULLs flag and the element
+/// type's OID (int32 each), per dimension its length and lower bound (int32), then per
+/// element an int32 length (-1 for NULL) and the element's own binary form.
+fn write_array(array: &basalt::Array, out: &mut BytesMut) {
+    let element = array.element_type();
+    out.put_i32(array.ndims() as i32);
+    out.put_i32(i32::from(array.elements().iter().any(Value::is_null)));
+    out.put_u32(type_oid(element));
+    for dimension in array.dimensions() {
+        out.put_i32(i32::try_from(dimension.length).unwrap_or(i32::MAX));
+        out.put_i32(dimension.lower);
+    }
+    let mut body = BytesMut::new();
+    for value in array.elements() {
+        if value.is_null() {
+            out.put_i32(-1);
+            continue;
+        }
+        body.clear();
+        write_binary(ValueRef::from(value), element, &mut body);
+        out.put_i32(i32::try_from(body.len()).unwrap_or(i32::MAX));
+        out.put_slice(&body);
+    }
+}
+
+/// The element type and element OID of an array type OID the server reads parameters of.
+fn array_element(type_oid: u32) -> Option<(DataType, u32)> {
+    Some(match type_oid {
+        1000 => (DataType::Boolean, oid::BOOL),
+        1005 => (DataType::Integer, oid::INT2),
+        1007 => (DataType::Integer, oid::INT4),
+        1016 => (DataType::Integer, oid::INT8),
+        1021 => (DataType::Real, oid::FLOAT4),
+        1022 => (DataType::Real, oid::FLOAT8),
+        1231 => (DataType::Numeric(None), oid::NUMERIC),
+        1009 => (DataType::Text(None), oid::TEXT),
+        1015 => (DataType::Text(None), oid::VARCHAR),
+        1014 => (DataType::Text(None), oid::BPCHAR),
+        1001 => (DataType::Blob, oid::BYTEA),
+        1182 => (DataType::Date, oid::DATE),
+        1115 => (DataType::Timestamp, oid::TIMESTAMP),
+        1185 => (DataType::TimestampTz, oid::TIMESTAMPTZ),
+        1183 => (DataType::Time(None), oid::TIME),
+        1187 => (DataType::Interval, oid::INTERVAL),
+        2951 => (DataType::Uuid, oid::UUID),
+        199 => (DataType::Json, oid::JSON),
+        3807 => (DataType::Jsonb, oid::JSONB),
+        _ => return None,
+    })
+}
+
+/// PostgreSQL's `array_recv` layout (see [`write_array`]) for an array of `element`s whose
+/// elements are sent as `element_oid`; the element OID in the data must be that one.
+fn decode_array(bytes: &[u8], element: DataType, element_oid: u32) -> Result<Value, String> {
+    let mut rest = bytes;
+    fn int(rest: &mut &[u8]) -> Result<i32, String> {
+        let (head, tail) = rest
+            .split_first_chunk::<4>()
+            .ok_or("array data ends early")?;
+        *rest = tail;
+        Ok(i32::from_be_bytes(*head))
+    }
+    let ndims = usize::try_from(int(&mut rest)?).map_err(|_| "negative number of dimensions")?;
+    if ndims > 6 {
+        return Err(format!(
+            "number of array dimensions ({ndims}) exceeds the maximum allowed (6)"
+        ));
+    }
+    let _has_nulls = int(&mut rest)?;
+    let sent_oid = int(&mut rest)? as u32;
+    if sent_oid != element_oid {
+        return Err(format!(
+            "wrong element type {sent_oid}, expected {element_oid}"
+        ));
+    }
+    let mut dimensions = Vec::with_capacity(ndims);
+    let mut count: usize = 1;
+    for _ in 0..ndims {
+        let length = u32::try_from(int(&mut rest)?).map_err(|_| "negative array length")?;
+        let lower = int(&mut rest)?;
+        count = count
+            .checked_mul(length as usize)
+            .filter(|&c| c <= bytes.len())
+            .ok_or("array length does not fit the data")?;
+        dimensions.push(basalt::ArrayDimension { lower, length });
+    }
+    if ndims == 0 {
+        count = 0;
+    }
+    let mut elements = Vec::with_capacity(count);
+    for _ in 0..count {
+        let length = int(&mut rest)?;
+        if length < 0 {
+            elements.push(Value::Null);
+            continue;
+        }
+        let length = length as usize;
+        if rest.len() < length {
+            return Err("array data ends early".to_owned());
+        }
+        let (body, tail) = rest.split_at(length);
+        rest = tail;
+        let value = decode_binary(body, element_oid)?;
+        // A numeric NaN decodes as a double, which a numeric[] cannot hold.
+        if !value.is_of(element) {
+            return Err(format!("array element {value} is not of type {element}"));
+        }
+        elements.push(value);
+    }
+    if !rest.is_empty() {
+        return Err("extra data after the array".to_owned());
+    }
+    basalt::Array::new(element, dimensions, elements)
+        .map(basalt::Array::into_value)
+        .map_err(|error| error.to_string())
 }
 
 /// One Bind parameter as a value: `bytes` (NULL when absent) in text or binary format, of
@@ -411,6 +529,9 @@ fn decode_binary(bytes: &[u8], type_oid: u32) -> Result<Value, String> {
             _ => return Err("unsupported jsonb version".to_owned()),
         },
         other if other == vector_oid() => Value::Vector(decode_vector(bytes)?),
+        other if let Some((element, element_oid)) = array_element(other) => {
+            decode_array(bytes, element, element_oid)?
+        }
         other => {
             return Err(format!(
                 "binary format for type OID {other} is not supported ({FEATURE_NOT_SUPPORTED})"

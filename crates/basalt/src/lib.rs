@@ -50,7 +50,10 @@ pub use api::{SchemaKind, SchemaObject, quote_identifier, split_statements};
 pub use sql::BasaltDialect;
 pub use sqlstate::SqlState;
 pub use storage::pager::Synchronous;
+pub use types::array::Dimension as ArrayDimension;
 /// The calendar arithmetic of `DATE` and `TIMESTAMP` values (days since 1970-01-01), for
 /// bindings that convert them to their language's date types.
 pub use types::datetime::{civil_from_days, days_from_civil};
-pub use types::{DataType, Interval, ModifierKind, Numeric, TypeDescriptor, TypeModifier, Value};
+pub use types::{
+    Array, DataType, Interval, ModifierKind, Numeric, TypeDescriptor, TypeModifier, Value,
+};

@@ -116,6 +116,8 @@ pub const INVALID_PARAMETER_VALUE: SqlState = SqlState("22023");
 pub const INVALID_ESCAPE_SEQUENCE: SqlState = SqlState("22025");
 /// Text that does not spell a value of the target type (a number, JSON, a UUID, hex).
 pub const INVALID_TEXT_REPRESENTATION: SqlState = SqlState("22P02");
+/// Array subscript or shape error, e.g. concatenating arrays of different dimensions.
+pub const ARRAY_SUBSCRIPT_ERROR: SqlState = SqlState("2202E");
 /// A character the target cannot hold, such as `\u0000` in text or jsonb.
 pub const UNTRANSLATABLE_CHARACTER: SqlState = SqlState("22P05");
 
@@ -188,6 +190,8 @@ pub const AMBIGUOUS_FUNCTION: SqlState = SqlState("42725");
 pub const GROUPING_ERROR: SqlState = SqlState("42803");
 /// An expression of the wrong type where a specific type is required.
 pub const DATATYPE_MISMATCH: SqlState = SqlState("42804");
+/// A polymorphic expression whose type cannot be determined, e.g. `ARRAY[]` without a cast.
+pub const INDETERMINATE_DATATYPE: SqlState = SqlState("42P18");
 /// An object of the wrong kind: a view where a table is needed, DISTINCT on a non-aggregate.
 pub const WRONG_OBJECT_TYPE: SqlState = SqlState("42809");
 /// A foreign key whose referenced columns are not a primary key or unique, or mismatch.
@@ -293,6 +297,7 @@ pub const ALL: &[SqlState] = &[
     INVALID_PARAMETER_VALUE,
     INVALID_ESCAPE_SEQUENCE,
     INVALID_TEXT_REPRESENTATION,
+    ARRAY_SUBSCRIPT_ERROR,
     UNTRANSLATABLE_CHARACTER,
     NOT_NULL_VIOLATION,
     FOREIGN_KEY_VIOLATION,
@@ -317,6 +322,7 @@ pub const ALL: &[SqlState] = &[
     AMBIGUOUS_FUNCTION,
     GROUPING_ERROR,
     DATATYPE_MISMATCH,
+    INDETERMINATE_DATATYPE,
     WRONG_OBJECT_TYPE,
     INVALID_FOREIGN_KEY,
     CANNOT_COERCE,

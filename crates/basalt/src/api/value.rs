@@ -37,6 +37,8 @@ pub enum ValueRef<'a> {
     Jsonb(&'a str),
     /// A `vector` value: its elements, pointing into the result batch.
     Vector(&'a [f32]),
+    /// An array (`integer[]`, `text[]`, ...; see [`crate::types::Array`]).
+    Array(&'a crate::types::Array),
 }
 
 impl ValueRef<'_> {
@@ -59,6 +61,7 @@ impl ValueRef<'_> {
             ValueRef::Json(v) => Value::Json(v.to_string()),
             ValueRef::Jsonb(v) => Value::Jsonb(v.to_string()),
             ValueRef::Vector(v) => Value::Vector(v.to_vec()),
+            ValueRef::Array(v) => Value::Array(std::sync::Arc::new(v.clone())),
         }
     }
 
@@ -80,6 +83,7 @@ impl ValueRef<'_> {
             ValueRef::Json(_) => DataType::Json.name(),
             ValueRef::Jsonb(_) => DataType::Jsonb.name(),
             ValueRef::Vector(_) => DataType::Vector(None).name(),
+            ValueRef::Array(v) => v.data_type().name(),
         }
     }
 }
@@ -112,6 +116,128 @@ pub(crate) fn value_ref(vector: &ColumnVector, row: usize) -> ValueRef<'_> {
         ColumnData::Json(v) => ValueRef::Json(v.get_str(row)),
         ColumnData::Jsonb(v) => ValueRef::Jsonb(v.get_str(row)),
         ColumnData::Vector(v) => ValueRef::Vector(v.get(row)),
+        ColumnData::Array(_, v) => v.get(row).map_or(ValueRef::Null, value_as_ref),
+    }
+}
+
+impl<'a> From<&'a Value> for ValueRef<'a> {
+    /// A borrowed view of an owned value (an array's elements, for example).
+    fn from(value: &'a Value) -> Self {
+        value_as_ref(value)
+    }
+}
+
+/// A value as a borrowed view (array elements, read through [`FromSql`]).
+fn value_as_ref(value: &Value) -> ValueRef<'_> {
+    match value {
+        Value::Null => ValueRef::Null,
+        Value::Boolean(v) => ValueRef::Boolean(*v),
+        Value::Integer(v) => ValueRef::Integer(*v),
+        Value::Real(v) => ValueRef::Real(*v),
+        Value::Numeric(v) => ValueRef::Numeric(*v),
+        Value::Text(v) => ValueRef::Text(v),
+        Value::Blob(v) => ValueRef::Blob(v),
+        Value::Date(v) => ValueRef::Date(*v),
+        Value::Timestamp(v) => ValueRef::Timestamp(*v),
+        Value::TimestampTz(v) => ValueRef::TimestampTz(*v),
+        Value::Time(v) => ValueRef::Time(*v),
+        Value::Interval(v) => ValueRef::Interval(*v),
+        Value::Uuid(v) => ValueRef::Uuid(v),
+        Value::Json(v) => ValueRef::Json(v),
+        Value::Jsonb(v) => ValueRef::Jsonb(v),
+        Value::Vector(v) => ValueRef::Vector(v),
+        Value::Array(v) => ValueRef::Array(v),
+    }
+}
+
+/// Reads an array result as a `Vec` of its elements (in storage order, every dimension
+/// flattened), each read as `T`.
+fn array_elements<'a, T: FromSql<'a>>(value: ValueRef<'a>, wanted: &str) -> Result<Vec<T>> {
+    match value {
+        ValueRef::Array(array) => array
+            .elements()
+            .iter()
+            .map(|element| T::from_sql(value_as_ref(element)))
+            .collect(),
+        other => Err(mismatch(other, wanted)),
+    }
+}
+
+/// `Vec<T>` from an array result, for element types that are not bytes (`Vec<u8>` is a
+/// blob and `Vec<f32>` a vector).
+macro_rules! array_from_sql {
+    ($($t:ty),*) => {$(
+        impl<'a> FromSql<'a> for Vec<$t> {
+            fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+                array_elements(value, concat!("Vec<", stringify!($t), ">"))
+            }
+        }
+    )*};
+}
+
+array_from_sql!(
+    i64,
+    i32,
+    f64,
+    bool,
+    String,
+    Numeric,
+    Option<i64>,
+    Option<i32>,
+    Option<f64>,
+    Option<bool>,
+    Option<String>
+);
+
+impl<'a> FromSql<'a> for crate::types::Array {
+    fn from_sql(value: ValueRef<'a>) -> Result<Self> {
+        match value {
+            ValueRef::Array(array) => Ok(array.clone()),
+            other => Err(mismatch(other, "Array")),
+        }
+    }
+}
+
+/// A one-dimensional array parameter of `element`s. Past Basalt's limit on one array's
+/// elements (16 million) the parameter is NULL.
+fn array_parameter(element: DataType, values: Vec<Value>) -> Value {
+    crate::types::Array::from_elements(element, values)
+        .map_or(Value::Null, crate::types::Array::into_value)
+}
+
+/// `[T]` and `Vec<T>` as array parameters (`= ANY($1)`), of the element type of `T`.
+macro_rules! array_to_sql {
+    ($($t:ty => $element:expr),* $(,)?) => {$(
+        impl ToSql for [$t] {
+            fn to_sql(&self) -> Value {
+                array_parameter($element, self.iter().map(ToSql::to_sql).collect())
+            }
+        }
+        impl ToSql for Vec<$t> {
+            fn to_sql(&self) -> Value {
+                self.as_slice().to_sql()
+            }
+        }
+    )*};
+}
+
+array_to_sql!(
+    i64 => DataType::Integer,
+    i32 => DataType::Integer,
+    f64 => DataType::Real,
+    bool => DataType::Boolean,
+    String => DataType::Text(None),
+    &str => DataType::Text(None),
+    Numeric => DataType::Numeric(None),
+    Option<i64> => DataType::Integer,
+    Option<f64> => DataType::Real,
+    Option<String> => DataType::Text(None),
+    Option<&str> => DataType::Text(None),
+);
+
+impl ToSql for crate::types::Array {
+    fn to_sql(&self) -> Value {
+        self.clone().into_value()
     }
 }
 

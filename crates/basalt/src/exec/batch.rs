@@ -173,6 +173,9 @@ pub enum ColumnData {
     Jsonb(BytesVector),
     /// Vectors, as `Value::Vector`.
     Vector(FloatsVector),
+    /// Arrays of the array type named (`Value::Array`, or `Value::Null` in a NULL slot):
+    /// each shares its value's allocation, so moving rows does not copy elements.
+    Array(DataType, Vec<Value>),
 }
 
 /// One column of a batch: typed values plus a null mask (empty = no NULLs).
@@ -203,6 +206,7 @@ impl ColumnVector {
             DataType::Json => ColumnData::Json(BytesVector::with_capacity(rows)),
             DataType::Jsonb => ColumnData::Jsonb(BytesVector::with_capacity(rows)),
             DataType::Vector(_) => ColumnData::Vector(FloatsVector::with_capacity(rows)),
+            DataType::Array(_) => ColumnData::Array(data_type, Vec::with_capacity(rows)),
         };
         ColumnVector {
             data,
@@ -238,6 +242,7 @@ impl ColumnVector {
             ColumnData::Json(_) => DataType::Json,
             ColumnData::Jsonb(_) => DataType::Jsonb,
             ColumnData::Vector(_) => DataType::Vector(None),
+            ColumnData::Array(data_type, _) => *data_type,
         }
     }
 
@@ -260,6 +265,7 @@ impl ColumnVector {
             ColumnData::Interval(values) => values.len(),
             ColumnData::Uuid(values) => values.len(),
             ColumnData::Vector(values) => values.len(),
+            ColumnData::Array(_, values) => values.len(),
         }
     }
 
@@ -315,6 +321,7 @@ impl ColumnVector {
             ColumnData::Json(values) => Value::Json(values.get_str(row).to_string()),
             ColumnData::Jsonb(values) => Value::Jsonb(values.get_str(row).to_string()),
             ColumnData::Vector(values) => Value::Vector(values.get(row).to_vec()),
+            ColumnData::Array(_, values) => values.get(row).cloned().unwrap_or(Value::Null),
         }
     }
 
@@ -343,6 +350,11 @@ impl ColumnVector {
             (ColumnData::Json(values), Value::Json(v))
             | (ColumnData::Jsonb(values), Value::Jsonb(v)) => values.push(v.as_bytes()),
             (ColumnData::Vector(values), Value::Vector(v)) => values.push(v),
+            (ColumnData::Array(data_type, values), Value::Array(array))
+                if array.data_type() == *data_type =>
+            {
+                values.push(value.clone())
+            }
             (data, _) => {
                 push_placeholder(data);
                 self.set_null(row, true);
@@ -411,6 +423,11 @@ impl ColumnVector {
                     return Err("stored vector is not a whole number of f32s");
                 }
             }
+            (ColumnData::Array(_, values), Stored::Bytes(bytes)) => values.push(
+                crate::types::array::cell::from_cell_bytes(bytes)
+                    .ok_or("stored array is malformed")?
+                    .into_value(),
+            ),
             _ => return Err("stored value does not match the column type"),
         }
         self.set_null(row, false);
@@ -521,6 +538,9 @@ impl ColumnVector {
                 to.push(from.get(row).copied().unwrap_or_default())
             }
             (ColumnData::Vector(to), ColumnData::Vector(from)) => to.push(from.get(row)),
+            (ColumnData::Array(_, to), ColumnData::Array(_, from)) => {
+                to.push(from.get(row).cloned().unwrap_or(Value::Null))
+            }
             _ => {
                 let value = other.get(row);
                 self.push(&value);
@@ -559,6 +579,14 @@ impl ColumnVector {
             ColumnData::Interval(values) => values.len() * 16,
             ColumnData::Uuid(values) => values.len() * 16,
             ColumnData::Vector(values) => values.offsets.len() * 4 + values.values.len() * 4,
+            // The handle plus the elements, estimated at 32 bytes each.
+            ColumnData::Array(_, values) => values
+                .iter()
+                .map(|v| match v {
+                    Value::Array(array) => 64 + array.elements().len() * 32,
+                    _ => 32,
+                })
+                .sum(),
         };
         values + self.nulls.len()
     }
@@ -582,6 +610,7 @@ impl ColumnVector {
             ColumnData::Interval(values) => values.clear(),
             ColumnData::Uuid(values) => values.clear(),
             ColumnData::Vector(values) => values.clear(),
+            ColumnData::Array(_, values) => values.clear(),
         }
         self.nulls.clear();
     }
@@ -605,6 +634,7 @@ fn push_placeholder(data: &mut ColumnData) {
         ColumnData::Interval(values) => values.push(Interval::ZERO),
         ColumnData::Uuid(values) => values.push([0; 16]),
         ColumnData::Vector(values) => values.push(&[]),
+        ColumnData::Array(_, values) => values.push(Value::Null),
     }
 }
 

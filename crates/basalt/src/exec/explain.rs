@@ -229,7 +229,7 @@ fn label(kind: &PlanKind, options: &ExplainOptions<'_>) -> String {
                     describe_index_range(lower, upper)
                 ),
                 AccessPath::Seeks { index: None, keys } => {
-                    format!("Row Id Seeks on {} ({} keys)", table.name, keys.len())
+                    format!("Row Id Seeks on {} ({})", table.name, seek_keys(keys))
                 }
                 AccessPath::VectorSearch(search) => match &search.index {
                     None => format!("Exact Vector Search on {}", table.name),
@@ -258,10 +258,10 @@ fn label(kind: &PlanKind, options: &ExplainOptions<'_>) -> String {
                     index: Some(index),
                     keys,
                 } => format!(
-                    "Index Seeks using {} on {} ({} keys)",
+                    "Index Seeks using {} on {} ({})",
                     index.name,
                     table.name,
-                    keys.len()
+                    seek_keys(keys)
                 ),
             }
         }
@@ -375,5 +375,13 @@ fn describe_index_range(lower: &RangeBound, upper: &RangeBound) -> String {
         "full".to_string()
     } else {
         parts.join(", ")
+    }
+}
+
+/// How many keys a seek scan has: a count, or the elements of one array (`= ANY ($1)`).
+fn seek_keys(keys: &[crate::plan::Expr]) -> String {
+    match keys {
+        [array] if array.data_type().is_array() => "the elements of an array".to_owned(),
+        _ => format!("{} keys", keys.len()),
     }
 }

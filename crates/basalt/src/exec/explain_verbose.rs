@@ -931,6 +931,7 @@ fn literal(value: &Value) -> String {
         Value::Interval(_) => format!("INTERVAL {}", quoted(value.to_string())),
         Value::Uuid(_) => format!("{}::uuid", quoted(value.to_string())),
         Value::Vector(_) => format!("{}::vector", quoted(value.to_string())),
+        Value::Array(array) => format!("{}::{}", quoted(value.to_string()), array.data_type()),
     }
 }
 

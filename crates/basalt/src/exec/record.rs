@@ -8,7 +8,7 @@
 //! form (months i32, days i32, microseconds i64, little-endian), UUID as its 16 bytes,
 //! VECTOR as its elements' 4-byte little-endian `f32`s (the cell's length gives the
 //! dimension), NUMERIC as its scale byte and trimmed two's-complement mantissa
-//! (`types::numeric::Numeric::to_cell_bytes`).
+//! (`types::numeric::Numeric::to_cell_bytes`), arrays as `types::array::cell` encodes them.
 //! Slots of dropped columns hold NULL.
 
 use crate::catalog::TableDef;
@@ -27,7 +27,10 @@ pub fn row_to_cells<'a>(
     let mut cells = RowCells::nulls(table.slot_count);
     let mut has_vectors = false;
     for (column, value) in table.columns.iter().zip(values) {
-        has_vectors |= matches!(value, Value::Vector(_) | Value::Numeric(_));
+        has_vectors |= matches!(
+            value,
+            Value::Vector(_) | Value::Numeric(_) | Value::Array(_)
+        );
         if let Some(slot) = cells.get_mut(column.slot) {
             *slot = scalar_cell(value);
         }
@@ -48,13 +51,18 @@ pub fn row_to_cells<'a>(
                     number.to_cell_bytes(&mut bytes);
                     vector_bytes.push(bytes);
                 }
+                Value::Array(array) => {
+                    let mut bytes = Vec::new();
+                    crate::types::array::cell::to_cell_bytes(array, &mut bytes);
+                    vector_bytes.push(bytes);
+                }
                 _ => {}
             }
         }
         let vector_bytes: &'a Vec<Vec<u8>> = vector_bytes;
         let mut next_vector = vector_bytes.iter();
         for (column, value) in table.columns.iter().zip(values) {
-            if let Value::Vector(_) | Value::Numeric(_) = value
+            if let Value::Vector(_) | Value::Numeric(_) | Value::Array(_) = value
                 && let (Some(slot), Some(bytes)) = (cells.get_mut(column.slot), next_vector.next())
             {
                 *slot = CellValue::Var(bytes);
@@ -128,7 +136,7 @@ fn scalar_cell(value: &Value) -> CellValue<'_> {
         Value::Blob(v) => CellValue::Var(v),
         Value::Interval(v) => CellValue::Var(v.as_bytes()),
         Value::Uuid(v) => CellValue::Var(v),
-        Value::Vector(_) | Value::Numeric(_) => CellValue::Null,
+        Value::Vector(_) | Value::Numeric(_) | Value::Array(_) => CellValue::Null,
     }
 }
 
@@ -176,6 +184,11 @@ pub fn stored_to_value(stored: StoredValue<'_>, data_type: DataType) -> Result<V
                 ));
             }
             Value::Vector(elements)
+        }
+        (StoredValue::Bytes(bytes), DataType::Array(_)) => {
+            crate::types::array::cell::from_cell_bytes(&bytes)
+                .ok_or_else(|| StorageError::corrupt("stored array is malformed"))?
+                .into_value()
         }
         (stored, data_type) => {
             return Err(StorageError::corrupt(format!(

@@ -57,6 +57,15 @@ pub fn encode_cell(vector: &ColumnVector, row: usize, order: KeyOrder, out: &mut
             keys::encode_value(&KeyValue::Blob(&encoded), order, out);
             return;
         }
+        ColumnData::Array(_, values) => {
+            // Arrays order as PostgreSQL's `array_cmp` (see `types::array::cell::key_bytes`).
+            let mut encoded = Vec::new();
+            if let Some(crate::types::Value::Array(array)) = values.get(row) {
+                crate::types::array::cell::key_bytes(array, &mut encoded);
+            }
+            keys::encode_value(&KeyValue::Blob(&encoded), order, out);
+            return;
+        }
         ColumnData::Vector(values) => {
             // Vectors order as pgvector's `vector_cmp` (see `types::vector::key_bytes`).
             let mut encoded = Vec::new();

@@ -104,6 +104,9 @@ pub enum AggregateFunction {
     JsonAgg,
     /// `jsonb_agg(x)`: the same as jsonb.
     JsonbAgg,
+    /// `array_agg(x)`: the inputs (NULLs included) as an array; arrays of arrays make a
+    /// multidimensional array.
+    ArrayAgg,
     /// `json_object_agg(key, value)`: a json object of the pairs (a NULL key is an error).
     JsonObjectAgg,
     /// `jsonb_object_agg(key, value)`: the same as jsonb (the last duplicate key wins).
@@ -134,6 +137,7 @@ impl AggregateFunction {
             AggregateFunction::BoolOr => "bool_or",
             AggregateFunction::JsonAgg => "json_agg",
             AggregateFunction::JsonbAgg => "jsonb_agg",
+            AggregateFunction::ArrayAgg => "array_agg",
             AggregateFunction::JsonObjectAgg => "json_object_agg",
             AggregateFunction::JsonbObjectAgg => "jsonb_object_agg",
             AggregateFunction::PercentileCont => "percentile_cont",

@@ -20,8 +20,11 @@
 //! # What differs from `PostgreSqlDialect`, and why
 //!
 //! * Identifiers may also be quoted with backticks and `[brackets]` (SQLite, MySQL, T-SQL
-//!   heritage). Cost: PostgreSQL array subscripts and `ARRAY[...]` constructors cannot be
-//!   written, since `[` always starts a quoted identifier. Basalt has no array type.
+//!   heritage). Statements are tokenized with `[` as a bracket (PostgreSQL's arrays:
+//!   `ARRAY[1,2]`, `a[1]`, `int[]`), and a bracket pair where an identifier would start is
+//!   turned back into a quoted identifier (`sql::brackets`). [`BasaltDialect::new`] keeps
+//!   the old rule (every `[` starts a quoted identifier) for tools that only split text into
+//!   statements.
 //! * `?` is never part of a longer operator: `?` and `?NNN` are placeholders (also in `x<?`),
 //!   except a bare `?` right after an operand, which is jsonb's key-exists operator (see
 //!   `key_exists_operator`). PostgreSQL's `?|` and `?&` (text arrays) are given up.
@@ -76,13 +79,33 @@ const VECTOR_OPERATORS_WHOLE: [&str; 3] = ["<#>", "<~>", "<%>"];
 /// Basalt's SQL dialect: PostgreSQL plus SQLite's common forms plus pgvector's operators.
 ///
 /// See the module documentation for every difference from sqlparser's `PostgreSqlDialect`.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct BasaltDialect;
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BasaltDialect {
+    /// Whether `[` starts a quoted identifier (true) or is a bracket (false).
+    brackets_quote: bool,
+}
+
+impl Default for BasaltDialect {
+    fn default() -> Self {
+        BasaltDialect::new()
+    }
+}
 
 impl BasaltDialect {
-    /// The dialect. It has no configuration.
+    /// The dialect, with every `[` starting a quoted identifier: what splitting text into
+    /// statements needs (a `;` inside `[...]` is not a separator).
     pub const fn new() -> Self {
-        BasaltDialect
+        BasaltDialect {
+            brackets_quote: true,
+        }
+    }
+
+    /// The dialect with `[` and `]` as brackets, which `sql::tokenize` uses before it turns
+    /// identifier-position brackets back into quoted identifiers.
+    pub(crate) const fn with_brackets() -> Self {
+        BasaltDialect {
+            brackets_quote: false,
+        }
     }
 }
 
@@ -495,7 +518,7 @@ impl Dialect for BasaltDialect {
 
     fn is_delimited_identifier_start(&self, ch: char) -> bool {
         // PostgreSQL's "..." plus SQLite's `...` and [...].
-        ch == '"' || ch == '`' || ch == '['
+        ch == '"' || ch == '`' || (ch == '[' && self.brackets_quote)
     }
 
     fn identifier_quote_style(&self, identifier: &str) -> Option<char> {

@@ -20,6 +20,7 @@
 //! The AST is sqlparser 0.63's, unchanged; see [`dialect`] for how Basalt's additions are
 //! represented in it.
 
+mod brackets;
 pub mod cursor_syntax;
 pub mod dialect;
 pub mod error;
@@ -102,11 +103,9 @@ pub fn split_statements(sql: &str) -> Result<Vec<(Statement, Range<usize>)>, Sql
 }
 
 fn split_statements_inner(sql: &str) -> Result<Vec<(Statement, Range<usize>)>, SqlSyntaxError> {
-    let dialect = BasaltDialect::new();
+    let dialect = BasaltDialect::with_brackets();
     let index = LineIndex::new(sql);
-    let mut tokens = Tokenizer::new(&dialect, sql)
-        .tokenize_with_location()
-        .map_err(|e| tokenizer_error(&index, e))?;
+    let mut tokens = tokenize(sql).map_err(|e| tokenizer_error(&index, e))?;
     // INSERT's OVERRIDING clause, which sqlparser lacks: put back after parsing.
     let mut overriding = insert_syntax::take_clauses(&mut tokens)
         .into_iter()
@@ -169,6 +168,23 @@ fn split_statements_inner(sql: &str) -> Result<Vec<(Statement, Range<usize>)>, S
         });
     }
     Ok(statements)
+}
+
+/// Tokenizes `sql` for parsing with [`BasaltDialect::with_brackets`]: `[` and `]` are
+/// brackets, except a pair where an identifier would start, which is a quoted identifier
+/// (see `brackets`). Text that only tokenizes with every `[` a quote is tokenized that way.
+pub(crate) fn tokenize(sql: &str) -> Result<Vec<TokenWithSpan>, TokenizerError> {
+    let index = LineIndex::new(sql);
+    let bracketed = Tokenizer::new(&BasaltDialect::with_brackets(), sql)
+        .tokenize_with_location()
+        .ok()
+        .and_then(|tokens| {
+            brackets::quote_identifier_brackets(sql, tokens, |location| index.offset(location))
+        });
+    match bracketed {
+        Some(tokens) => Ok(tokens),
+        None => Tokenizer::new(&BasaltDialect::new(), sql).tokenize_with_location(),
+    }
 }
 
 /// The last non-whitespace token before position `end` of the token stream.

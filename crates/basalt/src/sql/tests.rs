@@ -539,12 +539,32 @@ fn sqlite_in_table() {
 }
 
 #[test]
-fn brackets_quote_identifiers_so_subscripts_are_gone() {
-    // The documented cost of SQLite's [identifier]: `a[1]` is `a AS "1"`, as in SQLite.
-    let Statement::Query(q) = one("SELECT a[1] FROM t") else {
-        panic!()
-    };
-    assert_eq!(q.to_string(), "SELECT a AS [1] FROM t");
+fn brackets_after_an_operand_are_subscripts_elsewhere_identifiers() {
+    // After an operand a bracket is PostgreSQL's subscript (SQLite would read `a AS "1"`);
+    // where an identifier starts it is SQLite's quoted identifier.
+    for (sql, expected) in [
+        ("SELECT a[1] FROM t", "SELECT a[1] FROM t"),
+        (
+            "SELECT a[1:2], (b)[1][2] FROM t",
+            "SELECT a[1:2], (b)[1][2] FROM t",
+        ),
+        ("SELECT ARRAY[[1, 2], [3]]", "SELECT ARRAY[[1, 2], [3]]"),
+        (
+            "SELECT CAST(x AS INT[]) FROM [t]",
+            "SELECT CAST(x AS INT[]) FROM [t]",
+        ),
+        (
+            "SELECT [a b], t.[c] AS [d] FROM [my t] AS t WHERE [a b] = 1",
+            "SELECT [a b], t.[c] AS [d] FROM [my t] AS t WHERE [a b] = 1",
+        ),
+        // Only the old rule tokenizes this one (a quote inside brackets): it still works.
+        ("SELECT [it's] FROM t", "SELECT [it's] FROM t"),
+    ] {
+        let Statement::Query(q) = one(sql) else {
+            panic!("{sql}")
+        };
+        assert_eq!(q.to_string(), expected, "{sql}");
+    }
 }
 
 #[test]

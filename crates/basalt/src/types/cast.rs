@@ -53,6 +53,10 @@ pub fn cast(value: &Value, to: DataType) -> Result<Value, TypeError> {
             Value::Time(time::round_to_precision(*t, precision))
         }
         (v, t) if v.data_type() == t.unmodified() => v.clone(),
+        // Arrays convert element by element (PostgreSQL's array coercion).
+        (Value::Array(array), DataType::Array(element)) => {
+            return super::array::functions::cast_elements(array, *element);
+        }
 
         (Value::Text(s), t) => return parse_text(s, t),
         (v, DataType::Text(_)) => Value::Text(v.to_string()),
@@ -128,6 +132,9 @@ pub fn parse_literal_for(data_type: DataType, text: &str) -> Result<Value, TypeE
 /// to whatever its context needs, as PostgreSQL does.
 pub fn implicit_cast(from: DataType, to: DataType) -> bool {
     let (from, to) = (from.unmodified(), to.unmodified());
+    if let (DataType::Array(from), DataType::Array(to)) = (from, to) {
+        return implicit_cast(*from, *to);
+    }
     from == to
         || matches!(
             (from, to),
@@ -145,6 +152,9 @@ pub fn implicit_cast(from: DataType, to: DataType) -> bool {
 /// (PostgreSQL's assignment casts): the implicit casts, plus real → integer (rounding),
 /// timestamp → date, json ↔ jsonb, and anything → text.
 pub fn assignment_cast(from: DataType, to: DataType) -> bool {
+    if let (DataType::Array(from), DataType::Array(to)) = (from, to) {
+        return assignment_cast(*from, *to);
+    }
     implicit_cast(from, to)
         || matches!(
             (from, to),
@@ -171,6 +181,7 @@ pub fn common_type(a: DataType, b: DataType) -> Option<DataType> {
     match (a, b) {
         _ if a == b => Some(a),
         (DataType::Null, other) | (other, DataType::Null) => Some(other),
+        (DataType::Array(x), DataType::Array(y)) => common_type(*x, *y)?.array_of(),
         (DataType::Integer | DataType::Numeric(_), DataType::Real)
         | (DataType::Real, DataType::Integer | DataType::Numeric(_)) => Some(DataType::Real),
         (DataType::Integer, DataType::Numeric(_)) | (DataType::Numeric(_), DataType::Integer) => {
@@ -250,6 +261,7 @@ fn parse_text(text: &str, to: DataType) -> Result<Value, TypeError> {
             vector::check_dimensions(dimensions, elements.len())?;
             Value::Vector(elements)
         }
+        DataType::Array(element) => super::array::text::parse(text, *element)?.into_value(),
     })
 }
 

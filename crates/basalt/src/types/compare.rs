@@ -91,6 +91,9 @@ fn compare_non_null(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
         (Value::Jsonb(x), Value::Jsonb(y)) => json::compare(x, y),
         (Value::Vector(x), Value::Vector(y)) => vector::compare(x, y),
+        (Value::Array(x), Value::Array(y)) if x.element_type() == y.element_type() => {
+            super::array::compare(x, y)
+        }
         // json has no comparison operators (PostgreSQL's json has none either).
         _ => return None,
     })
@@ -154,6 +157,7 @@ fn type_rank(value: &Value) -> u8 {
         Value::Jsonb(_) => 7,
         Value::Vector(_) => 8,
         Value::Time(_) => 9,
+        Value::Array(_) => 10,
     }
 }
 

@@ -63,6 +63,75 @@ pub const ALL_TYPES: [DataType; 16] = [
     DataType::Time(None),
 ];
 
+/// An array type's catalog tag is its element type's tag with this bit set (`integer[]` is
+/// `0x82`), so one byte still names every column type.
+pub const ARRAY_TAG_BIT: u8 = 0x80;
+
+/// Every array type, in its element type's catalog-tag order (for the tests).
+#[cfg(test)]
+pub const ARRAY_TYPES: [DataType; 13] = [
+    DataType::Array(&DataType::Boolean),
+    DataType::Array(&DataType::Integer),
+    DataType::Array(&DataType::Real),
+    DataType::Array(&DataType::Text(None)),
+    DataType::Array(&DataType::Blob),
+    DataType::Array(&DataType::Date),
+    DataType::Array(&DataType::Timestamp),
+    DataType::Array(&DataType::Json),
+    DataType::Array(&DataType::Jsonb),
+    DataType::Array(&DataType::Interval),
+    DataType::Array(&DataType::Uuid),
+    DataType::Array(&DataType::TimestampTz),
+    DataType::Array(&DataType::Numeric(None)),
+];
+
+/// An array type's descriptor: PostgreSQL's array type of the element's wire type
+/// (`_int8`, OID 1016, for Basalt's 64-bit integers), stored as a variable-length cell.
+fn array_descriptor(element: DataType) -> &'static TypeDescriptor {
+    macro_rules! array {
+        ($element:expr, $tag:literal, $name:literal, $oid:literal, $pg_name:literal) => {
+            &const {
+                descriptor(
+                    DataType::Array(&$element),
+                    $name,
+                    ARRAY_TAG_BIT | $tag,
+                    ColumnKind::Var,
+                    ModifierKind::None,
+                    ($oid, $pg_name, -1),
+                )
+            }
+        };
+    }
+    match element {
+        DataType::Boolean => array!(DataType::Boolean, 1, "boolean[]", 1000, "_bool"),
+        DataType::Integer => array!(DataType::Integer, 2, "integer[]", 1016, "_int8"),
+        DataType::Real => array!(DataType::Real, 3, "real[]", 1022, "_float8"),
+        DataType::Text(_) => array!(DataType::Text(None), 4, "text[]", 1009, "_text"),
+        DataType::Blob => array!(DataType::Blob, 5, "blob[]", 1001, "_bytea"),
+        DataType::Date => array!(DataType::Date, 6, "date[]", 1182, "_date"),
+        DataType::Timestamp => array!(DataType::Timestamp, 7, "timestamp[]", 1115, "_timestamp"),
+        DataType::Json => array!(DataType::Json, 8, "json[]", 199, "_json"),
+        DataType::Jsonb => array!(DataType::Jsonb, 9, "jsonb[]", 3807, "_jsonb"),
+        DataType::Interval => array!(DataType::Interval, 10, "interval[]", 1187, "_interval"),
+        DataType::Uuid => array!(DataType::Uuid, 11, "uuid[]", 2951, "_uuid"),
+        DataType::TimestampTz => {
+            array!(
+                DataType::TimestampTz,
+                13,
+                "timestamptz[]",
+                1185,
+                "_timestamptz"
+            )
+        }
+        DataType::Numeric(_) => array!(DataType::Numeric(None), 14, "numeric[]", 1231, "_numeric"),
+        DataType::Time(_) => array!(DataType::Time(None), 15, "time[]", 1183, "_time"),
+        // `DataType::array_of` builds no other array type; a stand-in rather than a panic.
+        DataType::Null | DataType::Vector(_) | DataType::Array(_) => {
+            array!(DataType::Text(None), 4, "text[]", 1009, "_text")
+        }
+    }
+}
+
 /// The OID reported for VECTOR (see [`DataType::descriptor`]).
 pub const VECTOR_OID: u32 = 16_385;
 
@@ -289,11 +358,15 @@ impl DataType {
                     )
                 }
             }
+            DataType::Array(element) => array_descriptor(*element),
         }
     }
 
     /// The type a catalog entry's tag byte stands for.
     pub fn from_catalog_tag(tag: u8) -> Option<DataType> {
+        if tag & ARRAY_TAG_BIT != 0 {
+            return DataType::from_catalog_tag(tag & !ARRAY_TAG_BIT)?.array_of();
+        }
         ALL_TYPES
             .into_iter()
             .find(|data_type| data_type.descriptor().catalog_tag == tag)
@@ -330,6 +403,29 @@ mod tests {
             assert_eq!(data_type.name(), descriptor.name);
         }
         assert_eq!(DataType::from_catalog_tag(200), None);
+        for data_type in ARRAY_TYPES {
+            let descriptor = data_type.descriptor();
+            assert_eq!(descriptor.data_type, data_type);
+            assert!(
+                tags.insert(descriptor.catalog_tag),
+                "{data_type} tag reused"
+            );
+            assert!(oids.insert(descriptor.pg_oid), "{data_type} OID reused");
+            assert_eq!(
+                DataType::from_catalog_tag(descriptor.catalog_tag),
+                Some(data_type)
+            );
+            let element = data_type.element_type().map(DataType::descriptor);
+            assert_eq!(
+                element.map(|e| e.catalog_tag | ARRAY_TAG_BIT),
+                Some(descriptor.catalog_tag)
+            );
+        }
+        assert_eq!(
+            DataType::Integer.array_of().map(|t| t.descriptor().pg_oid),
+            Some(1016)
+        );
+        assert_eq!(DataType::from_catalog_tag(ARRAY_TAG_BIT | 12), None);
     }
 
     /// The tags written into files before descriptors existed (catalog format 1-3) keep

@@ -110,6 +110,13 @@ pub enum TypeError {
     /// A result larger than Basalt allows for one value (54000).
     #[error("{0}")]
     ProgramLimitExceeded(&'static str),
+    /// Arrays of shapes an operation cannot combine (2202E), e.g. `ARRAY[ARRAY[1], ARRAY[1,2]]`.
+    #[error("{0}")]
+    ArraySubscript(String),
+    /// A limit exceeded, with a message naming the numbers (54000), e.g. an array of more
+    /// than six dimensions.
+    #[error("{0}")]
+    ProgramLimit(String),
     /// `RAISE(ABORT, message)` in a trigger program (P0001, PostgreSQL's raise_exception).
     #[error("{0}")]
     RaiseException(String),
@@ -180,13 +187,16 @@ impl TypeError {
             TypeError::StringTooLong { .. } => sqlstate::STRING_DATA_RIGHT_TRUNCATION,
             TypeError::InvalidArgument(_) => sqlstate::INVALID_PARAMETER_VALUE,
             TypeError::DataException(_) => sqlstate::DATA_EXCEPTION,
+            TypeError::ArraySubscript(_) => sqlstate::ARRAY_SUBSCRIPT_ERROR,
             TypeError::NegativeSubstringLength => sqlstate::SUBSTRING_ERROR,
             TypeError::InvalidLogarithmArgument(_) => sqlstate::INVALID_ARGUMENT_FOR_LOGARITHM,
             TypeError::InvalidPowerArgument(_) => sqlstate::INVALID_ARGUMENT_FOR_POWER_FUNCTION,
             TypeError::InvalidEscapeSequence => sqlstate::INVALID_ESCAPE_SEQUENCE,
             TypeError::InvalidRegularExpression(_) => sqlstate::INVALID_REGULAR_EXPRESSION,
             TypeError::NullValueNotAllowed(_) => sqlstate::NULL_VALUE_NOT_ALLOWED,
-            TypeError::ProgramLimitExceeded(_) => sqlstate::PROGRAM_LIMIT_EXCEEDED,
+            TypeError::ProgramLimitExceeded(_) | TypeError::ProgramLimit(_) => {
+                sqlstate::PROGRAM_LIMIT_EXCEEDED
+            }
             TypeError::DatatypeMismatch(_) => sqlstate::DATATYPE_MISMATCH,
             TypeError::FeatureNotSupported(_) => sqlstate::FEATURE_NOT_SUPPORTED,
             TypeError::TextSearchSyntax(_) => sqlstate::SYNTAX_ERROR,

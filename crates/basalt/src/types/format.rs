@@ -15,6 +15,8 @@
 //!   [`super::interval`]); UUIDs in lower-case `8-4-4-4-12` hex (see [`super::uuid`]);
 //! * json as its text, jsonb as its normalized text (see [`super::json`]);
 //! * vectors as pgvector prints them, `[1,2.5,-0.03]` (see [`super::vector`]);
+//! * arrays as PostgreSQL's `array_out` writes them, `{1,NULL,"a b"}` (see
+//!   [`super::array::text`]);
 //! * NULL as the empty string (callers that must distinguish NULL check for it first).
 
 use std::fmt::{self, Write as _};
@@ -51,6 +53,11 @@ impl fmt::Display for Value {
             Value::Vector(elements) => {
                 let mut text = String::with_capacity(elements.len() * 8 + 2);
                 super::vector::format(elements, &mut text);
+                f.write_str(&text)
+            }
+            Value::Array(array) => {
+                let mut text = String::new();
+                super::array::text::format(array, &mut text);
                 f.write_str(&text)
             }
         }

@@ -30,6 +30,8 @@
 //! * [`interval`]: INTERVAL values, their arithmetic, text forms and `age`;
 //! * [`uuid`](mod@uuid): UUID text forms and random generation;
 //! * [`numeric`]: NUMERIC values, their arithmetic, rounding and text forms;
+//! * [`array`]: ARRAY values (`integer[]`, `text[]`), their text form, order, cells, keys
+//!   and functions;
 //! * [`vector`]: VECTOR values (pgvector's type), their text form, order and distances;
 //! * [`json`]: JSON validation, jsonb normalization, ordering, containment and paths;
 //! * `format`: `Display for Value` in PostgreSQL's text output form.
@@ -38,6 +40,7 @@
 //! SQLSTATE codes.
 
 pub mod arith;
+pub mod array;
 pub mod cast;
 pub mod compare;
 pub mod datetime;
@@ -57,6 +60,7 @@ pub mod uuid;
 mod value;
 pub mod vector;
 
+pub use array::Array;
 pub use cast::{assignment_cast, cast, common_type, implicit_cast, parse_literal_for};
 pub use compare::compare;
 pub use descriptor::TypeDescriptor;

@@ -55,6 +55,10 @@ pub enum DataType {
     /// `VECTOR(n)`: pgvector's vector of `f32`, with the declared dimension (`None` for a
     /// `VECTOR` column of any dimension and for computed vectors). See [`crate::types::vector`].
     Vector(Option<u32>),
+    /// `T[]` / `T ARRAY`: an array of the element type (see [`crate::types::array`]); the
+    /// element type is one of the scalar types [`DataType::array_of`] accepts, without its
+    /// modifier, held by a static reference so `DataType` stays `Copy`.
+    Array(&'static DataType),
 }
 
 impl DataType {
@@ -175,6 +179,9 @@ pub enum Value {
     Jsonb(String),
     /// A vector of 1 to 16,000 finite `f32`s (see `types::vector`).
     Vector(Vec<f32>),
+    /// An array (see `types::array`), shared: copying a row does not copy its arrays, and
+    /// the variant keeps `Value` at 32 bytes.
+    Array(std::sync::Arc<super::array::Array>),
 }
 
 impl Value {
@@ -197,6 +204,7 @@ impl Value {
             Value::Json(_) => DataType::Json,
             Value::Jsonb(_) => DataType::Jsonb,
             Value::Vector(_) => DataType::Vector(None),
+            Value::Array(array) => array.data_type(),
         }
     }
 
@@ -226,6 +234,7 @@ impl Value {
                 | (Value::Json(_), DataType::Json)
                 | (Value::Jsonb(_), DataType::Jsonb)
                 | (Value::Vector(_), DataType::Vector(_))
-        )
+        ) || matches!((self, data_type), (Value::Array(array), DataType::Array(element))
+                if array.element_type() == *element)
     }
 }

@@ -88,6 +88,11 @@ pub(super) enum Accumulator {
     /// jsonb_object_agg: the pairs so far (key, normalized value), deduplicated and sorted
     /// when finished.
     JsonbObject(Vec<(String, String)>),
+    /// array_agg: the inputs so far (NULLs included), and the result's array type.
+    ArrayAgg {
+        elements: Option<Vec<Value>>,
+        data_type: DataType,
+    },
     /// percentile_cont, percentile_disc and mode: fed in WITHIN GROUP order.
     OrderedSet(OrderedSet),
 }
@@ -153,6 +158,10 @@ impl Accumulator {
                 binary: call.function == AggregateFunction::JsonbAgg,
             },
             AggregateFunction::JsonObjectAgg => Accumulator::JsonObject(None),
+            AggregateFunction::ArrayAgg => Accumulator::ArrayAgg {
+                elements: None,
+                data_type: call.data_type,
+            },
             AggregateFunction::JsonbObjectAgg => Accumulator::JsonbObject(Vec::new()),
             AggregateFunction::PercentileCont
             | AggregateFunction::PercentileDisc
@@ -171,6 +180,13 @@ impl Accumulator {
             return Ok(0);
         };
         if let Some(grown) = self.update_json(args, row)? {
+            return Ok(grown);
+        }
+        // array_agg keeps NULL inputs, so it comes before the NULL skip.
+        if let Accumulator::ArrayAgg { elements, .. } = self {
+            let value = first.get(row);
+            let grown = 32 + heap_bytes(&value);
+            elements.get_or_insert_with(Vec::new).push(value);
             return Ok(grown);
         }
         if first.is_null(row) {
@@ -320,6 +336,8 @@ impl Accumulator {
                 });
             }
             Accumulator::OrderedSet(state) => grown = state.update(first, row),
+            // Handled before the NULL skip above.
+            Accumulator::ArrayAgg { .. } => {}
             // Handled by `update_json` above.
             Accumulator::JsonArray { .. }
             | Accumulator::JsonObject(_)
@@ -400,6 +418,31 @@ impl Accumulator {
                     Value::Jsonb(json_aggregate::jsonb_object(pairs))
                 }
             }
+            Accumulator::ArrayAgg {
+                elements,
+                data_type,
+            } => match elements {
+                None => Value::Null,
+                Some(elements) => {
+                    let element = match data_type.element_type() {
+                        Some(element) => element,
+                        None => return Err(ExecError::internal("array_agg of a non-array type")),
+                    };
+                    // Arrays of arrays stack into one more dimension, as ARRAY[...] does.
+                    let mut args = Vec::with_capacity(elements.len() + 1);
+                    args.push(crate::types::Array::empty(element).into_value());
+                    args.extend(elements.iter().cloned());
+                    if elements.iter().any(Value::is_null)
+                        && elements.iter().any(|v| matches!(v, Value::Array(_)))
+                    {
+                        return Err(ExecError::new(
+                            sqlstate::NULL_VALUE_NOT_ALLOWED,
+                            "cannot accumulate null arrays",
+                        ));
+                    }
+                    crate::types::array::functions::constructor(&args)?
+                }
+            },
             Accumulator::OrderedSet(state) => state.finish()?,
         })
     }

@@ -106,6 +106,33 @@ impl OrderedSet {
             } => {
                 let fraction = match fraction {
                     Value::Null => return Ok(Value::Null),
+                    // `percentile_cont(ARRAY[...])`: one result per fraction, in the
+                    // fractions' shape (NULL over no rows, as in PostgreSQL).
+                    Value::Array(fractions) => {
+                        let Some(first) = values.first() else {
+                            return Ok(Value::Null);
+                        };
+                        let mut results = Vec::with_capacity(fractions.elements().len());
+                        for fraction in fractions.elements() {
+                            results.push(match fraction {
+                                Value::Null => Value::Null,
+                                Value::Real(fraction) => {
+                                    percentile(values, *continuous, *fraction)?
+                                }
+                                other => {
+                                    return Err(ExecError::internal(format!(
+                                        "percentile fraction {other:?} is not a number"
+                                    )));
+                                }
+                            });
+                        }
+                        return Ok(crate::types::Array::new(
+                            first.data_type(),
+                            fractions.dimensions().to_vec(),
+                            results,
+                        )?
+                        .into_value());
+                    }
                     Value::Real(fraction) => *fraction,
                     Value::Integer(fraction) => *fraction as f64,
                     other => {
@@ -114,22 +141,33 @@ impl OrderedSet {
                         )));
                     }
                 };
-                if !(0.0..=1.0).contains(&fraction) {
-                    return Err(ExecError::new(
-                        sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
-                        format!("percentile value {fraction} is not between 0 and 1"),
-                    ));
-                }
+                check_fraction(fraction)?;
                 if values.is_empty() {
                     return Ok(Value::Null);
                 }
-                if *continuous {
-                    continuous_percentile(values, fraction)
-                } else {
-                    Ok(discrete_percentile(values, fraction).clone())
-                }
+                percentile(values, *continuous, fraction)
             }
         }
+    }
+}
+
+fn check_fraction(fraction: f64) -> ExecResult<()> {
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(ExecError::new(
+            sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("percentile value {fraction} is not between 0 and 1"),
+        ));
+    }
+    Ok(())
+}
+
+/// The percentile at `fraction` (checked) of the sorted, non-empty `values`.
+fn percentile(values: &[Value], continuous: bool, fraction: f64) -> ExecResult<Value> {
+    check_fraction(fraction)?;
+    if continuous {
+        continuous_percentile(values, fraction)
+    } else {
+        Ok(discrete_percentile(values, fraction).clone())
     }
 }
 

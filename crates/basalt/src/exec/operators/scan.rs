@@ -117,11 +117,30 @@ pub(super) fn build_scan(
             search.as_ref().clone(),
         )),
         AccessPath::Seeks { index, keys } => {
-            let key_type = keys.first().map_or(DataType::Null, Expr::data_type);
-            let values = super::basic::ValuesOperator::new(
-                keys.iter().map(|key| vec![key.clone()]).collect(),
-                vec![key_type],
-            );
+            let mut key_type = keys.first().map_or(DataType::Null, Expr::data_type);
+            // `column = ANY (array)`: one array (a constant or parameter) whose elements are
+            // the keys (a NULL array, or NULL elements, seek nothing).
+            let rows: Vec<Vec<Expr>> = match (keys.as_slice(), key_type.element_type()) {
+                ([array], Some(element)) => {
+                    key_type = element;
+                    match eval::evaluate_scalar(array, ctx)? {
+                        Value::Array(array) => array
+                            .elements()
+                            .iter()
+                            .filter(|value| !value.is_null())
+                            .map(|value| {
+                                vec![Expr::Literal {
+                                    value: value.clone(),
+                                    data_type: element,
+                                }]
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    }
+                }
+                _ => keys.iter().map(|key| vec![key.clone()]).collect(),
+            };
+            let values = super::basic::ValuesOperator::new(rows, vec![key_type]);
             let distinct = super::setop::SetOperation::distinct(
                 Box::new(values),
                 vec![key_type],
@@ -465,6 +484,12 @@ pub fn encode_key_value(value: &Value, order: KeyOrder, out: &mut Vec<u8>) {
             crate::types::vector::key_bytes(v, &mut bytes);
             keys::encode_value(&KeyValue::Blob(&bytes), order, out);
         }
+        // An array keys by its own order-preserving bytes (`types::array::cell::key_bytes`).
+        Value::Array(array) => {
+            let mut bytes = Vec::new();
+            crate::types::array::cell::key_bytes(array, &mut bytes);
+            keys::encode_value(&KeyValue::Blob(&bytes), order, out);
+        }
         other => keys::encode_value(&scalar_key_value(other), order, out),
     }
 }
@@ -473,7 +498,7 @@ pub fn encode_key_value(value: &Value, order: KeyOrder, out: &mut Vec<u8>) {
 #[inline]
 fn scalar_key_value(value: &Value) -> KeyValue<'_> {
     match value {
-        Value::Null | Value::Vector(_) => KeyValue::Null,
+        Value::Null | Value::Vector(_) | Value::Array(_) => KeyValue::Null,
         Value::Boolean(v) => KeyValue::Boolean(*v),
         Value::Integer(v) => KeyValue::Integer(*v),
         Value::Real(v) => KeyValue::Real(*v),

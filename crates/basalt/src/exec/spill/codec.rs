@@ -200,6 +200,13 @@ fn encode_cell(data_type: DataType, column: &ColumnVector, row: usize, out: &mut
                 write_varint(v.len() as u64 * 4, out);
                 vector::to_le_bytes(&v, out);
             }
+            // Arrays as their stored cell behind a length, as a table leaf holds them.
+            (DataType::Array(_), Value::Array(array)) => {
+                let mut bytes = Vec::new();
+                crate::types::array::cell::to_cell_bytes(&array, &mut bytes);
+                write_varint(bytes.len() as u64, out);
+                out.extend_from_slice(&bytes);
+            }
             _ => return false,
         },
     }
@@ -248,7 +255,8 @@ fn decode_cell<'a>(
         | DataType::Json
         | DataType::Jsonb
         | DataType::Numeric(_)
-        | DataType::Vector(_) => {
+        | DataType::Vector(_)
+        | DataType::Array(_) => {
             let (length, used) = read_varint(bytes.get(*position..).unwrap_or(&[]))
                 .ok_or_else(|| corrupt("bad value length"))?;
             *position += used;

@@ -43,7 +43,7 @@ pub(super) fn is_aggregate(name: &str, arg_count: usize) -> bool {
         "min" | "max" => arg_count <= 1,
         "count" | "sum" | "total" | "avg" | "string_agg" | "group_concat" | "bool_and"
         | "bool_or" | "every" | "json_agg" | "jsonb_agg" | "json_object_agg"
-        | "jsonb_object_agg" | "percentile_cont" | "percentile_disc" | "mode" => true,
+        | "jsonb_object_agg" | "percentile_cont" | "percentile_disc" | "mode" | "array_agg" => true,
         _ => false,
     }
 }
@@ -238,6 +238,18 @@ impl Binder<'_> {
                     _ => (AggregateFunction::JsonbObjectAgg, DataType::Jsonb),
                 }
             }
+            ("array_agg", 1) => {
+                let arg = self.type_if_untyped(args.remove(0), asts[0], DataType::Text(None))?;
+                let data_type = match arg.data_type() {
+                    array @ DataType::Array(_) => array,
+                    DataType::Null => DataType::Array(&DataType::Text(None)),
+                    other => other
+                        .array_of()
+                        .ok_or_else(|| BindError::unsupported(format!("arrays of type {other}")))?,
+                };
+                args.insert(0, arg);
+                (AggregateFunction::ArrayAgg, data_type)
+            }
             _ => return Err(wrong_arity()),
         };
         let order_by = self.bind_aggregate_order(call, &args, function, scope)?;
@@ -284,6 +296,7 @@ impl Binder<'_> {
         let order_matters = matches!(
             function,
             AggregateFunction::StringAgg
+                | AggregateFunction::ArrayAgg
                 | AggregateFunction::JsonAgg
                 | AggregateFunction::JsonbAgg
                 | AggregateFunction::JsonObjectAgg

@@ -207,27 +207,7 @@ impl Binder<'_> {
                 expr: operand,
                 data_type,
                 format,
-            } => {
-                if !matches!(kind, ast::CastKind::Cast | ast::CastKind::DoubleColon)
-                    || format.is_some()
-                {
-                    return Err(BindError::unsupported(format!("cast form {expr}")));
-                }
-                let to = cast_target(data_type)?;
-                let bound = self.bind_expr(operand, scope)?;
-                if is_untyped(operand) {
-                    let resolved = self.resolve_untyped(bound, operand, to)?;
-                    return enforce_modifier(resolved, to);
-                }
-                let from = bound.data_type();
-                if !castable(from, to) {
-                    return Err(BindError::new(
-                        sqlstate::CANNOT_COERCE,
-                        format!("cannot cast type {from} to {to}"),
-                    ));
-                }
-                enforce_modifier(coerce(bound, to), to)
-            }
+            } => self.bind_cast(expr, kind, operand, data_type, format.is_some(), scope),
             ast::Expr::Case {
                 operand,
                 conditions,
@@ -351,11 +331,51 @@ impl Binder<'_> {
                 time_zone,
             } => self.bind_at_time_zone(timestamp, time_zone, scope),
             ast::Expr::Tuple(_) => Err(BindError::unsupported("row values")),
+            ast::Expr::Array(_) | ast::Expr::CompoundFieldAccess { .. } => {
+                self.bind_array_syntax(expr, scope)
+            }
             ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => {
                 Err(BindError::syntax("\"*\" is not allowed here"))
             }
             other => Err(BindError::unsupported(format!("expression {other}"))),
         }
+    }
+
+    /// `CAST(operand AS data_type)` / `operand::data_type`. Out of line (as are the other
+    /// larger arms) so that `bind_expr`'s stack frame, one per level of nesting, stays small.
+    #[inline(never)]
+    fn bind_cast(
+        &mut self,
+        expr: &ast::Expr,
+        kind: &ast::CastKind,
+        operand: &ast::Expr,
+        data_type: &ast::DataType,
+        has_format: bool,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        if !matches!(kind, ast::CastKind::Cast | ast::CastKind::DoubleColon) || has_format {
+            return Err(BindError::unsupported(format!("cast form {expr}")));
+        }
+        let to = cast_target(data_type)?;
+        let bound = match operand {
+            // `ARRAY[]::int[]`: the constructor takes the cast's type.
+            ast::Expr::Array(array) if to.is_array() => {
+                self.bind_array_constructor(&array.elem, Some(to), scope)?
+            }
+            _ => self.bind_expr(operand, scope)?,
+        };
+        if is_untyped(operand) {
+            let resolved = self.resolve_untyped(bound, operand, to)?;
+            return enforce_modifier(resolved, to);
+        }
+        let from = bound.data_type();
+        if !castable(from, to) {
+            return Err(BindError::new(
+                sqlstate::CANNOT_COERCE,
+                format!("cannot cast type {from} to {to}"),
+            ));
+        }
+        enforce_modifier(coerce(bound, to), to)
     }
 
     /// Binds a column reference, looking outward through enclosing queries.
@@ -638,6 +658,10 @@ impl Binder<'_> {
             B::BitwiseXor | B::PGBitwiseXor => BinaryOp::BitXor,
             B::PGBitwiseShiftLeft => BinaryOp::ShiftLeft,
             B::PGBitwiseShiftRight => BinaryOp::ShiftRight,
+            B::PGOverlap => {
+                let bound = vec![self.bind_expr(left, scope)?, self.bind_expr(right, scope)?];
+                return self.call_array_function("arrayoverlap", bound, &[left, right]);
+            }
             B::Glob => return self.bind_like(left, right, None, false, false, true, scope),
             B::PGLikeMatch | B::PGNotLikeMatch | B::PGILikeMatch | B::PGNotILikeMatch => {
                 let negated = matches!(op, B::PGNotLikeMatch | B::PGNotILikeMatch);
@@ -673,6 +697,9 @@ impl Binder<'_> {
                         self.bind_jsonb_concat((&left_bound, left), (&right_bound, right))?
                 {
                     return Ok(concat);
+                }
+                if left_bound.data_type().is_array() || right_bound.data_type().is_array() {
+                    return self.bind_array_concat((left_bound, left), (right_bound, right));
                 }
                 if matches!(left_bound.data_type(), DataType::Vector(_))
                     || matches!(right_bound.data_type(), DataType::Vector(_))

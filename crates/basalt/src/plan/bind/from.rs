@@ -217,6 +217,9 @@ impl Binder<'_> {
         &mut self,
         factor: &ast::TableFactor,
     ) -> Result<(PlanNode, Scope), BindError> {
+        if let Some(function) = super::table_function::unnest_as_function(factor) {
+            return self.bind_table_factor(&function);
+        }
         match factor {
             ast::TableFactor::Table { args: Some(_), .. } | ast::TableFactor::Function { .. } => {
                 self.bind_function_factor(factor)

@@ -429,6 +429,9 @@ impl Binder<'_> {
                     data_type,
                 })
             }
+            _ if crate::types::array::functions::polymorphic_signature(&name).is_some() => {
+                self.call_array_function(&name, bound, &asts)
+            }
             _ => {
                 let mut call = self.call_registered(&name, bound, &asts)?;
                 if let Expr::Function { args, .. } = &mut call {

@@ -15,12 +15,14 @@
 //! | `doc - 'key'`, `doc - 2` | `jsonb_delete` (jsonb only; see [`Binder::bind_jsonb_minus`]) |
 //! | `a \|\| b`          | `jsonb_concat` (see [`Binder::bind_jsonb_concat`])             |
 //!
-//! The path of `#>` is PostgreSQL's `text[]`; Basalt has no array type, so it is a text
-//! value in array-literal syntax, parsed when the operator runs. As in PostgreSQL, the
+//! The path of `#>` is PostgreSQL's `text[]`: an untyped literal stays text in array-literal
+//! syntax, parsed when the operator runs, and a `text[]` value (`ARRAY['a', 'b']`, a
+//! parameter) is passed as its text form, which reads back as the same path. As in PostgreSQL, the
 //! document operand must be json or jsonb (anything else, an untyped literal included, is
 //! 42883 or, for a literal, 42725 "operator is not unique"); an untyped key is text; an
 //! untyped operand of `@>` / `<@`, and an untyped document of `?`, is jsonb. The `?|`, `?&`
-//! and `#-` operators and `jsonb - text[]` take text arrays, which Basalt does not have.
+//! and `#-` operators and `jsonb - text[]` are not supported yet (`?|` and `?&` cannot be
+//! written: `?` is a placeholder there).
 //!
 //! json itself has no equality or ordering in PostgreSQL, so comparing, sorting, grouping
 //! or DISTINCT on json is 42883 ([`require_equality`], [`require_ordering`]); jsonb has
@@ -113,6 +115,16 @@ impl Binder<'_> {
                 operand_type_name(right_bound, right)
             ))
         };
+        if (op == JsonOperator::Contains || op == JsonOperator::ContainedBy)
+            && (left_bound.data_type().is_array() || right_bound.data_type().is_array())
+        {
+            let name = if op == JsonOperator::Contains {
+                "arraycontains"
+            } else {
+                "arraycontained"
+            };
+            return self.call_array_function(name, vec![left_bound, right_bound], &[left, right]);
+        }
         if op == JsonOperator::Contains || op == JsonOperator::ContainedBy {
             if is_untyped(left) && is_untyped(right) {
                 return Err(not_unique(op));
@@ -152,6 +164,15 @@ impl Binder<'_> {
             _ => return Err(undefined(&left_bound, &right_bound)),
         };
         let right_bound = self.type_if_untyped(right_bound, right, DataType::Text(None))?;
+        // A text[] path goes as its text form, the syntax the path parser reads.
+        let right_bound = match (op, right_bound.data_type()) {
+            (JsonOperator::GetPath | JsonOperator::GetPathText, DataType::Array(element))
+                if element.is_text() =>
+            {
+                super::expr::coerce(right_bound, DataType::Text(None))
+            }
+            _ => right_bound,
+        };
         let function = match (op, right_bound.data_type()) {
             (JsonOperator::Get, DataType::Text(_)) => "object_field",
             (JsonOperator::GetText, DataType::Text(_)) => "object_field_text",

@@ -19,6 +19,7 @@
 //! Window nodes over a query level).
 
 mod aggregate;
+mod array;
 mod collate;
 mod column;
 mod cursor;
@@ -424,10 +425,14 @@ fn parse_stored_query(sql: &str) -> Result<ast::Query, BindError> {
 
 /// Parses a stored expression (a column default).
 fn parse_stored_expr(sql: &str) -> Result<ast::Expr, BindError> {
-    let dialect = crate::sql::BasaltDialect::new();
-    sqlparser::parser::Parser::new(&dialect)
-        .try_with_sql(sql)
-        .and_then(|mut parser| parser.parse_expr())
+    let dialect = crate::sql::BasaltDialect::with_brackets();
+    crate::sql::tokenize(sql)
+        .map_err(|error| sqlparser::parser::ParserError::TokenizerError(error.to_string()))
+        .and_then(|tokens| {
+            sqlparser::parser::Parser::new(&dialect)
+                .with_tokens_with_locations(tokens)
+                .parse_expr()
+        })
         .map_err(|error| BindError::syntax(format!("stored expression does not parse: {error}")))
 }
 

@@ -13,7 +13,8 @@
 //! intervals; `percentile_disc` and `mode` take any type with an ordering and return it. A
 //! call that matches none of these (a second sorted key, a direct argument to `mode`, a
 //! missing WITHIN GROUP, `percentile_cont` of text) is 42883, as PostgreSQL finds no such
-//! function. The array-of-fractions forms need array types, which Basalt does not have.
+//! function. An array of fractions (`percentile_cont(ARRAY[0.25, 0.5])`) gives an array of
+//! results in the fractions' shape.
 
 use crate::plan::SortKey;
 use crate::plan::expr::{AggregateCall, AggregateFunction, Expr};
@@ -72,7 +73,20 @@ impl Binder<'_> {
         }
         // The fraction is double precision; a quoted literal is parsed as one.
         let mut direct_args = Vec::with_capacity(direct.len());
+        let mut fractions_array = false;
         for (arg, ast) in direct.iter().zip(&direct_asts) {
+            // `percentile_cont(ARRAY[0.25, 0.5])`: an array of fractions gives an array.
+            if let DataType::Array(element) = arg.data_type() {
+                if !matches!(
+                    element,
+                    DataType::Integer | DataType::Real | DataType::Numeric(_)
+                ) {
+                    return Err(undefined());
+                }
+                fractions_array = true;
+                direct_args.push(coerce(arg.clone(), DataType::Array(&DataType::Real)));
+                continue;
+            }
             let arg = self.type_if_untyped(arg.clone(), ast, DataType::Real)?;
             if !matches!(
                 arg.data_type(),
@@ -97,6 +111,11 @@ impl Binder<'_> {
                 super::json::require_ordering(key_type)?;
                 (key.clone(), key_type)
             }
+        };
+        let data_type = if fractions_array {
+            data_type.array_of().ok_or_else(undefined)?
+        } else {
+            data_type
         };
         Ok(AggregateCall {
             function,

@@ -71,9 +71,7 @@ impl Binder<'_> {
             right = inner;
         }
         let ast::Expr::Subquery(query) = right else {
-            return Err(BindError::unsupported(format!(
-                "{word} over an expression that is not a subquery (Basalt has no array type)"
-            )));
+            return self.bind_quantified_array(operand, op, right, all, scope);
         };
         self.bind_subquery_comparison(operand, query, false, Some(Quantifier { op, all }), scope)
     }

@@ -45,6 +45,9 @@ impl Binder<'_> {
         select: &ast::Select,
         order_by: &[ast::OrderByExpr],
     ) -> Result<PlanNode, BindError> {
+        if let Some(rewritten) = super::array::select_list_unnest(select)? {
+            return self.bind_select(&rewritten, order_by);
+        }
         let saved = std::mem::replace(&mut self.aggregates, AggregateContext::Forbidden("FROM"));
         let saved_windows = std::mem::replace(&mut self.windows, WindowContext::Forbidden("FROM"));
         let saved_named = std::mem::replace(&mut self.named_windows, select.named_window.clone());

@@ -54,9 +54,14 @@ impl Binder<'_> {
         with_ordinality: bool,
         lateral: Option<&Scope>,
     ) -> Result<TableFunction, BindError> {
-        let function = object_name(name)?.to_lowercase();
+        let mut function = object_name(name)?.to_lowercase();
         if with_ordinality {
-            return Err(BindError::unsupported("WITH ORDINALITY"));
+            if function != "unnest" {
+                return Err(BindError::unsupported(format!(
+                    "WITH ORDINALITY (other than for unnest) on {function}"
+                )));
+            }
+            function = "$unnest_ordinality".to_owned();
         }
         if function == "rrf" {
             let (plan, scope) = self.bind_rank_fusion(args, alias)?;
@@ -275,6 +280,31 @@ type FunctionCall<'a> = (
     bool,
 );
 
+/// sqlparser's `UNNEST(...)` FROM item as the table function call `unnest(...)` it is in
+/// PostgreSQL; `None` for any other item (or `WITH OFFSET`, BigQuery's form).
+pub(super) fn unnest_as_function(factor: &ast::TableFactor) -> Option<ast::TableFactor> {
+    let ast::TableFactor::UNNEST {
+        alias,
+        array_exprs,
+        with_offset: false,
+        with_ordinality,
+        ..
+    } = factor
+    else {
+        return None;
+    };
+    Some(ast::TableFactor::Function {
+        lateral: false,
+        name: ast::ObjectName::from(vec![ast::Ident::new("unnest")]),
+        args: array_exprs
+            .iter()
+            .map(|expr| ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(expr.clone())))
+            .collect(),
+        with_ordinality: *with_ordinality,
+        alias: alias.clone(),
+    })
+}
+
 /// `factor` as a table function call, if it is one.
 fn function_call(factor: &ast::TableFactor) -> Option<FunctionCall<'_>> {
     match factor {
@@ -316,6 +346,9 @@ impl Binder<'_> {
         factor: &ast::TableFactor,
         left: (PlanNode, Scope),
     ) -> Result<Placed, BindError> {
+        if let Some(function) = unnest_as_function(factor) {
+            return self.bind_after(&function, left);
+        }
         if let ast::TableFactor::Derived {
             lateral: true,
             subquery,

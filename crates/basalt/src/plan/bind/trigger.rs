@@ -216,6 +216,10 @@ impl<'a> RowReferences<'a> {
 fn sql_type(data_type: DataType) -> Option<ast::DataType> {
     Some(match data_type {
         DataType::Null => return None,
+        DataType::Array(element) => ast::DataType::Array(ast::ArrayElemTypeDef::SquareBracket(
+            Box::new(sql_type(*element)?),
+            None,
+        )),
         DataType::Boolean => ast::DataType::Boolean,
         DataType::Integer => ast::DataType::BigInt(None),
         DataType::Real => ast::DataType::DoublePrecision,

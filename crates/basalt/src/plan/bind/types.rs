@@ -41,6 +41,9 @@ pub(super) fn assignable(from: DataType, to: DataType) -> bool {
 pub(super) fn castable(from: DataType, to: DataType) -> bool {
     use DataType::*;
     let (from, to) = (from.unmodified(), to.unmodified());
+    if let (Array(from), Array(to)) = (from, to) {
+        return castable(*from, *to);
+    }
     from == to
         || from == Null
         || from.is_text()
@@ -205,8 +208,25 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<DataType, BindError>
             vector_type(arguments)?
         }
         T::Custom(name, _) => affinity_type(&name.to_string())?,
+        T::Array(
+            ast::ArrayElemTypeDef::SquareBracket(element, _)
+            | ast::ArrayElemTypeDef::AngleBracket(element)
+            | ast::ArrayElemTypeDef::Parenthesis(element)
+            | ast::ArrayElemTypeDef::Qualified(element, _),
+        ) => array_type(sql_type(element)?)?,
         other => return Err(BindError::unsupported(format!("type {other}"))),
     })
+}
+
+/// `T[]` of the element type `element` (`int[][]` is `int[]`: PostgreSQL does not enforce
+/// declared dimensions either); 0A000 for element types Basalt's arrays cannot hold.
+fn array_type(element: DataType) -> Result<DataType, BindError> {
+    if element.is_array() {
+        return Ok(element);
+    }
+    element
+        .array_of()
+        .ok_or_else(|| BindError::unsupported(format!("arrays of type {element}")))
 }
 
 /// `NUMERIC`, `NUMERIC(p)` or `NUMERIC(p, s)`: precision 1 to 1000 as PostgreSQL (22023);

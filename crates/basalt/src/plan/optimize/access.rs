@@ -579,7 +579,43 @@ fn text_successor(prefix: &str) -> Option<String> {
     None
 }
 
-/// `column IN (v1, .., vn)` on the row id or on an index's first column, every value bound
+/// `operand IN (list)`, or `operand = ANY (array)` as the operand and a one-item list
+/// holding the array.
+fn in_list_or_any(conjunct: Expr) -> Option<(Expr, Vec<Expr>)> {
+    match conjunct {
+        Expr::InList {
+            operand,
+            list,
+            negated: false,
+        } => Some((*operand, list)),
+        Expr::Function { function, args, .. } if function.name == "$quantified" => {
+            let mut args = args.into_iter();
+            let (Some(operand), Some(array), Some(op), Some(all)) =
+                (args.next(), args.next(), args.next(), args.next())
+            else {
+                return None;
+            };
+            let equal_any = matches!(
+                (&op, &all),
+                (
+                    Expr::Literal {
+                        value: crate::types::Value::Integer(0),
+                        ..
+                    },
+                    Expr::Literal {
+                        value: crate::types::Value::Boolean(false),
+                        ..
+                    }
+                )
+            );
+            (equal_any && array.data_type().is_array()).then(|| (operand, vec![array]))
+        }
+        _ => None,
+    }
+}
+
+/// `column IN (v1, .., vn)` or `column = ANY (array)` on the row id or on an index's first
+/// column, every value bound
 /// for the scan and of the column's type: one seek per distinct value instead of a full
 /// scan ([`AccessPath::Seeks`]; the filter above still checks every conjunct).
 fn in_list_seeks(
@@ -589,25 +625,32 @@ fn in_list_seeks(
     catalog: &Catalog,
 ) -> Option<AccessPath> {
     for conjunct in conjuncts(predicate.clone()) {
-        let Expr::InList {
-            operand,
-            list,
-            negated: false,
-        } = conjunct
-        else {
+        let Some((operand, list)) = in_list_or_any(conjunct) else {
             continue;
         };
         let Expr::Column {
             index: position,
             data_type,
-        } = *operand
+        } = operand
         else {
             continue;
+        };
+        // Seeks on an array column are not made, so that one array-typed key always means
+        // `= ANY (array)` to the scan.
+        if data_type.is_array() {
+            continue;
+        }
+        // The values: each of the column's type, or one array of it (`= ANY ($1)`), whose
+        // elements the scan seeks.
+        let of_column_type = |value: &Expr| {
+            let value_type = value.data_type();
+            value_type == data_type.unmodified()
+                || value_type.element_type() == Some(data_type.unmodified())
         };
         if list.is_empty()
             || !list
                 .iter()
-                .all(|value| is_bound_value(value) && value.data_type() == data_type.unmodified())
+                .all(|value| is_bound_value(value) && of_column_type(value))
         {
             continue;
         }

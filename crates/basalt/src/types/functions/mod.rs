@@ -53,6 +53,7 @@ macro_rules! function {
     };
 }
 
+mod array;
 mod datetime;
 mod datetime_format;
 mod format;
@@ -122,6 +123,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         jsonb_edit::FUNCTIONS,
         vector::FUNCTIONS,
         text_search::FUNCTIONS,
+        array::FUNCTIONS,
     ]
     .into_iter()
     .flatten()

@@ -18,9 +18,9 @@
 //! instead of the first. Unknown flags, and the POSIX basic/extended `b`/`e` dialects, are
 //! 22023.
 //!
-//! `regexp_match` returns PostgreSQL's `text[]` in PostgreSQL, but Basalt has no array type:
-//! it returns the first capture group's text (NULL if that group did not take part in the
-//! match), or the whole match when the pattern has no groups, and NULL when nothing matches.
+//! `regexp_match` returns a `text[]`, as PostgreSQL: the capture groups of the first match
+//! (NULL for a group that did not take part), or the whole match when the pattern has no
+//! groups, and NULL when nothing matches.
 //!
 //! Compiled patterns are kept in a small per-thread cache keyed by pattern and flags: a
 //! constant pattern applied to every row of a scan compiles once, and the cache is cleared
@@ -63,7 +63,7 @@ fn replace_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
 
 fn match_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Text; 2], &[Param::Text])?;
-    Ok(DataType::Text(None))
+    Ok(DataType::Array(&DataType::Text(None)))
 }
 
 fn like_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
@@ -264,8 +264,9 @@ fn regexp_replace(args: &[Value]) -> Result<Value, TypeError> {
     Ok(Value::Text(out))
 }
 
-/// `regexp_match(string, pattern[, flags])`: the first capture group of the first match, or
-/// the whole match when the pattern has no groups; NULL when nothing matches.
+/// `regexp_match(string, pattern[, flags])`: the first match as a `text[]` of its capture
+/// groups (NULL for a group that took no part), or of the whole match when the pattern has
+/// no groups; NULL when nothing matches.
 fn regexp_match(args: &[Value]) -> Result<Value, TypeError> {
     let Some((string, regex)) = single_match_arguments("regexp_match", args)? else {
         return Ok(Value::Null);
@@ -273,10 +274,22 @@ fn regexp_match(args: &[Value]) -> Result<Value, TypeError> {
     let Some(captures) = regex.captures(string) else {
         return Ok(Value::Null);
     };
-    let group = if captures.len() > 1 { 1 } else { 0 };
-    Ok(captures
-        .get(group)
-        .map_or(Value::Null, |m| Value::Text(m.as_str().to_owned())))
+    let groups: Vec<Value> = if captures.len() > 1 {
+        (1..captures.len())
+            .map(|group| {
+                captures
+                    .get(group)
+                    .map_or(Value::Null, |m| Value::Text(m.as_str().to_owned()))
+            })
+            .collect()
+    } else {
+        captures
+            .get(0)
+            .map(|m| Value::Text(m.as_str().to_owned()))
+            .into_iter()
+            .collect()
+    };
+    Ok(crate::types::Array::from_elements(DataType::Text(None), groups)?.into_value())
 }
 
 /// `regexp_like(string, pattern[, flags])`: whether the pattern matches anywhere.
@@ -338,11 +351,19 @@ mod tests {
 
     #[test]
     fn matches_and_likes() {
-        let m = |s: &str, p: &str| call("regexp_match", &[t(s), t(p)]);
-        assert_eq!(m("foobarbequebaz", "bar.*que"), Ok(t("barbeque")));
-        assert_eq!(m("foobarbequebaz", "(bar)(beque)"), Ok(t("bar")));
-        assert_eq!(m("abc", "x"), Ok(Value::Null));
-        assert_eq!(m("ac", "a(b)?c"), Ok(Value::Null));
+        let m = |s: &str, p: &str| {
+            call("regexp_match", &[t(s), t(p)]).map(|v| match v {
+                Value::Null => "NULL".to_owned(),
+                other => other.to_string(),
+            })
+        };
+        assert_eq!(m("foobarbequebaz", "bar.*que").as_deref(), Ok("{barbeque}"));
+        assert_eq!(
+            m("foobarbequebaz", "(bar)(beque)").as_deref(),
+            Ok("{bar,beque}")
+        );
+        assert_eq!(m("abc", "x").as_deref(), Ok("NULL"));
+        assert_eq!(m("ac", "a(b)?c").as_deref(), Ok("{NULL}"));
         assert_eq!(
             call("regexp_match", &[t("ABC"), t("b"), t("g")]),
             Err("22023")

@@ -9,6 +9,9 @@
 //! [`call`](SetReturningFunction::call) once per input row. `generate_series` is not here:
 //! it streams its rows and has its own plan node.
 //!
+//! `unnest(array)` lists an array's elements (with `WITH ORDINALITY`, the entry
+//! `$unnest_ordinality` adds their positions).
+//!
 //! The JSON functions: `json_each` / `jsonb_each` (key text, value json/jsonb),
 //! `json_each_text` / `jsonb_each_text` (key, value as text), `json_array_elements` /
 //! `jsonb_array_elements` (value), `json_array_elements_text` / `jsonb_array_elements_text`
@@ -44,7 +47,53 @@ pub fn set_returning_function(name: &str) -> Option<&'static SetReturningFunctio
     FUNCTIONS.iter().find(|f| f.name.eq_ignore_ascii_case(name))
 }
 
+/// The columns of `unnest(anyarray)`: one of the element type (`None` for a non-array).
+fn unnest_columns(name: &'static str, args: &[DataType]) -> Result<Vec<OutputColumn>, TypeError> {
+    match args {
+        [DataType::Array(element)] => Ok(vec![("unnest", **element)]),
+        _ => Err(TypeError::undefined_signature(name, args)),
+    }
+}
+
+/// `unnest(array)`: one row per element, in storage order (every dimension flattened),
+/// NULL elements included; with ordinality, each row's 1-based position after it.
+fn unnest(args: &[Value], ordinality: bool) -> Result<Rows, TypeError> {
+    match args {
+        [Value::Array(array)] => Ok(array
+            .elements()
+            .iter()
+            .enumerate()
+            .map(|(i, element)| {
+                let mut row = vec![element.clone()];
+                if ordinality {
+                    row.push(Value::Integer(i as i64 + 1));
+                }
+                row
+            })
+            .collect()),
+        _ => Err(TypeError::undefined_function("unnest", args)),
+    }
+}
+
 static FUNCTIONS: &[SetReturningFunction] = &[
+    SetReturningFunction {
+        name: "unnest",
+        columns: |args| unnest_columns("unnest", args),
+        scalar: true,
+        call: |args| unnest(args, false),
+    },
+    // `unnest(a) WITH ORDINALITY`: the binder asks for this entry (its name cannot be
+    // written in SQL).
+    SetReturningFunction {
+        name: "$unnest_ordinality",
+        columns: |args| {
+            let mut columns = unnest_columns("unnest", args)?;
+            columns.push(("ordinality", DataType::Integer));
+            Ok(columns)
+        },
+        scalar: false,
+        call: |args| unnest(args, true),
+    },
     SetReturningFunction {
         name: "json_each",
         columns: |args| {

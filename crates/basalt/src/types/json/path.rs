@@ -1,5 +1,6 @@
 //! Finding members of a JSON value: by key or index (`->`), along a path (`#>`, written as
-//! a PostgreSQL `text[]` literal since Basalt has no array type), and along a SQLite JSON
+//! a PostgreSQL `text[]` literal: the text of an untyped literal or of a `text[]` value),
+//! and along a SQLite JSON
 //! path (`json_extract`'s `$.a.b[0]`).
 //!
 //! Lookups return the member's source text, a slice of the value: for `json` that is the

@@ -268,7 +268,32 @@ pub fn push_value(value: &Value, out: &mut String) {
         }
         // PostgreSQL appends a json value's text verbatim, whitespace and all.
         Value::Json(text) | Value::Jsonb(text) => out.push_str(text),
+        // An array is a JSON array (nested per dimension), as `array_to_json` writes it.
+        Value::Array(array) => {
+            let mut next = 0;
+            push_array_level(array, 0, &mut next, out);
+        }
     }
+}
+
+fn push_array_level(array: &crate::types::Array, level: usize, next: &mut usize, out: &mut String) {
+    let Some(dimension) = array.dimensions().get(level) else {
+        out.push_str("[]");
+        return;
+    };
+    out.push('[');
+    for i in 0..dimension.length {
+        if i > 0 {
+            out.push(',');
+        }
+        if level + 1 < array.dimensions().len() {
+            push_array_level(array, level + 1, next, out);
+        } else {
+            push_value(array.elements().get(*next).unwrap_or(&Value::Null), out);
+            *next += 1;
+        }
+    }
+    out.push(']');
 }
 
 /// SQL `value` as an object key, as `json_build_object` and `json_object_agg` need it: its
