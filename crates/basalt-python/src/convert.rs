@@ -398,39 +398,10 @@ fn array_level<'py>(
     Ok(list.into_any())
 }
 
-/// An owned result value as a Python object.
+/// An owned result value as a Python object (through the engine's borrowed view of it,
+/// `ValueRef::from`).
 pub(crate) fn value_to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    match value_ref(value) {
-        Some(value) => to_python(py, value),
-        None => Err(PyErr::from(binding(
-            "0A000",
-            "a result value of a type the module does not know",
-        ))),
-    }
-}
-
-/// A borrowed view of an owned value (`None` for a type newer than this module).
-fn value_ref(value: &Value) -> Option<ValueRef<'_>> {
-    Some(match value {
-        Value::Null => ValueRef::Null,
-        Value::Boolean(v) => ValueRef::Boolean(*v),
-        Value::Integer(v) => ValueRef::Integer(*v),
-        Value::Real(v) => ValueRef::Real(*v),
-        Value::Numeric(v) => ValueRef::Numeric(*v),
-        Value::Text(v) => ValueRef::Text(v),
-        Value::Blob(v) => ValueRef::Blob(v),
-        Value::Date(v) => ValueRef::Date(*v),
-        Value::Timestamp(v) => ValueRef::Timestamp(*v),
-        Value::TimestampTz(v) => ValueRef::TimestampTz(*v),
-        Value::Time(v) => ValueRef::Time(*v),
-        Value::Interval(v) => ValueRef::Interval(*v),
-        Value::Uuid(v) => ValueRef::Uuid(v),
-        Value::Json(v) => ValueRef::Json(v),
-        Value::Jsonb(v) => ValueRef::Jsonb(v),
-        Value::Vector(v) => ValueRef::Vector(v),
-        Value::Array(v) => ValueRef::Array(v),
-        _ => return None,
-    })
+    to_python(py, ValueRef::from(value))
 }
 
 /// The type code `cursor.description` gives a column: the type's SQL name.

@@ -17,6 +17,7 @@
 //! vector-search scans (which read their vector column themselves). The root's columns are
 //! all needed. The pass runs last, so no other rule meets an unread column.
 
+use crate::catalog::TableDef;
 use crate::plan::{AccessPath, Expr, JoinKind, PlanKind, PlanNode, ScanColumn};
 
 use super::util::columns_of;
@@ -76,10 +77,39 @@ fn holds_subquery(expr: &Expr) -> bool {
     found
 }
 
-/// A join's output: the left columns, then the right's unless the join only filters the
-/// left (semi and anti joins).
-fn keeps_right(kind: JoinKind) -> bool {
-    !matches!(kind, JoinKind::Semi | JoinKind::Anti)
+/// What a join needs of its two sides (`left` and a right side `right_width` wide): the
+/// needed output columns from the side they come from (the left's only, for semi and anti
+/// joins, whose output is the left row), and the columns `condition` reads of the joined row.
+fn split_joined(
+    needed: &[bool],
+    kind: JoinKind,
+    condition: Option<&Expr>,
+    (left, right_width): (&PlanNode, usize),
+) -> (Needed, Needed) {
+    let left_width = left.schema.len();
+    let mut joined = Needed::none(left_width + right_width);
+    joined.pass_through(needed, 0);
+    if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+        joined.0[left_width..].iter_mut().for_each(|n| *n = false);
+    }
+    if let Some(condition) = condition {
+        joined.add(condition);
+    }
+    let right = Needed(joined.0.split_off(left_width));
+    (joined, right)
+}
+
+/// Marks the table columns among `columns` that `read` says nothing reads (the row id's
+/// alias is left as it is: it costs nothing to read).
+fn mark(table: &TableDef, columns: &mut [ScanColumn], read: &[bool]) {
+    for (column, read) in columns.iter_mut().zip(read) {
+        if let ScanColumn::Column(position) = *column
+            && !read
+            && table.row_id_column != Some(position)
+        {
+            *column = ScanColumn::Unread(position);
+        }
+    }
 }
 
 fn prune(node: &mut PlanNode, needed: Vec<bool>) {
@@ -100,14 +130,7 @@ fn prune(node: &mut PlanNode, needed: Vec<bool>) {
             {
                 read.add(filter);
             }
-            for (column, read) in columns.iter_mut().zip(read.0) {
-                if let ScanColumn::Column(position) = *column
-                    && !read
-                    && table.row_id_column != Some(position)
-                {
-                    *column = ScanColumn::Unread(position);
-                }
-            }
+            mark(table, columns, &read.0);
         }
         PlanKind::Filter { input, predicate } => {
             let mut child = Needed::none(input.schema.len());
@@ -138,22 +161,24 @@ fn prune(node: &mut PlanNode, needed: Vec<bool>) {
             }
             prune(input, child.0);
         }
-        // Every expression is evaluated (a volatile one must run even if its column is not
-        // read), so every column any of them reads is needed.
-        PlanKind::Project { .. } | PlanKind::Aggregate { .. } => {
+        // One input and expressions over its rows. Every expression is evaluated (a volatile
+        // one must run even if its column is not read), so every column any of them reads is
+        // needed; a window or a set-returning function also passes its input columns on.
+        PlanKind::Project { .. }
+        | PlanKind::Aggregate { .. }
+        | PlanKind::Window { .. }
+        | PlanKind::GenerateSeries { .. }
+        | PlanKind::FunctionScan { .. } => {
+            let passes_input = !matches!(
+                node.kind,
+                PlanKind::Project { .. } | PlanKind::Aggregate { .. }
+            );
             let (exprs, mut inputs) = node.kind.parts_mut();
             let Some(input) = inputs.pop() else { return };
             let mut child = Needed::none(input.schema.len());
-            for expr in exprs {
-                child.add(expr);
+            if passes_input {
+                child.pass_through(&needed, 0);
             }
-            prune(input, child.0);
-        }
-        PlanKind::Window { .. } => {
-            let (exprs, mut inputs) = node.kind.parts_mut();
-            let Some(input) = inputs.pop() else { return };
-            let mut child = Needed::none(input.schema.len());
-            child.pass_through(&needed, 0);
             for expr in exprs {
                 child.add(expr);
             }
@@ -165,18 +190,14 @@ fn prune(node: &mut PlanNode, needed: Vec<bool>) {
             kind,
             condition,
         } => {
-            let left_width = left.schema.len();
-            let mut joined = Needed::none(left_width + right.schema.len());
-            joined.pass_through(&needed, 0);
-            if !keeps_right(*kind) {
-                joined.0[left_width..].iter_mut().for_each(|n| *n = false);
-            }
-            if let Some(condition) = condition {
-                joined.add(condition);
-            }
-            let right_needed = joined.0.split_off(left_width);
-            prune(left, joined.0);
-            prune(right, right_needed);
+            let (left_needed, right_needed) = split_joined(
+                &needed,
+                *kind,
+                condition.as_ref(),
+                (left, right.schema.len()),
+            );
+            prune(left, left_needed.0);
+            prune(right, right_needed.0);
         }
         PlanKind::HashJoin {
             left,
@@ -186,17 +207,12 @@ fn prune(node: &mut PlanNode, needed: Vec<bool>) {
             right_keys,
             residual,
         } => {
-            let left_width = left.schema.len();
-            let mut joined = Needed::none(left_width + right.schema.len());
-            joined.pass_through(&needed, 0);
-            if !keeps_right(*kind) {
-                joined.0[left_width..].iter_mut().for_each(|n| *n = false);
-            }
-            if let Some(residual) = residual {
-                joined.add(residual);
-            }
-            let mut right_needed = Needed(joined.0.split_off(left_width));
-            let mut left_needed = joined;
+            let (mut left_needed, mut right_needed) = split_joined(
+                &needed,
+                *kind,
+                residual.as_ref(),
+                (left, right.schema.len()),
+            );
             for key in left_keys.iter() {
                 left_needed.add(key);
             }
@@ -215,39 +231,13 @@ fn prune(node: &mut PlanNode, needed: Vec<bool>) {
             residual,
             ..
         } => {
-            let left_width = left.schema.len();
-            let mut joined = Needed::none(left_width + columns.len());
-            joined.pass_through(&needed, 0);
-            if !keeps_right(*kind) {
-                joined.0[left_width..].iter_mut().for_each(|n| *n = false);
-            }
-            if let Some(residual) = residual {
-                joined.add(residual);
-            }
-            let right_needed = joined.0.split_off(left_width);
-            let mut left_needed = joined;
+            let (mut left_needed, right_needed) =
+                split_joined(&needed, *kind, residual.as_ref(), (left, columns.len()));
             for key in left_keys.iter() {
                 left_needed.add(key);
             }
-            for (column, read) in columns.iter_mut().zip(right_needed) {
-                if let ScanColumn::Column(position) = *column
-                    && !read
-                    && table.row_id_column != Some(position)
-                {
-                    *column = ScanColumn::Unread(position);
-                }
-            }
+            mark(table, columns, &right_needed.0);
             prune(left, left_needed.0);
-        }
-        PlanKind::GenerateSeries { .. } | PlanKind::FunctionScan { .. } => {
-            let (exprs, mut inputs) = node.kind.parts_mut();
-            let Some(input) = inputs.pop() else { return };
-            let mut child = Needed::none(input.schema.len());
-            child.pass_through(&needed, 0);
-            for expr in exprs {
-                child.add(expr);
-            }
-            prune(input, child.0);
         }
         // The recursive part is shared with its operator; its plan is left as it is.
         PlanKind::RecursiveUnion { base, .. } => {
