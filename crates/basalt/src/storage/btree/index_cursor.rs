@@ -338,10 +338,22 @@ impl<S: PageRead> IndexCursor<S> {
     }
 
     fn next_inner(&mut self) -> Result<bool> {
-        let Some(page) = self.leaf.clone() else {
+        let Some(page) = self.leaf.as_ref() else {
             return Ok(false);
         };
-        self.forward_from(page, self.leaf_no, self.index + 1)
+        // The common step stays on the leaf: one parse of its header and no change of the
+        // page handle (a scan over many entries steps here once per entry).
+        let node = leaf_node(page, self.leaf_no)?;
+        let index = self.index + 1;
+        if index < node.count() {
+            let (key, value) = node.leaf_entry_ranges(index)?;
+            self.key = key;
+            self.value = value;
+            self.index = index;
+            return Ok(true);
+        }
+        let page = page.clone();
+        self.step_to_next_leaf(&page, self.leaf_no)
     }
 
     fn prev_inner(&mut self) -> Result<bool> {

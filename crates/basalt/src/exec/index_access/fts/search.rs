@@ -423,13 +423,32 @@ where
         Ok(())
     }
 
-    /// The best score any posting of a block with `impacts` can give, for an item of `idf`.
-    fn block_bound(&self, impacts: &Impacts, idf: f64) -> f64 {
-        impacts
-            .points()
-            .iter()
-            .map(|&(tf, length)| bound(idf, tf, length, self.norms.stats))
-            .fold(0.0, f64::max)
+    /// The best score any posting of a block with `impacts` can give, for an item of `idf`
+    /// (raised for rounding, as [`bound`]; the length normalizations come from the cache).
+    fn block_bound(&mut self, impacts: &Impacts, idf: f64) -> f64 {
+        let mut best = 0.0;
+        for &(tf, length) in impacts.points() {
+            let norm = self.norms.of(length);
+            best = f64::max(
+                best,
+                bm25::item_score(idf, f64::from(tf), norm) * BOUND_SLACK,
+            );
+        }
+        best
+    }
+
+    /// Whether some posting of a block with `impacts` could score above `threshold` for an
+    /// item of `idf`: [`Ranking::block_bound`] `> threshold` without its divisions, since
+    /// `idf·tf·(k1+1) / (tf + norm) > t` exactly when `idf·tf·(k1+1) > t·(tf + norm)` (the
+    /// denominator is positive). The rounding of the two forms differs by a few ulps, which
+    /// [`BOUND_SLACK`] covers, so a block that could beat the threshold is never skipped.
+    /// One search over a very common term asks this of every block header it passes.
+    fn block_may_beat(&mut self, impacts: &Impacts, idf: f64, threshold: f64) -> bool {
+        let scale = idf * (bm25::K1 + 1.0) * BOUND_SLACK;
+        impacts.points().iter().any(|&(tf, length)| {
+            let tf = f64::from(tf);
+            scale * tf > threshold * (tf + self.norms.of(length))
+        })
     }
 }
 
@@ -455,7 +474,7 @@ where
             break;
         };
         if let Some(threshold) = ranking.threshold()
-            && ranking.block_bound(&impacts, idf) <= threshold
+            && !ranking.block_may_beat(&impacts, idf, threshold)
         {
             if last_row == i64::MAX {
                 break;
@@ -464,17 +483,20 @@ where
             continue;
         }
         list.settle()?;
+        // Once k rows are in, a posting is scored only when its bound (without a division)
+        // could beat the k-th score: most postings of a block that may hold one good row
+        // cannot.
+        let threshold = ranking.threshold();
+        let scale = idf * (bm25::K1 + 1.0) * BOUND_SLACK;
         while let Some(posting) = list.current() {
-            // Summed as the evaluator sums a one-item query, for the same bits.
-            let score = [bm25::item_score(
-                idf,
-                f64::from(posting.tf),
-                ranking.norms.of(posting.length),
-            )]
-            .into_iter()
-            .sum();
+            let tf = f64::from(posting.tf);
+            let norm = ranking.norms.of(posting.length);
             let row = posting.row;
-            ranking.offer(Ranked { score, row })?;
+            if threshold.is_none_or(|t| scale * tf > t * (tf + norm)) {
+                // Summed as the evaluator sums a one-item query, for the same bits.
+                let score = [bm25::item_score(idf, tf, norm)].into_iter().sum();
+                ranking.offer(Ranked { score, row })?;
+            }
             if row >= last_row {
                 // The block is done: the next one is judged by its header first.
                 if row == i64::MAX {
