@@ -284,4 +284,30 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].ratio, Some(2.5));
     }
+
+    #[test]
+    fn an_unsupported_side_has_no_ratio_and_carries_the_message() {
+        let report = |driver, status| WorkerReport {
+            workload: "F.x.v1".into(),
+            driver,
+            metrics: vec![metric(&[(1, 100)], status)],
+            error: None,
+            peak_rss_kib: None,
+            wall_seconds: 0.0,
+        };
+        let message = "WITH RECURSIVE is not supported (SQLSTATE 0A000)";
+        let found = comparisons(&[
+            report(DriverKind::Sqlite, Status::Ok),
+            report(
+                DriverKind::Basalt,
+                Status::Unsupported {
+                    message: message.into(),
+                },
+            ),
+        ]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].ratio, None);
+        let note = found[0].note.as_deref().unwrap_or_default();
+        assert!(note.contains(&format!("unsupported: {message}")), "{note}");
+    }
 }

@@ -34,7 +34,7 @@ pub fn workloads() -> Vec<Workload> {
             index,
         ),
         workload(
-            "F.graph.v1",
+            "F.graph.v2",
             "5k nodes, 15k edges: seeks, scans, counts, 2-hop BFS",
             graph,
         ),
@@ -297,9 +297,12 @@ fn load_graph(session: &mut dyn Session, seed: u64) -> anyhow::Result<()> {
 
 const SEEK_NODE: &str = "SELECT * FROM nodes WHERE id = ?";
 
-/// Nodes reachable in at most two hops (the start included).
+/// Nodes reachable in at most two hops (the start included). The anchor casts its
+/// parameter (v2; v1 had `SELECT ?, 0`): an untyped parameter is text under PostgreSQL's
+/// rules, so v1's `e.src = r.id` compared integer with text, which Basalt and PostgreSQL
+/// refuse and SQLite's dynamic typing accepts.
 const BFS: &str = "WITH RECURSIVE reach(id, depth) AS (
-        SELECT ?, 0
+        SELECT CAST(? AS BIGINT), 0
         UNION
         SELECT e.dst, r.depth + 1 FROM reach r JOIN edges e ON e.src = r.id WHERE r.depth < 2
     )

@@ -603,6 +603,7 @@ pub fn integers(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::expect_used, clippy::panic, reason = "tests")]
     use super::*;
 
     #[test]
@@ -613,6 +614,32 @@ mod tests {
         assert!(matches_filter("E.simple.v1", "E"));
         assert!(matches_filter("E.simple.v1", "E.simple"));
         assert!(!matches_filter("F.core.v1", "E"));
+    }
+
+    #[test]
+    fn engine_refusals_are_unsupported_and_other_errors_failures() {
+        let db = basalt::Database::open_in_memory().expect("in-memory database");
+        let conn = db.connect();
+        let refused = |sql: &str| {
+            let error = conn.execute_batch(sql).expect_err(sql);
+            classify(&anyhow::Error::new(error))
+        };
+        // 0A000 (a feature Basalt lacks) and 42P01 (a catalog table another engine has).
+        for sql in ["SELECT ARRAY(SELECT 1)", "SELECT * FROM pg_no_such_catalog"] {
+            match refused(sql) {
+                Status::Unsupported { message } => {
+                    assert!(message.contains("SQLSTATE"), "{message}")
+                }
+                other => panic!("{sql}: {other:?}"),
+            }
+        }
+        // A constraint violation is the engine working, so a failure of the workload.
+        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1)")
+            .expect("setup");
+        assert!(matches!(
+            refused("INSERT INTO t VALUES (1)"),
+            Status::Failed { .. }
+        ));
     }
 
     #[test]

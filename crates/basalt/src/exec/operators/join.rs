@@ -96,6 +96,12 @@ impl LeftRows {
     }
 }
 
+/// The room a join's first output batch is made with. A join that finds a few rows (a
+/// point lookup, each step of a recursive query, which builds its join anew) allocates a few
+/// rows' worth instead of [`BATCH_SIZE`] rows per column; a larger one grows its vectors by
+/// doubling and sizes its later batches by the last.
+const FIRST_OUTPUT_CAPACITY: usize = 16;
+
 impl JoinState {
     pub(super) fn new(
         kind: JoinKind,
@@ -109,7 +115,7 @@ impl JoinState {
             right_types,
             right: Batch::default(),
             right_matched: Vec::new(),
-            output: Batch::with_types(&output_types, BATCH_SIZE),
+            output: Batch::with_types(&output_types, FIRST_OUTPUT_CAPACITY),
             finished_left: false,
             emitted_right_leftovers: false,
             pending: None,
@@ -252,8 +258,11 @@ impl JoinState {
         }
     }
 
+    /// The output batch so far; the next one is sized like it (a join that filled one batch
+    /// likely fills the next, one that found a few rows likely finds a few again).
     pub(super) fn take_output(&mut self) -> Batch {
-        let empty = Batch::with_types(&self.output_types(), BATCH_SIZE);
+        let capacity = self.output.rows.clamp(FIRST_OUTPUT_CAPACITY, BATCH_SIZE);
+        let empty = Batch::with_types(&self.output_types(), capacity);
         std::mem::replace(&mut self.output, empty)
     }
 }
