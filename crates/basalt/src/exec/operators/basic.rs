@@ -93,6 +93,14 @@ impl Operator for Filter {
         }
         Ok(Some(batch.gather(&selected)))
     }
+
+    fn rewindable(&self) -> bool {
+        self.input.rewindable()
+    }
+
+    fn rewind(&mut self, ctx: &ExecContext) -> ExecResult<()> {
+        self.input.rewind(ctx)
+    }
 }
 
 /// One output column per expression.
@@ -118,6 +126,14 @@ impl Operator for Project {
             columns,
             rows: batch.rows,
         }))
+    }
+
+    fn rewindable(&self) -> bool {
+        self.input.rewindable()
+    }
+
+    fn rewind(&mut self, ctx: &ExecContext) -> ExecResult<()> {
+        self.input.rewind(ctx)
     }
 }
 

@@ -260,6 +260,17 @@ impl JoinState {
 
     /// The output batch so far; the next one is sized like it (a join that filled one batch
     /// likely fills the next, one that found a few rows likely finds a few again).
+    /// Forgets the progress of a join whose right rows are fetched per left row (an index
+    /// join): its left input starts over, its right side holds nothing to keep.
+    pub(super) fn restart_fetched(&mut self) {
+        self.output.clear();
+        self.right.clear();
+        self.right_matched.clear();
+        self.finished_left = false;
+        self.emitted_right_leftovers = false;
+        self.pending = None;
+    }
+
     pub(super) fn take_output(&mut self) -> Batch {
         let capacity = self.output.rows.clamp(FIRST_OUTPUT_CAPACITY, BATCH_SIZE);
         let empty = Batch::with_types(&self.output_types(), capacity);
@@ -482,6 +493,18 @@ impl Operator for IndexJoin {
             return Ok(None);
         }
         Ok(Some(self.state.take_output()))
+    }
+
+    /// The right side is fetched per left row (its cursors seek afresh), so only the left
+    /// input and the join's progress restart.
+    fn rewindable(&self) -> bool {
+        self.left.rewindable()
+    }
+
+    fn rewind(&mut self, ctx: &ExecContext) -> ExecResult<()> {
+        self.left.rewind(ctx)?;
+        self.state.restart_fetched();
+        Ok(())
     }
 }
 

@@ -49,6 +49,24 @@ impl Operator for Replay {
 pub trait Operator: std::fmt::Debug + Send {
     /// The next batch, or `None` when there are no more rows. Batches may be empty.
     fn next(&mut self, ctx: &ExecContext) -> ExecResult<Option<Batch>>;
+
+    /// Whether [`Operator::rewind`] can restart this operator and everything under it.
+    /// Asked before rewinding, so a tree that cannot be rewound is left untouched (and built
+    /// anew by the caller). Only what a recursive union's recursive term commonly holds says
+    /// yes; the rest keeps this default.
+    fn rewindable(&self) -> bool {
+        false
+    }
+
+    /// Restarts the operator to produce its rows again from the start, re-reading its
+    /// inputs, as if it were built anew from its plan node (the recursive union's next
+    /// evaluation, whose working table scan reads the new working table). Called only when
+    /// [`Operator::rewindable`] said yes.
+    fn rewind(&mut self, _ctx: &ExecContext) -> ExecResult<()> {
+        Err(crate::exec::error::ExecError::internal(
+            "an operator that cannot be rewound was rewound",
+        ))
+    }
 }
 
 /// Builds the operator tree for `node` (instrumented when the context collects a profile).

@@ -119,7 +119,14 @@ impl RecursiveUnion {
                 .borrow_mut()
                 .insert(*key, (node.clone(), working));
         }
-        // Drop the previous evaluation's operators before building the next ones.
+        // The previous evaluation's operators start over when they all can (most recursive
+        // terms are a join, a filter and a projection over the working table: no plan to
+        // build, no buffers to allocate again); otherwise they are dropped and built anew.
+        if let Phase::Recursive(operators) = &mut self.phase
+            && operators.rewindable()
+        {
+            return operators.rewind(ctx);
+        }
         self.phase = Phase::Finished;
         self.phase = Phase::Recursive(build(&self.recursive, ctx)?);
         Ok(())
@@ -166,28 +173,47 @@ fn find_scan(node: &PlanNode, working_table: usize) -> Option<&PlanNode> {
 #[derive(Debug)]
 pub struct WorkingTableScan {
     batches: std::vec::IntoIter<Batch>,
+    /// The scan node's address: where the recursive union puts each working table.
+    key: usize,
 }
 
 impl WorkingTableScan {
     /// Takes the working table for `node` from the context (put there by the recursive union
     /// that is building this scan's operators).
     pub fn new(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Self> {
-        let (_, batches) = ctx
-            .subquery_results
-            .borrow_mut()
-            .remove(&node_key(node))
-            .ok_or_else(|| {
-                ExecError::internal("a working table is read outside its recursive union")
-            })?;
+        let key = node_key(node);
         Ok(WorkingTableScan {
-            batches: batches.into_iter(),
+            batches: take_working_table(key, ctx)?.into_iter(),
+            key,
         })
     }
+}
+
+/// The working table the recursive union put under `key`.
+fn take_working_table(key: usize, ctx: &ExecContext) -> ExecResult<Vec<Batch>> {
+    let (_, batches) = ctx
+        .subquery_results
+        .borrow_mut()
+        .remove(&key)
+        .ok_or_else(|| {
+            ExecError::internal("a working table is read outside its recursive union")
+        })?;
+    Ok(batches)
 }
 
 impl Operator for WorkingTableScan {
     fn next(&mut self, _ctx: &ExecContext) -> ExecResult<Option<Batch>> {
         Ok(self.batches.next())
+    }
+
+    fn rewindable(&self) -> bool {
+        true
+    }
+
+    /// Takes the new working table, as [`WorkingTableScan::new`] takes the first.
+    fn rewind(&mut self, ctx: &ExecContext) -> ExecResult<()> {
+        self.batches = take_working_table(self.key, ctx)?.into_iter();
+        Ok(())
     }
 }
 
