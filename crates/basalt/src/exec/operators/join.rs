@@ -364,6 +364,8 @@ pub struct IndexJoin {
     index_probe: Option<AnyProbe<PageSource>>,
     /// The encoded key prefix being probed, reused across rows.
     probe: Vec<u8>,
+    /// The fetched rows' positions for the left row being joined, reused across rows.
+    candidates: Vec<u32>,
     state: JoinState,
 }
 
@@ -405,6 +407,7 @@ impl IndexJoin {
             table_cursor,
             index_probe,
             probe: Vec::new(),
+            candidates: Vec::new(),
             state,
         })
     }
@@ -477,15 +480,18 @@ impl Operator for IndexJoin {
                     key.extend(refs.iter().map(|column| column.get(left_row)));
                     self.fetch(&key)?;
                 }
-                let candidates: Vec<u32> = (0..self.state.right.rows as u32).collect();
-                let matches = match (&self.residual, candidates.is_empty()) {
+                // Every fetched row is a candidate (one buffer for the whole join).
+                self.candidates.clear();
+                self.candidates.extend(0..self.state.right.rows as u32);
+                let filtered = match (&self.residual, self.candidates.is_empty()) {
                     (Some(residual), false) => {
-                        let pairs = self.state.pairs(&pending.batch, left_row, &candidates);
-                        eval::select_true(residual, &pairs, ctx)?
+                        let pairs = self.state.pairs(&pending.batch, left_row, &self.candidates);
+                        Some(eval::select_true(residual, &pairs, ctx)?)
                     }
-                    _ => candidates,
+                    _ => None,
                 };
-                self.state.emit(&pending.batch, left_row, &matches);
+                let matches = filtered.as_deref().unwrap_or(&self.candidates);
+                self.state.emit(&pending.batch, left_row, matches);
             }
             self.state.keep_pending(pending);
         }
