@@ -16,6 +16,7 @@
 
 pub mod order;
 pub mod parse;
+pub mod jsonpath;
 pub mod path;
 pub mod write;
 

@@ -1,0 +1,833 @@
+//! The jsonpath evaluator: runs a [`JsonPath`] over an item, as PostgreSQL 15's
+//! `jsonpath_exec.c` does.
+//!
+//! Items flow through accessor chains depth-first; each accessor either produces items for
+//! the next one or reports an error. Errors come in two kinds ([`Fail`]):
+//!
+//! * **soft** ones are SQL/JSON's structural and data errors (a missing key in strict mode,
+//!   a subscript out of bounds, a non-numeric operand, division by zero): `silent => true`
+//!   suppresses them, predicates turn them into *unknown*, and lax mode never raises the
+//!   structural ones in the first place (it wraps scalars as one-element arrays for array
+//!   accessors and unwraps arrays for member accessors, methods and comparisons);
+//! * **hard** ones are always raised: an undefined variable (42704), a `.datetime()`
+//!   template (0A000, not supported), a regular expression that does not compile (2201B).
+//!
+//! Predicates are three-valued (true, false, unknown). Comparisons are existential over the
+//! items of both sides, as PostgreSQL's `executePredicate`: lax mode answers true at the
+//! first true pair, strict mode looks at every pair and answers unknown if any pair errs.
+//! Recursion follows the path's nesting, which the parser bounds, and the document's, which
+//! jsonb input bounds.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use regex::{Regex, RegexBuilder};
+
+use super::ast::{Arith, Cmp, Expr, LAST_LEVEL, Method, RegexFlags, Step};
+use super::datetime::DateTime;
+use super::item::Item;
+use super::{coded, soft};
+use crate::sqlstate;
+use crate::types::TypeError;
+use crate::types::numeric::{self as ops, Numeric};
+
+/// An evaluation error: `Soft` ones are suppressible, `Hard` ones are not.
+#[derive(Debug)]
+pub enum Fail {
+    Soft(TypeError),
+    Hard(TypeError),
+}
+
+type Flow = Result<bool, Fail>;
+
+/// Three-valued logic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tri {
+    True,
+    False,
+    Unknown,
+}
+
+impl From<bool> for Tri {
+    fn from(b: bool) -> Tri {
+        if b { Tri::True } else { Tri::False }
+    }
+}
+
+/// Where results go: the items, and whether the first one is enough (lax `exists`).
+struct Out<'v> {
+    items: &'v mut Vec<Item>,
+    first_only: bool,
+}
+
+impl Out<'_> {
+    /// Adds an item; `true` when evaluation may stop.
+    fn push(&mut self, item: Item) -> bool {
+        self.items.push(item);
+        self.first_only
+    }
+}
+
+/// The state of one evaluation.
+pub struct Exec<'a> {
+    lax: bool,
+    ignore_structural: bool,
+    root: &'a Item,
+    vars: &'a [(String, Item)],
+    /// The size of the innermost array being subscripted, for `last`.
+    array_size: Option<usize>,
+    regexes: HashMap<(String, RegexFlags), Regex>,
+}
+
+impl<'a> Exec<'a> {
+    pub fn new(strict: bool, root: &'a Item, vars: &'a [(String, Item)]) -> Exec<'a> {
+        Exec {
+            lax: !strict,
+            ignore_structural: !strict,
+            root,
+            vars,
+            array_size: None,
+            regexes: HashMap::new(),
+        }
+    }
+
+    /// Evaluates `expr` (the whole path) into `items`; with `first_only`, stops at the first
+    /// item in lax mode (strict mode must see every item to find every error).
+    pub fn run(&mut self, expr: &Expr, items: &mut Vec<Item>, first_only: bool) -> Result<(), Fail> {
+        let mut out = Out {
+            items,
+            first_only: first_only && self.lax,
+        };
+        let root = self.root;
+        self.eval(expr, root, &mut out, self.lax).map(|_| ())
+    }
+
+    fn variable(&self, name: &str) -> Result<&'a Item, Fail> {
+        self.vars
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value)
+            .ok_or_else(|| {
+                Fail::Hard(coded(
+                    sqlstate::UNDEFINED_OBJECT,
+                    format!("could not find jsonpath variable \"{name}\""),
+                ))
+            })
+    }
+
+    /// Evaluates `expr` with `@` = `current` into `out`.
+    fn eval(&mut self, expr: &Expr, current: &Item, out: &mut Out<'_>, unwrap: bool) -> Flow {
+        match expr {
+            Expr::Chain(base, steps) => {
+                // Bases that are already items are not copied.
+                let single = match base.as_ref() {
+                    Expr::Root => Some(self.root),
+                    Expr::Variable(name) => Some(self.variable(name)?),
+                    _ => None,
+                };
+                if let Some(item) = single {
+                    return self.apply(item, steps, current, out, unwrap);
+                }
+                if matches!(base.as_ref(), Expr::Current) {
+                    return self.apply(current, steps, current, out, unwrap);
+                }
+                let mut bases = Vec::new();
+                self.eval(
+                    base,
+                    current,
+                    &mut Out {
+                        items: &mut bases,
+                        first_only: false,
+                    },
+                    unwrap,
+                )?;
+                for item in &bases {
+                    if self.apply(item, steps, current, out, self.lax)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            Expr::Null => Ok(out.push(Item::Null)),
+            Expr::Bool(b) => Ok(out.push(Item::Bool(*b))),
+            Expr::Number(n) => Ok(out.push(Item::Number(n.clone()))),
+            Expr::String(s) => Ok(out.push(Item::String(s.clone()))),
+            Expr::Variable(name) => {
+                let item = self.variable(name)?.clone();
+                Ok(out.push(item))
+            }
+            Expr::Root => Ok(out.push(self.root.clone())),
+            Expr::Current => Ok(out.push(current.clone())),
+            Expr::Last => {
+                let size = self.array_size.ok_or_else(|| {
+                    Fail::Hard(coded(
+                        sqlstate::SYNTAX_ERROR,
+                        "evaluating jsonpath LAST outside of array subscript".to_owned(),
+                    ))
+                })?;
+                Ok(out.push(Item::Number((size as i64 - 1).to_string())))
+            }
+            Expr::Arith(op, left, right) => {
+                let result = self.arithmetic(*op, left, right, current)?;
+                Ok(out.push(result))
+            }
+            Expr::Unary(minus, operand) => {
+                let items = self.unwrapped(operand, current)?;
+                for item in items {
+                    let Item::Number(n) = item else {
+                        return Err(soft(
+                            sqlstate::SQL_JSON_NUMBER_NOT_FOUND,
+                            format!(
+                                "operand of unary jsonpath operator {} is not a numeric value",
+                                if *minus { '-' } else { '+' }
+                            ),
+                        ));
+                    };
+                    let n = if *minus { negate(&n) } else { n };
+                    if out.push(Item::Number(n)) {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            predicate => {
+                let item = match self.predicate(predicate, current)? {
+                    Tri::True => Item::Bool(true),
+                    Tri::False => Item::Bool(false),
+                    Tri::Unknown => Item::Null,
+                };
+                Ok(out.push(item))
+            }
+        }
+    }
+
+    /// The items of `expr`, arrays unwrapped one level in lax mode.
+    fn unwrapped(&mut self, expr: &Expr, current: &Item) -> Result<Vec<Item>, Fail> {
+        let mut items = Vec::new();
+        self.eval(
+            expr,
+            current,
+            &mut Out {
+                items: &mut items,
+                first_only: false,
+            },
+            self.lax,
+        )?;
+        if !self.lax {
+            return Ok(items);
+        }
+        let mut flat = Vec::with_capacity(items.len());
+        for item in items {
+            match item {
+                Item::Array(elements) => flat.extend(elements),
+                other => flat.push(other),
+            }
+        }
+        Ok(flat)
+    }
+
+    /// Applies `steps` to `item`; `unwrap` says whether the first step may unwrap an array.
+    fn apply(
+        &mut self,
+        item: &Item,
+        steps: &[Step],
+        current: &Item,
+        out: &mut Out<'_>,
+        unwrap: bool,
+    ) -> Flow {
+        let Some((step, rest)) = steps.split_first() else {
+            return Ok(out.push(item.clone()));
+        };
+        let lax = self.lax;
+        // Member accessors, filters and most methods apply to each element of an array in
+        // lax mode.
+        let unwraps = matches!(
+            step,
+            Step::Key(_) | Step::AnyKey | Step::Filter(_)
+        ) || matches!(
+            step,
+            Step::Method(
+                Method::Double
+                    | Method::Ceiling
+                    | Method::Floor
+                    | Method::Abs
+                    | Method::KeyValue
+                    | Method::DateTime(_)
+            )
+        );
+        if unwrap && unwraps {
+            if let Item::Array(elements) = item {
+                for element in elements {
+                    if self.apply(element, steps, current, out, false)? {
+                        return Ok(true);
+                    }
+                }
+                return Ok(false);
+            }
+        }
+        match step {
+            Step::Key(key) => match item {
+                Item::Object(members) => match members.iter().find(|(k, _)| k == key) {
+                    Some((_, value)) => self.apply(value, rest, current, out, lax),
+                    None if !self.ignore_structural => Err(soft(
+                        sqlstate::SQL_JSON_MEMBER_NOT_FOUND,
+                        format!("JSON object does not contain key \"{key}\""),
+                    )),
+                    None => Ok(false),
+                },
+                _ if !self.ignore_structural => Err(soft(
+                    sqlstate::SQL_JSON_MEMBER_NOT_FOUND,
+                    "jsonpath member accessor can only be applied to an object".to_owned(),
+                )),
+                _ => Ok(false),
+            },
+            Step::AnyKey => match item {
+                Item::Object(members) => {
+                    for (_, value) in members {
+                        if self.apply(value, rest, current, out, lax)? {
+                            return Ok(true);
+                        }
+                    }
+                    Ok(false)
+                }
+                _ if !self.ignore_structural => Err(soft(
+                    sqlstate::SQL_JSON_OBJECT_NOT_FOUND,
+                    "jsonpath wildcard member accessor can only be applied to an object"
+                        .to_owned(),
+                )),
+                _ => Ok(false),
+            },
+            Step::AnyArray => match item {
+                Item::Array(elements) => {
+                    for element in elements {
+                        if self.apply(element, rest, current, out, lax)? {
+                            return Ok(true);
+                        }
+                    }
+                    Ok(false)
+                }
+                _ if lax => self.apply(item, rest, current, out, lax),
+                _ => Err(soft(
+                    sqlstate::SQL_JSON_ARRAY_NOT_FOUND,
+                    "jsonpath wildcard array accessor can only be applied to an array".to_owned(),
+                )),
+            },
+            Step::Index(subscripts) => self.subscripts(item, subscripts, rest, current, out),
+            Step::Any { first, last } => {
+                if *first == 0 {
+                    let saved = self.ignore_structural;
+                    self.ignore_structural = true;
+                    let result = self.apply(item, rest, current, out, true);
+                    self.ignore_structural = saved;
+                    if result? {
+                        return Ok(true);
+                    }
+                }
+                self.descend(item, rest, current, out, 1, *first, *last)
+            }
+            Step::Filter(predicate) => {
+                if self.predicate(predicate, item)? == Tri::True {
+                    self.apply(item, rest, current, out, lax)
+                } else {
+                    Ok(false)
+                }
+            }
+            Step::Method(method) => {
+                let results = self.method(method, item)?;
+                for result in &results {
+                    if self.apply(result, rest, current, out, lax)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// `.**` below `item`: the members at levels `level..=last` (PostgreSQL's
+    /// `executeAnyItem`), each passed to `rest` with structural errors ignored.
+    #[allow(clippy::too_many_arguments)]
+    fn descend(
+        &mut self,
+        item: &Item,
+        rest: &[Step],
+        current: &Item,
+        out: &mut Out<'_>,
+        level: u32,
+        first: u32,
+        last: u32,
+    ) -> Flow {
+        if level > last {
+            return Ok(false);
+        }
+        let children: Vec<&Item> = match item {
+            Item::Array(elements) => elements.iter().collect(),
+            Item::Object(members) => members.iter().map(|(_, value)| value).collect(),
+            _ => return Ok(false),
+        };
+        for child in children {
+            let container = matches!(child, Item::Array(_) | Item::Object(_));
+            // `.**{last}`: the leaves only.
+            if level >= first || (first == LAST_LEVEL && last == LAST_LEVEL && !container) {
+                let saved = self.ignore_structural;
+                self.ignore_structural = true;
+                let result = self.apply(child, rest, current, out, self.lax);
+                self.ignore_structural = saved;
+                if result? {
+                    return Ok(true);
+                }
+            }
+            if level < last && container && self.descend(child, rest, current, out, level + 1, first, last)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn subscripts(
+        &mut self,
+        item: &Item,
+        subscripts: &[(Expr, Option<Expr>)],
+        rest: &[Step],
+        current: &Item,
+        out: &mut Out<'_>,
+    ) -> Flow {
+        let elements: &[Item] = match item {
+            Item::Array(elements) => elements,
+            _ if self.lax => std::slice::from_ref(item),
+            _ => {
+                return Err(soft(
+                    sqlstate::SQL_JSON_ARRAY_NOT_FOUND,
+                    "jsonpath array accessor can only be applied to an array".to_owned(),
+                ));
+            }
+        };
+        let size = elements.len();
+        let saved = self.array_size.replace(size);
+        let result = (|| {
+            for (from, to) in subscripts {
+                let start = self.index(from, item)?;
+                let end = match to {
+                    Some(to) => self.index(to, item)?,
+                    None => start,
+                };
+                if !self.ignore_structural && (start < 0 || start > end || end >= size as i64) {
+                    return Err(soft(
+                        sqlstate::INVALID_SQL_JSON_SUBSCRIPT,
+                        "jsonpath array subscript is out of bounds".to_owned(),
+                    ));
+                }
+                let start = start.max(0);
+                let end = end.min(size as i64 - 1);
+                let mut index = start;
+                while index <= end {
+                    if let Some(element) = usize::try_from(index).ok().and_then(|i| elements.get(i)) {
+                        if self.apply(element, rest, current, out, self.lax)? {
+                            return Ok(true);
+                        }
+                    }
+                    index += 1;
+                }
+            }
+            Ok(false)
+        })();
+        self.array_size = saved;
+        result
+    }
+
+    /// A subscript's value: one number, truncated to an integer.
+    fn index(&mut self, expr: &Expr, array: &Item) -> Result<i64, Fail> {
+        let mut items = Vec::new();
+        self.eval(
+            expr,
+            array,
+            &mut Out {
+                items: &mut items,
+                first_only: false,
+            },
+            self.lax,
+        )?;
+        let not_single = || {
+            soft(
+                sqlstate::INVALID_SQL_JSON_SUBSCRIPT,
+                "jsonpath array subscript is not a single numeric value".to_owned(),
+            )
+        };
+        match items.as_slice() {
+            [Item::Number(n)] => {
+                let integer = n.split('.').next().unwrap_or("0");
+                integer
+                    .parse::<i32>()
+                    .map(i64::from)
+                    .map_err(|_| {
+                        soft(
+                            sqlstate::INVALID_SQL_JSON_SUBSCRIPT,
+                            "jsonpath array subscript is out of integer range".to_owned(),
+                        )
+                    })
+            }
+            _ => Err(not_single()),
+        }
+    }
+
+    fn arithmetic(&mut self, op: Arith, left: &Expr, right: &Expr, current: &Item) -> Result<Item, Fail> {
+        let symbol = match op {
+            Arith::Add => "+",
+            Arith::Sub => "-",
+            Arith::Mul => "*",
+            Arith::Div => "/",
+            Arith::Mod => "%",
+        };
+        let mut operand = |expr: &Expr, side: &str| -> Result<Numeric, Fail> {
+            match self.unwrapped(expr, current)?.as_slice() {
+                [Item::Number(n)] => ops::parse(n).map_err(Fail::Soft),
+                _ => Err(soft(
+                    sqlstate::SINGLETON_SQL_JSON_ITEM_REQUIRED,
+                    format!("{side} operand of jsonpath operator {symbol} is not a single numeric value"),
+                )),
+            }
+        };
+        let a = operand(left, "left")?;
+        let b = operand(right, "right")?;
+        let result = match op {
+            Arith::Add => ops::add(a, b),
+            Arith::Sub => ops::subtract(a, b),
+            Arith::Mul => ops::multiply(a, b),
+            Arith::Div => ops::divide(a, b),
+            Arith::Mod => ops::remainder(a, b),
+        }
+        .map_err(Fail::Soft)?;
+        Ok(Item::Number(result.to_string()))
+    }
+
+    /// The results of an item method on one (already unwrapped) item.
+    fn method(&mut self, method: &Method, item: &Item) -> Result<Vec<Item>, Fail> {
+        let name = method.name();
+        let numeric_only = || {
+            soft(
+                sqlstate::NON_NUMERIC_SQL_JSON_ITEM,
+                format!("jsonpath item method .{name}() can only be applied to a numeric value"),
+            )
+        };
+        Ok(vec![match method {
+            Method::Type => Item::String(item.type_name().to_owned()),
+            Method::Size => match item {
+                Item::Array(elements) => Item::Number(elements.len().to_string()),
+                _ if self.lax => Item::Number("1".to_owned()),
+                _ => {
+                    return Err(soft(
+                        sqlstate::SQL_JSON_ARRAY_NOT_FOUND,
+                        "jsonpath item method .size() can only be applied to an array".to_owned(),
+                    ));
+                }
+            },
+            Method::Abs => match item {
+                Item::Number(n) => Item::Number(n.trim_start_matches('-').to_owned()),
+                _ => return Err(numeric_only()),
+            },
+            Method::Floor | Method::Ceiling => match item {
+                Item::Number(n) => {
+                    let value = ops::parse(n).map_err(Fail::Soft)?;
+                    let rounded = if *method == Method::Floor {
+                        ops::floor(value)
+                    } else {
+                        ops::ceil(value)
+                    }
+                    .map_err(Fail::Soft)?;
+                    Item::Number(rounded.to_string())
+                }
+                _ => return Err(numeric_only()),
+            },
+            Method::Double => Item::Number(double(item)?),
+            Method::KeyValue => match item {
+                Item::Object(members) => {
+                    // PostgreSQL's id is the object's byte offset inside its jsonb
+                    // binary form, which Basalt does not have: 0, as PostgreSQL gives for
+                    // the top-level object.
+                    let id = 0;
+                    return Ok(members
+                        .iter()
+                        .map(|(key, value)| {
+                            Item::Object(vec![
+                                ("id".to_owned(), Item::Number(id.to_string())),
+                                ("key".to_owned(), Item::String(key.clone())),
+                                ("value".to_owned(), value.clone()),
+                            ])
+                        })
+                        .collect());
+                }
+                _ => {
+                    return Err(soft(
+                        sqlstate::SQL_JSON_OBJECT_NOT_FOUND,
+                        "jsonpath item method .keyvalue() can only be applied to an object"
+                            .to_owned(),
+                    ));
+                }
+            },
+            Method::DateTime(Some(_)) => {
+                return Err(Fail::Hard(coded(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    "jsonpath item method .datetime() with a template is not supported".to_owned(),
+                )));
+            }
+            Method::DateTime(None) => match item {
+                Item::String(text) => match DateTime::parse(text) {
+                    Some(datetime) => Item::DateTime(datetime),
+                    None => {
+                        return Err(soft(
+                            sqlstate::INVALID_ARGUMENT_FOR_SQL_JSON_DATETIME_FUNCTION,
+                            format!("datetime format is not recognized: \"{text}\""),
+                        ));
+                    }
+                },
+                _ => {
+                    return Err(soft(
+                        sqlstate::INVALID_ARGUMENT_FOR_SQL_JSON_DATETIME_FUNCTION,
+                        "jsonpath item method .datetime() can only be applied to a string"
+                            .to_owned(),
+                    ));
+                }
+            },
+        }])
+    }
+
+    /// Evaluates a predicate with `@` = `current`; soft errors are unknown.
+    pub fn predicate(&mut self, expr: &Expr, current: &Item) -> Result<Tri, Fail> {
+        Ok(match expr {
+            Expr::And(left, right) => match self.predicate(left, current)? {
+                Tri::False => Tri::False,
+                l => match (l, self.predicate(right, current)?) {
+                    (_, Tri::False) => Tri::False,
+                    (Tri::True, Tri::True) => Tri::True,
+                    _ => Tri::Unknown,
+                },
+            },
+            Expr::Or(left, right) => match self.predicate(left, current)? {
+                Tri::True => Tri::True,
+                l => match (l, self.predicate(right, current)?) {
+                    (_, Tri::True) => Tri::True,
+                    (Tri::False, Tri::False) => Tri::False,
+                    _ => Tri::Unknown,
+                },
+            },
+            Expr::Not(inner) => match self.predicate(inner, current)? {
+                Tri::True => Tri::False,
+                Tri::False => Tri::True,
+                Tri::Unknown => Tri::Unknown,
+            },
+            Expr::IsUnknown(inner) => Tri::from(self.predicate(inner, current)? == Tri::Unknown),
+            Expr::Exists(inner) => {
+                let mut items = Vec::new();
+                let mut out = Out {
+                    items: &mut items,
+                    first_only: self.lax,
+                };
+                match self.eval(inner, current, &mut out, self.lax) {
+                    Ok(_) => Tri::from(!items.is_empty()),
+                    Err(Fail::Soft(_)) => Tri::Unknown,
+                    Err(hard) => return Err(hard),
+                }
+            }
+            Expr::Compare(op, left, right) => {
+                let Some((lefts, rights)) = self.operands(left, Some(right), current, true)? else {
+                    return Ok(Tri::Unknown);
+                };
+                self.existential(&lefts, &rights, |a, b| compare(*op, a, b))
+            }
+            Expr::StartsWith(left, right) => {
+                let Some((lefts, rights)) = self.operands(left, Some(right), current, false)? else {
+                    return Ok(Tri::Unknown);
+                };
+                self.existential(&lefts, &rights, |a, b| match (a, b) {
+                    (Item::String(whole), Item::String(prefix)) => Tri::from(whole.starts_with(prefix.as_str())),
+                    _ => Tri::Unknown,
+                })
+            }
+            Expr::LikeRegex {
+                operand,
+                pattern,
+                flags,
+            } => {
+                let Some((lefts, _)) = self.operands(operand, None, current, true)? else {
+                    return Ok(Tri::Unknown);
+                };
+                let regex = self.regex(pattern, *flags)?;
+                self.existential(&lefts, &[Item::Null], |a, _| match a {
+                    Item::String(s) => Tri::from(regex.is_match(s)),
+                    _ => Tri::Unknown,
+                })
+            }
+            _ => return Err(Fail::Hard(coded(
+                sqlstate::SYNTAX_ERROR,
+                "jsonpath expression is not a predicate".to_owned(),
+            ))),
+        })
+    }
+
+    /// The items of a predicate's operands (the right one not unwrapped for `starts with`),
+    /// or `None` when one of them errs.
+    #[allow(clippy::type_complexity)]
+    fn operands(
+        &mut self,
+        left: &Expr,
+        right: Option<&Expr>,
+        current: &Item,
+        unwrap_right: bool,
+    ) -> Result<Option<(Vec<Item>, Vec<Item>)>, Fail> {
+        let lefts = match self.unwrapped(left, current) {
+            Ok(items) => items,
+            Err(Fail::Soft(_)) => return Ok(None),
+            Err(hard) => return Err(hard),
+        };
+        let rights = match right {
+            None => Vec::new(),
+            Some(right) if unwrap_right => match self.unwrapped(right, current) {
+                Ok(items) => items,
+                Err(Fail::Soft(_)) => return Ok(None),
+                Err(hard) => return Err(hard),
+            },
+            Some(right) => {
+                let mut items = Vec::new();
+                let mut out = Out {
+                    items: &mut items,
+                    first_only: false,
+                };
+                match self.eval(right, current, &mut out, self.lax) {
+                    Ok(_) => items,
+                    Err(Fail::Soft(_)) => return Ok(None),
+                    Err(hard) => return Err(hard),
+                }
+            }
+        };
+        Ok(Some((lefts, rights)))
+    }
+
+    /// PostgreSQL's `executePredicate` loop over every pair.
+    fn existential(&self, lefts: &[Item], rights: &[Item], test: impl Fn(&Item, &Item) -> Tri) -> Tri {
+        let (mut found, mut error) = (false, false);
+        for left in lefts {
+            for right in rights {
+                match test(left, right) {
+                    Tri::Unknown if !self.lax => return Tri::Unknown,
+                    Tri::Unknown => error = true,
+                    Tri::True if self.lax => return Tri::True,
+                    Tri::True => found = true,
+                    Tri::False => {}
+                }
+            }
+        }
+        if found {
+            Tri::True
+        } else if error {
+            Tri::Unknown
+        } else {
+            Tri::False
+        }
+    }
+
+    fn regex(&mut self, pattern: &str, flags: RegexFlags) -> Result<Regex, Fail> {
+        let key = (pattern.to_owned(), flags);
+        if let Some(regex) = self.regexes.get(&key) {
+            return Ok(regex.clone());
+        }
+        let regex = compile_regex(pattern, flags).map_err(Fail::Hard)?;
+        self.regexes.insert(key, regex.clone());
+        Ok(regex)
+    }
+}
+
+/// Compiles a `like_regex` pattern with its flags, as PostgreSQL maps XQuery's: by default
+/// `.` does not match a newline and `^` / `$` match only at the ends; `s` lets `.` match a
+/// newline, `m` makes `^` / `$` match at line breaks, `i` ignores case, `q` takes the
+/// pattern literally.
+pub fn compile_regex(pattern: &str, flags: RegexFlags) -> Result<Regex, TypeError> {
+    let source = if flags.q {
+        regex::escape(pattern)
+    } else {
+        pattern.to_owned()
+    };
+    RegexBuilder::new(&source)
+        .case_insensitive(flags.i)
+        .multi_line(flags.m && !flags.q)
+        .dot_matches_new_line(flags.s)
+        .size_limit(1 << 22)
+        .build()
+        .map_err(|error| TypeError::InvalidRegularExpression(error.to_string()))
+}
+
+/// Compares two items as PostgreSQL's `compareItems`.
+fn compare(op: Cmp, a: &Item, b: &Item) -> Tri {
+    let ordering = match (a, b) {
+        (Item::Null, Item::Null) => Ordering::Equal,
+        (Item::Bool(x), Item::Bool(y)) => x.cmp(y),
+        (Item::Number(x), Item::Number(y)) => crate::types::json::compare(x, y),
+        (Item::String(x), Item::String(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Item::DateTime(x), Item::DateTime(y)) => match x.compare(y) {
+            Some(ordering) => ordering,
+            None => return Tri::Unknown,
+        },
+        (Item::Null, _) | (_, Item::Null) => return Tri::from(op == Cmp::Ne),
+        _ => return Tri::Unknown,
+    };
+    Tri::from(match op {
+        Cmp::Eq => ordering == Ordering::Equal,
+        Cmp::Ne => ordering != Ordering::Equal,
+        Cmp::Lt => ordering == Ordering::Less,
+        Cmp::Le => ordering != Ordering::Greater,
+        Cmp::Gt => ordering == Ordering::Greater,
+        Cmp::Ge => ordering != Ordering::Less,
+    })
+}
+
+/// The negation of a `numeric` text.
+fn negate(n: &str) -> String {
+    if let Some(positive) = n.strip_prefix('-') {
+        positive.to_owned()
+    } else if n.bytes().all(|b| b == b'0' || b == b'.') {
+        n.to_owned()
+    } else {
+        format!("-{n}")
+    }
+}
+
+/// `.double()`: a number stays as it is if `double precision` can hold it; a string is
+/// read as a `double precision` and becomes the number PostgreSQL's `float8_numeric`
+/// writes (15 significant digits).
+fn double(item: &Item) -> Result<String, Fail> {
+    let value = match item {
+        Item::Number(n) => {
+            let value: f64 = n.parse().unwrap_or(f64::INFINITY);
+            if !value.is_finite() {
+                return Err(soft(
+                    sqlstate::NON_NUMERIC_SQL_JSON_ITEM,
+                    "numeric argument of jsonpath item method .double() is out of range for type double precision".to_owned(),
+                ));
+            }
+            return Ok(n.clone());
+        }
+        Item::String(s) => match s.trim().parse::<f64>() {
+            Ok(value) if value.is_finite() && !s.trim().is_empty() => value,
+            _ => {
+                return Err(soft(
+                    sqlstate::NON_NUMERIC_SQL_JSON_ITEM,
+                    "string argument of jsonpath item method .double() is not a valid representation of a double precision number".to_owned(),
+                ));
+            }
+        },
+        _ => {
+            return Err(soft(
+                sqlstate::NON_NUMERIC_SQL_JSON_ITEM,
+                "jsonpath item method .double() can only be applied to a string or numeric value"
+                    .to_owned(),
+            ));
+        }
+    };
+    let scientific = format!("{value:.14e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let mantissa = if mantissa.contains('.') {
+        mantissa.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        mantissa
+    };
+    crate::types::json::write::numeric_text(&format!("{mantissa}e{exponent}")).map_err(Fail::Soft)
+}

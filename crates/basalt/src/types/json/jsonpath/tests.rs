@@ -1,0 +1,3 @@
+//! Unit tests of the jsonpath parser, printer and evaluator.
+
+use super::*;
