@@ -153,16 +153,21 @@ fn deep_and_bad_paths_are_errors() {
     let conn = Database::open_in_memory().unwrap().connect();
     let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
     let error = conn
-        .query_row("SELECT jsonb_path_query_first('1', $1)", (deep.as_str(),), |row| {
-            row.get::<Option<String>>(0)
-        })
+        .query_row(
+            "SELECT jsonb_path_query_first('1', $1)",
+            (deep.as_str(),),
+            |row| row.get::<Option<String>>(0),
+        )
         .unwrap_err();
     assert_eq!(error.code(), "42601");
     let error = conn
         .query_row("SELECT '$.a ='::jsonpath", (), |row| row.get::<String>(0))
         .unwrap_err();
     assert_eq!(error.code(), "42601");
-    assert!(error.to_string().contains("syntax error at or near \"=\""), "{error}");
+    assert!(
+        error.to_string().contains("syntax error at or near \"=\""),
+        "{error}"
+    );
     let error = conn
         .execute("CREATE TABLE paths (p JSONPATH)", ())
         .unwrap_err();

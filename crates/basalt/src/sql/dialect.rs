@@ -676,7 +676,9 @@ impl Dialect for BasaltDialect {
         if is_isnull_word(&parser.peek_token_ref().token) {
             return Some(Ok(self.prec_value(Precedence::Is)));
         }
-        if key_exists_operator(&parser.peek_token_ref().token) || key_list_operator(parser).is_some() {
+        if key_exists_operator(&parser.peek_token_ref().token)
+            || key_list_operator(parser).is_some()
+        {
             return Some(Ok(self.prec_value(Precedence::PgOther)));
         }
         PG.get_next_precedence(parser)

@@ -389,7 +389,9 @@ pub(super) fn positional_path_arguments(
                 (slot, value)
             }
             other => {
-                return Err(BindError::unsupported(format!("argument {other} of {name}")));
+                return Err(BindError::unsupported(format!(
+                    "argument {other} of {name}"
+                )));
             }
         };
         let Some(slot) = slots.get_mut(parameter) else {
@@ -411,7 +413,10 @@ pub(super) fn positional_path_arguments(
             ast::Value::SingleQuotedString("{}".to_owned()).into(),
         ));
     }
-    let count = slots.iter().rposition(Option::is_some).map_or(0, |last| last + 1);
+    let count = slots
+        .iter()
+        .rposition(Option::is_some)
+        .map_or(0, |last| last + 1);
     let mut positional = Vec::with_capacity(count);
     for (slot, parameter) in slots.into_iter().take(count).zip(PATH_PARAMETERS) {
         let Some(value) = slot else {

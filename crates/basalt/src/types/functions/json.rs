@@ -126,8 +126,15 @@ pub fn untyped_argument_type(name: &str, position: usize) -> Option<DataType> {
     if data_type == DataType::Jsonb
         && matches!(
             rest,
-            "exists_any" | "exists_all" | "delete_keys" | "delete_path" | "set" | "set_lax"
-                | "insert" | "strip_nulls" | "pretty"
+            "exists_any"
+                | "exists_all"
+                | "delete_keys"
+                | "delete_path"
+                | "set"
+                | "set_lax"
+                | "insert"
+                | "strip_nulls"
+                | "pretty"
         )
     {
         return match position {

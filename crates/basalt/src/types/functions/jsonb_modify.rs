@@ -59,8 +59,15 @@ fn document_and_array_type(name: &str, args: &[DataType]) -> Result<DataType, Ty
 
 /// `(jsonb, text[], jsonb[, boolean])`.
 fn set_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
-    check_args(name, args, &[Param::Jsonb, Param::Any, Param::Jsonb], &[Param::Any])?;
-    if !text_array(args[1]) || !matches!(args.get(3), None | Some(DataType::Boolean | DataType::Null)) {
+    check_args(
+        name,
+        args,
+        &[Param::Jsonb, Param::Any, Param::Jsonb],
+        &[Param::Any],
+    )?;
+    if !text_array(args[1])
+        || !matches!(args.get(3), None | Some(DataType::Boolean | DataType::Null))
+    {
         return Err(TypeError::undefined_signature(name, args));
     }
     Ok(DataType::Jsonb)
@@ -74,7 +81,9 @@ fn set_lax_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
         &[Param::Jsonb, Param::Any, Param::Jsonb],
         &[Param::Any, Param::Text],
     )?;
-    if !text_array(args[1]) || !matches!(args.get(3), None | Some(DataType::Boolean | DataType::Null)) {
+    if !text_array(args[1])
+        || !matches!(args.get(3), None | Some(DataType::Boolean | DataType::Null))
+    {
         return Err(TypeError::undefined_signature(name, args));
     }
     Ok(DataType::Jsonb)
@@ -192,19 +201,26 @@ enum Op {
 
 /// The array index of path step `level` (22P02 when it is not an integer).
 fn array_index(step: &str, level: usize) -> Result<i64, TypeError> {
-    step.trim().parse::<i32>().map(i64::from).map_err(|_| {
-        TypeError::Coded {
+    step.trim()
+        .parse::<i32>()
+        .map(i64::from)
+        .map_err(|_| TypeError::Coded {
             state: sqlstate::INVALID_TEXT_REPRESENTATION,
             message: format!(
                 "path element at position {} is not an integer: \"{step}\"",
                 level + 1
             ),
-        }
-    })
+        })
 }
 
 /// PostgreSQL's `setPath`: applies `op` with `value` at `path[level..]` inside `item`.
-fn set_path(item: &mut Item, path: &[Option<String>], level: usize, value: &Item, op: Op) -> Result<(), TypeError> {
+fn set_path(
+    item: &mut Item,
+    path: &[Option<String>],
+    level: usize,
+    value: &Item,
+    op: Op,
+) -> Result<(), TypeError> {
     let Some(step) = path.get(level) else {
         return Ok(());
     };
@@ -280,13 +296,14 @@ fn set_path(item: &mut Item, path: &[Option<String>], level: usize, value: &Item
 }
 
 /// The shared body of `jsonb_set`, `jsonb_insert` and `#-`.
-fn modify(name: &str, doc: Item, path: &[Option<String>], value: &Item, op: Op) -> Result<Value, TypeError> {
+fn modify(doc: Item, path: &[Option<String>], value: &Item, op: Op) -> Result<Value, TypeError> {
     let mut doc = doc;
     if !matches!(doc, Item::Object(_) | Item::Array(_)) {
         let verb = if op == Op::Delete { "delete" } else { "set" };
-        return Err(TypeError::InvalidArgument(format!("cannot {verb} path in scalar")));
+        return Err(TypeError::InvalidArgument(format!(
+            "cannot {verb} path in scalar"
+        )));
     }
-    let _ = name;
     set_path(&mut doc, path, 0, value, op)?;
     jsonb(&doc)
 }
@@ -299,7 +316,7 @@ fn delete_path(args: &[Value]) -> Result<Value, TypeError> {
     }
     let doc = document(name, args, 0)?;
     let path = steps(name, args, 1)?;
-    modify(name, doc, &path, &Item::Null, Op::Delete)
+    modify(doc, &path, &Item::Null, Op::Delete)
 }
 
 fn flag(args: &[Value], i: usize, default: bool) -> bool {
@@ -318,8 +335,12 @@ fn set(args: &[Value]) -> Result<Value, TypeError> {
     let doc = document(name, args, 0)?;
     let path = steps(name, args, 1)?;
     let value = document(name, args, 2)?;
-    let op = if flag(args, 3, true) { Op::Create } else { Op::Replace };
-    modify(name, doc, &path, &value, op)
+    let op = if flag(args, 3, true) {
+        Op::Create
+    } else {
+        Op::Replace
+    };
+    modify(doc, &path, &value, op)
 }
 
 /// `jsonb_set_lax(doc, path, value[, create_missing[, null_value_treatment]])`: as
@@ -337,7 +358,10 @@ fn set_lax(args: &[Value]) -> Result<Value, TypeError> {
         Some(Value::Text(t)) => t.as_str(),
         _ => "",
     };
-    if !matches!(treatment, "raise_exception" | "use_json_null" | "delete_key" | "return_target") {
+    if !matches!(
+        treatment,
+        "raise_exception" | "use_json_null" | "delete_key" | "return_target"
+    ) {
         return Err(TypeError::InvalidArgument(
             "null_value_treatment must be \"delete_key\", \"return_target\", \"use_json_null\", or \"raise_exception\"".to_owned(),
         ));
@@ -346,14 +370,20 @@ fn set_lax(args: &[Value]) -> Result<Value, TypeError> {
         return set(&args[..args.len().min(4)]);
     }
     match treatment {
-        "raise_exception" => Err(TypeError::NullValueNotAllowed("JSON value must not be null")),
+        "raise_exception" => Err(TypeError::NullValueNotAllowed(
+            "JSON value must not be null",
+        )),
         "delete_key" => delete_path(&args[..2]),
         "return_target" => Ok(args[0].clone()),
         _ => {
             let doc = document(name, args, 0)?;
             let path = steps(name, args, 1)?;
-            let op = if flag(args, 3, true) { Op::Create } else { Op::Replace };
-            modify(name, doc, &path, &Item::Null, op)
+            let op = if flag(args, 3, true) {
+                Op::Create
+            } else {
+                Op::Replace
+            };
+            modify(doc, &path, &Item::Null, op)
         }
     }
 }
@@ -372,7 +402,7 @@ fn insert(args: &[Value]) -> Result<Value, TypeError> {
     } else {
         Op::InsertBefore
     };
-    modify(name, doc, &path, &value, op)
+    modify(doc, &path, &value, op)
 }
 
 fn strip(item: &mut Item) {

@@ -27,7 +27,12 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
 
 /// `(jsonb, path text[, vars jsonb[, silent boolean]])`.
 fn check_path_args(name: &str, args: &[DataType]) -> Result<(), TypeError> {
-    check_args(name, args, &[Param::Jsonb, Param::Text], &[Param::Jsonb, Param::Any])?;
+    check_args(
+        name,
+        args,
+        &[Param::Jsonb, Param::Text],
+        &[Param::Jsonb, Param::Any],
+    )?;
     match args.get(3) {
         None | Some(DataType::Boolean | DataType::Null) => Ok(()),
         _ => Err(TypeError::undefined_signature(name, args)),
@@ -221,28 +226,76 @@ mod tests {
             call("jsonb_path_exists", &[doc.clone(), t("$.c")]),
             Ok(Value::Boolean(false))
         );
-        assert_eq!(call("jsonb_path_exists", &[doc.clone(), t("strict $.c")]), Err("2203A"));
         assert_eq!(
-            call("jsonb_path_exists", &[doc.clone(), t("strict $.c"), jsonb("{}"), Value::Boolean(true)]),
+            call("jsonb_path_exists", &[doc.clone(), t("strict $.c")]),
+            Err("2203A")
+        );
+        assert_eq!(
+            call(
+                "jsonb_path_exists",
+                &[
+                    doc.clone(),
+                    t("strict $.c"),
+                    jsonb("{}"),
+                    Value::Boolean(true)
+                ]
+            ),
             Ok(Value::Null)
         );
-        assert_eq!(call("jsonb_path_exists_opr", &[doc.clone(), t("strict $.c")]), Ok(Value::Null));
+        assert_eq!(
+            call("jsonb_path_exists_opr", &[doc.clone(), t("strict $.c")]),
+            Ok(Value::Null)
+        );
         assert_eq!(
             call("jsonb_path_match", &[doc.clone(), t("$.a[0] == 1")]),
             Ok(Value::Boolean(true))
         );
-        assert_eq!(call("jsonb_path_match", &[doc.clone(), t("$.a")]), Err("22038"));
-        assert_eq!(call("jsonb_path_match_opr", &[doc.clone(), t("$.a")]), Ok(Value::Null));
         assert_eq!(
-            call("jsonb_path_query_array", &[doc.clone(), t("$.a[*] ? (@ >= $min)"), jsonb(r#"{"min": 2}"#)]),
+            call("jsonb_path_match", &[doc.clone(), t("$.a")]),
+            Err("22038")
+        );
+        assert_eq!(
+            call("jsonb_path_match_opr", &[doc.clone(), t("$.a")]),
+            Ok(Value::Null)
+        );
+        assert_eq!(
+            call(
+                "jsonb_path_query_array",
+                &[
+                    doc.clone(),
+                    t("$.a[*] ? (@ >= $min)"),
+                    jsonb(r#"{"min": 2}"#)
+                ]
+            ),
             Ok(jsonb("[2, 3]"))
         );
-        assert_eq!(call("jsonb_path_query_first", &[doc.clone(), t("$.b")]), Ok(jsonb(r#""x""#)));
-        assert_eq!(call("jsonb_path_query_first", &[doc.clone(), t("$.z")]), Ok(Value::Null));
-        assert_eq!(call("jsonb_path_query_first", &[doc.clone(), t("$.a[")]), Err("42601"));
-        assert_eq!(call("jsonb_path_query_first", &[doc.clone(), t("$x"), jsonb("[]")]), Err("22023"));
-        assert_eq!(call("jsonb_path_query_first", &[doc, t("$x")]), Err("42704"));
-        assert_eq!(query_items(&[jsonb("[1, 2]"), t("$[*]")]), Ok(vec![jsonb("1"), jsonb("2")]));
+        assert_eq!(
+            call("jsonb_path_query_first", &[doc.clone(), t("$.b")]),
+            Ok(jsonb(r#""x""#))
+        );
+        assert_eq!(
+            call("jsonb_path_query_first", &[doc.clone(), t("$.z")]),
+            Ok(Value::Null)
+        );
+        assert_eq!(
+            call("jsonb_path_query_first", &[doc.clone(), t("$.a[")]),
+            Err("42601")
+        );
+        assert_eq!(
+            call(
+                "jsonb_path_query_first",
+                &[doc.clone(), t("$x"), jsonb("[]")]
+            ),
+            Err("22023")
+        );
+        assert_eq!(
+            call("jsonb_path_query_first", &[doc, t("$x")]),
+            Err("42704")
+        );
+        assert_eq!(
+            query_items(&[jsonb("[1, 2]"), t("$[*]")]),
+            Ok(vec![jsonb("1"), jsonb("2")])
+        );
         assert_eq!(call("jsonpath", &[t("$.a")]), Ok(t("$.\"a\"")));
     }
 }

@@ -83,9 +83,8 @@ static FUNCTIONS: &[SetReturningFunction] = &[
     SetReturningFunction {
         name: "jsonb_path_query",
         columns: |args| {
-            (super::jsonpath::FUNCTIONS[0].return_type)(args).map_err(|_| {
-                TypeError::undefined_signature("jsonb_path_query", args)
-            })?;
+            (super::jsonpath::FUNCTIONS[0].return_type)(args)
+                .map_err(|_| TypeError::undefined_signature("jsonb_path_query", args))?;
             Ok(vec![("jsonb_path_query", DataType::Jsonb)])
         },
         scalar: true,

@@ -79,7 +79,10 @@ struct Cursor<'a> {
 impl Cursor<'_> {
     fn digits(&mut self, min: usize, max: usize) -> Option<(i64, usize)> {
         let start = self.at;
-        while self.at < self.bytes.len() && self.at - start < max && self.bytes[self.at].is_ascii_digit() {
+        while self.at < self.bytes.len()
+            && self.at - start < max
+            && self.bytes[self.at].is_ascii_digit()
+        {
             self.at += 1;
         }
         let count = self.at - start;
@@ -293,16 +296,40 @@ mod tests {
             ("2017-03-10", Kind::Date, "2017-03-10"),
             ("12:34:56", Kind::Time, "12:34:56"),
             ("12:34:56.5+05:30", Kind::TimeTz, "12:34:56.5+05:30"),
-            ("2017-03-10 12:34:56", Kind::Timestamp, "2017-03-10T12:34:56"),
-            ("2017-03-10T12:34:56.123", Kind::Timestamp, "2017-03-10T12:34:56.123"),
-            ("2017-03-10 12:34:56-08", Kind::TimestampTz, "2017-03-10T12:34:56-08:00"),
+            (
+                "2017-03-10 12:34:56",
+                Kind::Timestamp,
+                "2017-03-10T12:34:56",
+            ),
+            (
+                "2017-03-10T12:34:56.123",
+                Kind::Timestamp,
+                "2017-03-10T12:34:56.123",
+            ),
+            (
+                "2017-03-10 12:34:56-08",
+                Kind::TimestampTz,
+                "2017-03-10T12:34:56-08:00",
+            ),
             ("1999-12-31", Kind::Date, "1999-12-31"),
             ("2024-02-29", Kind::Date, "2024-02-29"),
         ] {
             let parsed = DateTime::parse(input).unwrap_or_else(|| panic!("{input}"));
-            assert_eq!((parsed.kind, parsed.text().as_str()), (kind, text), "{input}");
+            assert_eq!(
+                (parsed.kind, parsed.text().as_str()),
+                (kind, text),
+                "{input}"
+            );
         }
-        for bad in ["2017-03-10 12:34", "2023-02-29", "24:00:00", "2017-13-01", "x", "", "2017-03-10 "] {
+        for bad in [
+            "2017-03-10 12:34",
+            "2023-02-29",
+            "24:00:00",
+            "2017-13-01",
+            "x",
+            "",
+            "2017-03-10 ",
+        ] {
             assert!(DateTime::parse(bad).is_none(), "{bad}");
         }
     }
@@ -310,13 +337,22 @@ mod tests {
     #[test]
     fn comparisons() {
         let p = |s: &str| DateTime::parse(s).unwrap();
-        assert_eq!(p("2017-03-10").compare(&p("2017-03-10 00:00:00")), Some(Ordering::Equal));
-        assert_eq!(p("2017-03-10").compare(&p("2017-03-10 00:00:01")), Some(Ordering::Less));
+        assert_eq!(
+            p("2017-03-10").compare(&p("2017-03-10 00:00:00")),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            p("2017-03-10").compare(&p("2017-03-10 00:00:01")),
+            Some(Ordering::Less)
+        );
         assert_eq!(
             p("2017-03-10 12:00:00+01").compare(&p("2017-03-10 11:00:00+00")),
             Some(Ordering::Equal)
         );
         assert_eq!(p("2017-03-10").compare(&p("12:00:00")), None);
-        assert_eq!(p("2017-03-10 12:00:00").compare(&p("2017-03-10 12:00:00+00")), None);
+        assert_eq!(
+            p("2017-03-10 12:00:00").compare(&p("2017-03-10 12:00:00+00")),
+            None
+        );
     }
 }

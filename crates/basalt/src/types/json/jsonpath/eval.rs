@@ -93,7 +93,12 @@ impl<'a> Exec<'a> {
 
     /// Evaluates `expr` (the whole path) into `items`; with `first_only`, stops at the first
     /// item in lax mode (strict mode must see every item to find every error).
-    pub fn run(&mut self, expr: &Expr, items: &mut Vec<Item>, first_only: bool) -> Result<(), Fail> {
+    pub fn run(
+        &mut self,
+        expr: &Expr,
+        items: &mut Vec<Item>,
+        first_only: bool,
+    ) -> Result<(), Fail> {
         let mut out = Out {
             items,
             first_only: first_only && self.lax,
@@ -241,29 +246,28 @@ impl<'a> Exec<'a> {
         let lax = self.lax;
         // Member accessors, filters and most methods apply to each element of an array in
         // lax mode.
-        let unwraps = matches!(
-            step,
-            Step::Key(_) | Step::AnyKey | Step::Filter(_)
-        ) || matches!(
-            step,
-            Step::Method(
-                Method::Double
-                    | Method::Ceiling
-                    | Method::Floor
-                    | Method::Abs
-                    | Method::KeyValue
-                    | Method::DateTime(_)
-            )
-        );
-        if unwrap && unwraps {
-            if let Item::Array(elements) = item {
-                for element in elements {
-                    if self.apply(element, steps, current, out, false)? {
-                        return Ok(true);
-                    }
+        let unwraps = matches!(step, Step::Key(_) | Step::AnyKey | Step::Filter(_))
+            || matches!(
+                step,
+                Step::Method(
+                    Method::Double
+                        | Method::Ceiling
+                        | Method::Floor
+                        | Method::Abs
+                        | Method::KeyValue
+                        | Method::DateTime(_)
+                )
+            );
+        if unwrap
+            && unwraps
+            && let Item::Array(elements) = item
+        {
+            for element in elements {
+                if self.apply(element, steps, current, out, false)? {
+                    return Ok(true);
                 }
-                return Ok(false);
             }
+            return Ok(false);
         }
         match step {
             Step::Key(key) => match item {
@@ -292,8 +296,7 @@ impl<'a> Exec<'a> {
                 }
                 _ if !self.ignore_structural => Err(soft(
                     sqlstate::SQL_JSON_OBJECT_NOT_FOUND,
-                    "jsonpath wildcard member accessor can only be applied to an object"
-                        .to_owned(),
+                    "jsonpath wildcard member accessor can only be applied to an object".to_owned(),
                 )),
                 _ => Ok(false),
             },
@@ -346,7 +349,10 @@ impl<'a> Exec<'a> {
 
     /// `.**` below `item`: the members at levels `level..=last` (PostgreSQL's
     /// `executeAnyItem`), each passed to `rest` with structural errors ignored.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the level bounds travel with the recursion"
+    )]
     fn descend(
         &mut self,
         item: &Item,
@@ -377,7 +383,10 @@ impl<'a> Exec<'a> {
                     return Ok(true);
                 }
             }
-            if level < last && container && self.descend(child, rest, current, out, level + 1, first, last)? {
+            if level < last
+                && container
+                && self.descend(child, rest, current, out, level + 1, first, last)?
+            {
                 return Ok(true);
             }
         }
@@ -421,10 +430,10 @@ impl<'a> Exec<'a> {
                 let end = end.min(size as i64 - 1);
                 let mut index = start;
                 while index <= end {
-                    if let Some(element) = usize::try_from(index).ok().and_then(|i| elements.get(i)) {
-                        if self.apply(element, rest, current, out, self.lax)? {
-                            return Ok(true);
-                        }
+                    if let Some(element) = usize::try_from(index).ok().and_then(|i| elements.get(i))
+                        && self.apply(element, rest, current, out, self.lax)?
+                    {
+                        return Ok(true);
                     }
                     index += 1;
                 }
@@ -456,21 +465,24 @@ impl<'a> Exec<'a> {
         match items.as_slice() {
             [Item::Number(n)] => {
                 let integer = n.split('.').next().unwrap_or("0");
-                integer
-                    .parse::<i32>()
-                    .map(i64::from)
-                    .map_err(|_| {
-                        soft(
-                            sqlstate::INVALID_SQL_JSON_SUBSCRIPT,
-                            "jsonpath array subscript is out of integer range".to_owned(),
-                        )
-                    })
+                integer.parse::<i32>().map(i64::from).map_err(|_| {
+                    soft(
+                        sqlstate::INVALID_SQL_JSON_SUBSCRIPT,
+                        "jsonpath array subscript is out of integer range".to_owned(),
+                    )
+                })
             }
             _ => Err(not_single()),
         }
     }
 
-    fn arithmetic(&mut self, op: Arith, left: &Expr, right: &Expr, current: &Item) -> Result<Item, Fail> {
+    fn arithmetic(
+        &mut self,
+        op: Arith,
+        left: &Expr,
+        right: &Expr,
+        current: &Item,
+    ) -> Result<Item, Fail> {
         let symbol = match op {
             Arith::Add => "+",
             Arith::Sub => "-",
@@ -483,7 +495,9 @@ impl<'a> Exec<'a> {
                 [Item::Number(n)] => ops::parse(n).map_err(Fail::Soft),
                 _ => Err(soft(
                     sqlstate::SINGLETON_SQL_JSON_ITEM_REQUIRED,
-                    format!("{side} operand of jsonpath operator {symbol} is not a single numeric value"),
+                    format!(
+                        "{side} operand of jsonpath operator {symbol} is not a single numeric value"
+                    ),
                 )),
             }
         };
@@ -635,11 +649,14 @@ impl<'a> Exec<'a> {
                 self.existential(&lefts, &rights, |a, b| compare(*op, a, b))
             }
             Expr::StartsWith(left, right) => {
-                let Some((lefts, rights)) = self.operands(left, Some(right), current, false)? else {
+                let Some((lefts, rights)) = self.operands(left, Some(right), current, false)?
+                else {
                     return Ok(Tri::Unknown);
                 };
                 self.existential(&lefts, &rights, |a, b| match (a, b) {
-                    (Item::String(whole), Item::String(prefix)) => Tri::from(whole.starts_with(prefix.as_str())),
+                    (Item::String(whole), Item::String(prefix)) => {
+                        Tri::from(whole.starts_with(prefix.as_str()))
+                    }
                     _ => Tri::Unknown,
                 })
             }
@@ -657,16 +674,18 @@ impl<'a> Exec<'a> {
                     _ => Tri::Unknown,
                 })
             }
-            _ => return Err(Fail::Hard(coded(
-                sqlstate::SYNTAX_ERROR,
-                "jsonpath expression is not a predicate".to_owned(),
-            ))),
+            _ => {
+                return Err(Fail::Hard(coded(
+                    sqlstate::SYNTAX_ERROR,
+                    "jsonpath expression is not a predicate".to_owned(),
+                )));
+            }
         })
     }
 
     /// The items of a predicate's operands (the right one not unwrapped for `starts with`),
     /// or `None` when one of them errs.
-    #[allow(clippy::type_complexity)]
+    #[allow(clippy::type_complexity, reason = "two item lists")]
     fn operands(
         &mut self,
         left: &Expr,
@@ -703,7 +722,12 @@ impl<'a> Exec<'a> {
     }
 
     /// PostgreSQL's `executePredicate` loop over every pair.
-    fn existential(&self, lefts: &[Item], rights: &[Item], test: impl Fn(&Item, &Item) -> Tri) -> Tri {
+    fn existential(
+        &self,
+        lefts: &[Item],
+        rights: &[Item],
+        test: impl Fn(&Item, &Item) -> Tri,
+    ) -> Tri {
         let (mut found, mut error) = (false, false);
         for left in lefts {
             for right in rights {

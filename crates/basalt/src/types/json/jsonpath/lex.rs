@@ -88,66 +88,67 @@ pub(super) fn tokenize(input: &str) -> Result<Vec<Token>, ParseError> {
         }
         let start = at;
         let next = bytes.get(at + 1).copied();
-        let (tok, len) = if ch.is_ascii_digit() || (ch == '.' && next.is_some_and(|b| b.is_ascii_digit())) {
-            let (number, len) = number(input, at)?;
-            (Tok::Number(number), len)
-        } else if ch == '"' {
-            let (text, len) = string(input, at)?;
-            (Tok::Str(text), len)
-        } else if ch == '$' {
-            match next {
-                Some(b'"') => {
-                    let (text, len) = string(input, at + 1)?;
-                    (Tok::Variable(text), len + 1)
+        let (tok, len) =
+            if ch.is_ascii_digit() || (ch == '.' && next.is_some_and(|b| b.is_ascii_digit())) {
+                let (number, len) = number(input, at)?;
+                (Tok::Number(number), len)
+            } else if ch == '"' {
+                let (text, len) = string(input, at)?;
+                (Tok::Str(text), len)
+            } else if ch == '$' {
+                match next {
+                    Some(b'"') => {
+                        let (text, len) = string(input, at + 1)?;
+                        (Tok::Variable(text), len + 1)
+                    }
+                    Some(_) if !rest[1..].starts_with(is_special) => {
+                        let len = word_len(&rest[1..]);
+                        (Tok::Variable(rest[1..1 + len].to_owned()), len + 1)
+                    }
+                    _ => (Tok::Punct("$"), 1),
                 }
-                Some(_) if !rest[1..].starts_with(is_special) => {
-                    let len = word_len(&rest[1..]);
-                    (Tok::Variable(rest[1..1 + len].to_owned()), len + 1)
+            } else if is_special(ch) {
+                let two = rest.get(..2).unwrap_or("");
+                let punct: Option<(&'static str, usize)> = match two {
+                    "**" => Some(("**", 2)),
+                    "==" => Some(("==", 2)),
+                    "!=" | "<>" => Some(("!=", 2)),
+                    "<=" => Some(("<=", 2)),
+                    ">=" => Some((">=", 2)),
+                    "&&" => Some(("&&", 2)),
+                    "||" => Some(("||", 2)),
+                    _ => match ch {
+                        '$' => Some(("$", 1)),
+                        '@' => Some(("@", 1)),
+                        '.' => Some((".", 1)),
+                        '[' => Some(("[", 1)),
+                        ']' => Some(("]", 1)),
+                        '(' => Some(("(", 1)),
+                        ')' => Some((")", 1)),
+                        '{' => Some(("{", 1)),
+                        '}' => Some(("}", 1)),
+                        ',' => Some((",", 1)),
+                        '*' => Some(("*", 1)),
+                        '?' => Some(("?", 1)),
+                        '+' => Some(("+", 1)),
+                        '-' => Some(("-", 1)),
+                        '/' => Some(("/", 1)),
+                        '%' => Some(("%", 1)),
+                        '<' => Some(("<", 1)),
+                        '>' => Some((">", 1)),
+                        '!' => Some(("!", 1)),
+                        _ => None,
+                    },
+                };
+                match punct {
+                    Some((punct, len)) => (Tok::Punct(punct), len),
+                    // `=`, `&`, `|`, `#`, `:`, `\` alone: no token of the grammar.
+                    None => return Err(ParseError::near(start, &rest[..ch.len_utf8()])),
                 }
-                _ => (Tok::Punct("$"), 1),
-            }
-        } else if is_special(ch) {
-            let two = rest.get(..2).unwrap_or("");
-            let punct: Option<(&'static str, usize)> = match two {
-                "**" => Some(("**", 2)),
-                "==" => Some(("==", 2)),
-                "!=" | "<>" => Some(("!=", 2)),
-                "<=" => Some(("<=", 2)),
-                ">=" => Some((">=", 2)),
-                "&&" => Some(("&&", 2)),
-                "||" => Some(("||", 2)),
-                _ => match ch {
-                    '$' => Some(("$", 1)),
-                    '@' => Some(("@", 1)),
-                    '.' => Some((".", 1)),
-                    '[' => Some(("[", 1)),
-                    ']' => Some(("]", 1)),
-                    '(' => Some(("(", 1)),
-                    ')' => Some((")", 1)),
-                    '{' => Some(("{", 1)),
-                    '}' => Some(("}", 1)),
-                    ',' => Some((",", 1)),
-                    '*' => Some(("*", 1)),
-                    '?' => Some(("?", 1)),
-                    '+' => Some(("+", 1)),
-                    '-' => Some(("-", 1)),
-                    '/' => Some(("/", 1)),
-                    '%' => Some(("%", 1)),
-                    '<' => Some(("<", 1)),
-                    '>' => Some((">", 1)),
-                    '!' => Some(("!", 1)),
-                    _ => None,
-                },
+            } else {
+                let len = word_len(rest);
+                (Tok::Word(rest[..len].to_owned()), len)
             };
-            match punct {
-                Some((punct, len)) => (Tok::Punct(punct), len),
-                // `=`, `&`, `|`, `#`, `:`, `\` alone: no token of the grammar.
-                None => return Err(ParseError::near(start, &rest[..ch.len_utf8()])),
-            }
-        } else {
-            let len = word_len(rest);
-            (Tok::Word(rest[..len].to_owned()), len)
-        };
         tokens.push(Token {
             tok,
             start,
@@ -256,7 +257,7 @@ fn string(input: &str, start: usize) -> Result<(String, usize), ParseError> {
                     'v' => out.push('\u{b}'),
                     'x' | 'u' => {
                         let here = start + 1 + offset;
-                        let code = hex_escape(&mut chars, escape, &input[here..])
+                        let code = hex_escape(&mut chars, escape)
                             .ok_or_else(|| invalid_escape(here, &input[here..]))?;
                         out.push(code);
                     }
@@ -279,7 +280,7 @@ fn invalid_escape(at: usize, rest: &str) -> ParseError {
 
 /// The character of `\xNN`, `\uNNNN` or `\u{N...}` (the `\` and letter already read). A
 /// UTF-16 surrogate pair `\uD83D\uDE00` combines into one character.
-fn hex_escape(chars: &mut std::str::CharIndices<'_>, kind: char, _rest: &str) -> Option<char> {
+fn hex_escape(chars: &mut std::str::CharIndices<'_>, kind: char) -> Option<char> {
     let take = |count: usize, chars: &mut std::str::CharIndices<'_>| -> Option<u32> {
         let mut value = 0u32;
         for _ in 0..count {

@@ -64,7 +64,10 @@ impl ParseError {
 
 impl From<ParseError> for TypeError {
     fn from(error: ParseError) -> TypeError {
-        let state = if error.message.starts_with("invalid input syntax for type jsonpath") {
+        let state = if error
+            .message
+            .starts_with("invalid input syntax for type jsonpath")
+        {
             sqlstate::INVALID_TEXT_REPRESENTATION
         } else {
             error.state
@@ -133,9 +136,7 @@ fn check_regexes(expr: &ast::Expr) -> Result<(), TypeError> {
             check_regexes(a)?;
             check_regexes(b)
         }
-        Expr::Unary(_, a) | Expr::Not(a) | Expr::IsUnknown(a) | Expr::Exists(a) => {
-            check_regexes(a)
-        }
+        Expr::Unary(_, a) | Expr::Not(a) | Expr::IsUnknown(a) | Expr::Exists(a) => check_regexes(a),
         _ => Ok(()),
     }
 }

@@ -135,7 +135,7 @@ impl Parser {
             self.at += 1;
             let right = self.and()?;
             require_predicate(&left, &self.tokens[at])?;
-            require_predicate_after(&right, self, at + 1)?;
+            require_predicate_after(&right, self)?;
             left = Expr::Or(Box::new(left), Box::new(right));
         }
         self.depth = entered - 1;
@@ -151,7 +151,7 @@ impl Parser {
             self.at += 1;
             let right = self.not()?;
             require_predicate(&left, &self.tokens[at])?;
-            require_predicate_after(&right, self, at + 1)?;
+            require_predicate_after(&right, self)?;
             left = Expr::And(Box::new(left), Box::new(right));
         }
         self.depth = entered;
@@ -169,10 +169,10 @@ impl Parser {
         let start = self.at;
         let primary = self.primary()?;
         if !primary.expr.is_predicate() {
-            return Err(self.tokens.get(start).map_or_else(
-                || self.unexpected(),
-                |t| ParseError::near(t.start, &t.text),
-            ));
+            return Err(self
+                .tokens
+                .get(start)
+                .map_or_else(|| self.unexpected(), |t| ParseError::near(t.start, &t.text)));
         }
         Ok(Expr::Not(Box::new(primary.expr)))
     }
@@ -341,17 +341,17 @@ impl Parser {
 
     /// Whether the next token may follow a predicate.
     fn at_predicate_end(&self) -> bool {
-        matches!(
-            self.peek(),
-            None | Some(Tok::Punct("&&" | "||" | ")"))
-        ) || self.peek_word() == Some("is")
+        matches!(self.peek(), None | Some(Tok::Punct("&&" | "||" | ")")))
+            || self.peek_word() == Some("is")
     }
 
     fn primary(&mut self) -> Result<Primary, ParseError> {
-        let value = |expr| Ok(Primary {
-            expr,
-            parenthesized_predicate: false,
-        });
+        let value = |expr| {
+            Ok(Primary {
+                expr,
+                parenthesized_predicate: false,
+            })
+        };
         let Some(token) = self.tokens.get(self.at).cloned() else {
             return Err(self.unexpected());
         };
@@ -477,7 +477,11 @@ impl Parser {
             let (mut first, mut last) = (0, LAST_LEVEL);
             if self.eat_punct("{") {
                 first = self.level()?;
-                last = if self.eat_word("to") { self.level()? } else { first };
+                last = if self.eat_word("to") {
+                    self.level()?
+                } else {
+                    first
+                };
                 self.expect_punct("}")?;
             }
             return Ok(Some(Step::Any { first, last }));
@@ -557,10 +561,10 @@ impl Parser {
 
     fn require_value_at(&self, left: &Expr, at: usize) -> Result<(), ParseError> {
         if left.is_predicate() {
-            return Err(self.tokens.get(at).map_or_else(
-                || self.unexpected(),
-                |t| ParseError::near(t.start, &t.text),
-            ));
+            return Err(self
+                .tokens
+                .get(at)
+                .map_or_else(|| self.unexpected(), |t| ParseError::near(t.start, &t.text)));
         }
         Ok(())
     }
@@ -585,7 +589,7 @@ fn require_predicate(left: &Expr, operator: &Token) -> Result<(), ParseError> {
 
 /// The right operand of `&&` / `||` must be a predicate: else the error is at the token
 /// after it (where PostgreSQL's parser notices).
-fn require_predicate_after(right: &Expr, parser: &Parser, _from: usize) -> Result<(), ParseError> {
+fn require_predicate_after(right: &Expr, parser: &Parser) -> Result<(), ParseError> {
     if right.is_predicate() {
         Ok(())
     } else {

@@ -104,11 +104,16 @@ fn expr(e: &Expr, brackets: bool, out: &mut String) {
             expr(operand, operand.priority() <= e.priority(), out);
             out.push_str(" like_regex ");
             push_string(pattern, out);
-            let letters: String = [(flags.i, 'i'), (flags.s, 's'), (flags.m, 'm'), (flags.q, 'q')]
-                .iter()
-                .filter(|(on, _)| *on)
-                .map(|(_, letter)| *letter)
-                .collect();
+            let letters: String = [
+                (flags.i, 'i'),
+                (flags.s, 's'),
+                (flags.m, 'm'),
+                (flags.q, 'q'),
+            ]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, letter)| *letter)
+            .collect();
             if !letters.is_empty() {
                 out.push_str(" flag \"");
                 out.push_str(&letters);

@@ -19,7 +19,12 @@ fn run(doc: &str, path: &str) -> Result<Vec<String>, &'static str> {
     run_with(doc, path, None, false)
 }
 
-fn run_with(doc: &str, path: &str, vars: Option<&str>, silent: bool) -> Result<Vec<String>, &'static str> {
+fn run_with(
+    doc: &str,
+    path: &str,
+    vars: Option<&str>,
+    silent: bool,
+) -> Result<Vec<String>, &'static str> {
     let path = parse_path(path).map_err(|e| e.code())?;
     let doc = Item::from_json_text(doc).map_err(|e| e.code())?;
     let vars = vars.map(|v| Item::from_json_text(v).unwrap());
@@ -27,14 +32,21 @@ fn run_with(doc: &str, path: &str, vars: Option<&str>, silent: bool) -> Result<V
     if outcome.failed {
         return Err("silent");
     }
-    Ok(outcome.items.iter().map(|i| i.to_jsonb().unwrap()).collect())
+    Ok(outcome
+        .items
+        .iter()
+        .map(|i| i.to_jsonb().unwrap())
+        .collect())
 }
 
 #[test]
 fn printing_matches_postgresql() {
     for (input, output) in [
         ("$.a", "$.\"a\""),
-        ("strict $.a[1 to last, 2].**{2 to last}", "strict $.\"a\"[1 to last,2].**{2 to last}"),
+        (
+            "strict $.a[1 to last, 2].**{2 to last}",
+            "strict $.\"a\"[1 to last,2].**{2 to last}",
+        ),
         ("1 + 2", "(1 + 2)"),
         ("1 + 2 + 3", "((1 + 2) + 3)"),
         ("1 - (2 - 3)", "(1 - (2 - 3))"),
@@ -49,10 +61,16 @@ fn printing_matches_postgresql() {
         ("1.", "1"),
         ("$ ? (!exists(@.a))", "$?(!(exists (@.\"a\")))"),
         ("$.a ? (@ > 1) ? (@ < 5)", "$.\"a\"?(@ > 1)?(@ < 5)"),
-        ("$.a == 1 || $.b == 2 && $.c == 3", "($.\"a\" == 1 || $.\"b\" == 2 && $.\"c\" == 3)"),
+        (
+            "$.a == 1 || $.b == 2 && $.c == 3",
+            "($.\"a\" == 1 || $.\"b\" == 2 && $.\"c\" == 3)",
+        ),
         ("$ ? ((@ > 1) is unknown)", "$?((@ > 1) is unknown)"),
         ("$.a <> 1", "($.\"a\" != 1)"),
-        ("$ ? (@ like_regex \"a\" flag \"smi\")", "$?(@ like_regex \"a\" flag \"ism\")"),
+        (
+            "$ ? (@ like_regex \"a\" flag \"smi\")",
+            "$?(@ like_regex \"a\" flag \"ism\")",
+        ),
         ("$.**{1}", "$.**{1}"),
         ("$.**{last}", "$.**{last}"),
         ("(1).a", "(1).\"a\""),
@@ -74,30 +92,85 @@ fn printing_matches_postgresql() {
 fn syntax_errors_name_the_token_and_its_position() {
     for (input, position, message) in [
         ("$.a ? (@ == 1", 13, "syntax error at end of jsonpath input"),
-        ("$ = 1", 2, "syntax error at or near \"=\" of jsonpath input"),
-        ("$.a &", 4, "syntax error at or near \"&\" of jsonpath input"),
-        ("$.a $.b", 4, "syntax error at or near \"$\" of jsonpath input"),
-        ("$[1,]", 4, "syntax error at or near \"]\" of jsonpath input"),
-        ("$ ? (@.a)", 8, "syntax error at or near \")\" of jsonpath input"),
-        ("$ ? (@ > 1 > 2)", 11, "syntax error at or near \">\" of jsonpath input"),
-        ("($ > 1) + 2", 8, "syntax error at or near \"+\" of jsonpath input"),
-        ("1.type()", 0, "trailing junk after numeric literal at or near \"1.t\" of jsonpath input"),
-        ("$.1a", 1, "trailing junk after numeric literal at or near \".1a\" of jsonpath input"),
-        ("01", 0, "trailing junk after numeric literal at or near \"01\" of jsonpath input"),
-        ("1e", 0, "invalid numeric literal at or near \"1e\" of jsonpath input"),
-        ("$.\"abc", 2, "unexpected end of quoted string at end of jsonpath input"),
+        (
+            "$ = 1",
+            2,
+            "syntax error at or near \"=\" of jsonpath input",
+        ),
+        (
+            "$.a &",
+            4,
+            "syntax error at or near \"&\" of jsonpath input",
+        ),
+        (
+            "$.a $.b",
+            4,
+            "syntax error at or near \"$\" of jsonpath input",
+        ),
+        (
+            "$[1,]",
+            4,
+            "syntax error at or near \"]\" of jsonpath input",
+        ),
+        (
+            "$ ? (@.a)",
+            8,
+            "syntax error at or near \")\" of jsonpath input",
+        ),
+        (
+            "$ ? (@ > 1 > 2)",
+            11,
+            "syntax error at or near \">\" of jsonpath input",
+        ),
+        (
+            "($ > 1) + 2",
+            8,
+            "syntax error at or near \"+\" of jsonpath input",
+        ),
+        (
+            "1.type()",
+            0,
+            "trailing junk after numeric literal at or near \"1.t\" of jsonpath input",
+        ),
+        (
+            "$.1a",
+            1,
+            "trailing junk after numeric literal at or near \".1a\" of jsonpath input",
+        ),
+        (
+            "01",
+            0,
+            "trailing junk after numeric literal at or near \"01\" of jsonpath input",
+        ),
+        (
+            "1e",
+            0,
+            "invalid numeric literal at or near \"1e\" of jsonpath input",
+        ),
+        (
+            "$.\"abc",
+            2,
+            "unexpected end of quoted string at end of jsonpath input",
+        ),
         ("@.a", 0, "@ is not allowed in root expressions"),
         ("last", 0, "LAST is allowed only in array subscripts"),
     ] {
         let error = parse_error(input);
-        assert_eq!((error.position, error.message.as_str()), (position, message), "{input}");
+        assert_eq!(
+            (error.position, error.message.as_str()),
+            (position, message),
+            "{input}"
+        );
         assert_eq!(TypeError::from(error).code(), "42601", "{input}");
     }
     assert_eq!(TypeError::from(parse_error("")).code(), "22P02");
     assert_eq!(TypeError::from(parse_error("  ")).code(), "22P02");
     let flag = TypeError::from(parse_error("$ ? (@ like_regex \"a\" flag \"x\")"));
     assert_eq!(flag.code(), "0A000");
-    assert_eq!(parse_path("$ ? (@ like_regex \"(\")").unwrap_err().code(), "2201B");
+    assert_eq!(
+        parse_path("$ ? (@ like_regex \"(\")").unwrap_err().code(),
+        "2201B"
+    );
 }
 
 #[test]
@@ -115,24 +188,42 @@ fn deep_paths_are_errors_not_stack_overflows() {
         assert!(error.message.contains("maximum depth"), "{}", error.message);
     }
     // Within the bound, everything works.
-    assert_eq!(normalized(&("$".to_owned() + &".a".repeat(100))).len(), 1 + 4 * 100);
+    assert_eq!(
+        normalized(&("$".to_owned() + &".a".repeat(100))).len(),
+        1 + 4 * 100
+    );
 }
 
 #[test]
 fn lax_mode_wraps_and_unwraps() {
-    assert_eq!(run(r#"[{"a": 1}, {"a": 2}, {"b": 3}]"#, "$.a"), Ok(vec!["1".into(), "2".into()]));
+    assert_eq!(
+        run(r#"[{"a": 1}, {"a": 2}, {"b": 3}]"#, "$.a"),
+        Ok(vec!["1".into(), "2".into()])
+    );
     assert_eq!(run("1", "$[0]"), Ok(vec!["1".into()]));
     assert_eq!(run("1", "$[*]"), Ok(vec!["1".into()]));
     assert_eq!(run("[1, 2, 3]", "$[5]"), Ok(vec![]));
     assert_eq!(run("[1, 2, 3]", "$[1.7]"), Ok(vec!["2".into()]));
-    assert_eq!(run("[1, 2, 3]", "$[last - 1 to last]"), Ok(vec!["2".into(), "3".into()]));
+    assert_eq!(
+        run("[1, 2, 3]", "$[last - 1 to last]"),
+        Ok(vec!["2".into(), "3".into()])
+    );
     assert_eq!(run(r#"{"a": 1}"#, "$.b"), Ok(vec![]));
     assert_eq!(run(r#""x""#, "$.a"), Ok(vec![]));
     // Lax `.b` unwraps the array at level 1 and meets the object again at level 2, as in
     // PostgreSQL.
-    assert_eq!(run(r#"{"a": [1, {"b": 2}]}"#, "$.**.b"), Ok(vec!["2".into(), "2".into()]));
-    assert_eq!(run(r#"{"a": [1, {"b": 2}]}"#, "strict $.**.b"), Ok(vec!["2".into()]));
-    assert_eq!(run(r#"{"a": [1, {"b": 2}]}"#, "$.**{last}"), Ok(vec!["1".into(), "2".into()]));
+    assert_eq!(
+        run(r#"{"a": [1, {"b": 2}]}"#, "$.**.b"),
+        Ok(vec!["2".into(), "2".into()])
+    );
+    assert_eq!(
+        run(r#"{"a": [1, {"b": 2}]}"#, "strict $.**.b"),
+        Ok(vec!["2".into()])
+    );
+    assert_eq!(
+        run(r#"{"a": [1, {"b": 2}]}"#, "$.**{last}"),
+        Ok(vec!["1".into(), "2".into()])
+    );
     assert_eq!(run("[1, 2, 3]", "$.size()"), Ok(vec!["3".into()]));
     assert_eq!(run(r#"{"a": 1}"#, "$.size()"), Ok(vec!["1".into()]));
 }
@@ -148,22 +239,34 @@ fn strict_mode_reports_structural_errors() {
     assert_eq!(run("1", "strict $.*"), Err("2203C"));
     assert_eq!(run("1", "strict $.size()"), Err("22039"));
     // Suppressed with silent; hard errors are not.
-    assert_eq!(run_with(r#"{"a": 1}"#, "strict $.b", None, true), Err("silent"));
+    assert_eq!(
+        run_with(r#"{"a": 1}"#, "strict $.b", None, true),
+        Err("silent")
+    );
     assert_eq!(run_with("{}", "$x", None, true), Err("42704"));
     assert_eq!(run_with("{}", "$x", Some("[]"), true), Err("22023"));
     // Inside a filter an error is unknown.
     assert_eq!(
-        run(r#"[{"a": 1}, {"b": 2}, {"a": 3}]"#, "strict $[*] ? (@.a > 1)"),
+        run(
+            r#"[{"a": 1}, {"b": 2}, {"a": 3}]"#,
+            "strict $[*] ? (@.a > 1)"
+        ),
         Ok(vec![r#"{"a": 3}"#.into()])
     );
     assert_eq!(run("[1, \"a\", 3]", "strict $ ? (@[*] > 2)"), Ok(vec![]));
     // Lax filters apply to each element of an array.
-    assert_eq!(run("[1, \"a\", 3]", "lax $ ? (@[*] > 2)"), Ok(vec!["3".into()]));
+    assert_eq!(
+        run("[1, \"a\", 3]", "lax $ ? (@[*] > 2)"),
+        Ok(vec!["3".into()])
+    );
 }
 
 #[test]
 fn arithmetic_methods_and_predicates() {
-    assert_eq!(run(r#"{"a": 7}"#, "$.a / 2"), Ok(vec!["3.5000000000000000".into()]));
+    assert_eq!(
+        run(r#"{"a": 7}"#, "$.a / 2"),
+        Ok(vec!["3.5000000000000000".into()])
+    );
     assert_eq!(run(r#"{"a": 0.1}"#, "$.a + 0.2"), Ok(vec!["0.3".into()]));
     assert_eq!(run("[1, 2]", "-$[*]"), Ok(vec!["-1".into(), "-2".into()]));
     assert_eq!(run("\"a\"", "$ + 1"), Err("22038"));
@@ -179,16 +282,40 @@ fn arithmetic_methods_and_predicates() {
             r#"{"id": 0, "key": "b", "value": 2}"#.into()
         ])
     );
-    assert_eq!(run("\"2017-03-10 12:34:56-08\"", "$.datetime()"), Ok(vec!["\"2017-03-10T12:34:56-08:00\"".into()]));
+    assert_eq!(
+        run("\"2017-03-10 12:34:56-08\"", "$.datetime()"),
+        Ok(vec!["\"2017-03-10T12:34:56-08:00\"".into()])
+    );
     assert_eq!(run("\"x\"", "$.datetime(\"yyyy\")"), Err("0A000"));
     assert_eq!(run("[null, 1]", "$[*] ? (@ != null)"), Ok(vec!["1".into()]));
-    assert_eq!(run("[\"abc\", \"ABD\"]", "$[*] ? (@ like_regex \"^ab\" flag \"i\")").map(|v| v.len()), Ok(2));
-    assert_eq!(run("[\"a\\nb\"]", "$[*] ? (@ like_regex \"a.b\")"), Ok(vec![]));
-    assert_eq!(run("[\"a\\nb\"]", "$[*] ? (@ like_regex \"a.b\" flag \"s\")").map(|v| v.len()), Ok(1));
-    assert_eq!(run(r#"{"a": 1}"#, "$.a == 1"), Ok(vec!["true".into()]));
-    assert_eq!(run("[1, \"a\"]", "strict $[*] > 0"), Ok(vec!["null".into()]));
     assert_eq!(
-        run_with("[1, 2, 3, 4]", "$[*] ? (@ >= $min && @ <= $max)", Some(r#"{"min": 2, "max": 3}"#), false),
+        run(
+            "[\"abc\", \"ABD\"]",
+            "$[*] ? (@ like_regex \"^ab\" flag \"i\")"
+        )
+        .map(|v| v.len()),
+        Ok(2)
+    );
+    assert_eq!(
+        run("[\"a\\nb\"]", "$[*] ? (@ like_regex \"a.b\")"),
+        Ok(vec![])
+    );
+    assert_eq!(
+        run("[\"a\\nb\"]", "$[*] ? (@ like_regex \"a.b\" flag \"s\")").map(|v| v.len()),
+        Ok(1)
+    );
+    assert_eq!(run(r#"{"a": 1}"#, "$.a == 1"), Ok(vec!["true".into()]));
+    assert_eq!(
+        run("[1, \"a\"]", "strict $[*] > 0"),
+        Ok(vec!["null".into()])
+    );
+    assert_eq!(
+        run_with(
+            "[1, 2, 3, 4]",
+            "$[*] ? (@ >= $min && @ <= $max)",
+            Some(r#"{"min": 2, "max": 3}"#),
+            false
+        ),
         Ok(vec!["2".into(), "3".into()])
     );
 }
