@@ -188,7 +188,14 @@ impl Binder<'_> {
             _ => None,
         } {
             // PostgreSQL resolves an untyped document to jsonb and an untyped second
-            // operand to text[] (a key list or a path) or jsonpath (text here).
+            // operand to text[] (a key list or a path) or jsonpath (text here); `?|` and
+            // `?&` between two untyped literals are ambiguous there (42725).
+            if matches!(op, JsonOperator::ExistsAny | JsonOperator::ExistsAll)
+                && is_untyped(left)
+                && is_untyped(right)
+            {
+                return Err(not_unique(op));
+            }
             let document = self.type_if_untyped(left_bound.clone(), left, DataType::Jsonb)?;
             let other = self.type_if_untyped(right_bound.clone(), right, second)?;
             let fits = |t: DataType| t == second || t == DataType::Null;

@@ -180,6 +180,11 @@ impl<'a> Exec<'a> {
                 let items = self.unwrapped(operand, current)?;
                 for item in items {
                     let Item::Number(n) = item else {
+                        // Only existence is asked (lax `exists`): PostgreSQL skips the
+                        // items that are not numbers rather than failing.
+                        if out.first_only {
+                            continue;
+                        }
                         return Err(soft(
                             sqlstate::SQL_JSON_NUMBER_NOT_FOUND,
                             format!(
