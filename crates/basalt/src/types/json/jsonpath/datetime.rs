@@ -261,6 +261,36 @@ impl DateTime {
         }
     }
 
+    /// The SQL type name PostgreSQL's cast messages use.
+    fn sql_name(&self) -> &'static str {
+        match self.kind {
+            Kind::Date => "date",
+            Kind::Time => "time",
+            Kind::TimeTz => "timetz",
+            Kind::Timestamp => "timestamp",
+            Kind::TimestampTz => "timestamptz",
+        }
+    }
+
+    /// For a zoned and an unzoned value that PostgreSQL would compare through the session
+    /// time zone: the (from, to) type names of the cast it refuses without the `_tz`
+    /// functions (`cannot convert value from date to timestamptz without time zone usage`).
+    pub fn zone_cast(&self, other: &DateTime) -> Option<(&'static str, &'static str)> {
+        use Kind::*;
+        let zoned = |d: &DateTime| matches!(d.kind, TimeTz | TimestampTz);
+        let (from, to) = match (zoned(self), zoned(other)) {
+            (false, true) => (self, other),
+            (true, false) => (other, self),
+            _ => return None,
+        };
+        match (from.kind, to.kind) {
+            (Date | Timestamp, TimestampTz) | (Time, TimeTz) => {
+                Some((from.sql_name(), to.sql_name()))
+            }
+            _ => None,
+        }
+    }
+
     /// The instant of a zoned value, in UTC microseconds.
     fn utc(&self) -> i64 {
         self.micros - i64::from(self.offset) * 1_000_000

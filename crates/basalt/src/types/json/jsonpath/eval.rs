@@ -651,19 +651,21 @@ impl<'a> Exec<'a> {
                 let Some((lefts, rights)) = self.operands(left, Some(right), current, true)? else {
                     return Ok(Tri::Unknown);
                 };
-                self.existential(&lefts, &rights, |a, b| compare(*op, a, b))
+                self.existential(&lefts, &rights, |a, b| compare(*op, a, b))?
             }
             Expr::StartsWith(left, right) => {
                 let Some((lefts, rights)) = self.operands(left, Some(right), current, false)?
                 else {
                     return Ok(Tri::Unknown);
                 };
-                self.existential(&lefts, &rights, |a, b| match (a, b) {
-                    (Item::String(whole), Item::String(prefix)) => {
-                        Tri::from(whole.starts_with(prefix.as_str()))
-                    }
-                    _ => Tri::Unknown,
-                })
+                self.existential(&lefts, &rights, |a, b| {
+                    Ok(match (a, b) {
+                        (Item::String(whole), Item::String(prefix)) => {
+                            Tri::from(whole.starts_with(prefix.as_str()))
+                        }
+                        _ => Tri::Unknown,
+                    })
+                })?
             }
             Expr::LikeRegex {
                 operand,
@@ -674,10 +676,12 @@ impl<'a> Exec<'a> {
                     return Ok(Tri::Unknown);
                 };
                 let regex = self.regex(pattern, *flags)?;
-                self.existential(&lefts, &[Item::Null], |a, _| match a {
-                    Item::String(s) => Tri::from(regex.is_match(s)),
-                    _ => Tri::Unknown,
-                })
+                self.existential(&lefts, &[Item::Null], |a, _| {
+                    Ok(match a {
+                        Item::String(s) => Tri::from(regex.is_match(s)),
+                        _ => Tri::Unknown,
+                    })
+                })?
             }
             _ => {
                 return Err(Fail::Hard(coded(
@@ -726,32 +730,33 @@ impl<'a> Exec<'a> {
         Ok(Some((lefts, rights)))
     }
 
-    /// PostgreSQL's `executePredicate` loop over every pair.
+    /// PostgreSQL's `executePredicate` loop over every pair (a hard error from `test`
+    /// ends it).
     fn existential(
         &self,
         lefts: &[Item],
         rights: &[Item],
-        test: impl Fn(&Item, &Item) -> Tri,
-    ) -> Tri {
+        test: impl Fn(&Item, &Item) -> Result<Tri, Fail>,
+    ) -> Result<Tri, Fail> {
         let (mut found, mut error) = (false, false);
         for left in lefts {
             for right in rights {
-                match test(left, right) {
-                    Tri::Unknown if !self.lax => return Tri::Unknown,
+                match test(left, right)? {
+                    Tri::Unknown if !self.lax => return Ok(Tri::Unknown),
                     Tri::Unknown => error = true,
-                    Tri::True if self.lax => return Tri::True,
+                    Tri::True if self.lax => return Ok(Tri::True),
                     Tri::True => found = true,
                     Tri::False => {}
                 }
             }
         }
-        if found {
+        Ok(if found {
             Tri::True
         } else if error {
             Tri::Unknown
         } else {
             Tri::False
-        }
+        })
     }
 
     fn regex(&mut self, pattern: &str, flags: RegexFlags) -> Result<Regex, Fail> {
@@ -784,8 +789,21 @@ pub fn compile_regex(pattern: &str, flags: RegexFlags) -> Result<Regex, TypeErro
         .map_err(|error| TypeError::InvalidRegularExpression(error.to_string()))
 }
 
-/// Compares two items as PostgreSQL's `compareItems`.
-fn compare(op: Cmp, a: &Item, b: &Item) -> Tri {
+/// Compares two items as PostgreSQL's `compareItems`. A zoned and an unzoned date/time
+/// are a hard error (0A000), as PostgreSQL's comparison without the `_tz` functions.
+fn compare(op: Cmp, a: &Item, b: &Item) -> Result<Tri, Fail> {
+    if let (Item::DateTime(x), Item::DateTime(y)) = (a, b)
+        && let Some((from, to)) = x.zone_cast(y)
+    {
+        return Err(Fail::Hard(coded(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            format!("cannot convert value from {from} to {to} without time zone usage"),
+        )));
+    }
+    Ok(compare_values(op, a, b))
+}
+
+fn compare_values(op: Cmp, a: &Item, b: &Item) -> Tri {
     let ordering = match (a, b) {
         (Item::Null, Item::Null) => Ordering::Equal,
         (Item::Bool(x), Item::Bool(y)) => x.cmp(y),
