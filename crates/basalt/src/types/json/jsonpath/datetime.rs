@@ -7,9 +7,9 @@
 //! ranges, and keeps the value as microseconds so items compare as PostgreSQL compares them:
 //! a date with a timestamp (the date at midnight), like kinds with each other, values with a
 //! zone by their instant. Comparisons that would need the session time zone (a zoned value
-//! against an unzoned one) are unknown, as PostgreSQL's jsonpath makes them without the
-//! `_tz` functions. Templates (`.datetime("dd-mm-yyyy")`) are not supported (the caller
-//! reports 0A000).
+//! against an unzoned one) are refused: [`DateTime::zone_cast`] names the cast PostgreSQL
+//! reports (0A000) without its `_tz` functions. Templates (`.datetime("dd-mm-yyyy")`) are
+//! not supported (the caller reports 0A000).
 
 use std::cmp::Ordering;
 

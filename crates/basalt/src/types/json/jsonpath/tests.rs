@@ -319,3 +319,93 @@ fn arithmetic_methods_and_predicates() {
         Ok(vec!["2".into(), "3".into()])
     );
 }
+
+/// Random text from path-like pieces: parsing never panics, a path that parses prints a
+/// normalized text that parses back to the same path (so printing loses nothing), and
+/// evaluating it over a few documents, in both modes, gives items or errors, never a panic.
+#[test]
+fn random_paths_parse_without_panics_and_print_round_trip() {
+    const PIECES: [&str; 48] = [
+        "$",
+        "@",
+        ".",
+        "a",
+        "\"k y\"",
+        "[",
+        "]",
+        "*",
+        "**",
+        "{",
+        "}",
+        "1",
+        "2.5",
+        ".5",
+        "0",
+        "last",
+        "to",
+        ",",
+        "(",
+        ")",
+        "?",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "==",
+        "!=",
+        "<",
+        ">=",
+        "&&",
+        "||",
+        "!",
+        "exists",
+        "like_regex",
+        "\"x\"",
+        "flag",
+        "\"i\"",
+        "starts",
+        "with",
+        "is",
+        "unknown",
+        "type()",
+        "size()",
+        "$v",
+        "strict ",
+        "é",
+        " ",
+    ];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |bound: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % bound as u64) as usize
+    };
+    let mut parsed = 0;
+    for _ in 0..30_000 {
+        let length = 1 + next(12);
+        let text: String = (0..length).map(|_| PIECES[next(PIECES.len())]).collect();
+        let Ok(path) = parse::parse(&text) else {
+            continue;
+        };
+        parsed += 1;
+        let printed = print::to_text(&path);
+        let reparsed =
+            parse::parse(&printed).unwrap_or_else(|e| panic!("{text} -> {printed}: {e:?}"));
+        assert_eq!(reparsed, path, "{text} -> {printed}");
+        assert_eq!(print::to_text(&reparsed), printed);
+        let vars = Item::from_json_text(r#"{"v": [1, {"a": 2}]}"#).unwrap();
+        for doc in [
+            "1",
+            r#"{"a": [1, "x", {"a": null}], "k y": 2}"#,
+            "[[1.5], [], {}]",
+        ] {
+            let doc = Item::from_json_text(doc).unwrap();
+            for silent in [false, true] {
+                let _ = query(&path, &doc, Some(&vars), silent, silent);
+            }
+        }
+    }
+    assert!(parsed > 500, "only {parsed} random paths parsed");
+}
