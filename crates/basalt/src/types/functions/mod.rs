@@ -55,7 +55,7 @@ macro_rules! function {
 
 mod array;
 mod datetime;
-mod datetime_format;
+pub(crate) mod datetime_format;
 mod format;
 mod interval;
 mod json;

@@ -8,8 +8,12 @@
 //! a date with a timestamp (the date at midnight), like kinds with each other, values with a
 //! zone by their instant. Comparisons that would need the session time zone (a zoned value
 //! against an unzoned one) are refused: [`DateTime::zone_cast`] names the cast PostgreSQL
-//! reports (0A000) without its `_tz` functions. Templates (`.datetime("dd-mm-yyyy")`) are
-//! not supported (the caller reports 0A000).
+//! reports (0A000) without its `_tz` functions.
+//!
+//! With a template (`.datetime("dd-mm-yyyy")`), [`DateTime::from_template`] reads the text
+//! with `to_timestamp`'s template parser (`functions/datetime_format.rs`), requiring the
+//! whole text to be read; the template's fields decide the kind. Zone fields (`TZH`,
+//! `TZM`) are not supported there.
 
 use std::cmp::Ordering;
 
@@ -212,6 +216,33 @@ impl DateTime {
             None => DateTime {
                 kind: Kind::Timestamp,
                 micros,
+                offset: 0,
+            },
+        })
+    }
+
+    /// The date/time `text` spells by a `to_timestamp`-style `template` (the whole text
+    /// read): a date, a time or a timestamp as the template has date fields, time fields or
+    /// both. Templates have no zone fields here, so the item never has a zone.
+    pub fn from_template(text: &str, template: &str) -> Result<DateTime, crate::types::TypeError> {
+        let (point, date, time) =
+            crate::types::functions::datetime_format::parse_whole(text, template)?;
+        // `point.days` counts from 1970-01-01; items count from 2000-01-01.
+        let local = (point.days - 10_957) * MICROS_PER_DAY + point.micros;
+        Ok(match (date, time) {
+            (false, true) => DateTime {
+                kind: Kind::Time,
+                micros: point.micros,
+                offset: 0,
+            },
+            (true, false) => DateTime {
+                kind: Kind::Date,
+                micros: local,
+                offset: 0,
+            },
+            _ => DateTime {
+                kind: Kind::Timestamp,
+                micros: local,
                 offset: 0,
             },
         })

@@ -583,12 +583,25 @@ impl<'a> Exec<'a> {
                     ));
                 }
             },
-            Method::DateTime(Some(_)) => {
+            Method::DateTime(Some(template)) if template.to_ascii_uppercase().contains("TZ") => {
                 return Err(Fail::Hard(coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,
-                    "jsonpath item method .datetime() with a template is not supported".to_owned(),
+                    "jsonpath item method .datetime() with zone fields (TZH, TZM) in its template is not supported".to_owned(),
                 )));
             }
+            Method::DateTime(Some(template)) => match item {
+                // The template parser's errors (22007, 22008) are soft, as PostgreSQL's.
+                Item::String(text) => {
+                    Item::DateTime(DateTime::from_template(text, template).map_err(Fail::Soft)?)
+                }
+                _ => {
+                    return Err(soft(
+                        sqlstate::INVALID_ARGUMENT_FOR_SQL_JSON_DATETIME_FUNCTION,
+                        "jsonpath item method .datetime() can only be applied to a string"
+                            .to_owned(),
+                    ));
+                }
+            },
             Method::DateTime(None) => match item {
                 Item::String(text) => match DateTime::parse(text) {
                     Some(datetime) => Item::DateTime(datetime),

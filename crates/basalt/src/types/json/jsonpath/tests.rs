@@ -286,7 +286,19 @@ fn arithmetic_methods_and_predicates() {
         run("\"2017-03-10 12:34:56-08\"", "$.datetime()"),
         Ok(vec!["\"2017-03-10T12:34:56-08:00\"".into()])
     );
-    assert_eq!(run("\"x\"", "$.datetime(\"yyyy\")"), Err("0A000"));
+    assert_eq!(run("\"x\"", "$.datetime(\"yyyy\")"), Err("22007"));
+    assert_eq!(
+        run("\"10-03-2017\"", "$.datetime(\"dd-mm-yyyy\")"),
+        Ok(vec!["\"2017-03-10\"".into()])
+    );
+    assert_eq!(
+        run("\"10-03-2017 1\"", "$.datetime(\"dd-mm-yyyy\")"),
+        Err("22007")
+    );
+    assert_eq!(
+        run("\"12:00 +05\"", "$.datetime(\"HH24:MI TZH\")"),
+        Err("0A000")
+    );
     assert_eq!(run("[null, 1]", "$[*] ? (@ != null)"), Ok(vec!["1".into()]));
     assert_eq!(
         run(
