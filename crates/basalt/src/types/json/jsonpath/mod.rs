@@ -20,6 +20,7 @@ pub mod datetime;
 pub mod eval;
 pub mod item;
 mod lex;
+pub mod methods;
 pub mod parse;
 pub mod print;
 
@@ -107,7 +108,7 @@ fn check_regexes(expr: &ast::Expr) -> Result<(), TypeError> {
             pattern,
             flags,
         } => {
-            eval::compile_regex(pattern, *flags)?;
+            methods::compile_regex(pattern, *flags)?;
             check_regexes(operand)
         }
         Expr::Chain(base, steps) => {
