@@ -48,6 +48,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "introspection.slt",
     "json.slt",
     "jsonb-operators.slt",
+    "jsonpath-random.slt",
     "jsonpath.slt",
     "lateral.slt",
     "numeric.slt",

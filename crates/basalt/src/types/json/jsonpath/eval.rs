@@ -71,6 +71,9 @@ impl Out<'_> {
 pub struct Exec<'a> {
     lax: bool,
     ignore_structural: bool,
+    /// Whether soft errors are raised (not `silent`, and not inside a predicate, where
+    /// PostgreSQL evaluates operands without throwing).
+    throw: bool,
     root: &'a Item,
     vars: &'a [(String, Item)],
     /// The size of the innermost array being subscripted, for `last`.
@@ -79,10 +82,11 @@ pub struct Exec<'a> {
 }
 
 impl<'a> Exec<'a> {
-    pub fn new(strict: bool, root: &'a Item, vars: &'a [(String, Item)]) -> Exec<'a> {
+    pub fn new(strict: bool, silent: bool, root: &'a Item, vars: &'a [(String, Item)]) -> Exec<'a> {
         Exec {
             lax: !strict,
             ignore_structural: !strict,
+            throw: !silent,
             root,
             vars,
             array_size: None,
@@ -314,6 +318,7 @@ impl<'a> Exec<'a> {
                     Ok(false)
                 }
                 _ if lax => self.apply(item, rest, current, out, lax),
+                _ if self.ignore_structural => Ok(false),
                 _ => Err(soft(
                     sqlstate::SQL_JSON_ARRAY_NOT_FOUND,
                     "jsonpath wildcard array accessor can only be applied to an array".to_owned(),
@@ -326,8 +331,13 @@ impl<'a> Exec<'a> {
                     self.ignore_structural = true;
                     let result = self.apply(item, rest, current, out, true);
                     self.ignore_structural = saved;
-                    if result? {
-                        return Ok(true);
+                    match result {
+                        Ok(true) => return Ok(true),
+                        Ok(false) => {}
+                        // PostgreSQL's jpiAny overwrites a level-0 error it did not throw
+                        // with the result of the levels below.
+                        Err(Fail::Soft(_)) if !self.throw => {}
+                        Err(error) => return Err(error),
                     }
                 }
                 self.descend(item, rest, current, out, 1, *first, *last)
@@ -340,7 +350,7 @@ impl<'a> Exec<'a> {
                 }
             }
             Step::Method(method) => {
-                let results = methods::method(method, item, self.lax)?;
+                let results = methods::method(method, item, self.lax, self.ignore_structural)?;
                 for result in &results {
                     if self.apply(result, rest, current, out, lax)? {
                         return Ok(true);
@@ -408,6 +418,8 @@ impl<'a> Exec<'a> {
         let elements: &[Item] = match item {
             Item::Array(elements) => elements,
             _ if self.lax => std::slice::from_ref(item),
+            // Strict, below `.**`: structural errors are ignored.
+            _ if self.ignore_structural => return Ok(false),
             _ => {
                 return Err(soft(
                     sqlstate::SQL_JSON_ARRAY_NOT_FOUND,
@@ -494,8 +506,12 @@ impl<'a> Exec<'a> {
             Arith::Div => "/",
             Arith::Mod => "%",
         };
-        let mut operand = |expr: &Expr, side: &str| -> Result<Numeric, Fail> {
-            match self.unwrapped(expr, current)?.as_slice() {
+        // Both operands are evaluated before either is checked, as in PostgreSQL (so an
+        // error inside the right one wins over a left one that is not a single number).
+        let lefts = self.unwrapped(left, current)?;
+        let rights = self.unwrapped(right, current)?;
+        let single = |items: &[Item], side: &str| -> Result<Numeric, Fail> {
+            match items {
                 [Item::Number(n)] => ops::parse(n).map_err(Fail::Soft),
                 _ => Err(soft(
                     sqlstate::SINGLETON_SQL_JSON_ITEM_REQUIRED,
@@ -505,8 +521,8 @@ impl<'a> Exec<'a> {
                 )),
             }
         };
-        let a = operand(left, "left")?;
-        let b = operand(right, "right")?;
+        let a = single(&lefts, "left")?;
+        let b = single(&rights, "right")?;
         let result = match op {
             Arith::Add => ops::add(a, b),
             Arith::Sub => ops::subtract(a, b),
@@ -520,6 +536,14 @@ impl<'a> Exec<'a> {
 
     /// Evaluates a predicate with `@` = `current`; soft errors are unknown.
     pub fn predicate(&mut self, expr: &Expr, current: &Item) -> Result<Tri, Fail> {
+        let saved = self.throw;
+        self.throw = false;
+        let result = self.predicate_inner(expr, current);
+        self.throw = saved;
+        result
+    }
+
+    fn predicate_inner(&mut self, expr: &Expr, current: &Item) -> Result<Tri, Fail> {
         Ok(match expr {
             Expr::And(left, right) => match self.predicate(left, current)? {
                 Tri::False => Tri::False,

@@ -21,7 +21,12 @@ use crate::types::TypeError;
 use crate::types::numeric as ops;
 
 /// The results of an item method on one (already unwrapped) item.
-pub(super) fn method(method: &Method, item: &Item, lax: bool) -> Result<Vec<Item>, Fail> {
+pub(super) fn method(
+    method: &Method,
+    item: &Item,
+    lax: bool,
+    ignore_structural: bool,
+) -> Result<Vec<Item>, Fail> {
     let name = method.name();
     let numeric_only = || {
         soft(
@@ -34,6 +39,8 @@ pub(super) fn method(method: &Method, item: &Item, lax: bool) -> Result<Vec<Item
         Method::Size => match item {
             Item::Array(elements) => Item::Number(elements.len().to_string()),
             _ if lax => Item::Number("1".to_owned()),
+            // Strict, below `.**`: no size, no error.
+            _ if ignore_structural => return Ok(Vec::new()),
             _ => {
                 return Err(soft(
                     sqlstate::SQL_JSON_ARRAY_NOT_FOUND,

@@ -170,7 +170,7 @@ pub fn query(
             ));
         }
     };
-    let mut exec = Exec::new(path.strict, document, members);
+    let mut exec = Exec::new(path.strict, silent, document, members);
     let mut outcome = Outcome::default();
     match exec.run(&path.expr, &mut outcome.items, first_only) {
         Ok(()) => Ok(outcome),

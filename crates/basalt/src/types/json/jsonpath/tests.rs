@@ -421,3 +421,43 @@ fn random_paths_parse_without_panics_and_print_round_trip() {
     }
     assert!(parsed > 500, "only {parsed} random paths parsed");
 }
+
+/// Differences the random comparison with PostgreSQL found, now fixed.
+#[test]
+fn random_comparison_findings() {
+    // Strict structural errors are ignored below `.**` (the level-0 item included).
+    assert_eq!(run("[1, [2]]", "strict $.**{0 to 1}.type()[*]"), Ok(vec![]));
+    assert_eq!(
+        run("[1, [2]]", "strict $.**.size()"),
+        Ok(vec!["2".into(), "1".into()])
+    );
+    // A silent level-0 error under `.**` is dropped; the levels below still run.
+    assert_eq!(
+        run_with(
+            r#"{"a": [1, {"b": 3}]}"#,
+            "$.**{0 to 1}.*.abs()",
+            None,
+            true
+        ),
+        Ok(vec!["1".into(), "3".into()])
+    );
+    let path = parse_path("$.**{0 to 1}.*.abs()").unwrap();
+    let doc = Item::from_json_text(r#"{"a": [1, {"b": 3}], "c": {"d": -2}}"#).unwrap();
+    let outcome = query(&path, &doc, None, true, false).unwrap();
+    let items: Vec<String> = outcome
+        .items
+        .iter()
+        .map(|i| i.to_jsonb().unwrap())
+        .collect();
+    assert_eq!(items, ["1", "3", "2"]);
+    assert_eq!(
+        run(
+            r#"{"a": [1, {"b": 3}], "c": {"d": -2}}"#,
+            "$.**{0 to 1}.*.abs()"
+        ),
+        Err("22036")
+    );
+    // Both arithmetic operands are evaluated before either is checked.
+    assert_eq!(run("[1, 2]", "$[*] + \"x\".abs()"), Err("22036"));
+    assert_eq!(run("[1, 2]", "$[*] + 1"), Err("22038"));
+}
