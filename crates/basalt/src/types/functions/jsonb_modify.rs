@@ -304,6 +304,13 @@ fn modify(doc: Item, path: &[Option<String>], value: &Item, op: Op) -> Result<Va
             "cannot {verb} path in scalar"
         )));
     }
+    // PostgreSQL returns an empty document untouched when nothing can be created in it,
+    // before reading the path (so `'[]' #- '{x}'` is `[]`, not a bad array index).
+    let empty = matches!(&doc, Item::Object(m) if m.is_empty())
+        || matches!(&doc, Item::Array(e) if e.is_empty());
+    if empty && matches!(op, Op::Delete | Op::Replace) {
+        return jsonb(&doc);
+    }
     set_path(&mut doc, path, 0, value, op)?;
     jsonb(&doc)
 }
