@@ -76,20 +76,36 @@ pub struct Exec<'a> {
     throw: bool,
     root: &'a Item,
     vars: &'a [(String, Item)],
+    /// The `vars` object itself, for `.keyvalue()` ids.
+    vars_root: Option<&'a Item>,
     /// The size of the innermost array being subscripted, for `last`.
     array_size: Option<usize>,
+    /// The `.keyvalue()` ids of the objects of the document and of `vars`, computed when
+    /// first needed (see `layout.rs`).
+    object_ids: Option<HashMap<*const Item, i64>>,
     regexes: HashMap<(String, RegexFlags), Regex>,
 }
 
 impl<'a> Exec<'a> {
-    pub fn new(strict: bool, silent: bool, root: &'a Item, vars: &'a [(String, Item)]) -> Exec<'a> {
+    pub fn new(
+        strict: bool,
+        silent: bool,
+        root: &'a Item,
+        vars_root: Option<&'a Item>,
+    ) -> Exec<'a> {
+        let vars: &[(String, Item)] = match vars_root {
+            Some(Item::Object(members)) => members,
+            _ => &[],
+        };
         Exec {
             lax: !strict,
             ignore_structural: !strict,
             throw: !silent,
             root,
             vars,
+            vars_root,
             array_size: None,
+            object_ids: None,
             regexes: HashMap::new(),
         }
     }
@@ -350,7 +366,17 @@ impl<'a> Exec<'a> {
                 }
             }
             Step::Method(method) => {
-                let results = methods::method(method, item, self.lax, self.ignore_structural)?;
+                let results = methods::method(
+                    method,
+                    item,
+                    self.lax,
+                    self.ignore_structural,
+                    if *method == Method::KeyValue {
+                        self.object_id(item)
+                    } else {
+                        0
+                    },
+                )?;
                 for result in &results {
                     if self.apply(result, rest, current, out, lax)? {
                         return Ok(true);
@@ -532,6 +558,23 @@ impl<'a> Exec<'a> {
         }
         .map_err(Fail::Soft)?;
         Ok(Item::Number(result.to_string()))
+    }
+
+    /// PostgreSQL's `.keyvalue()` id of an object: its binary jsonb offset in the document,
+    /// or in `vars` plus 10^10 (PostgreSQL's base-object numbering); 0 for objects the path
+    /// made, where PostgreSQL's numbering is not reproduced.
+    fn object_id(&mut self, item: &Item) -> i64 {
+        let (root, vars) = (self.root, self.vars_root);
+        let ids = self.object_ids.get_or_insert_with(|| {
+            let mut ids = super::layout::offsets(root);
+            if let Some(vars) = vars {
+                for (object, offset) in super::layout::offsets(vars) {
+                    ids.insert(object, offset + 10_000_000_000);
+                }
+            }
+            ids
+        });
+        ids.get(&std::ptr::from_ref(item)).copied().unwrap_or(0)
     }
 
     /// Evaluates a predicate with `@` = `current`; soft errors are unknown.

@@ -21,11 +21,13 @@ use crate::types::TypeError;
 use crate::types::numeric as ops;
 
 /// The results of an item method on one (already unwrapped) item.
+/// `object_id` is the id `.keyvalue()` reports for `item` (see `layout.rs`).
 pub(super) fn method(
     method: &Method,
     item: &Item,
     lax: bool,
     ignore_structural: bool,
+    object_id: i64,
 ) -> Result<Vec<Item>, Fail> {
     let name = method.name();
     let numeric_only = || {
@@ -68,10 +70,7 @@ pub(super) fn method(
         Method::Double => Item::Number(double(item)?),
         Method::KeyValue => match item {
             Item::Object(members) => {
-                // PostgreSQL's id is the object's byte offset inside its jsonb
-                // binary form, which Basalt does not have: 0, as PostgreSQL gives for
-                // the top-level object.
-                let id = 0;
+                let id = object_id;
                 return Ok(members
                     .iter()
                     .map(|(key, value)| {

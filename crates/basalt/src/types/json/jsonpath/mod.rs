@@ -19,6 +19,7 @@ pub mod ast;
 pub mod datetime;
 pub mod eval;
 pub mod item;
+mod layout;
 mod lex;
 pub mod methods;
 pub mod parse;
@@ -160,17 +161,13 @@ pub fn query(
     silent: bool,
     first_only: bool,
 ) -> Result<Outcome, TypeError> {
-    let members: &[(String, Item)] = match vars {
-        None => &[],
-        Some(Item::Object(members)) => members,
-        Some(_) => {
-            return Err(coded(
-                sqlstate::INVALID_PARAMETER_VALUE,
-                "\"vars\" argument is not an object".to_owned(),
-            ));
-        }
-    };
-    let mut exec = Exec::new(path.strict, silent, document, members);
+    if vars.is_some_and(|vars| !matches!(vars, Item::Object(_))) {
+        return Err(coded(
+            sqlstate::INVALID_PARAMETER_VALUE,
+            "\"vars\" argument is not an object".to_owned(),
+        ));
+    }
+    let mut exec = Exec::new(path.strict, silent, document, vars);
     let mut outcome = Outcome::default();
     match exec.run(&path.expr, &mut outcome.items, first_only) {
         Ok(()) => Ok(outcome),
