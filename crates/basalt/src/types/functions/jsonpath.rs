@@ -62,7 +62,7 @@ fn jsonpath_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
 /// The parsed arguments of one call.
 struct Call {
     document: Item,
-    path: jsonpath::ast::JsonPath,
+    path: std::rc::Rc<jsonpath::ast::JsonPath>,
     vars: Option<Item>,
     silent: bool,
 }
@@ -72,7 +72,7 @@ fn read_call(name: &str, args: &[Value], silent_default: bool) -> Result<Call, T
         Some(Value::Jsonb(text)) => Item::from_json_text(text)?,
         _ => return Err(TypeError::undefined_function(name, args)),
     };
-    let path = jsonpath::parse_path(text_arg(name, args, 1)?)?;
+    let path = jsonpath::cached_path(text_arg(name, args, 1)?)?;
     let vars = match args.get(2) {
         None => None,
         Some(Value::Jsonb(text)) => Some(Item::from_json_text(text)?),

@@ -30,6 +30,13 @@ use crate::sqlstate;
 use crate::types::TypeError;
 use crate::types::numeric::{self as ops, Numeric};
 
+thread_local! {
+    /// Compiled `like_regex` patterns, shared by the calls on one thread (a filter runs once
+    /// per row with the same pattern).
+    static REGEXES: std::cell::RefCell<HashMap<(String, RegexFlags), Regex>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
 /// An evaluation error: `Soft` ones are suppressible, `Hard` ones are not.
 #[derive(Debug)]
 pub enum Fail {
@@ -739,7 +746,18 @@ impl<'a> Exec<'a> {
         if let Some(regex) = self.regexes.get(&key) {
             return Ok(regex.clone());
         }
-        let regex = methods::compile_regex(pattern, flags).map_err(Fail::Hard)?;
+        let regex = REGEXES
+            .with(|cache| cache.borrow().get(&key).cloned())
+            .map_or_else(|| methods::compile_regex(pattern, flags), Ok)
+            .map_err(Fail::Hard)?;
+        REGEXES.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            // A bound, not an eviction policy: paths with many distinct patterns recompile.
+            if cache.len() >= 64 {
+                cache.clear();
+            }
+            cache.insert(key.clone(), regex.clone());
+        });
         self.regexes.insert(key, regex.clone());
         Ok(regex)
     }

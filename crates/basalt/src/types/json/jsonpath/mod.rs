@@ -96,6 +96,40 @@ pub fn parse_path(text: &str) -> Result<JsonPath, TypeError> {
     Ok(path)
 }
 
+/// How many parsed paths [`cached_path`] keeps per thread.
+const CACHED_PATHS: usize = 16;
+
+thread_local! {
+    /// Recently parsed paths by their text: a query calls a path function once per row with
+    /// the same path, which is then parsed (and its regular expressions checked) once.
+    static PATHS: std::cell::RefCell<Vec<(String, std::rc::Rc<JsonPath>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`parse_path`], remembering the last few paths parsed on this thread (errors are not
+/// remembered: they end the statement).
+pub fn cached_path(text: &str) -> Result<std::rc::Rc<JsonPath>, TypeError> {
+    let hit = PATHS.with(|paths| {
+        paths
+            .borrow()
+            .iter()
+            .find(|(cached, _)| cached == text)
+            .map(|(_, path)| std::rc::Rc::clone(path))
+    });
+    if let Some(path) = hit {
+        return Ok(path);
+    }
+    let path = std::rc::Rc::new(parse_path(text)?);
+    PATHS.with(|paths| {
+        let mut paths = paths.borrow_mut();
+        if paths.len() >= CACHED_PATHS {
+            paths.remove(0);
+        }
+        paths.push((text.to_owned(), std::rc::Rc::clone(&path)));
+    });
+    Ok(path)
+}
+
 /// The normalized text of path text: what `'...'::jsonpath` prints.
 pub fn normalize(text: &str) -> Result<String, TypeError> {
     Ok(print::to_text(&parse_path(text)?))
