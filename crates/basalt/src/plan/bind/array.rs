@@ -357,9 +357,27 @@ pub(super) fn select_list_unnest(select: &ast::Select) -> Result<Option<ast::Sel
     use std::ops::ControlFlow;
     let mut calls = 0;
     let mut subqueries = false;
+    let mut in_aggregate = false;
     let _ = ast::visit_expressions(&select.projection, |expr: &ast::Expr| {
         if unnest_argument(expr).is_some() {
             calls += 1;
+        }
+        // `count(unnest(a))`: PostgreSQL refuses a set-returning call inside an aggregate's
+        // or window function's arguments; moved into FROM it would silently count elements.
+        if let ast::Expr::Function(function) = expr
+            && let ast::FunctionArguments::List(list) = &function.args
+            && (function.over.is_some()
+                || super::aggregate::is_aggregate(
+                    &function.name.to_string().to_ascii_lowercase(),
+                    list.args.len(),
+                ))
+        {
+            let _ = ast::visit_expressions(&list.args, |inner: &ast::Expr| {
+                if unnest_argument(inner).is_some() {
+                    in_aggregate = true;
+                }
+                ControlFlow::<()>::Continue(())
+            });
         }
         if matches!(
             expr,
@@ -371,6 +389,12 @@ pub(super) fn select_list_unnest(select: &ast::Select) -> Result<Option<ast::Sel
     });
     if calls == 0 || subqueries {
         return Ok(None);
+    }
+    if in_aggregate {
+        return Err(BindError::new(
+            crate::sqlstate::FEATURE_NOT_SUPPORTED,
+            "aggregate function calls cannot contain set-returning function calls",
+        ));
     }
     if calls > 1 {
         return Err(BindError::unsupported(
