@@ -48,6 +48,8 @@ const PG_EXACT_FILES: &[&str] = &[
     "introspection.slt",
     "json.slt",
     "jsonb-operators.slt",
+    "jsonpath-random.slt",
+    "jsonpath.slt",
     "lateral.slt",
     "numeric.slt",
     "ordered-set-aggregates.slt",

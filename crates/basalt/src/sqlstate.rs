@@ -116,6 +116,23 @@ pub const INVALID_PARAMETER_VALUE: SqlState = SqlState("22023");
 pub const INVALID_ESCAPE_SEQUENCE: SqlState = SqlState("22025");
 /// Text that does not spell a value of the target type (a number, JSON, a UUID, hex).
 pub const INVALID_TEXT_REPRESENTATION: SqlState = SqlState("22P02");
+/// A jsonpath `.datetime()` on a value that is not a string, or a string in no recognized
+/// date/time format.
+pub const INVALID_ARGUMENT_FOR_SQL_JSON_DATETIME_FUNCTION: SqlState = SqlState("22031");
+/// A strict jsonpath array subscript out of bounds, or not a single number.
+pub const INVALID_SQL_JSON_SUBSCRIPT: SqlState = SqlState("22033");
+/// A jsonpath operand or `jsonb_path_match` result that must be one item and is not.
+pub const SINGLETON_SQL_JSON_ITEM_REQUIRED: SqlState = SqlState("22038");
+/// A strict jsonpath array accessor or `.size()` on something that is not an array.
+pub const SQL_JSON_ARRAY_NOT_FOUND: SqlState = SqlState("22039");
+/// A strict jsonpath member accessor on a non-object, or a key the object lacks.
+pub const SQL_JSON_MEMBER_NOT_FOUND: SqlState = SqlState("2203A");
+/// A jsonpath unary `+` / `-` on something that is not a number.
+pub const SQL_JSON_NUMBER_NOT_FOUND: SqlState = SqlState("2203B");
+/// A strict jsonpath `.*` or `.keyvalue()` on something that is not an object.
+pub const SQL_JSON_OBJECT_NOT_FOUND: SqlState = SqlState("2203C");
+/// A jsonpath numeric item method (`.abs()`, `.double()` ...) on a value it cannot take.
+pub const NON_NUMERIC_SQL_JSON_ITEM: SqlState = SqlState("22036");
 /// Array subscript or shape error, e.g. concatenating arrays of different dimensions.
 pub const ARRAY_SUBSCRIPT_ERROR: SqlState = SqlState("2202E");
 /// A character the target cannot hold, such as `\u0000` in text or jsonb.
@@ -297,6 +314,14 @@ pub const ALL: &[SqlState] = &[
     INVALID_PARAMETER_VALUE,
     INVALID_ESCAPE_SEQUENCE,
     INVALID_TEXT_REPRESENTATION,
+    INVALID_ARGUMENT_FOR_SQL_JSON_DATETIME_FUNCTION,
+    INVALID_SQL_JSON_SUBSCRIPT,
+    SINGLETON_SQL_JSON_ITEM_REQUIRED,
+    SQL_JSON_ARRAY_NOT_FOUND,
+    SQL_JSON_MEMBER_NOT_FOUND,
+    SQL_JSON_NUMBER_NOT_FOUND,
+    SQL_JSON_OBJECT_NOT_FOUND,
+    NON_NUMERIC_SQL_JSON_ITEM,
     ARRAY_SUBSCRIPT_ERROR,
     UNTRANSLATABLE_CHARACTER,
     NOT_NULL_VIOLATION,

@@ -27,7 +27,8 @@
 //!   statements.
 //! * `?` is never part of a longer operator: `?` and `?NNN` are placeholders (also in `x<?`),
 //!   except a bare `?` right after an operand, which is jsonb's key-exists operator (see
-//!   `key_exists_operator`). PostgreSQL's `?|` and `?&` (text arrays) are given up.
+//!   `key_exists_operator`), and `?|` / `?&` written together right after an operand,
+//!   PostgreSQL's any / all keys operators (see `key_list_operator`).
 //! * `+` and `-` are never part of a multi-character operator, so `a<-1`, `a>-1` and `a%-1`
 //!   mean what SQLite (and common sense) say rather than being lexed as operators `<-`, `>-`,
 //!   `%-`. The pgvector operators `<->` and `<+>`, which do contain them, are reassembled from
@@ -150,6 +151,22 @@ fn right_operand(
             op,
             right: Box::new(right),
         })
+}
+
+/// PostgreSQL's `?|` and `?&` (any / all of a text[] of keys exist), met after an operand:
+/// a bare `?` placeholder token directly followed, with no space, by `|` or `&`. Neither can
+/// start an operand, so `x ?| y` was never a placeholder; the operator and the number of
+/// tokens it spans.
+fn key_list_operator(parser: &Parser<'_>) -> Option<BinaryOperator> {
+    let [question, next] = parser.peek_tokens_ref::<2>();
+    if !key_exists_operator(&question.token) || !adjacent(question, next) {
+        return None;
+    }
+    match next.token {
+        Token::Pipe => Some(BinaryOperator::QuestionPipe),
+        Token::Ampersand => Some(BinaryOperator::QuestionAnd),
+        _ => None,
+    }
 }
 
 /// Whether the next token, met after an operand, is a bare `?`: jsonb's key-exists operator
@@ -609,6 +626,11 @@ impl Dialect for BasaltDialect {
             parser.advance_token();
             return Some(Ok(Expr::IsNull(Box::new(expr.clone()))));
         }
+        if let Some(op) = key_list_operator(parser) {
+            parser.advance_token();
+            parser.advance_token();
+            return Some(right_operand(parser, expr, precedence, op));
+        }
         if key_exists_operator(&parser.peek_token_ref().token) {
             parser.advance_token();
             return Some(right_operand(
@@ -654,7 +676,9 @@ impl Dialect for BasaltDialect {
         if is_isnull_word(&parser.peek_token_ref().token) {
             return Some(Ok(self.prec_value(Precedence::Is)));
         }
-        if key_exists_operator(&parser.peek_token_ref().token) {
+        if key_exists_operator(&parser.peek_token_ref().token)
+            || key_list_operator(parser).is_some()
+        {
             return Some(Ok(self.prec_value(Precedence::PgOther)));
         }
         PG.get_next_precedence(parser)

@@ -128,6 +128,15 @@ pub enum TypeError {
     /// the week of an interval.
     #[error("{0}")]
     FeatureNotSupported(String),
+    /// An error with its own SQLSTATE and PostgreSQL's message: the jsonpath language's
+    /// syntax (42601) and execution errors (the 2203x family, 42704 for an unknown variable).
+    #[error("{message}")]
+    Coded {
+        /// The SQLSTATE.
+        state: SqlState,
+        /// The message.
+        message: String,
+    },
     /// An expression of the wrong type where a specific type is required (42804).
     #[error("{0}")]
     DatatypeMismatch(String),
@@ -199,6 +208,7 @@ impl TypeError {
             }
             TypeError::DatatypeMismatch(_) => sqlstate::DATATYPE_MISMATCH,
             TypeError::FeatureNotSupported(_) => sqlstate::FEATURE_NOT_SUPPORTED,
+            TypeError::Coded { state, .. } => *state,
             TypeError::TextSearchSyntax(_) => sqlstate::SYNTAX_ERROR,
             TypeError::RaiseException(_) => sqlstate::RAISE_EXCEPTION,
             TypeError::UndefinedFunction { .. }

@@ -313,22 +313,34 @@ impl Binder<'_> {
     }
 }
 
-/// The FROM item a SELECT-list `unnest(...)` becomes (see [`select_list_unnest`]).
+/// The FROM item a SELECT-list set-returning call becomes (see [`select_list_unnest`]).
 const UNNEST_ITEM: &str = "__basalt_unnest";
 
-/// The argument of `expr` when it is a call `unnest(arg)`.
-fn unnest_argument(expr: &ast::Expr) -> Option<&ast::Expr> {
+/// The set-returning functions of one column that may stand in a SELECT list.
+const SELECT_LIST_FUNCTIONS: [&str; 8] = [
+    "unnest",
+    "jsonb_path_query",
+    "json_array_elements",
+    "jsonb_array_elements",
+    "json_array_elements_text",
+    "jsonb_array_elements_text",
+    "json_object_keys",
+    "jsonb_object_keys",
+];
+
+/// The name and arguments of a call of one of [`SELECT_LIST_FUNCTIONS`].
+fn unnest_argument(expr: &ast::Expr) -> Option<(String, &[ast::FunctionArg])> {
     let ast::Expr::Function(function) = expr else {
         return None;
     };
-    if !function.name.to_string().eq_ignore_ascii_case("unnest") || function.over.is_some() {
+    let name = function.name.to_string().to_ascii_lowercase();
+    if !SELECT_LIST_FUNCTIONS.contains(&name.as_str()) || function.over.is_some() {
         return None;
     }
     match &function.args {
-        ast::FunctionArguments::List(list) => match list.args.as_slice() {
-            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(arg))] => Some(arg),
-            _ => None,
-        },
+        ast::FunctionArguments::List(list) if !list.args.is_empty() && list.clauses.is_empty() => {
+            Some((name, list.args.as_slice()))
+        }
         _ => None,
     }
 }
@@ -336,16 +348,36 @@ fn unnest_argument(expr: &ast::Expr) -> Option<&ast::Expr> {
 /// `SELECT ..., unnest(a), ... FROM items` as `SELECT ..., u.unnest, ... FROM items,
 /// unnest(a) AS u(unnest)`: one output row per element of each input row's array, no row
 /// for an empty or NULL array — what PostgreSQL's set-returning function in the SELECT list
-/// gives when it is the only one. `None` when the select list has no `unnest` call (or one
+/// gives when it is the only one. The same for the other one-column set-returning
+/// functions ([`SELECT_LIST_FUNCTIONS`]: `jsonb_path_query`, `jsonb_array_elements`, ...),
+/// whose column takes the function's name, as in PostgreSQL. `None` when the select list has no `unnest` call (or one
 /// inside a subquery, left alone); 0A000 for several calls (PostgreSQL runs them in
 /// lockstep) and beside GROUP BY or HAVING (PostgreSQL expands after grouping).
 pub(super) fn select_list_unnest(select: &ast::Select) -> Result<Option<ast::Select>, BindError> {
     use std::ops::ControlFlow;
     let mut calls = 0;
     let mut subqueries = false;
+    let mut in_aggregate = false;
     let _ = ast::visit_expressions(&select.projection, |expr: &ast::Expr| {
         if unnest_argument(expr).is_some() {
             calls += 1;
+        }
+        // `count(unnest(a))`: PostgreSQL refuses a set-returning call inside an aggregate's
+        // or window function's arguments; moved into FROM it would silently count elements.
+        if let ast::Expr::Function(function) = expr
+            && let ast::FunctionArguments::List(list) = &function.args
+            && (function.over.is_some()
+                || super::aggregate::is_aggregate(
+                    &function.name.to_string().to_ascii_lowercase(),
+                    list.args.len(),
+                ))
+        {
+            let _ = ast::visit_expressions(&list.args, |inner: &ast::Expr| {
+                if unnest_argument(inner).is_some() {
+                    in_aggregate = true;
+                }
+                ControlFlow::<()>::Continue(())
+            });
         }
         if matches!(
             expr,
@@ -358,45 +390,49 @@ pub(super) fn select_list_unnest(select: &ast::Select) -> Result<Option<ast::Sel
     if calls == 0 || subqueries {
         return Ok(None);
     }
+    if in_aggregate {
+        return Err(BindError::new(
+            crate::sqlstate::FEATURE_NOT_SUPPORTED,
+            "aggregate function calls cannot contain set-returning function calls",
+        ));
+    }
     if calls > 1 {
         return Err(BindError::unsupported(
-            "several set-returning functions (unnest) in one SELECT list",
+            "several set-returning functions (unnest, jsonb_path_query, ...) in one SELECT list",
         ));
     }
     let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(e, _) if e.is_empty());
     if grouped || select.having.is_some() {
         return Err(BindError::unsupported(
-            "unnest in the SELECT list of a grouped query",
+            "a set-returning function in the SELECT list of a grouped query",
         ));
     }
     let mut rewritten = select.clone();
-    let mut argument = None;
+    let mut call = None;
     let _ = ast::visit_expressions_mut(&mut rewritten.projection, |expr: &mut ast::Expr| {
-        if let Some(arg) = unnest_argument(expr) {
-            argument = Some(arg.clone());
+        if let Some((name, args)) = unnest_argument(expr) {
+            call = Some((name.clone(), args.to_vec()));
             *expr = ast::Expr::CompoundIdentifier(vec![
                 ast::Ident::new(UNNEST_ITEM),
-                ast::Ident::new("unnest"),
+                ast::Ident::new(name),
             ]);
         }
         ControlFlow::<()>::Continue(())
     });
-    let Some(argument) = argument else {
+    let Some((name, args)) = call else {
         return Ok(None);
     };
     rewritten.from.push(ast::TableWithJoins {
         relation: ast::TableFactor::Function {
             lateral: false,
-            name: ast::ObjectName::from(vec![ast::Ident::new("unnest")]),
-            args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
-                argument,
-            ))],
+            name: ast::ObjectName::from(vec![ast::Ident::new(name.clone())]),
+            args,
             with_ordinality: false,
             alias: Some(ast::TableAlias {
                 explicit: true,
                 name: ast::Ident::new(UNNEST_ITEM),
                 columns: vec![ast::TableAliasColumnDef {
-                    name: ast::Ident::new("unnest"),
+                    name: ast::Ident::new(name),
                     data_type: None,
                 }],
                 at: None,

@@ -356,6 +356,22 @@ impl Binder<'_> {
         if !matches!(kind, ast::CastKind::Cast | ast::CastKind::DoubleColon) || has_format {
             return Err(BindError::unsupported(format!("cast form {expr}")));
         }
+        if let ast::DataType::Custom(name, modifiers) = data_type
+            && modifiers.is_empty()
+            && name.to_string().eq_ignore_ascii_case("jsonpath")
+        {
+            // No jsonpath storage type: the cast checks the path and gives its normalized
+            // text (`'$.a'::jsonpath` is `$."a"`), as PostgreSQL prints a jsonpath value.
+            let bound = self.bind_expr(operand, scope)?;
+            let text = self.type_if_untyped(bound, operand, DataType::Text(None))?;
+            if !matches!(text.data_type(), DataType::Text(_) | DataType::Null) {
+                return Err(BindError::new(
+                    sqlstate::CANNOT_COERCE,
+                    format!("cannot cast type {} to jsonpath", text.data_type()),
+                ));
+            }
+            return self.call_scalar("jsonpath", vec![text]);
+        }
         let to = cast_target(data_type)?;
         let bound = match operand {
             // `ARRAY[]::int[]`: the constructor takes the cast's type.

@@ -212,6 +212,17 @@ impl Binder<'_> {
         scope: &Scope,
     ) -> Result<Expr, BindError> {
         let name = super::object_name(&function.name)?;
+        if let ast::FunctionArguments::List(list) = &function.args
+            && let Some(args) =
+                super::json::positional_path_arguments(&name.to_lowercase(), &list.args)?
+        {
+            // `jsonb_path_exists(doc, path, silent => true)`: bound as the positional call.
+            let mut positional = function.clone();
+            if let ast::FunctionArguments::List(list) = &mut positional.args {
+                list.args = args;
+            }
+            return self.bind_function(&positional, scope);
+        }
         if function.over.is_some() && super::ordered_set::is_ordered_set(&name) {
             return Err(BindError::new(
                 sqlstate::FEATURE_NOT_SUPPORTED,

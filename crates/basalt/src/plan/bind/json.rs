@@ -14,15 +14,19 @@
 //! | `doc ? 'key'`       | `jsonb_exists` (jsonb only)                                  |
 //! | `doc - 'key'`, `doc - 2` | `jsonb_delete` (jsonb only; see [`Binder::bind_jsonb_minus`]) |
 //! | `a \|\| b`          | `jsonb_concat` (see [`Binder::bind_jsonb_concat`])             |
+//! | `doc - '{a,b}'::text[]` | `jsonb_delete_keys`                                       |
+//! | `doc ?\| keys`, `doc ?& keys` | `jsonb_exists_any`, `jsonb_exists_all` (keys: text[])  |
+//! | `doc #- '{a,0}'`    | `jsonb_delete_path` (path: text[])                           |
+//! | `doc @? path`, `doc @@ path` | `jsonb_path_exists_opr`, `jsonb_path_match_opr` (path: text, a jsonpath) |
 //!
 //! The path of `#>` is PostgreSQL's `text[]`: an untyped literal stays text in array-literal
 //! syntax, parsed when the operator runs, and a `text[]` value (`ARRAY['a', 'b']`, a
 //! parameter) is passed as its text form, which reads back as the same path. As in PostgreSQL, the
 //! document operand must be json or jsonb (anything else, an untyped literal included, is
 //! 42883 or, for a literal, 42725 "operator is not unique"); an untyped key is text; an
-//! untyped operand of `@>` / `<@`, and an untyped document of `?`, is jsonb. The `?|`, `?&`
-//! and `#-` operators and `jsonb - text[]` are not supported yet (`?|` and `?&` cannot be
-//! written: `?` is a placeholder there).
+//! untyped operand of `@>` / `<@`, and an untyped document of `?`, `?|`, `?&`, `#-`, `@?` and
+//! `@@`, is jsonb; their untyped second operand is text[] (a jsonpath, which Basalt keeps
+//! as text, for `@?` / `@@`).
 //!
 //! json itself has no equality or ordering in PostgreSQL, so comparing, sorting, grouping
 //! or DISTINCT on json is 42883 ([`require_equality`], [`require_ordering`]); jsonb has
@@ -56,6 +60,16 @@ pub(super) enum JsonOperator {
     ContainedBy,
     /// `?`
     Exists,
+    /// `?|` (any of a text[] of keys)
+    ExistsAny,
+    /// `?&` (all of a text[] of keys)
+    ExistsAll,
+    /// `#-` (delete at a path)
+    DeletePath,
+    /// `@?` (jsonpath yields an item)
+    PathExists,
+    /// `@@` (jsonpath predicate check)
+    PathMatch,
 }
 
 impl JsonOperator {
@@ -70,6 +84,11 @@ impl JsonOperator {
             B::AtArrow => JsonOperator::Contains,
             B::ArrowAt => JsonOperator::ContainedBy,
             B::Question => JsonOperator::Exists,
+            B::QuestionPipe => JsonOperator::ExistsAny,
+            B::QuestionAnd => JsonOperator::ExistsAll,
+            B::HashMinus => JsonOperator::DeletePath,
+            B::AtQuestion => JsonOperator::PathExists,
+            B::AtAt => JsonOperator::PathMatch,
             _ => return None,
         })
     }
@@ -83,6 +102,11 @@ impl JsonOperator {
             JsonOperator::Contains => "@>",
             JsonOperator::ContainedBy => "<@",
             JsonOperator::Exists => "?",
+            JsonOperator::ExistsAny => "?|",
+            JsonOperator::ExistsAll => "?&",
+            JsonOperator::DeletePath => "#-",
+            JsonOperator::PathExists => "@?",
+            JsonOperator::PathMatch => "@@",
         }
     }
 }
@@ -155,6 +179,33 @@ impl Binder<'_> {
             }
             return self.call_scalar("jsonb_exists", vec![document, key]);
         }
+        if let Some((function, second)) = match op {
+            JsonOperator::ExistsAny => Some(("jsonb_exists_any", TEXT_ARRAY)),
+            JsonOperator::ExistsAll => Some(("jsonb_exists_all", TEXT_ARRAY)),
+            JsonOperator::DeletePath => Some(("jsonb_delete_path", TEXT_ARRAY)),
+            JsonOperator::PathExists => Some(("jsonb_path_exists_opr", DataType::Text(None))),
+            JsonOperator::PathMatch => Some(("jsonb_path_match_opr", DataType::Text(None))),
+            _ => None,
+        } {
+            // PostgreSQL resolves an untyped document to jsonb and an untyped second
+            // operand to text[] (a key list or a path) or jsonpath (text here); `?|` and
+            // `?&` between two untyped literals are ambiguous there (42725).
+            if matches!(op, JsonOperator::ExistsAny | JsonOperator::ExistsAll)
+                && is_untyped(left)
+                && is_untyped(right)
+            {
+                return Err(not_unique(op));
+            }
+            let document = self.type_if_untyped(left_bound.clone(), left, DataType::Jsonb)?;
+            let other = self.type_if_untyped(right_bound.clone(), right, second)?;
+            let fits = |t: DataType| t == second || t == DataType::Null;
+            if !matches!(document.data_type(), DataType::Jsonb | DataType::Null)
+                || !fits(other.data_type())
+            {
+                return Err(undefined(&left_bound, &right_bound));
+            }
+            return self.call_scalar(function, vec![document, other]);
+        }
         if is_untyped(left) {
             return Err(not_unique(op));
         }
@@ -188,6 +239,9 @@ impl Binder<'_> {
         )
     }
 }
+
+/// `text[]`, the key lists of `?|` / `?&` and the path of `#-`.
+const TEXT_ARRAY: DataType = DataType::Array(&DataType::Text(None));
 
 fn not_unique(op: JsonOperator) -> BindError {
     BindError::new(
@@ -226,6 +280,9 @@ impl Binder<'_> {
         key_ast: &ast::Expr,
     ) -> Result<Expr, BindError> {
         let key = self.type_if_untyped(key, key_ast, DataType::Text(None))?;
+        if key.data_type() == TEXT_ARRAY {
+            return self.call_scalar("jsonb_delete_keys", vec![document, key]);
+        }
         if !matches!(
             key.data_type(),
             DataType::Text(_) | DataType::Integer | DataType::Null
@@ -272,4 +329,109 @@ impl Binder<'_> {
         self.call_scalar("jsonb_concat", vec![left_typed, right_typed])
             .map(Some)
     }
+}
+
+/// The jsonpath functions' parameter names, in order (PostgreSQL's: `vars` defaults to
+/// `'{}'`, `silent` to false).
+const PATH_PARAMETERS: [&str; 4] = ["target", "path", "vars", "silent"];
+
+/// The functions whose arguments may be named as [`PATH_PARAMETERS`].
+fn takes_path_parameters(name: &str) -> bool {
+    matches!(
+        name,
+        "jsonb_path_exists"
+            | "jsonb_path_match"
+            | "jsonb_path_query"
+            | "jsonb_path_query_array"
+            | "jsonb_path_query_first"
+    )
+}
+
+/// The arguments of a jsonpath function call with named arguments (`silent => true`) put in
+/// positional order, a left-out `vars` as `'{}'`; `None` when the call is not to such a
+/// function or names no argument. A name it does not have, a name given twice or a
+/// positional argument after a named one is an error, as in PostgreSQL.
+pub(super) fn positional_path_arguments(
+    name: &str,
+    args: &[ast::FunctionArg],
+) -> Result<Option<Vec<ast::FunctionArg>>, BindError> {
+    let named = |arg: &ast::FunctionArg| {
+        matches!(
+            arg,
+            ast::FunctionArg::Named { .. } | ast::FunctionArg::ExprNamed { .. }
+        )
+    };
+    if !takes_path_parameters(name) || !args.iter().any(named) {
+        return Ok(None);
+    }
+    let mut slots: [Option<ast::Expr>; 4] = [None, None, None, None];
+    let mut seen_named = false;
+    for (position, arg) in args.iter().enumerate() {
+        let (parameter, value) = match arg {
+            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(value)) => {
+                if seen_named {
+                    return Err(BindError::syntax(
+                        "positional argument cannot follow named argument",
+                    ));
+                }
+                (position, value)
+            }
+            ast::FunctionArg::Named {
+                name: parameter,
+                arg: ast::FunctionArgExpr::Expr(value),
+                ..
+            }
+            | ast::FunctionArg::ExprNamed {
+                name: ast::Expr::Identifier(parameter),
+                arg: ast::FunctionArgExpr::Expr(value),
+                ..
+            } => {
+                seen_named = true;
+                let parameter = super::ident_name(parameter);
+                let Some(slot) = PATH_PARAMETERS.iter().position(|p| *p == parameter) else {
+                    return Err(BindError::undefined_function(format!(
+                        "function {name} has no parameter named \"{parameter}\""
+                    )));
+                };
+                (slot, value)
+            }
+            other => {
+                return Err(BindError::unsupported(format!(
+                    "argument {other} of {name}"
+                )));
+            }
+        };
+        let Some(slot) = slots.get_mut(parameter) else {
+            return Err(BindError::undefined_function(format!(
+                "function {name} does not take {} arguments",
+                args.len()
+            )));
+        };
+        if slot.is_some() {
+            return Err(BindError::syntax(format!(
+                "argument name \"{}\" used more than once",
+                PATH_PARAMETERS[parameter]
+            )));
+        }
+        *slot = Some(value.clone());
+    }
+    if slots[3].is_some() && slots[2].is_none() {
+        slots[2] = Some(ast::Expr::Value(
+            ast::Value::SingleQuotedString("{}".to_owned()).into(),
+        ));
+    }
+    let count = slots
+        .iter()
+        .rposition(Option::is_some)
+        .map_or(0, |last| last + 1);
+    let mut positional = Vec::with_capacity(count);
+    for (slot, parameter) in slots.into_iter().take(count).zip(PATH_PARAMETERS) {
+        let Some(value) = slot else {
+            return Err(BindError::undefined_function(format!(
+                "function {name} needs its argument \"{parameter}\""
+            )));
+        };
+        positional.push(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(value)));
+    }
+    Ok(Some(positional))
 }

@@ -71,6 +71,8 @@ impl Binder<'_> {
                 lateral: false,
             });
         }
+        let positional = super::json::positional_path_arguments(&function, args)?;
+        let args = positional.as_deref().unwrap_or(args);
         let mut expressions = Vec::with_capacity(args.len());
         for arg in args {
             match arg {

@@ -288,6 +288,12 @@ pub(super) fn cast_target(data_type: &ast::DataType) -> Result<DataType, BindErr
 /// `VARYING CHARACTER`, `STRING`...).
 fn affinity_type(name: &str) -> Result<DataType, BindError> {
     let lower = name.to_ascii_lowercase();
+    if lower == "jsonpath" {
+        // Paths are validated text in casts and function arguments, never stored.
+        return Err(BindError::unsupported(
+            "type jsonpath as a column or storage type (a path is text: cast with ::jsonpath to check it)",
+        ));
+    }
     Ok(if lower.contains("int") {
         DataType::Integer
     } else if lower.contains("char")

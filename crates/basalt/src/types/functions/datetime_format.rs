@@ -358,6 +358,45 @@ fn parse_by_template(
     template: &str,
     type_name: &'static str,
 ) -> Result<DayTime, TypeError> {
+    parse_with_rest(input, template, type_name).map(|(point, _)| point)
+}
+
+/// What jsonpath's `.datetime(template)` reads: the point in time, and whether the template
+/// has date fields and time fields (which decide the item's type: a date, a time, or a
+/// timestamp). The whole input must be read (PostgreSQL's strict template mode): what
+/// remains is 22007 `trailing characters remain in input string after datetime format`.
+pub(crate) fn parse_whole(input: &str, template: &str) -> Result<(DayTime, bool, bool), TypeError> {
+    let (point, rest) = parse_with_rest(input, template, "timestamp")?;
+    if !rest.trim().is_empty() {
+        return Err(TypeError::Coded {
+            state: crate::sqlstate::INVALID_DATETIME_FORMAT,
+            message: "trailing characters remain in input string after datetime format".to_owned(),
+        });
+    }
+    let (mut date, mut time) = (false, false);
+    for element in parse_template(template) {
+        if let Element::Field { field, .. } = element {
+            match field {
+                Field::Hour24
+                | Field::Hour12
+                | Field::Minute
+                | Field::Second
+                | Field::Millisecond
+                | Field::Microsecond
+                | Field::Meridiem(_) => time = true,
+                _ => date = true,
+            }
+        }
+    }
+    Ok((point, date, time))
+}
+
+/// [`parse_by_template`], and the input left after the template.
+fn parse_with_rest<'a>(
+    input: &'a str,
+    template: &str,
+    type_name: &'static str,
+) -> Result<(DayTime, &'a str), TypeError> {
     let invalid = || TypeError::InvalidDatetimeFormat {
         type_name,
         text: input.to_owned(),
@@ -501,11 +540,14 @@ fn parse_by_template(
             days_from_civil(year, month, day)
         }
     };
-    Ok(DayTime {
-        days,
-        micros: ((parsed.hour * 60 + parsed.minute) * 60 + parsed.second) * MICROS_PER_SECOND
-            + parsed.micros,
-    })
+    Ok((
+        DayTime {
+            days,
+            micros: ((parsed.hour * 60 + parsed.minute) * 60 + parsed.second) * MICROS_PER_SECOND
+                + parsed.micros,
+        },
+        rest,
+    ))
 }
 
 /// `to_timestamp(seconds)` (Unix epoch, UTC) or `to_timestamp(text, template)`.

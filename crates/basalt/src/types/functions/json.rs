@@ -117,6 +117,32 @@ pub fn untyped_argument_type(name: &str, position: usize) -> Option<DataType> {
     if matches!(rest, "contains" | "contained" | "concat") {
         return Some(data_type);
     }
+    // The jsonpath functions: the document and `vars` are jsonb, the path text.
+    if data_type == DataType::Jsonb && rest.starts_with("path_") {
+        return matches!(position, 0 | 2).then_some(DataType::Jsonb);
+    }
+    // The key-list and path functions (`jsonb_modify.rs`): a document, a text[], and for
+    // set / insert a new jsonb value.
+    if data_type == DataType::Jsonb
+        && matches!(
+            rest,
+            "exists_any"
+                | "exists_all"
+                | "delete_keys"
+                | "delete_path"
+                | "set"
+                | "set_lax"
+                | "insert"
+                | "strip_nulls"
+                | "pretty"
+        )
+    {
+        return match position {
+            0 | 2 => Some(DataType::Jsonb),
+            1 => Some(DataType::Array(&DataType::Text(None))),
+            _ => None,
+        };
+    }
     (position == 0 && documents_only_first.contains(&rest)).then_some(data_type)
 }
 

@@ -55,11 +55,13 @@ macro_rules! function {
 
 mod array;
 mod datetime;
-mod datetime_format;
+pub(crate) mod datetime_format;
 mod format;
 mod interval;
 mod json;
 mod jsonb_edit;
+mod jsonb_modify;
+mod jsonpath;
 mod math;
 mod misc;
 mod number_format;
@@ -121,6 +123,8 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         interval::FUNCTIONS,
         json::FUNCTIONS,
         jsonb_edit::FUNCTIONS,
+        jsonb_modify::FUNCTIONS,
+        jsonpath::FUNCTIONS,
         vector::FUNCTIONS,
         text_search::FUNCTIONS,
         array::FUNCTIONS,

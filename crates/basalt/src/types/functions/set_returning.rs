@@ -9,6 +9,9 @@
 //! [`call`](SetReturningFunction::call) once per input row. `generate_series` is not here:
 //! it streams its rows and has its own plan node.
 //!
+//! `jsonb_path_query(doc, path[, vars[, silent]])` lists the items of a jsonpath (see
+//! `functions/jsonpath.rs`).
+//!
 //! `unnest(array)` lists an array's elements (with `WITH ORDINALITY`, the entry
 //! `$unnest_ordinality` adds their positions).
 //!
@@ -76,6 +79,22 @@ fn unnest(args: &[Value], ordinality: bool) -> Result<Rows, TypeError> {
 }
 
 static FUNCTIONS: &[SetReturningFunction] = &[
+    // `jsonb_path_query(doc, path[, vars[, silent]])`: one row per item the path yields.
+    SetReturningFunction {
+        name: "jsonb_path_query",
+        columns: |args| {
+            (super::jsonpath::FUNCTIONS[0].return_type)(args)
+                .map_err(|_| TypeError::undefined_signature("jsonb_path_query", args))?;
+            Ok(vec![("jsonb_path_query", DataType::Jsonb)])
+        },
+        scalar: true,
+        call: |args| {
+            Ok(super::jsonpath::query_items(args)?
+                .into_iter()
+                .map(|item| vec![item])
+                .collect())
+        },
+    },
     SetReturningFunction {
         name: "unnest",
         columns: |args| unnest_columns("unnest", args),

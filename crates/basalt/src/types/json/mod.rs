@@ -14,6 +14,7 @@
 //!
 //! Invalid input is 22P02 naming the line and column. Nothing here panics on any input.
 
+pub mod jsonpath;
 pub mod order;
 pub mod parse;
 pub mod path;
