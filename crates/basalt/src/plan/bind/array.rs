@@ -27,6 +27,27 @@ fn integer_literal(value: i64) -> Expr {
 }
 
 impl Binder<'_> {
+    /// `ARRAY(subquery)`: the subquery's one column as an array, in the subquery's row
+    /// order — bound as the scalar subquery `(SELECT array_agg(x) FROM (subquery) AS s (x))`.
+    /// No rows give NULL here (PostgreSQL gives an empty array: an empty `array_agg` has
+    /// no element type to make one of).
+    pub(super) fn bind_array_subquery(
+        &mut self,
+        query: &ast::Query,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let text = format!(
+            "SELECT array_agg(basalt_array_subquery.element) FROM ({query}) AS \
+             basalt_array_subquery (element)"
+        );
+        let statement = crate::sql::parse_one(&text)
+            .map_err(|error| BindError::syntax(format!("ARRAY(subquery): {error}")))?;
+        let ast::Statement::Query(aggregate) = statement else {
+            return Err(BindError::syntax("ARRAY(subquery) needs a query"));
+        };
+        self.bind_expr(&ast::Expr::Subquery(aggregate), scope)
+    }
+
     /// `ARRAY[...]` or a subscript: out of line so that `bind_expr`'s stack frame, one per
     /// level of nesting, does not grow with them.
     #[inline(never)]

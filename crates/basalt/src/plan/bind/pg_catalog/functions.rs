@@ -1,0 +1,794 @@
+//! The catalog functions and casts clients use with `pg_catalog`: `version()`,
+//! `current_schemas`, `format_type`, `pg_get_indexdef` / `pg_get_constraintdef` /
+//! `pg_get_expr` / `pg_get_viewdef`, `pg_get_userbyid`, the `*_is_visible` and
+//! `has_*_privilege` checks, `obj_description`, `to_regclass` / `to_regtype`,
+//! `pg_get_serial_sequence`, `current_setting`, and the casts to `regclass`, `regtype`,
+//! `regnamespace`, `regrole` and the other reg* types.
+//!
+//! The reg* types are not types here (the catalog format gets no new type tags). A cast to
+//! one is a conversion done when the statement is bound, in the direction the expression
+//! needs, which is how PostgreSQL *shows* these values: text cast to a reg* type is the
+//! object's OID, an integer (an OID) cast to it is the object's name, `x::regclass::text` is
+//! always the name and `x::regclass::oid` always the OID. So `WHERE attrelid =
+//! 't'::regclass` compares OIDs and `SELECT c.oid::regclass` shows names, as in PostgreSQL;
+//! what differs is `SELECT 't'::regclass`, which shows the OID.
+//!
+//! Functions that look objects up by OID need the catalog, which only the binder has: a call
+//! becomes a `CASE` over the statement's catalog snapshot (`CASE oid WHEN 16390 THEN
+//! 'CREATE INDEX ...' ... END`), frozen into the plan like the catalog relations are.
+//! `format_type` needs only PostgreSQL's built-in types and is an ordinary registry function
+//! (`types::functions::pg_catalog`).
+
+use sqlparser::ast;
+
+use super::data;
+use super::objects::{PgObjects, RelationKind, quote};
+use super::rows::{index_definition, rename_bootstrap};
+use super::{literal, text};
+use crate::plan::bind::Binder;
+use crate::plan::bind::error::BindError;
+use crate::plan::bind::expr::is_untyped;
+use crate::plan::bind::scope::Scope;
+use crate::plan::expr::{BinaryOp, Expr};
+use crate::sqlstate;
+use crate::types::{DataType, Value};
+
+/// What `version()` returns: PostgreSQL's shape (`PostgreSQL X.Y ...`, which SQLAlchemy and
+/// others parse), naming the PostgreSQL version the server reports and Basalt's own.
+fn version_text() -> String {
+    format!(
+        "PostgreSQL 15.0 (Basalt {}) on {}-{}, compiled by rustc, 64-bit",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::ARCH,
+        std::env::consts::OS
+    )
+}
+
+/// The reg* types a cast may name.
+pub(crate) fn is_reg_type(name: &str) -> bool {
+    matches!(
+        name,
+        "regclass"
+            | "regtype"
+            | "regproc"
+            | "regprocedure"
+            | "regnamespace"
+            | "regrole"
+            | "regoper"
+            | "regoperator"
+            | "regconfig"
+            | "regdictionary"
+            | "regcollation"
+    )
+}
+
+/// What a reg* cast yields.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RegOutput {
+    /// The OID for text input, the name for an OID (see the module documentation).
+    Natural,
+    /// The name (`x::regclass::text`).
+    Name,
+    /// The OID (`x::regclass::oid`).
+    Oid,
+}
+
+/// PostgreSQL's `format_type(oid, typmod)`: a type's SQL name with its modifier
+/// (`character varying(40)`, `numeric(10,2)`, `integer[]`); `???` for an unknown OID.
+pub(crate) fn format_type(oid: i64, typmod: i64) -> String {
+    let element = data::element_type(oid);
+    let name = data::type_name(oid).unwrap_or_default();
+    if element != 0 && name.starts_with('_') {
+        return format!("{}[]", format_type(element, typmod));
+    }
+    let modifier = typmod - 4;
+    let precision = |base: &str, rest: &str| {
+        if typmod >= 0 {
+            format!("{base}({typmod}){rest}")
+        } else {
+            format!("{base}{rest}")
+        }
+    };
+    match oid {
+        16 => "boolean".into(),
+        20 => "bigint".into(),
+        21 => "smallint".into(),
+        23 => "integer".into(),
+        700 => "real".into(),
+        701 => "double precision".into(),
+        18 => "\"char\"".into(),
+        1043 if typmod >= 4 => format!("character varying({modifier})"),
+        1043 => "character varying".into(),
+        1042 if typmod >= 4 => format!("character({modifier})"),
+        1042 => "bpchar".into(),
+        1700 if typmod >= 4 => format!("numeric({},{})", modifier >> 16, modifier & 0xffff),
+        1114 => precision("timestamp", " without time zone"),
+        1184 => precision("timestamp", " with time zone"),
+        1083 => precision("time", " without time zone"),
+        1266 => precision("time", " with time zone"),
+        1186 => precision("interval", ""),
+        1560 if typmod >= 0 => format!("bit({typmod})"),
+        1562 if typmod >= 0 => format!("bit varying({typmod})"),
+        1562 => "bit varying".into(),
+        _ if oid == i64::from(crate::types::VECTOR_OID) => {
+            if typmod >= 0 {
+                format!("vector({typmod})")
+            } else {
+                "vector".into()
+            }
+        }
+        _ if name.is_empty() => "???".into(),
+        _ => name.to_string(),
+    }
+}
+
+/// A `CASE` mapping `key` through `entries` (`else_result` for anything else).
+fn lookup(key: Expr, entries: Vec<(Value, Expr)>, else_result: Expr, data_type: DataType) -> Expr {
+    if let Expr::Literal { value, .. } = &key {
+        if matches!(value, Value::Null) {
+            return literal(Value::Null, data_type);
+        }
+        let found = entries.iter().find(|(candidate, _)| candidate == value);
+        return match found {
+            Some((_, result)) => result.clone(),
+            None => else_result,
+        };
+    }
+    if entries.is_empty() {
+        return Expr::Case {
+            operand: None,
+            branches: vec![(
+                Expr::IsNull {
+                    operand: Box::new(key),
+                    negated: false,
+                },
+                literal(Value::Null, data_type),
+            )],
+            else_result: Some(Box::new(else_result)),
+            data_type,
+        };
+    }
+    let key_type = key.data_type();
+    Expr::Case {
+        operand: Some(Box::new(key)),
+        branches: entries
+            .into_iter()
+            .map(|(value, result)| (literal(value, key_type), result))
+            .collect(),
+        else_result: Some(Box::new(else_result)),
+        data_type,
+    }
+}
+
+/// An OID's text, as PostgreSQL shows an OID with no object (`-` for 0).
+fn oid_text(oid: Expr) -> Expr {
+    let as_text = Expr::Cast {
+        operand: Box::new(oid.clone()),
+        to: DataType::Text(None),
+    };
+    lookup(
+        oid,
+        vec![(Value::Integer(0), text("-"))],
+        as_text,
+        DataType::Text(None),
+    )
+}
+
+/// A name as written in reg* input: parts split at unquoted dots, unquoted parts folded to
+/// lower case; the schema part dropped when it is `public` or `pg_catalog`.
+fn parse_object_name(input: &str) -> String {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    let mut chars = input.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                current.push('"');
+            }
+            '"' => quoted = !quoted,
+            '.' if !quoted => parts.push(std::mem::take(&mut current)),
+            c if quoted => current.push(c),
+            c => current.extend(c.to_lowercase()),
+        }
+    }
+    parts.push(current);
+    match parts.as_slice() {
+        [schema, name] if schema == "public" || schema == "pg_catalog" => name.clone(),
+        _ => parts.join("."),
+    }
+}
+
+impl Binder<'_> {
+    /// `(oid, name)` of every object of reg* type `kind`, and further spellings that name
+    /// one (`int4` for `integer`).
+    fn reg_entries(
+        &mut self,
+        kind: &str,
+    ) -> Result<(Vec<(i64, String)>, Vec<(String, i64)>), BindError> {
+        let mut names = Vec::new();
+        let mut aliases = Vec::new();
+        match kind {
+            "regclass" => {
+                for relation in PgObjects::new(self.catalog).relations {
+                    names.push((relation.oid, quote(&relation.name)));
+                    aliases.push((relation.name.to_lowercase(), relation.oid));
+                }
+                for relation in data::relations() {
+                    names.push((relation.oid, relation.name.to_string()));
+                }
+            }
+            "regtype" => {
+                let rows = data::static_rows("pg_type")
+                    .map_err(|message| BindError::new(sqlstate::INTERNAL_ERROR, message))?;
+                for row in rows {
+                    if let (Some(Value::Integer(oid)), Some(Value::Text(name))) =
+                        (row.first(), row.get(1))
+                    {
+                        names.push((*oid, format_type(*oid, -1)));
+                        aliases.push((name.clone(), *oid));
+                    }
+                }
+                let vector = i64::from(crate::types::VECTOR_OID);
+                names.push((vector, "vector".into()));
+                for (alias, oid) in [
+                    ("int", 23),
+                    ("varchar", 1043),
+                    ("char", 1042),
+                    ("float", 701),
+                    ("decimal", 1700),
+                    ("timestamptz", 1184),
+                    ("bool", 16),
+                ] {
+                    aliases.push((alias.into(), oid));
+                }
+            }
+            "regnamespace" | "regrole" => {
+                let (relation, oid_column, name_column) = if kind == "regrole" {
+                    ("pg_roles", "oid", "rolname")
+                } else {
+                    ("pg_namespace", "oid", "nspname")
+                };
+                let rows = data::static_rows(relation)
+                    .map_err(|message| BindError::new(sqlstate::INTERNAL_ERROR, message))?;
+                let rows = rename_bootstrap(relation, rows.to_vec());
+                if let Some(shape) = data::relation(relation)
+                    && let (Some(o), Some(n)) =
+                        (shape.position(oid_column), shape.position(name_column))
+                {
+                    for row in rows {
+                        if let (Some(Value::Integer(oid)), Some(Value::Text(name))) =
+                            (row.get(o), row.get(n))
+                        {
+                            names.push((*oid, name.clone()));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        for (oid, name) in &names {
+            aliases.push((parse_object_name(name), *oid));
+        }
+        Ok((names, aliases))
+    }
+
+    /// `operand::kind` (a reg* type), yielding `output` (see the module documentation).
+    pub(in crate::plan::bind) fn bind_reg_cast(
+        &mut self,
+        kind: &str,
+        operand: &ast::Expr,
+        output: RegOutput,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let bound = self.bind_expr(operand, scope)?;
+        let is_text = is_untyped(operand) || matches!(bound.data_type(), DataType::Text(_));
+        let (names, aliases) = self.reg_entries(kind)?;
+        let oid = if is_text {
+            let bound = self.resolve_untyped(bound, operand, DataType::Text(None))?;
+            match &bound {
+                Expr::Literal {
+                    value: Value::Null, ..
+                } => literal(Value::Null, DataType::Integer),
+                Expr::Literal {
+                    value: Value::Text(input),
+                    ..
+                } => {
+                    let wanted = parse_object_name(input);
+                    let found = aliases
+                        .iter()
+                        .find(|(name, _)| *name == wanted)
+                        .map(|(_, oid)| *oid);
+                    match (found, input.trim().parse::<i64>()) {
+                        (Some(oid), _) | (None, Ok(oid)) => {
+                            literal(Value::Integer(oid), DataType::Integer)
+                        }
+                        (None, Err(_)) => return Err(missing_object(kind, input)),
+                    }
+                }
+                _ => {
+                    let entries = aliases
+                        .iter()
+                        .map(|(name, oid)| {
+                            (
+                                Value::Text(name.clone()),
+                                literal(Value::Integer(*oid), DataType::Integer),
+                            )
+                        })
+                        .collect();
+                    let lowered = self.call_scalar("lower", vec![bound])?;
+                    lookup(
+                        lowered,
+                        entries,
+                        literal(Value::Null, DataType::Integer),
+                        DataType::Integer,
+                    )
+                }
+            }
+        } else {
+            if !matches!(bound.data_type(), DataType::Integer | DataType::Null) {
+                return Err(BindError::new(
+                    sqlstate::CANNOT_COERCE,
+                    format!("cannot cast type {} to {kind}", bound.data_type()),
+                ));
+            }
+            bound
+        };
+        let wants_name = match output {
+            RegOutput::Name => true,
+            RegOutput::Oid => false,
+            RegOutput::Natural => !is_text,
+        };
+        if !wants_name {
+            return Ok(oid);
+        }
+        let entries = names
+            .into_iter()
+            .map(|(oid, name)| (Value::Integer(oid), text(&name)))
+            .collect();
+        Ok(lookup(
+            oid.clone(),
+            entries,
+            oid_text(oid),
+            DataType::Text(None),
+        ))
+    }
+
+    /// A call of catalog function `name`, if it is one (`None`: not a catalog function).
+    pub(in crate::plan::bind) fn bind_pg_catalog_call(
+        &mut self,
+        name: &str,
+        asts: &[&ast::Expr],
+        scope: &Scope,
+    ) -> Option<Result<Expr, BindError>> {
+        let known = matches!(
+            name,
+            "version"
+                | "current_schemas"
+                | "pg_get_userbyid"
+                | "pg_get_indexdef"
+                | "pg_get_constraintdef"
+                | "pg_get_expr"
+                | "pg_get_viewdef"
+                | "pg_table_is_visible"
+                | "pg_type_is_visible"
+                | "pg_function_is_visible"
+                | "pg_collation_is_visible"
+                | "pg_opclass_is_visible"
+                | "pg_relation_is_publishable"
+                | "obj_description"
+                | "col_description"
+                | "shobj_description"
+                | "pg_get_statisticsobjdef_columns"
+                | "pg_get_partkeydef"
+                | "pg_get_triggerdef"
+                | "pg_encoding_to_char"
+                | "has_table_privilege"
+                | "has_schema_privilege"
+                | "has_database_privilege"
+                | "has_column_privilege"
+                | "has_any_column_privilege"
+                | "has_sequence_privilege"
+                | "has_function_privilege"
+                | "pg_has_role"
+                | "to_regclass"
+                | "to_regtype"
+                | "to_regnamespace"
+                | "to_regrole"
+                | "pg_get_serial_sequence"
+                | "current_setting"
+        );
+        if !known {
+            return None;
+        }
+        Some(self.bind_catalog_function(name, asts, scope))
+    }
+
+    fn bind_catalog_function(
+        &mut self,
+        name: &str,
+        asts: &[&ast::Expr],
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let mut args = Vec::with_capacity(asts.len());
+        for ast in asts {
+            let bound = self.bind_expr(ast, scope)?;
+            let target = if is_untyped(ast) {
+                DataType::Text(None)
+            } else {
+                DataType::Null
+            };
+            args.push(self.resolve_untyped(bound, ast, target)?);
+        }
+        let arity = |range: std::ops::RangeInclusive<usize>| {
+            if range.contains(&args.len()) {
+                Ok(())
+            } else {
+                Err(BindError::undefined_function(format!(
+                    "function {name} does not take {} arguments",
+                    args.len()
+                )))
+            }
+        };
+        let first = || {
+            args.first()
+                .cloned()
+                .unwrap_or(literal(Value::Null, DataType::Null))
+        };
+        let text_null = literal(Value::Null, DataType::Text(None));
+        let objects = PgObjects::new(self.catalog);
+        Ok(match name {
+            "version" => {
+                arity(0..=0)?;
+                text(&version_text())
+            }
+            "current_schemas" => {
+                arity(1..=1)?;
+                let array = |items: &[&str]| {
+                    crate::types::cast::parse_literal_for(
+                        DataType::Text(None)
+                            .array_of()
+                            .unwrap_or(DataType::Text(None)),
+                        &format!("{{{}}}", items.join(",")),
+                    )
+                    .unwrap_or(Value::Null)
+                };
+                let array_type = DataType::Text(None)
+                    .array_of()
+                    .unwrap_or(DataType::Text(None));
+                Expr::Case {
+                    operand: None,
+                    branches: vec![(
+                        first(),
+                        literal(array(&["pg_catalog", "public"]), array_type),
+                    )],
+                    else_result: Some(Box::new(literal(array(&["public"]), array_type))),
+                    data_type: array_type,
+                }
+            }
+            "pg_get_userbyid" => {
+                arity(1..=1)?;
+                let (names, _) = self.reg_entries("regrole")?;
+                let key = first();
+                let unknown = Expr::Binary {
+                    op: BinaryOp::Concat,
+                    left: Box::new(text("unknown (OID=")),
+                    right: Box::new(Expr::Binary {
+                        op: BinaryOp::Concat,
+                        left: Box::new(Expr::Cast {
+                            operand: Box::new(key.clone()),
+                            to: DataType::Text(None),
+                        }),
+                        right: Box::new(text(")")),
+                        data_type: DataType::Text(None),
+                    }),
+                    data_type: DataType::Text(None),
+                };
+                let entries = names
+                    .into_iter()
+                    .map(|(oid, name)| (Value::Integer(oid), text(&name)))
+                    .collect();
+                lookup(key, entries, unknown, DataType::Text(None))
+            }
+            "pg_get_indexdef" => {
+                arity(1..=3)?;
+                let mut full = Vec::new();
+                let mut by_column = Vec::new();
+                for relation in &objects.relations {
+                    if let RelationKind::Index(index) = &relation.kind {
+                        full.push((
+                            Value::Integer(relation.oid),
+                            text(&index_definition(&relation.name, index)),
+                        ));
+                        let columns = index
+                            .columns
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(i, (c, _))| {
+                                let column = index.table.columns.get(*c)?;
+                                Some((Value::Integer(i as i64 + 1), text(&quote(&column.name))))
+                            })
+                            .collect();
+                        by_column.push((Value::Integer(relation.oid), columns));
+                    }
+                }
+                let key = first();
+                let definition = lookup(key.clone(), full, text_null.clone(), DataType::Text(None));
+                match args.get(1) {
+                    None
+                    | Some(Expr::Literal {
+                        value: Value::Integer(0),
+                        ..
+                    }) => definition,
+                    Some(column) => {
+                        let column_entries = by_column
+                            .into_iter()
+                            .map(|(oid, columns)| {
+                                (
+                                    oid,
+                                    lookup(column.clone(), columns, text(""), DataType::Text(None)),
+                                )
+                            })
+                            .collect();
+                        Expr::Case {
+                            operand: None,
+                            branches: vec![(
+                                Expr::Binary {
+                                    op: BinaryOp::Equal,
+                                    left: Box::new(column.clone()),
+                                    right: Box::new(literal(Value::Integer(0), DataType::Integer)),
+                                    data_type: DataType::Boolean,
+                                },
+                                definition,
+                            )],
+                            else_result: Some(Box::new(lookup(
+                                key,
+                                column_entries,
+                                text_null,
+                                DataType::Text(None),
+                            ))),
+                            data_type: DataType::Text(None),
+                        }
+                    }
+                }
+            }
+            "pg_get_constraintdef" => {
+                arity(1..=2)?;
+                let entries = objects
+                    .constraints
+                    .iter()
+                    .map(|c| (Value::Integer(c.oid), text(&c.definition)))
+                    .collect();
+                lookup(first(), entries, text_null, DataType::Text(None))
+            }
+            "pg_get_viewdef" => {
+                arity(1..=2)?;
+                let entries = objects
+                    .relations
+                    .iter()
+                    .filter_map(|r| match &r.kind {
+                        RelationKind::View(view) => {
+                            Some((Value::Integer(r.oid), text(&view.query)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                lookup(first(), entries, text_null, DataType::Text(None))
+            }
+            // The expression columns (adbin, conbin) hold the expression's text already.
+            "pg_get_expr" => {
+                arity(2..=3)?;
+                let expression = first();
+                match expression.data_type() {
+                    DataType::Text(_) => expression,
+                    _ => Expr::Cast {
+                        operand: Box::new(expression),
+                        to: DataType::Text(None),
+                    },
+                }
+            }
+            // One schema, always on the search path: every object is visible.
+            "pg_table_is_visible"
+            | "pg_type_is_visible"
+            | "pg_function_is_visible"
+            | "pg_collation_is_visible"
+            | "pg_opclass_is_visible" => {
+                arity(1..=1)?;
+                Expr::Case {
+                    operand: None,
+                    branches: vec![(
+                        Expr::IsNull {
+                            operand: Box::new(first()),
+                            negated: false,
+                        },
+                        literal(Value::Null, DataType::Boolean),
+                    )],
+                    else_result: Some(Box::new(literal(Value::Boolean(true), DataType::Boolean))),
+                    data_type: DataType::Boolean,
+                }
+            }
+            "pg_relation_is_publishable" => {
+                arity(1..=1)?;
+                literal(Value::Boolean(false), DataType::Boolean)
+            }
+            // Basalt keeps no comments, statistics objects, partitions or trigger functions.
+            "obj_description"
+            | "col_description"
+            | "shobj_description"
+            | "pg_get_statisticsobjdef_columns"
+            | "pg_get_partkeydef"
+            | "pg_get_triggerdef" => {
+                arity(1..=2)?;
+                text_null
+            }
+            "pg_encoding_to_char" => {
+                arity(1..=1)?;
+                lookup(
+                    first(),
+                    vec![(Value::Integer(6), text("UTF8"))],
+                    text(""),
+                    DataType::Text(None),
+                )
+            }
+            // Basalt has no privileges: every session may do everything.
+            "has_table_privilege"
+            | "has_schema_privilege"
+            | "has_database_privilege"
+            | "has_column_privilege"
+            | "has_any_column_privilege"
+            | "has_sequence_privilege"
+            | "has_function_privilege"
+            | "pg_has_role" => {
+                arity(2..=4)?;
+                literal(Value::Boolean(true), DataType::Boolean)
+            }
+            "to_regclass" | "to_regtype" | "to_regnamespace" | "to_regrole" => {
+                arity(1..=1)?;
+                let kind = name.replacen("to_", "", 1);
+                let (_, aliases) = self.reg_entries(&kind)?;
+                let key = first();
+                match &key {
+                    Expr::Literal {
+                        value: Value::Text(input),
+                        ..
+                    } => {
+                        let wanted = parse_object_name(input);
+                        let found = aliases
+                            .iter()
+                            .find(|(n, _)| *n == wanted)
+                            .map(|(_, oid)| *oid);
+                        literal(found.map_or(Value::Null, Value::Integer), DataType::Integer)
+                    }
+                    _ => {
+                        let entries = aliases
+                            .into_iter()
+                            .map(|(n, oid)| {
+                                (
+                                    Value::Text(n),
+                                    literal(Value::Integer(oid), DataType::Integer),
+                                )
+                            })
+                            .collect();
+                        let lowered = self.call_scalar("lower", vec![key])?;
+                        lookup(
+                            lowered,
+                            entries,
+                            literal(Value::Null, DataType::Integer),
+                            DataType::Integer,
+                        )
+                    }
+                }
+            }
+            "pg_get_serial_sequence" => {
+                arity(2..=2)?;
+                let mut entries = Vec::new();
+                for sequence in self.catalog.sequences.values() {
+                    let Some(owner) = &sequence.owner else {
+                        continue;
+                    };
+                    let Some(table) = self.catalog.table(owner) else {
+                        continue;
+                    };
+                    for column in &table.columns {
+                        let uses = sequence
+                            .identity
+                            .as_ref()
+                            .is_some_and(|(c, _)| c.eq_ignore_ascii_case(&column.name))
+                            || column.default.as_deref().is_some_and(|d| {
+                                d.to_lowercase()
+                                    .contains(&format!("'{}'", sequence.name.to_lowercase()))
+                            });
+                        if uses {
+                            entries.push((
+                                Value::Text(format!(
+                                    "{}.{}",
+                                    parse_object_name(&table.name),
+                                    column.name
+                                )),
+                                text(&format!("public.{}", quote(&sequence.name))),
+                            ));
+                        }
+                    }
+                }
+                let mut args = args.into_iter();
+                let (Some(table), Some(column)) = (args.next(), args.next()) else {
+                    return Err(BindError::syntax(
+                        "pg_get_serial_sequence takes two arguments",
+                    ));
+                };
+                let table = self.call_scalar("lower", vec![table])?;
+                let key = Expr::Binary {
+                    op: BinaryOp::Concat,
+                    left: Box::new(Expr::Binary {
+                        op: BinaryOp::Concat,
+                        left: Box::new(table),
+                        right: Box::new(text(".")),
+                        data_type: DataType::Text(None),
+                    }),
+                    right: Box::new(column),
+                    data_type: DataType::Text(None),
+                };
+                lookup(key, entries, text_null, DataType::Text(None))
+            }
+            "current_setting" => {
+                arity(1..=2)?;
+                let missing_ok = matches!(
+                    args.get(1),
+                    Some(Expr::Literal {
+                        value: Value::Boolean(true),
+                        ..
+                    })
+                );
+                match first() {
+                    Expr::Literal {
+                        value: Value::Text(setting),
+                        ..
+                    } => match super::reported_setting(&setting) {
+                        Some(value) => text(&value),
+                        None if missing_ok => text_null,
+                        None => {
+                            return Err(BindError::new(
+                                sqlstate::UNDEFINED_OBJECT,
+                                format!("unrecognized configuration parameter \"{setting}\""),
+                            ));
+                        }
+                    },
+                    _ => {
+                        return Err(BindError::unsupported(
+                            "current_setting of anything but a constant name",
+                        ));
+                    }
+                }
+            }
+            _ => {
+                return Err(BindError::undefined_function(format!(
+                    "function {name} does not exist"
+                )));
+            }
+        })
+    }
+}
+
+/// The error for reg* input naming nothing, as PostgreSQL words it.
+fn missing_object(kind: &str, input: &str) -> BindError {
+    match kind {
+        "regclass" => BindError::new(
+            sqlstate::UNDEFINED_TABLE,
+            format!("relation \"{input}\" does not exist"),
+        ),
+        "regtype" => BindError::new(
+            sqlstate::UNDEFINED_OBJECT,
+            format!("type \"{input}\" does not exist"),
+        ),
+        "regnamespace" => BindError::new(
+            sqlstate::UNDEFINED_SCHEMA,
+            format!("schema \"{input}\" does not exist"),
+        ),
+        "regrole" => BindError::new(
+            sqlstate::UNDEFINED_OBJECT,
+            format!("role \"{input}\" does not exist"),
+        ),
+        _ => BindError::unsupported(format!("{kind} input (Basalt has no {kind} objects)")),
+    }
+}
