@@ -3,17 +3,33 @@
 //! `pg_attribute`. It knows PostgreSQL 15's built-in types, recorded with the rest of the
 //! `pg_catalog` data (`plan::bind::pg_catalog`); an unknown OID is `???`, as in PostgreSQL.
 //! A NULL type OID gives NULL; a NULL typmod means "no modifier".
+//!
+//! `quote_ident(text)`, which psql's `\d` of a sequence calls: the text as an identifier,
+//! double-quoted when it needs quotes (the rule of `format('%I')`).
 
-use super::{Param, ScalarFunction, check_args, int_arg};
+use super::{Param, ScalarFunction, check_args, int_arg, strict_nulls, text_arg};
 use crate::types::{DataType, TypeError, Value};
 
-pub(super) static FUNCTIONS: &[ScalarFunction] = &[function!(
-    "format_type",
-    format_type_type,
-    format_type,
-    strict: false,
-    volatile: false
-)];
+pub(super) static FUNCTIONS: &[ScalarFunction] = &[
+    function!("format_type", format_type_type, format_type, strict: false, volatile: false),
+    function!("quote_ident", quote_ident_type, quote_ident),
+];
+
+fn quote_ident_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Text], &[])?;
+    Ok(DataType::Text(None))
+}
+
+fn quote_ident(args: &[Value]) -> Result<Value, TypeError> {
+    if strict_nulls("quote_ident", args, 1, 1)? {
+        return Ok(Value::Null);
+    }
+    Ok(Value::Text(super::format::quote_identifier(text_arg(
+        "quote_ident",
+        args,
+        0,
+    )?)))
+}
 
 fn format_type_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Integer, Param::Integer], &[])?;

@@ -398,6 +398,8 @@ impl Binder<'_> {
                 | "to_regrole"
                 | "pg_get_serial_sequence"
                 | "current_setting"
+                | "pg_partition_ancestors"
+                | "pg_partition_root"
         );
         if !known {
             return None;
@@ -555,10 +557,24 @@ impl Binder<'_> {
             }
             "pg_get_constraintdef" => {
                 arity(1..=2)?;
+                // PostgreSQL's non-pretty form parenthesizes a check's expression once more.
+                let pretty = matches!(
+                    args.get(1),
+                    Some(Expr::Literal {
+                        value: Value::Boolean(true),
+                        ..
+                    })
+                );
                 let entries = objects
                     .constraints
                     .iter()
-                    .map(|c| (Value::Integer(c.oid), text(&c.definition)))
+                    .map(|c| {
+                        let definition = match c.definition.strip_prefix("CHECK ") {
+                            Some(expression) if !pretty => format!("CHECK ({expression})"),
+                            _ => c.definition.clone(),
+                        };
+                        (Value::Integer(c.oid), text(&definition))
+                    })
                     .collect();
                 lookup(first(), entries, text_null, DataType::Text(None))
             }
@@ -730,6 +746,14 @@ impl Binder<'_> {
                     data_type: DataType::Text(None),
                 };
                 lookup(key, entries, text_null, DataType::Text(None))
+            }
+            // Basalt has no partitioned tables: a relation is its own only ancestor and root.
+            "pg_partition_ancestors" | "pg_partition_root" => {
+                arity(1..=1)?;
+                let Some(ast) = asts.first() else {
+                    return Err(BindError::syntax(format!("{name} takes one argument")));
+                };
+                return self.bind_reg_cast("regclass", ast, RegOutput::Oid, scope);
             }
             "current_setting" => {
                 arity(1..=2)?;

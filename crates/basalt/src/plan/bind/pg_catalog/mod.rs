@@ -113,6 +113,7 @@ impl Binder<'_> {
 /// without quotes (`pg_catalog.regclass`, `"char"`).
 pub(crate) fn cast_type_name(data_type: &ast::DataType) -> Option<String> {
     match data_type {
+        ast::DataType::Regclass => Some("regclass".to_string()),
         ast::DataType::Custom(name, arguments) if arguments.is_empty() => {
             let parts = crate::sql::object_name_parts(name);
             match parts.as_slice() {

@@ -227,12 +227,21 @@ impl PgObjects {
             let Some(table_oid) = objects.table_oid(&table.name) else {
                 continue;
             };
-            for (number, check) in table.checks.iter().enumerate() {
-                let name = if number == 0 {
-                    format!("{}_check", table.name)
-                } else {
-                    format!("{}_check{number}", table.name)
+            let mut check_names: Vec<String> = Vec::new();
+            for check in &table.checks {
+                // PostgreSQL's name: `{table}_{column}_check` when the expression reads one
+                // column, else `{table}_check`, numbered from 1 when taken.
+                let base = match checked_columns(table, check).as_slice() {
+                    [column] => format!("{}_{column}_check", table.name),
+                    _ => format!("{}_check", table.name),
                 };
+                let mut name = base.clone();
+                let mut suffix = 1;
+                while check_names.contains(&name) {
+                    name = format!("{base}{suffix}");
+                    suffix += 1;
+                }
+                check_names.push(name.clone());
                 objects.constraints.push(PgConstraint {
                     oid: oids.allocate("constraint", &format!("{}.{name}", table.name)),
                     name,
@@ -240,7 +249,7 @@ impl PgObjects {
                     table_oid,
                     index_oid: 0,
                     columns: Vec::new(),
-                    definition: format!("CHECK (({check}))"),
+                    definition: format!("CHECK ({check})"),
                     references: None,
                 });
             }
@@ -317,6 +326,29 @@ impl PgObjects {
             .find(|r| r.name.eq_ignore_ascii_case(name))
             .map(|r| r.oid)
     }
+}
+
+/// The table's columns an expression names, each once, in order of first mention.
+fn checked_columns(table: &TableDef, expression: &str) -> Vec<String> {
+    let Ok(tokens) = crate::sql::tokenize(expression) else {
+        return Vec::new();
+    };
+    let mut columns: Vec<String> = Vec::new();
+    for token in tokens {
+        if let sqlparser::tokenizer::Token::Word(word) = token.token {
+            let name = if word.quote_style.is_some() {
+                word.value
+            } else {
+                word.value.to_lowercase()
+            };
+            if let Some((_, column)) = table.column(&name)
+                && !columns.contains(&column.name)
+            {
+                columns.push(column.name.clone());
+            }
+        }
+    }
+    columns
 }
 
 /// Whether a unique index backs a UNIQUE constraint (it was made implicitly for one) rather

@@ -135,7 +135,14 @@ impl Binder<'_> {
                             objects.relations.iter().any(|r| {
                                 matches!(&r.kind, RelationKind::Index(i) if i.table_oid == object.oid)
                             }),
-                            objects.triggers.iter().any(|t| t.table_oid == object.oid),
+                            // A foreign key is enforced by triggers in PostgreSQL, on both
+                            // tables, and psql only looks for keys where there are triggers.
+                            objects.triggers.iter().any(|t| t.table_oid == object.oid)
+                                || objects.constraints.iter().any(|c| {
+                                    c.kind == "f"
+                                        && (c.table_oid == object.oid
+                                            || c.references.as_ref().is_some_and(|r| r.0 == object.oid))
+                                }),
                         ),
                         RelationKind::View(view) => (
                             self.bind_view(view)?.schema.len() as i64,
@@ -331,8 +338,9 @@ impl Binder<'_> {
                         "c" => Value::Text(
                             constraint
                                 .definition
-                                .trim_start_matches("CHECK (")
-                                .trim_end_matches(')')
+                                .strip_prefix("CHECK (")
+                                .and_then(|rest| rest.strip_suffix(')'))
+                                .unwrap_or_default()
                                 .to_string(),
                         ),
                         _ => Value::Null,
