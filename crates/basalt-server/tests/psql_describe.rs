@@ -206,6 +206,8 @@ async fn psql_describe_table_matches_postgresql() {
         for command in [
             r"\d t",
             r"\d orders",
+            r"\d big_orders",
+            r"\d order_numbers",
             r"\dt",
             r"\di",
             r"\dv",

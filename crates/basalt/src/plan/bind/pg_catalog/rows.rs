@@ -238,9 +238,18 @@ impl Binder<'_> {
                             let plan = self.bind_view(view)?;
                             for (position, output) in plan.schema.iter().enumerate() {
                                 let name = view.column_names.get(position).unwrap_or(&output.name);
-                                let oid = i64::from(output.data_type.descriptor().pg_oid);
+                                // A column passed through from a table keeps its declared
+                                // type (`int` is integer, not Basalt's 64-bit bigint).
+                                let declared = output.source.as_ref().and_then(|source| {
+                                    let table = self.catalog.table(&source.table)?;
+                                    table.columns.get(source.column).map(column_type)
+                                });
+                                let (oid, typmod) = declared.unwrap_or((
+                                    i64::from(output.data_type.descriptor().pg_oid),
+                                    -1,
+                                ));
                                 rows.push(
-                                    attribute(&mut row, object.oid, name, position, oid, -1)
+                                    attribute(&mut row, object.oid, name, position, oid, typmod)
                                         .set("attcollation", collation_of(oid))
                                         .finish(),
                                 );
