@@ -495,13 +495,20 @@ impl Binder<'_> {
             }
             "pg_get_indexdef" => {
                 arity(1..=3)?;
+                let pretty = matches!(
+                    args.get(2),
+                    Some(Expr::Literal {
+                        value: Value::Boolean(true),
+                        ..
+                    })
+                );
                 let mut full = Vec::new();
                 let mut by_column = Vec::new();
                 for relation in &objects.relations {
                     if let RelationKind::Index(index) = &relation.kind {
                         full.push((
                             Value::Integer(relation.oid),
-                            text(&index_definition(&relation.name, index)),
+                            text(&index_definition(&relation.name, index, pretty)),
                         ));
                         let columns = index
                             .columns

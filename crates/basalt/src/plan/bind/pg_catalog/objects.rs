@@ -284,12 +284,29 @@ impl PgObjects {
                         definition.push_str(&format!(" ON {clause} {words}"));
                     }
                 }
+                // PostgreSQL records the referenced table's unique index the key relies on.
+                let key_index = objects
+                    .relations
+                    .iter()
+                    .find(|r| match &r.kind {
+                        RelationKind::Index(index) => {
+                            index.unique
+                                && index.table_oid == referenced_oid
+                                && index
+                                    .columns
+                                    .iter()
+                                    .map(|(c, _)| attnum(*c))
+                                    .eq(referenced_columns.iter().copied())
+                        }
+                        _ => false,
+                    })
+                    .map_or(0, |r| r.oid);
                 objects.constraints.push(PgConstraint {
                     oid: oids.allocate("constraint", &format!("{}.{}", table.name, key.name)),
                     name: key.name.clone(),
                     kind: "f",
                     table_oid,
-                    index_oid: 0,
+                    index_oid: key_index,
                     columns: key.columns.iter().map(|&c| attnum(c)).collect(),
                     definition,
                     references: Some((

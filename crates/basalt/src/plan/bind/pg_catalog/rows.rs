@@ -485,7 +485,7 @@ impl Binder<'_> {
                             row.set("schemaname", "public")
                                 .set("tablename", index.table.name.as_str())
                                 .set("indexname", object.name.as_str())
-                                .set("indexdef", index_definition(&object.name, index))
+                                .set("indexdef", index_definition(&object.name, index, false))
                                 .finish(),
                         ),
                         _ => {}
@@ -647,16 +647,22 @@ fn is_quoted_literal(text: &str) -> bool {
     !inner.replace("''", "").contains('\'')
 }
 
-/// `pg_get_indexdef`'s text: `CREATE [UNIQUE] INDEX name ON public.table USING method (...)`.
-pub(super) fn index_definition(name: &str, index: &super::objects::PgIndex) -> String {
+/// `pg_get_indexdef`'s text: `CREATE [UNIQUE] INDEX name ON public.table USING method (...)`;
+/// the pretty form leaves the schema out (it is on the search path).
+pub(super) fn index_definition(
+    name: &str,
+    index: &super::objects::PgIndex,
+    pretty: bool,
+) -> String {
     let columns = match index.operator_class {
         Some(class) => format!("{} {class}", column_list(&index.table, &index.columns)),
         None => column_list(&index.table, &index.columns),
     };
     let mut text = format!(
-        "CREATE {}INDEX {} ON public.{} USING {} ({columns})",
+        "CREATE {}INDEX {} ON {}{} USING {} ({columns})",
         if index.unique { "UNIQUE " } else { "" },
         quote(name),
+        if pretty { "" } else { "public." },
         quote(&index.table.name),
         index.method,
     );
