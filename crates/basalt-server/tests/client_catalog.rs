@@ -4,6 +4,12 @@
 //! each text taken verbatim from the captured traffic of PostgreSQL 15
 //! (`pg-clients/statements-pg15.log`). The expected rows are PostgreSQL's for the same table.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test helpers: a failing psql or query fails the test"
+)]
+
 mod common;
 
 use common::TestServer;

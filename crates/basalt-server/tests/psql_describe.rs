@@ -7,6 +7,12 @@
 //! (`basalt_slt::pg_cluster`); without them that part prints SKIPPED. The whole test is
 //! skipped, with a note, when psql is not installed.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test helpers: a failing psql or query fails the test"
+)]
+
 mod common;
 
 use std::process::Command;

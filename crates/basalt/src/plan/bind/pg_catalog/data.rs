@@ -143,11 +143,13 @@ pub(crate) fn basalt_type(pg_type: &str) -> DataType {
     }
 }
 
+/// Parsed static rows by relation name.
+type StaticTables = HashMap<&'static str, Vec<Vec<Value>>>;
+
 /// The static rows of relation `name` (empty for a relation without any), as values of the
 /// relation's column types.
 pub(crate) fn static_rows(name: &str) -> Result<&'static [Vec<Value>], String> {
-    static PARSED: OnceLock<Result<HashMap<&'static str, Vec<Vec<Value>>>, String>> =
-        OnceLock::new();
+    static PARSED: OnceLock<Result<StaticTables, String>> = OnceLock::new();
     let parsed = PARSED.get_or_init(|| {
         let mut tables = HashMap::new();
         for (relation_name, text) in STATIC_ROWS {

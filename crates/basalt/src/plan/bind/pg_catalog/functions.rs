@@ -62,6 +62,10 @@ pub(crate) fn is_reg_type(name: &str) -> bool {
     )
 }
 
+/// `(oid, name)` of the objects of a reg* type, and `(spelling, oid)` of the names that may
+/// be written for them.
+type RegEntries = (Vec<(i64, String)>, Vec<(String, i64)>);
+
 /// What a reg* cast yields.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RegOutput {
@@ -203,20 +207,22 @@ fn parse_object_name(input: &str) -> String {
 impl Binder<'_> {
     /// `(oid, name)` of every object of reg* type `kind`, and further spellings that name
     /// one (`int4` for `integer`).
-    fn reg_entries(
-        &mut self,
-        kind: &str,
-    ) -> Result<(Vec<(i64, String)>, Vec<(String, i64)>), BindError> {
+    fn reg_entries(&mut self, kind: &str) -> Result<RegEntries, BindError> {
         let mut names = Vec::new();
         let mut aliases = Vec::new();
         match kind {
             "regclass" => {
+                // Non-constant input is matched as text, so the schema-qualified spellings
+                // are listed too (`public.t`, as pg_get_serial_sequence returns names).
                 for relation in PgObjects::new(self.catalog).relations {
                     names.push((relation.oid, quote(&relation.name)));
-                    aliases.push((relation.name.to_lowercase(), relation.oid));
+                    let lower = relation.name.to_lowercase();
+                    aliases.push((format!("public.{lower}"), relation.oid));
+                    aliases.push((lower, relation.oid));
                 }
                 for relation in data::relations() {
                     names.push((relation.oid, relation.name.to_string()));
+                    aliases.push((format!("pg_catalog.{}", relation.name), relation.oid));
                 }
             }
             "regtype" => {

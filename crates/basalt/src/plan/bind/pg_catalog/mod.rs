@@ -128,14 +128,15 @@ pub(crate) fn cast_type_name(data_type: &ast::DataType) -> Option<String> {
 
 /// The settings PostgreSQL clients read on connect, with the values a Basalt session has
 /// (the wire server reports the same in its ParameterStatus messages): `current_setting`
-/// returns them, and `SHOW` falls back to them for a setting the session has not changed.
-const REPORTED_SETTINGS: &[(&str, &str)] = &[
+/// returns them, `SHOW` falls back to them for a setting the session has not changed, and
+/// they are the rows of `pg_settings`.
+pub(crate) const REPORTED_SETTINGS: &[(&str, &str)] = &[
     ("server_version", "15.0"),
     ("server_version_num", "150000"),
     ("server_encoding", "UTF8"),
     ("client_encoding", "UTF8"),
-    ("datestyle", "ISO, MDY"),
-    ("intervalstyle", "postgres"),
+    ("DateStyle", "ISO, MDY"),
+    ("IntervalStyle", "postgres"),
     ("integer_datetimes", "on"),
     ("standard_conforming_strings", "on"),
     ("max_identifier_length", "63"),
@@ -148,10 +149,9 @@ const REPORTED_SETTINGS: &[(&str, &str)] = &[
 
 /// The value of reported setting `name` (case-insensitive), if it is one.
 pub(crate) fn reported_setting(name: &str) -> Option<String> {
-    let name = name.to_ascii_lowercase();
     REPORTED_SETTINGS
         .iter()
-        .find(|(setting, _)| *setting == name)
+        .find(|(setting, _)| setting.eq_ignore_ascii_case(name))
         .map(|(_, value)| (*value).to_string())
 }
 

@@ -334,13 +334,9 @@ impl Binder<'_> {
                 for constraint in &objects.constraints {
                     let (confrelid, confkey, update, delete, matching) =
                         match &constraint.references {
-                            Some((table, columns, update, delete)) => (
-                                *table,
-                                Value::from(Cell::from(columns.clone()).0),
-                                *update,
-                                *delete,
-                                "s",
-                            ),
+                            Some((table, columns, update, delete)) => {
+                                (*table, Cell::from(columns.clone()).0, *update, *delete, "s")
+                            }
                             None => (0, Value::Null, " ", " ", " "),
                         };
                     let conbin = match constraint.kind {
@@ -511,6 +507,21 @@ impl Binder<'_> {
                         .set("typtypmod", -1)
                         .finish(),
                 );
+            }
+            "pg_settings" => {
+                for (name, value) in super::REPORTED_SETTINGS {
+                    rows.push(
+                        row.set("name", *name)
+                            .set("setting", *value)
+                            .set("context", "user")
+                            .set("vartype", "string")
+                            .set("source", "default")
+                            .set("boot_val", *value)
+                            .set("reset_val", *value)
+                            .set("pending_restart", false)
+                            .finish(),
+                    );
+                }
             }
             _ => {}
         }
