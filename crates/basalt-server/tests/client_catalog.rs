@@ -3,6 +3,11 @@
 //! 21 typed parameters), psycopg 3's `TypeInfo.fetch` and SQLAlchemy's connect-time queries,
 //! each text taken verbatim from the captured traffic of PostgreSQL 15
 //! (`pg-clients/statements-pg15.log`). The expected rows are PostgreSQL's for the same table.
+//!
+//! And SQLAlchemy itself, when Python has `sqlalchemy` and `psycopg` (`$BASALT_TEST_PYTHON`,
+//! else `python3`; SKIPPED otherwise): `sqlalchemy_reflect.py` reflects a schema with every
+//! kind of constraint through the inspector and `MetaData.reflect` and checks PostgreSQL 15's
+//! answers for the same schema.
 
 #![allow(
     clippy::expect_used,
@@ -11,6 +16,8 @@
 )]
 
 mod common;
+
+use std::process::Command;
 
 use common::TestServer;
 
@@ -148,4 +155,51 @@ async fn psycopg_type_info_finds_built_in_types_and_not_missing_ones() {
         .await
         .expect("TypeInfo.fetch hstore");
     assert!(missing.is_empty());
+}
+
+/// The schema `sqlalchemy_reflect.py` expects.
+const REFLECTED: &str =
+    "CREATE TABLE t(id int primary key, name varchar(40) not null default 'x', \
+created timestamptz default now());
+CREATE INDEX t_name_idx ON t(name);
+CREATE TABLE orders(order_id bigint primary key, t_id int references t(id), code text unique, \
+qty int check (qty > 0));
+CREATE INDEX orders_qty_desc ON orders(qty DESC);
+CREATE VIEW big_orders AS SELECT order_id, qty FROM orders WHERE qty > 10;
+CREATE SEQUENCE order_numbers";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlalchemy_inspector_reflects_a_schema() {
+    let python = std::env::var("BASALT_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let has_modules = Command::new(&python)
+        .args(["-c", "import sqlalchemy, psycopg"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !has_modules {
+        println!("SKIPPED: {python} has no sqlalchemy and psycopg (set BASALT_TEST_PYTHON)");
+        return;
+    }
+    let server = TestServer::start().await;
+    let client = server.client().await;
+    client.batch_execute(REFLECTED).await.expect("schema");
+    let url = format!(
+        "postgresql+psycopg://basalt@127.0.0.1:{}/basalt",
+        server.address.port()
+    );
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sqlalchemy_reflect.py");
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(python)
+            .arg(script)
+            .arg(url)
+            .output()
+            .expect("run python")
+    })
+    .await
+    .expect("python task");
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

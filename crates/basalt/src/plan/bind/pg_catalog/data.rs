@@ -60,6 +60,12 @@ impl SystemRelation {
     }
 }
 
+/// Vector columns (`int2vector`) shown as PostgreSQL's text output (`0 3`) rather than as
+/// integer arrays, because clients read them as text: SQLAlchemy splits `pg_index.indoption`
+/// on spaces (and reads `indkey` and `indclass` through `unnest`, so those stay arrays).
+/// PostgreSQL's vector types are both at once; Basalt has no such type.
+const TEXT_VECTORS: &[(&str, &str)] = &[("pg_index", "indoption")];
+
 /// Every `pg_catalog` relation, in name order.
 pub(crate) fn relations() -> &'static [SystemRelation] {
     static RELATIONS_BY_NAME: OnceLock<Vec<SystemRelation>> = OnceLock::new();
@@ -98,7 +104,11 @@ fn parse_relations() -> Vec<SystemRelation> {
             name,
             pg_type,
             not_null: nullability == "not null",
-            data_type: basalt_type(pg_type),
+            data_type: if TEXT_VECTORS.contains(&(relation, name)) {
+                DataType::Text(None)
+            } else {
+                basalt_type(pg_type)
+            },
         };
         match relations.last_mut() {
             Some(last) if last.name == relation => last.columns.push(column),

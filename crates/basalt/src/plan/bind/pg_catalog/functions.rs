@@ -791,10 +791,17 @@ impl Binder<'_> {
                             ));
                         }
                     },
-                    _ => {
-                        return Err(BindError::unsupported(
-                            "current_setting of anything but a constant name",
-                        ));
+                    // A name known only at execution (a parameter): looked up in the same
+                    // table, NULL for a setting it does not have.
+                    name => {
+                        let entries = super::REPORTED_SETTINGS
+                            .iter()
+                            .map(|(setting, value)| {
+                                (Value::Text(setting.to_ascii_lowercase()), text(value))
+                            })
+                            .collect();
+                        let lowered = self.call_scalar("lower", vec![name])?;
+                        lookup(lowered, entries, text_null, DataType::Text(None))
                     }
                 }
             }

@@ -145,6 +145,7 @@ pub(crate) const REPORTED_SETTINGS: &[(&str, &str)] = &[
     ("lc_ctype", "C"),
     ("lc_messages", "C"),
     ("is_superuser", "on"),
+    ("default_table_access_method", "heap"),
 ];
 
 /// The value of reported setting `name` (case-insensitive), if it is one.

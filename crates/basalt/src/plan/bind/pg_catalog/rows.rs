@@ -99,6 +99,21 @@ impl From<Vec<i64>> for Cell {
     }
 }
 
+/// An `int2vector` / `oidvector` value: an integer array subscripted from 0, as
+/// PostgreSQL's vector types are (`indkey[0]` is an index's first column).
+fn vector(values: Vec<i64>) -> Value {
+    let Ok(length) = u32::try_from(values.len()) else {
+        return Value::Null;
+    };
+    let elements = values.into_iter().map(Value::Integer).collect();
+    crate::types::array::Array::new(
+        DataType::Integer,
+        vec![crate::types::array::Dimension { lower: 0, length }],
+        elements,
+    )
+    .map_or(Value::Null, |array| Value::Array(Arc::new(array)))
+}
+
 impl Binder<'_> {
     /// The rows relation `relation` holds beyond its static ones.
     pub(super) fn pg_rows(
@@ -303,12 +318,13 @@ impl Binder<'_> {
                                 .map_or(0, |def| collation_of(column_type(def).0))
                         })
                         .collect();
-                    // indoption's bits: 1 DESC, 2 NULLS FIRST.
-                    let options: Vec<i64> = index
+                    // indoption's bits: 1 DESC, 2 NULLS FIRST; as text (see data.rs).
+                    let options: Vec<String> = index
                         .columns
                         .iter()
                         .map(|(_, order)| {
-                            i64::from(order.descending) | (i64::from(order.nulls_first) << 1)
+                            (i64::from(order.descending) | (i64::from(order.nulls_first) << 1))
+                                .to_string()
                         })
                         .collect();
                     rows.push(
@@ -322,10 +338,10 @@ impl Binder<'_> {
                             .set("indisvalid", true)
                             .set("indisready", true)
                             .set("indislive", true)
-                            .set("indclass", vec![0; keys.len()])
-                            .set("indkey", keys)
-                            .set("indcollation", collations)
-                            .set("indoption", options)
+                            .set("indclass", vector(vec![0; keys.len()]))
+                            .set("indkey", vector(keys))
+                            .set("indcollation", vector(collations))
+                            .set("indoption", options.join(" "))
                             .finish(),
                     );
                 }
@@ -443,7 +459,7 @@ impl Binder<'_> {
                             .set("tgname", def.name.as_str())
                             .set("tgtype", 1 | timing | event)
                             .set("tgenabled", "O")
-                            .set("tgattr", Vec::<i64>::new())
+                            .set("tgattr", vector(Vec::new()))
                             .set("tgargs", Value::Blob(Vec::new()))
                             .finish(),
                     );
