@@ -160,6 +160,14 @@ async fn psql_describe_commands_run_on_the_catalog() {
         let view = psql(host, &port, r"\d big_orders");
         assert!(view.contains(r#"View "public.big_orders""#), "{view}");
         assert!(view.contains(" order_id | bigint "), "{view}");
+        // The verbose forms and the other describe commands run too (their sizes are
+        // unknown, their catalogs of functions, types and roles mostly PostgreSQL's own).
+        for command in [
+            r"\d+ t", r"\dt+", r"\di+", r"\dv+", r"\ds+", r"\dn+", r"\l+", r"\df", r"\du", r"\dT",
+            r"\dx", r"\do", r"\dS",
+        ] {
+            psql(host, &port, command);
+        }
         let sequence = psql(host, &port, r"\d order_numbers");
         assert!(
             sequence.contains(r#"Sequence "public.order_numbers""#),

@@ -2,16 +2,8 @@
 //! `current_schemas`, `format_type`, `pg_get_indexdef` / `pg_get_constraintdef` /
 //! `pg_get_expr` / `pg_get_viewdef`, `pg_get_userbyid`, the `*_is_visible` and
 //! `has_*_privilege` checks, `obj_description`, `to_regclass` / `to_regtype`,
-//! `pg_get_serial_sequence`, `current_setting`, and the casts to `regclass`, `regtype`,
-//! `regnamespace`, `regrole` and the other reg* types.
-//!
-//! The reg* types are not types here (the catalog format gets no new type tags). A cast to
-//! one is a conversion done when the statement is bound, in the direction the expression
-//! needs, which is how PostgreSQL *shows* these values: text cast to a reg* type is the
-//! object's OID, an integer (an OID) cast to it is the object's name, `x::regclass::text` is
-//! always the name and `x::regclass::oid` always the OID. So `WHERE attrelid =
-//! 't'::regclass` compares OIDs and `SELECT c.oid::regclass` shows names, as in PostgreSQL;
-//! what differs is `SELECT 't'::regclass`, which shows the OID.
+//! `pg_get_serial_sequence`, `current_setting`, the sizes and the other functions psql's
+//! describe commands call (the reg* casts are `reg.rs`).
 //!
 //! Functions that look objects up by OID need the catalog, which only the binder has: a call
 //! becomes a `CASE` over the statement's catalog snapshot (`CASE oid WHEN 16390 THEN
@@ -23,7 +15,8 @@ use sqlparser::ast;
 
 use super::data;
 use super::objects::{PgObjects, RelationKind, quote};
-use super::rows::{index_definition, rename_bootstrap};
+use super::reg::{RegOutput, lookup, parse_object_name};
+use super::rows::index_definition;
 use super::{literal, text};
 use crate::plan::bind::Binder;
 use crate::plan::bind::error::BindError;
@@ -44,39 +37,6 @@ fn version_text() -> String {
     )
 }
 
-/// The reg* types a cast may name.
-pub(crate) fn is_reg_type(name: &str) -> bool {
-    matches!(
-        name,
-        "regclass"
-            | "regtype"
-            | "regproc"
-            | "regprocedure"
-            | "regnamespace"
-            | "regrole"
-            | "regoper"
-            | "regoperator"
-            | "regconfig"
-            | "regdictionary"
-            | "regcollation"
-    )
-}
-
-/// `(oid, name)` of the objects of a reg* type, and `(spelling, oid)` of the names that may
-/// be written for them.
-type RegEntries = (Vec<(i64, String)>, Vec<(String, i64)>);
-
-/// What a reg* cast yields.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RegOutput {
-    /// The OID for text input, the name for an OID (see the module documentation).
-    Natural,
-    /// The name (`x::regclass::text`).
-    Name,
-    /// The OID (`x::regclass::oid`).
-    Oid,
-}
-
 /// PostgreSQL's `format_type(oid, typmod)`: a type's SQL name with its modifier
 /// (`character varying(40)`, `numeric(10,2)`, `integer[]`); `???` for an unknown OID.
 pub(crate) fn format_type(oid: i64, typmod: i64) -> String {
@@ -85,7 +45,8 @@ pub(crate) fn format_type(oid: i64, typmod: i64) -> String {
     if element != 0 && name.starts_with('_') {
         return format!("{}[]", format_type(element, typmod));
     }
-    let modifier = typmod - 4;
+    // A typmod is an int4 in PostgreSQL; any i64 a caller passes must not overflow here.
+    let modifier = typmod.saturating_sub(4);
     let precision = |base: &str, rest: &str| {
         if typmod >= 0 {
             format!("{base}({typmod}){rest}")
@@ -126,241 +87,7 @@ pub(crate) fn format_type(oid: i64, typmod: i64) -> String {
     }
 }
 
-/// A `CASE` mapping `key` through `entries` (`else_result` for anything else).
-fn lookup(key: Expr, entries: Vec<(Value, Expr)>, else_result: Expr, data_type: DataType) -> Expr {
-    if let Expr::Literal { value, .. } = &key {
-        if matches!(value, Value::Null) {
-            return literal(Value::Null, data_type);
-        }
-        let found = entries.iter().find(|(candidate, _)| candidate == value);
-        return match found {
-            Some((_, result)) => result.clone(),
-            None => else_result,
-        };
-    }
-    if entries.is_empty() {
-        return Expr::Case {
-            operand: None,
-            branches: vec![(
-                Expr::IsNull {
-                    operand: Box::new(key),
-                    negated: false,
-                },
-                literal(Value::Null, data_type),
-            )],
-            else_result: Some(Box::new(else_result)),
-            data_type,
-        };
-    }
-    let key_type = key.data_type();
-    Expr::Case {
-        operand: Some(Box::new(key)),
-        branches: entries
-            .into_iter()
-            .map(|(value, result)| (literal(value, key_type), result))
-            .collect(),
-        else_result: Some(Box::new(else_result)),
-        data_type,
-    }
-}
-
-/// An OID's text, as PostgreSQL shows an OID with no object (`-` for 0).
-fn oid_text(oid: Expr) -> Expr {
-    let as_text = Expr::Cast {
-        operand: Box::new(oid.clone()),
-        to: DataType::Text(None),
-    };
-    lookup(
-        oid,
-        vec![(Value::Integer(0), text("-"))],
-        as_text,
-        DataType::Text(None),
-    )
-}
-
-/// A name as written in reg* input: parts split at unquoted dots, unquoted parts folded to
-/// lower case; the schema part dropped when it is `public` or `pg_catalog`.
-fn parse_object_name(input: &str) -> String {
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut quoted = false;
-    let mut chars = input.trim().chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                chars.next();
-                current.push('"');
-            }
-            '"' => quoted = !quoted,
-            '.' if !quoted => parts.push(std::mem::take(&mut current)),
-            c if quoted => current.push(c),
-            c => current.extend(c.to_lowercase()),
-        }
-    }
-    parts.push(current);
-    match parts.as_slice() {
-        [schema, name] if schema == "public" || schema == "pg_catalog" => name.clone(),
-        _ => parts.join("."),
-    }
-}
-
 impl Binder<'_> {
-    /// `(oid, name)` of every object of reg* type `kind`, and further spellings that name
-    /// one (`int4` for `integer`).
-    fn reg_entries(&mut self, kind: &str) -> Result<RegEntries, BindError> {
-        let mut names = Vec::new();
-        let mut aliases = Vec::new();
-        match kind {
-            "regclass" => {
-                // Non-constant input is matched as text, so the schema-qualified spellings
-                // are listed too (`public.t`, as pg_get_serial_sequence returns names).
-                for relation in PgObjects::new(self.catalog).relations {
-                    names.push((relation.oid, quote(&relation.name)));
-                    let lower = relation.name.to_lowercase();
-                    aliases.push((format!("public.{lower}"), relation.oid));
-                    aliases.push((lower, relation.oid));
-                }
-                for relation in data::relations() {
-                    names.push((relation.oid, relation.name.to_string()));
-                    aliases.push((format!("pg_catalog.{}", relation.name), relation.oid));
-                }
-            }
-            "regtype" => {
-                let rows = data::static_rows("pg_type")
-                    .map_err(|message| BindError::new(sqlstate::INTERNAL_ERROR, message))?;
-                for row in rows {
-                    if let (Some(Value::Integer(oid)), Some(Value::Text(name))) =
-                        (row.first(), row.get(1))
-                    {
-                        names.push((*oid, format_type(*oid, -1)));
-                        aliases.push((name.clone(), *oid));
-                    }
-                }
-                let vector = i64::from(crate::types::VECTOR_OID);
-                names.push((vector, "vector".into()));
-                for (alias, oid) in [
-                    ("int", 23),
-                    ("varchar", 1043),
-                    ("char", 1042),
-                    ("float", 701),
-                    ("decimal", 1700),
-                    ("timestamptz", 1184),
-                    ("bool", 16),
-                ] {
-                    aliases.push((alias.into(), oid));
-                }
-            }
-            "regnamespace" | "regrole" => {
-                let (relation, oid_column, name_column) = if kind == "regrole" {
-                    ("pg_roles", "oid", "rolname")
-                } else {
-                    ("pg_namespace", "oid", "nspname")
-                };
-                let rows = data::static_rows(relation)
-                    .map_err(|message| BindError::new(sqlstate::INTERNAL_ERROR, message))?;
-                let rows = rename_bootstrap(relation, rows.to_vec());
-                if let Some(shape) = data::relation(relation)
-                    && let (Some(o), Some(n)) =
-                        (shape.position(oid_column), shape.position(name_column))
-                {
-                    for row in rows {
-                        if let (Some(Value::Integer(oid)), Some(Value::Text(name))) =
-                            (row.get(o), row.get(n))
-                        {
-                            names.push((*oid, name.clone()));
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-        for (oid, name) in &names {
-            aliases.push((parse_object_name(name), *oid));
-        }
-        Ok((names, aliases))
-    }
-
-    /// `operand::kind` (a reg* type), yielding `output` (see the module documentation).
-    pub(in crate::plan::bind) fn bind_reg_cast(
-        &mut self,
-        kind: &str,
-        operand: &ast::Expr,
-        output: RegOutput,
-        scope: &Scope,
-    ) -> Result<Expr, BindError> {
-        let bound = self.bind_expr(operand, scope)?;
-        let is_text = is_untyped(operand) || matches!(bound.data_type(), DataType::Text(_));
-        let (names, aliases) = self.reg_entries(kind)?;
-        let oid = if is_text {
-            let bound = self.resolve_untyped(bound, operand, DataType::Text(None))?;
-            match &bound {
-                Expr::Literal {
-                    value: Value::Null, ..
-                } => literal(Value::Null, DataType::Integer),
-                Expr::Literal {
-                    value: Value::Text(input),
-                    ..
-                } => {
-                    let wanted = parse_object_name(input);
-                    let found = aliases
-                        .iter()
-                        .find(|(name, _)| *name == wanted)
-                        .map(|(_, oid)| *oid);
-                    match (found, input.trim().parse::<i64>()) {
-                        (Some(oid), _) | (None, Ok(oid)) => {
-                            literal(Value::Integer(oid), DataType::Integer)
-                        }
-                        (None, Err(_)) => return Err(missing_object(kind, input)),
-                    }
-                }
-                _ => {
-                    let entries = aliases
-                        .iter()
-                        .map(|(name, oid)| {
-                            (
-                                Value::Text(name.clone()),
-                                literal(Value::Integer(*oid), DataType::Integer),
-                            )
-                        })
-                        .collect();
-                    let lowered = self.call_scalar("lower", vec![bound])?;
-                    lookup(
-                        lowered,
-                        entries,
-                        literal(Value::Null, DataType::Integer),
-                        DataType::Integer,
-                    )
-                }
-            }
-        } else {
-            if !matches!(bound.data_type(), DataType::Integer | DataType::Null) {
-                return Err(BindError::new(
-                    sqlstate::CANNOT_COERCE,
-                    format!("cannot cast type {} to {kind}", bound.data_type()),
-                ));
-            }
-            bound
-        };
-        let wants_name = match output {
-            RegOutput::Name => true,
-            RegOutput::Oid => false,
-            RegOutput::Natural => !is_text,
-        };
-        if !wants_name {
-            return Ok(oid);
-        }
-        let entries = names
-            .into_iter()
-            .map(|(oid, name)| (Value::Integer(oid), text(&name)))
-            .collect();
-        Ok(lookup(
-            oid.clone(),
-            entries,
-            oid_text(oid),
-            DataType::Text(None),
-        ))
-    }
-
     /// A call of catalog function `name`, if it is one (`None`: not a catalog function).
     pub(in crate::plan::bind) fn bind_pg_catalog_call(
         &mut self,
@@ -382,6 +109,23 @@ impl Binder<'_> {
                 | "pg_function_is_visible"
                 | "pg_collation_is_visible"
                 | "pg_opclass_is_visible"
+                | "pg_operator_is_visible"
+                | "pg_conversion_is_visible"
+                | "pg_statistics_obj_is_visible"
+                | "pg_ts_config_is_visible"
+                | "pg_ts_dict_is_visible"
+                | "pg_ts_parser_is_visible"
+                | "pg_ts_template_is_visible"
+                | "pg_opfamily_is_visible"
+                | "pg_table_size"
+                | "pg_relation_size"
+                | "pg_total_relation_size"
+                | "pg_indexes_size"
+                | "pg_database_size"
+                | "pg_get_function_result"
+                | "pg_get_function_arguments"
+                | "pg_get_function_identity_arguments"
+                | "pg_tablespace_location"
                 | "pg_relation_is_publishable"
                 | "obj_description"
                 | "col_description"
@@ -622,7 +366,15 @@ impl Binder<'_> {
             | "pg_type_is_visible"
             | "pg_function_is_visible"
             | "pg_collation_is_visible"
-            | "pg_opclass_is_visible" => {
+            | "pg_opclass_is_visible"
+            | "pg_operator_is_visible"
+            | "pg_conversion_is_visible"
+            | "pg_statistics_obj_is_visible"
+            | "pg_ts_config_is_visible"
+            | "pg_ts_dict_is_visible"
+            | "pg_ts_parser_is_visible"
+            | "pg_ts_template_is_visible"
+            | "pg_opfamily_is_visible" => {
                 arity(1..=1)?;
                 Expr::Case {
                     operand: None,
@@ -636,6 +388,28 @@ impl Binder<'_> {
                     else_result: Some(Box::new(literal(Value::Boolean(true), DataType::Boolean))),
                     data_type: DataType::Boolean,
                 }
+            }
+            // Sizes live in the pager, which binding does not reach: unknown (NULL), which
+            // psql's `\dt+` shows as an empty Size.
+            "pg_table_size"
+            | "pg_relation_size"
+            | "pg_total_relation_size"
+            | "pg_indexes_size"
+            | "pg_database_size" => {
+                arity(1..=2)?;
+                literal(Value::Null, DataType::Integer)
+            }
+            // pg_proc has no rows, so these are never asked about a real function.
+            "pg_get_function_result"
+            | "pg_get_function_arguments"
+            | "pg_get_function_identity_arguments" => {
+                arity(1..=1)?;
+                text_null
+            }
+            // Every relation is in the database's own file: the default tablespace.
+            "pg_tablespace_location" => {
+                arity(1..=1)?;
+                text("")
             }
             "pg_relation_is_publishable" => {
                 arity(1..=1)?;
@@ -811,28 +585,5 @@ impl Binder<'_> {
                 )));
             }
         })
-    }
-}
-
-/// The error for reg* input naming nothing, as PostgreSQL words it.
-fn missing_object(kind: &str, input: &str) -> BindError {
-    match kind {
-        "regclass" => BindError::new(
-            sqlstate::UNDEFINED_TABLE,
-            format!("relation \"{input}\" does not exist"),
-        ),
-        "regtype" => BindError::new(
-            sqlstate::UNDEFINED_OBJECT,
-            format!("type \"{input}\" does not exist"),
-        ),
-        "regnamespace" => BindError::new(
-            sqlstate::UNDEFINED_SCHEMA,
-            format!("schema \"{input}\" does not exist"),
-        ),
-        "regrole" => BindError::new(
-            sqlstate::UNDEFINED_OBJECT,
-            format!("role \"{input}\" does not exist"),
-        ),
-        _ => BindError::unsupported(format!("{kind} input (Basalt has no {kind} objects)")),
     }
 }

@@ -24,9 +24,11 @@
 mod data;
 mod functions;
 mod objects;
+mod reg;
 mod rows;
 
-pub(crate) use functions::{RegOutput, format_type, is_reg_type};
+pub(crate) use functions::format_type;
+pub(crate) use reg::{RegOutput, is_reg_type};
 
 use sqlparser::ast;
 
