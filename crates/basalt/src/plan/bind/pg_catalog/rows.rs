@@ -160,7 +160,12 @@ impl Binder<'_> {
                                 }),
                         ),
                         RelationKind::View(view) => (
-                            self.bind_view(view)?.schema.len() as i64,
+                            // A view that no longer binds (its tables changed under it) is
+                            // still listed, with the columns it names, so the catalog stays
+                            // readable; reading the view itself reports the problem.
+                            self.bind_view(view)
+                                .map_or(view.column_names.len(), |plan| plan.schema.len())
+                                as i64,
                             0,
                             0,
                             false,
@@ -250,7 +255,10 @@ impl Binder<'_> {
                             }
                         }
                         RelationKind::View(view) => {
-                            let plan = self.bind_view(view)?;
+                            // A view that no longer binds has no columns to list here.
+                            let Ok(plan) = self.bind_view(view) else {
+                                continue;
+                            };
                             for (position, output) in plan.schema.iter().enumerate() {
                                 let name = view.column_names.get(position).unwrap_or(&output.name);
                                 // A column passed through from a table keeps its declared
