@@ -126,6 +126,8 @@ impl Binder<'_> {
                 | "pg_get_function_arguments"
                 | "pg_get_function_identity_arguments"
                 | "pg_tablespace_location"
+                | "getdatabaseencoding"
+                | "pg_client_encoding"
                 | "pg_relation_is_publishable"
                 | "obj_description"
                 | "col_description"
@@ -405,6 +407,11 @@ impl Binder<'_> {
             | "pg_get_function_identity_arguments" => {
                 arity(1..=1)?;
                 text_null
+            }
+            // Basalt speaks and stores only UTF-8.
+            "getdatabaseencoding" | "pg_client_encoding" => {
+                arity(0..=0)?;
+                text("UTF8")
             }
             // Every relation is in the database's own file: the default tablespace.
             "pg_tablespace_location" => {
