@@ -54,6 +54,11 @@ async fn sqlalchemy_reflects_the_sample_table() {
         .expect("current_schema")
         .get(0);
     assert_eq!(schema, "public");
+    let described = client
+        .prepare("show transaction isolation level")
+        .await
+        .expect("describe SHOW");
+    assert_eq!(described.columns()[0].name(), "transaction_isolation");
     for (statement, expected) in [
         ("show standard_conforming_strings", "on"),
         ("show transaction isolation level", "serializable"),
