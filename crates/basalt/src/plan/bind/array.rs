@@ -358,16 +358,16 @@ fn unnest_argument(expr: &ast::Expr) -> Option<&ast::Expr> {
 const LOCKSTEP_ITEM: &str = "__basalt_lockstep";
 
 /// A set-returning call of a SELECT list run in lockstep with others.
-enum LockstepCall {
+enum LockstepCall<'a> {
     /// `unnest(array)`.
-    Unnest(ast::Expr),
+    Unnest(&'a ast::Expr),
     /// `generate_subscripts(array, dimension)`.
-    Subscripts(ast::Expr, ast::Expr),
+    Subscripts(&'a ast::Expr, &'a ast::Expr),
 }
 
-fn lockstep_call(expr: &ast::Expr) -> Option<LockstepCall> {
+fn lockstep_call(expr: &ast::Expr) -> Option<LockstepCall<'_>> {
     if let Some(array) = unnest_argument(expr) {
-        return Some(LockstepCall::Unnest(array.clone()));
+        return Some(LockstepCall::Unnest(array));
     }
     let ast::Expr::Function(function) = expr else {
         return None;
@@ -385,7 +385,7 @@ fn lockstep_call(expr: &ast::Expr) -> Option<LockstepCall> {
             [
                 ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(array)),
                 ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(dimension)),
-            ] => Some(LockstepCall::Subscripts(array.clone(), dimension.clone())),
+            ] => Some(LockstepCall::Subscripts(array, dimension)),
             _ => None,
         },
         _ => None,
