@@ -42,8 +42,12 @@ impl RowBuilder {
     /// Sets column `name` (a name the relation does not have is ignored: the recorded
     /// column lists are PostgreSQL 15's, and a row may name a column of another version).
     pub fn set(&mut self, name: &str, value: impl Into<Cell>) -> &mut Self {
-        if let Some(position) = self.relation.position(name) {
-            self.values[position] = Some(value.into().0);
+        if let Some(slot) = self
+            .relation
+            .position(name)
+            .and_then(|position| self.values.get_mut(position))
+        {
+            *slot = Some(value.into().0);
         }
         self
     }
@@ -662,13 +666,15 @@ pub(super) fn default_display(expression: &str, type_oid: i64) -> String {
     if is_quoted_literal(trimmed) {
         return format!("{trimmed}::{}", super::functions::format_type(type_oid, -1));
     }
-    let lower = trimmed.to_ascii_lowercase();
-    if let Some(argument) = lower
-        .strip_prefix("nextval(")
-        .and_then(|rest| rest.strip_suffix(')'))
+    // The argument as written (its case kept), found where the lower-cased text has it.
+    let argument = trimmed
+        .get(..8)
+        .filter(|call| call.eq_ignore_ascii_case("nextval("))
+        .and_then(|_| trimmed.get(8..))
+        .and_then(|rest| rest.strip_suffix(')'));
+    if let Some(argument) = argument
         && is_quoted_literal(argument.trim())
     {
-        let argument = &trimmed["nextval(".len()..trimmed.len() - 1];
         return format!("nextval({}::regclass)", argument.trim());
     }
     trimmed.to_string()
