@@ -54,6 +54,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "numeric.slt",
     "ordered-set-aggregates.slt",
     "overriding.slt",
+    "pg-catalog.slt",
     "postgres-functions.slt",
     "quantified-subqueries.slt",
     "queries.slt",

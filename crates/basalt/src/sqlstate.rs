@@ -197,6 +197,8 @@ pub const AMBIGUOUS_COLUMN: SqlState = SqlState("42702");
 pub const UNDEFINED_COLUMN: SqlState = SqlState("42703");
 /// An index, trigger, type, collation, window, constraint or setting that does not exist.
 pub const UNDEFINED_OBJECT: SqlState = SqlState("42704");
+/// A schema that does not exist (`'x'::regnamespace`).
+pub const UNDEFINED_SCHEMA: SqlState = SqlState("3F000");
 /// A constraint or trigger name already used on the table.
 pub const DUPLICATE_OBJECT: SqlState = SqlState("42710");
 /// A table name used twice in one FROM clause.
@@ -342,6 +344,7 @@ pub const ALL: &[SqlState] = &[
     AMBIGUOUS_COLUMN,
     UNDEFINED_COLUMN,
     UNDEFINED_OBJECT,
+    UNDEFINED_SCHEMA,
     DUPLICATE_OBJECT,
     DUPLICATE_ALIAS,
     AMBIGUOUS_FUNCTION,

@@ -102,13 +102,14 @@ impl Error {
             sqlstate::NO_DATA_FOUND => ErrorKind::NotFound,
             sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE => ErrorKind::Misuse,
             // The rest by class: 23 integrity constraints, 21 cardinality and 22 data
-            // exceptions, 54 Basalt's limits, 42 and 2B the binder's errors, 08 / 25 / 26 /
+            // exceptions, 54 Basalt's limits, 42, 2B and 3F (a schema that does not exist)
+            // the binder's errors, 08 / 25 / 26 /
             // 34 / 3B misuse of the API (a transaction, statement, portal or savepoint used
             // wrongly or by a wrong name), 57 an interrupt; 53, 58 and XX001 are the storage's.
             code => match code.class() {
                 "23" => ErrorKind::Constraint,
                 "21" | "22" | "54" => ErrorKind::Data,
-                "42" | "2B" => ErrorKind::Semantic,
+                "42" | "2B" | "3F" => ErrorKind::Semantic,
                 "08" | "25" | "26" | "34" | "3B" => ErrorKind::Misuse,
                 "57" => ErrorKind::Interrupted,
                 _ => ErrorKind::Storage,

@@ -63,7 +63,7 @@ pub mod vector;
 pub use array::Array;
 pub use cast::{assignment_cast, cast, common_type, implicit_cast, parse_literal_for};
 pub use compare::compare;
-pub use descriptor::TypeDescriptor;
+pub use descriptor::{TypeDescriptor, VECTOR_OID};
 pub use error::TypeError;
 pub use functions::scalar_function;
 pub use interval::Interval;

@@ -524,6 +524,13 @@ fn output_columns(bound: &Bound) -> Vec<OutputColumn> {
         BoundStatement::Ddl(DdlStatement::Setting { name, .. }) if is_integrity_check(name) => {
             vec![text(&name.to_lowercase())]
         }
+        // `SHOW TRANSACTION ISOLATION LEVEL` is PostgreSQL's spelling of the setting
+        // `transaction_isolation`, which names its column.
+        BoundStatement::Ddl(DdlStatement::Setting {
+            name, show: true, ..
+        }) if name.eq_ignore_ascii_case("transaction isolation level") => {
+            vec![text("transaction_isolation")]
+        }
         BoundStatement::Ddl(DdlStatement::Setting {
             name, show: true, ..
         }) => vec![text(name)],

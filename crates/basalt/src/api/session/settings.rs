@@ -168,6 +168,12 @@ impl Session {
             ),
             _ => match self.state.borrow().settings.get(&name) {
                 Some(value) => value.clone(),
+                // The settings PostgreSQL clients read, at the values a session has.
+                None if let Some(value) =
+                    crate::plan::bind::pg_catalog::reported_setting(&name) =>
+                {
+                    value
+                }
                 None => {
                     return Err(Error::new(
                         sqlstate::UNDEFINED_OBJECT,

@@ -27,6 +27,27 @@ fn integer_literal(value: i64) -> Expr {
 }
 
 impl Binder<'_> {
+    /// `ARRAY(subquery)`: the subquery's one column as an array, in the subquery's row
+    /// order — bound as the scalar subquery `(SELECT array_agg(x) FROM (subquery) AS s (x))`.
+    /// No rows give NULL here (PostgreSQL gives an empty array: an empty `array_agg` has
+    /// no element type to make one of).
+    pub(super) fn bind_array_subquery(
+        &mut self,
+        query: &ast::Query,
+        scope: &Scope,
+    ) -> Result<Expr, BindError> {
+        let text = format!(
+            "SELECT array_agg(basalt_array_subquery.element) FROM ({query}) AS \
+             basalt_array_subquery (element)"
+        );
+        let statement = crate::sql::parse_one(&text)
+            .map_err(|error| BindError::syntax(format!("ARRAY(subquery): {error}")))?;
+        let ast::Statement::Query(aggregate) = statement else {
+            return Err(BindError::syntax("ARRAY(subquery) needs a query"));
+        };
+        self.bind_expr(&ast::Expr::Subquery(aggregate), scope)
+    }
+
     /// `ARRAY[...]` or a subscript: out of line so that `bind_expr`'s stack frame, one per
     /// level of nesting, does not grow with them.
     #[inline(never)]
@@ -345,14 +366,147 @@ fn unnest_argument(expr: &ast::Expr) -> Option<(String, &[ast::FunctionArg])> {
     }
 }
 
+/// The item a lockstep SELECT list's calls read their position from (see [`lockstep`]).
+const LOCKSTEP_ITEM: &str = "__basalt_lockstep";
+
+/// A set-returning call of a SELECT list run in lockstep with others.
+enum LockstepCall<'a> {
+    /// `unnest(array)`.
+    Unnest(&'a ast::Expr),
+    /// `generate_subscripts(array, dimension)`.
+    Subscripts(&'a ast::Expr, &'a ast::Expr),
+}
+
+fn lockstep_call(expr: &ast::Expr) -> Option<LockstepCall<'_>> {
+    if let Some((name, args)) = unnest_argument(expr) {
+        // Of the one-column set-returning functions, only `unnest` of one array runs in
+        // lockstep (the others are refused beside a second call).
+        return match args {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(array))] if name == "unnest" => {
+                Some(LockstepCall::Unnest(array))
+            }
+            _ => None,
+        };
+    }
+    let ast::Expr::Function(function) = expr else {
+        return None;
+    };
+    if !function
+        .name
+        .to_string()
+        .eq_ignore_ascii_case("generate_subscripts")
+        || function.over.is_some()
+    {
+        return None;
+    }
+    match &function.args {
+        ast::FunctionArguments::List(list) => match list.args.as_slice() {
+            [
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(array)),
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(dimension)),
+            ] => Some(LockstepCall::Subscripts(array, dimension)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// One expression parsed from text built of displayed AST pieces.
+fn parse_expression(text: &str) -> Result<ast::Expr, BindError> {
+    let statement = crate::sql::parse_one(&format!("SELECT {text}"))
+        .map_err(|error| BindError::syntax(error.to_string()))?;
+    if let ast::Statement::Query(query) = statement
+        && let ast::SetExpr::Select(select) = *query.body
+        && let Some(ast::SelectItem::UnnamedExpr(expr)) = select.projection.into_iter().next()
+    {
+        return Ok(expr);
+    }
+    Err(BindError::syntax(format!("not an expression: {text}")))
+}
+
+/// Several set-returning calls in one SELECT list — `unnest(a)` and
+/// `generate_subscripts(a, d)`, as SQLAlchemy's and psql's catalog queries write them — run
+/// in lockstep, as PostgreSQL runs them: a row's expansion has as many rows as its longest
+/// call, the shorter ones give NULL beyond their end, and a NULL or empty array gives no
+/// elements. The list becomes a FROM item `generate_series(1, n) AS item (i)` with `n` the
+/// greatest of the calls' lengths, and each call the `i`th value: `a[array_lower(a, 1) + i -
+/// 1]` for `unnest(a)` (one-dimensional arrays: PostgreSQL's unnest would also flatten
+/// deeper ones) and `array_lower(a, d) + i - 1` while within `array_length(a, d)` for
+/// `generate_subscripts(a, d)`. Each call keeps its function's name as the column's.
+fn lockstep(select: &ast::Select) -> Result<ast::Select, BindError> {
+    use std::ops::ControlFlow;
+    let mut rewritten = select.clone();
+    for item in &mut rewritten.projection {
+        if let ast::SelectItem::UnnamedExpr(expr) = item
+            && let Some(call) = lockstep_call(expr)
+        {
+            let name = match call {
+                LockstepCall::Unnest(_) => "unnest",
+                LockstepCall::Subscripts(..) => "generate_subscripts",
+            };
+            *item = ast::SelectItem::ExprWithAlias {
+                expr: expr.clone(),
+                alias: ast::Ident::new(name),
+            };
+        }
+    }
+    let position = format!("{LOCKSTEP_ITEM}.i");
+    let mut lengths = Vec::new();
+    let mut failure = None;
+    let _ = ast::visit_expressions_mut(&mut rewritten.projection, |expr: &mut ast::Expr| {
+        let replacement = match lockstep_call(expr) {
+            Some(LockstepCall::Unnest(array)) => {
+                lengths.push(format!("cardinality({array})"));
+                format!("({array})[array_lower({array}, 1) + {position} - 1]")
+            }
+            Some(LockstepCall::Subscripts(array, dimension)) => {
+                lengths.push(format!("array_length({array}, {dimension})"));
+                format!(
+                    "CASE WHEN {position} <= array_length({array}, {dimension}) \
+                     THEN array_lower({array}, {dimension}) + {position} - 1 END"
+                )
+            }
+            None => return ControlFlow::Continue(()),
+        };
+        match parse_expression(&replacement) {
+            Ok(parsed) => {
+                *expr = parsed;
+                ControlFlow::Continue(())
+            }
+            Err(error) => {
+                failure = Some(error);
+                ControlFlow::Break(())
+            }
+        }
+    });
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    let series = crate::sql::parse_one(&format!(
+        "SELECT * FROM generate_series(1, coalesce(greatest({}), 0)) AS {LOCKSTEP_ITEM} (i)",
+        lengths.join(", ")
+    ))
+    .map_err(|error| BindError::syntax(error.to_string()))?;
+    let ast::Statement::Query(query) = series else {
+        return Err(BindError::syntax("set-returning SELECT list"));
+    };
+    let ast::SetExpr::Select(series) = *query.body else {
+        return Err(BindError::syntax("set-returning SELECT list"));
+    };
+    rewritten.from.extend(series.from);
+    Ok(rewritten)
+}
+
 /// `SELECT ..., unnest(a), ... FROM items` as `SELECT ..., u.unnest, ... FROM items,
 /// unnest(a) AS u(unnest)`: one output row per element of each input row's array, no row
 /// for an empty or NULL array — what PostgreSQL's set-returning function in the SELECT list
 /// gives when it is the only one. The same for the other one-column set-returning
 /// functions ([`SELECT_LIST_FUNCTIONS`]: `jsonb_path_query`, `jsonb_array_elements`, ...),
-/// whose column takes the function's name, as in PostgreSQL. `None` when the select list has no `unnest` call (or one
-/// inside a subquery, left alone); 0A000 for several calls (PostgreSQL runs them in
-/// lockstep) and beside GROUP BY or HAVING (PostgreSQL expands after grouping).
+/// whose column takes the function's name, as in PostgreSQL. `None` when the select list has
+/// no such call (or one inside a subquery, left alone); several `unnest` calls, or
+/// `generate_subscripts`, run in lockstep ([`lockstep`]); 0A000 for several calls when one is
+/// another function, inside an aggregate's arguments, and beside GROUP BY or HAVING
+/// (PostgreSQL expands after grouping).
 pub(super) fn select_list_unnest(select: &ast::Select) -> Result<Option<ast::Select>, BindError> {
     use std::ops::ControlFlow;
     let mut calls = 0;
@@ -387,7 +541,14 @@ pub(super) fn select_list_unnest(select: &ast::Select) -> Result<Option<ast::Sel
         }
         ControlFlow::<()>::Continue(())
     });
-    if calls == 0 || subqueries {
+    let mut subscripts = 0;
+    let _ = ast::visit_expressions(&select.projection, |expr: &ast::Expr| {
+        if matches!(lockstep_call(expr), Some(LockstepCall::Subscripts(..))) {
+            subscripts += 1;
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    if calls + subscripts == 0 || subqueries {
         return Ok(None);
     }
     if in_aggregate {
@@ -396,16 +557,27 @@ pub(super) fn select_list_unnest(select: &ast::Select) -> Result<Option<ast::Sel
             "aggregate function calls cannot contain set-returning function calls",
         ));
     }
-    if calls > 1 {
-        return Err(BindError::unsupported(
-            "several set-returning functions (unnest, jsonb_path_query, ...) in one SELECT list",
-        ));
-    }
     let grouped = !matches!(&select.group_by, ast::GroupByExpr::Expressions(e, _) if e.is_empty());
     if grouped || select.having.is_some() {
         return Err(BindError::unsupported(
             "a set-returning function in the SELECT list of a grouped query",
         ));
+    }
+    if calls + subscripts > 1 {
+        let mut in_lockstep = 0;
+        let _ = ast::visit_expressions(&select.projection, |expr: &ast::Expr| {
+            if lockstep_call(expr).is_some() {
+                in_lockstep += 1;
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        if in_lockstep < calls + subscripts {
+            return Err(BindError::unsupported(
+                "several set-returning functions in one SELECT list, other than unnest and \
+                 generate_subscripts",
+            ));
+        }
+        return lockstep(select).map(Some);
     }
     let mut rewritten = select.clone();
     let mut call = None;

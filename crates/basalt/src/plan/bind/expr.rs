@@ -16,11 +16,20 @@ use crate::types::vector::kernels::Metric;
 use crate::types::{DataType, Value};
 
 use super::error::BindError;
+use super::pg_catalog::RegOutput;
 use super::scope::Scope;
 use super::types::{cast_target, castable, common_type, convert_text, fold_cast, parse_hex};
 use super::{Binder, ident_name};
 
 /// Whether an expression is an untyped literal or parameter whose type comes from context.
+/// `expr` without enclosing parentheses.
+fn strip_nested(expr: &ast::Expr) -> &ast::Expr {
+    match expr {
+        ast::Expr::Nested(inner) => strip_nested(inner),
+        other => other,
+    }
+}
+
 pub(super) fn is_untyped(expr: &ast::Expr) -> bool {
     match expr {
         ast::Expr::Nested(inner) => is_untyped(inner),
@@ -372,6 +381,30 @@ impl Binder<'_> {
             }
             return self.call_scalar("jsonpath", vec![text]);
         }
+        if let Some(reg) = super::pg_catalog::cast_type_name(data_type)
+            .filter(|name| super::pg_catalog::is_reg_type(name))
+        {
+            return self.bind_reg_cast(&reg, operand, RegOutput::Natural, scope);
+        }
+        // `x::regclass::text` is the name and `x::regclass::oid` the OID, whichever x is.
+        if let ast::Expr::Cast {
+            expr: inner,
+            data_type: inner_type,
+            kind: ast::CastKind::Cast | ast::CastKind::DoubleColon,
+            format: None,
+        } = strip_nested(operand)
+            && let Some(reg) = super::pg_catalog::cast_type_name(inner_type)
+                .filter(|name| super::pg_catalog::is_reg_type(name))
+        {
+            let output = match cast_target(data_type)? {
+                DataType::Text(_) => Some(RegOutput::Name),
+                DataType::Integer => Some(RegOutput::Oid),
+                _ => None,
+            };
+            if let Some(output) = output {
+                return self.bind_reg_cast(&reg, inner, output, scope);
+            }
+        }
         let to = cast_target(data_type)?;
         let bound = match operand {
             // `ARRAY[]::int[]`: the constructor takes the cast's type.
@@ -689,6 +722,21 @@ impl Binder<'_> {
                 let insensitive = matches!(op, B::PGRegexIMatch | B::PGRegexNotIMatch);
                 return self.bind_regex_operator(left, right, negated, insensitive, scope);
             }
+            // `OPERATOR(pg_catalog.~)`, as psql writes its operators: the operator named.
+            B::PGCustomBinaryOperator(parts) => {
+                let named = match parts.as_slice() {
+                    [op] => Some(op.as_str()),
+                    [schema, op] if schema.eq_ignore_ascii_case("pg_catalog") => Some(op.as_str()),
+                    _ => None,
+                };
+                let Some(op) = named.and_then(named_operator) else {
+                    return Err(BindError::undefined_function(format!(
+                        "operator does not exist: {}",
+                        parts.join(".")
+                    )));
+                };
+                return self.bind_binary(left, &op, right, scope);
+            }
             other => return Err(BindError::unsupported(format!("operator {other}"))),
         };
         match op {
@@ -945,6 +993,37 @@ pub(super) fn number_literal(text: &str) -> Result<Value, BindError> {
             sqlstate::INVALID_TEXT_REPRESENTATION,
             format!("invalid number \"{text}\""),
         )
+    })
+}
+
+/// The binary operator spelled `symbol`, for `OPERATOR(symbol)`.
+fn named_operator(symbol: &str) -> Option<ast::BinaryOperator> {
+    use ast::BinaryOperator as B;
+    Some(match symbol {
+        "+" => B::Plus,
+        "-" => B::Minus,
+        "*" => B::Multiply,
+        "/" => B::Divide,
+        "%" => B::Modulo,
+        "||" => B::StringConcat,
+        "=" => B::Eq,
+        "<>" | "!=" => B::NotEq,
+        "<" => B::Lt,
+        "<=" => B::LtEq,
+        ">" => B::Gt,
+        ">=" => B::GtEq,
+        "~" => B::PGRegexMatch,
+        "~*" => B::PGRegexIMatch,
+        "!~" => B::PGRegexNotMatch,
+        "!~*" => B::PGRegexNotIMatch,
+        "~~" => B::PGLikeMatch,
+        "~~*" => B::PGILikeMatch,
+        "!~~" => B::PGNotLikeMatch,
+        "!~~*" => B::PGNotILikeMatch,
+        "&&" => B::PGOverlap,
+        "@>" => B::AtArrow,
+        "<@" => B::ArrowAt,
+        _ => return None,
     })
 }
 

@@ -255,6 +255,11 @@ impl Binder<'_> {
                 format!("window function {name} requires an OVER clause"),
             ));
         }
+        if let ast::FunctionArguments::Subquery(query) = &function.args
+            && name == "array"
+        {
+            return self.bind_array_subquery(query, scope);
+        }
         let call = call_arguments(function)?;
         if let Some(value) = session_value(&name, function) {
             return Ok(Expr::literal(Value::Text(value.to_owned())));
@@ -271,6 +276,9 @@ impl Binder<'_> {
             return self.bind_aggregate(&name, &call, function.filter.as_deref(), scope);
         }
         let asts = non_aggregate_arguments(&call, function.filter.is_some(), &name)?;
+        if let Some(call) = self.bind_pg_catalog_call(&name, &asts, scope) {
+            return call;
+        }
         if let Some(ast::Expr::Tuple(items)) = asts.first()
             && super::text_search::takes_document(&name)
         {

@@ -35,6 +35,7 @@ mod instead_of;
 mod json;
 mod ordered_set;
 mod parameters;
+pub(crate) mod pg_catalog;
 mod predicate;
 mod query;
 mod rank_fusion;

@@ -44,7 +44,11 @@ impl Binder<'_> {
         &mut self,
         name: &ast::ObjectName,
     ) -> Result<Option<PlanNode>, BindError> {
-        match object_name_parts(name).as_slice() {
+        let parts = object_name_parts(name);
+        if let Some(plan) = self.pg_catalog_relation(&parts)? {
+            return Ok(Some(plan));
+        }
+        match parts.as_slice() {
             [schema, relation] if schema == "information_schema" => match relation.as_str() {
                 "tables" => Ok(Some(self.information_schema_tables())),
                 "columns" => self.information_schema_columns().map(Some),

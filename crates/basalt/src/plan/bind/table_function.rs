@@ -55,6 +55,35 @@ impl Binder<'_> {
         lateral: Option<&Scope>,
     ) -> Result<TableFunction, BindError> {
         let mut function = object_name(name)?.to_lowercase();
+        // Basalt has no partitioned tables, so a relation's partition ancestors are just
+        // itself (PostgreSQL lists the relation first): `unnest(ARRAY[rel::oid])`.
+        let ancestors;
+        let args = if function == "pg_partition_ancestors" {
+            let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(relation))] = args else {
+                return Err(BindError::undefined_function(
+                    "function pg_partition_ancestors takes one relation",
+                ));
+            };
+            let oid = ast::Expr::Cast {
+                kind: ast::CastKind::DoubleColon,
+                expr: Box::new(relation.clone()),
+                data_type: ast::DataType::Custom(
+                    ast::ObjectName::from(vec![ast::Ident::new("oid")]),
+                    Vec::new(),
+                ),
+                format: None,
+            };
+            ancestors = [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
+                ast::Expr::Array(ast::Array {
+                    elem: vec![oid],
+                    named: true,
+                }),
+            ))];
+            function = "unnest".to_owned();
+            &ancestors[..]
+        } else {
+            args
+        };
         if with_ordinality {
             if function != "unnest" {
                 return Err(BindError::unsupported(format!(

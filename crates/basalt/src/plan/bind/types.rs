@@ -310,6 +310,15 @@ fn affinity_type(name: &str) -> Result<DataType, BindError> {
         DataType::Numeric(None)
     } else if lower.contains("bool") {
         DataType::Boolean
+    } else if matches!(
+        lower.trim_start_matches("pg_catalog."),
+        "oid" | "xid" | "cid" | "xid8"
+    ) {
+        // PostgreSQL's object identifiers, which Basalt's catalogs hold as integers.
+        DataType::Integer
+    } else if lower.trim_start_matches("pg_catalog.") == "name" {
+        // PostgreSQL's identifier type (`pg_class.relname`): text here.
+        DataType::Text(None)
     } else {
         return Err(BindError::new(
             sqlstate::UNDEFINED_OBJECT,

@@ -66,6 +66,7 @@ mod math;
 mod misc;
 mod number_format;
 mod overlay;
+mod pg_catalog;
 mod quotient;
 mod regex;
 pub mod set_returning;
@@ -128,6 +129,7 @@ pub fn all_functions() -> impl Iterator<Item = &'static ScalarFunction> {
         vector::FUNCTIONS,
         text_search::FUNCTIONS,
         array::FUNCTIONS,
+        pg_catalog::FUNCTIONS,
     ]
     .into_iter()
     .flatten()
