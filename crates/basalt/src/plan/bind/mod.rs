@@ -33,6 +33,7 @@ mod function;
 mod grouping_sets;
 mod instead_of;
 mod json;
+mod operators;
 mod ordered_set;
 mod parameters;
 pub(crate) mod pg_catalog;
