@@ -39,14 +39,15 @@ pub struct ExecContext {
     statement_time: Cell<i64>,
     /// Rows of the enclosing queries, innermost last, while a correlated subquery runs.
     pub outer_rows: RefCell<Vec<Vec<Value>>>,
-    /// Rows computed for a plan node during this execution, keyed by the node's address and
-    /// kept with a copy of it: results of uncorrelated subqueries, computed once per
-    /// execution (a subquery nested in another subquery lives in that one's temporary
-    /// operators, so once they are dropped a different plan can be allocated at the same
-    /// address); and the working table of a recursive union, put here under its working
-    /// table scan's node just before each evaluation's operators are built, and taken out
-    /// by that scan.
+    /// Results of uncorrelated subqueries, computed once per execution, keyed by the plan
+    /// node's address and kept with a copy of it (a subquery nested in another subquery
+    /// lives in that one's temporary operators, so once they are dropped a different plan
+    /// can be allocated at the same address).
     pub subquery_results: RefCell<HashMap<usize, (PlanNode, Vec<Batch>)>>,
+    /// The working table of each recursive union, keyed by its working table scan node's
+    /// address (the plan is the statement's, alive for the whole execution): put here just
+    /// before each evaluation of the recursive term, taken out by that scan.
+    pub working_tables: RefCell<HashMap<usize, Vec<Batch>>>,
     /// Set from another thread to cancel this execution; operators that loop over many rows
     /// check it once per batch.
     pub interrupt: Arc<AtomicBool>,
@@ -105,6 +106,7 @@ impl ExecContext {
             statement_time: Cell::new(NOT_READ_YET),
             outer_rows: RefCell::new(Vec::new()),
             subquery_results: RefCell::new(HashMap::new()),
+            working_tables: RefCell::new(HashMap::new()),
             interrupt,
             profile: None,
             operator_memory: DEFAULT_OPERATOR_MEMORY,

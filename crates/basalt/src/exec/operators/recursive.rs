@@ -3,12 +3,13 @@
 //! PostgreSQL's evaluation, streamed: the rows of the non-recursive term are emitted and kept
 //! as the *working table*; then the recursive term is evaluated over the working table, its
 //! rows emitted and kept as the next working table, and so on until an evaluation produces
-//! no rows. Each evaluation builds the recursive term's operators afresh (operators are
-//! per-execution state; the plan is immutable), after putting the working table into the
-//! context's per-node rows ([`ExecContext::subquery_results`]) under the address of the
-//! working table scan node, from where the one [`WorkingTableScan`] built for that node
-//! takes it. (The recursive term is shared with the statement's plan, so the address is the
-//! same for every evaluation and for EXPLAIN ANALYZE.)
+//! no rows. Before each evaluation the working table goes into the context's working tables
+//! ([`ExecContext::working_tables`]) under the address of the working table scan node, from
+//! where the one [`WorkingTableScan`] for that node takes it; then the recursive term's
+//! operators restart ([`Operator::rewind`]) when they all can, and are built afresh
+//! otherwise (operators are per-execution state; the plan is immutable). (The recursive
+//! term is shared with the statement's plan, so the address is the same for every
+//! evaluation and for EXPLAIN ANALYZE.)
 //!
 //! Guarantees:
 //! * Rows stream: a consumer that stops pulling (a LIMIT above) stops the recursion, so an
@@ -50,9 +51,9 @@ pub struct RecursiveUnion {
     /// The recursive term's plan (shared with the statement's plan), built anew for every
     /// evaluation.
     recursive: Arc<PlanNode>,
-    /// The working table scan node inside `recursive` (its address and a copy); `None` when
-    /// the recursive term does not read the working table after all.
-    scan: Option<(usize, PlanNode)>,
+    /// The address of the working table scan node inside `recursive`; `None` when the
+    /// recursive term does not read the working table after all.
+    scan: Option<usize>,
     phase: Phase,
     /// Rows produced by the current evaluation: the next working table.
     produced: Vec<Batch>,
@@ -70,7 +71,7 @@ impl RecursiveUnion {
         working_table: usize,
         all: bool,
     ) -> Self {
-        let scan = find_scan(&recursive, working_table).map(|node| (node_key(node), node.clone()));
+        let scan = find_scan(&recursive, working_table).map(node_key);
         RecursiveUnion {
             recursive,
             scan,
@@ -105,19 +106,17 @@ impl RecursiveUnion {
     /// Starts the next evaluation over the rows the last one produced, or finishes when it
     /// produced none.
     fn start_evaluation(&mut self, ctx: &ExecContext) -> ExecResult<()> {
-        if let Some((key, _)) = &self.scan {
+        if let Some(key) = self.scan {
             // A table an evaluation did not read (it stopped early) goes now.
-            ctx.subquery_results.borrow_mut().remove(key);
+            ctx.working_tables.borrow_mut().remove(&key);
         }
         if self.produced.is_empty() {
             self.phase = Phase::Finished;
             return Ok(());
         }
         let working = std::mem::take(&mut self.produced);
-        if let Some((key, node)) = &self.scan {
-            ctx.subquery_results
-                .borrow_mut()
-                .insert(*key, (node.clone(), working));
+        if let Some(key) = self.scan {
+            ctx.working_tables.borrow_mut().insert(key, working);
         }
         // The previous evaluation's operators start over when they all can (most recursive
         // terms are a join, a filter and a projection over the working table: no plan to
@@ -191,14 +190,10 @@ impl WorkingTableScan {
 
 /// The working table the recursive union put under `key`.
 fn take_working_table(key: usize, ctx: &ExecContext) -> ExecResult<Vec<Batch>> {
-    let (_, batches) = ctx
-        .subquery_results
+    ctx.working_tables
         .borrow_mut()
         .remove(&key)
-        .ok_or_else(|| {
-            ExecError::internal("a working table is read outside its recursive union")
-        })?;
-    Ok(batches)
+        .ok_or_else(|| ExecError::internal("a working table is read outside its recursive union"))
 }
 
 impl Operator for WorkingTableScan {
@@ -323,7 +318,7 @@ mod tests {
         );
         let batches = collect(&mut union, &ctx).unwrap();
         assert_eq!(values(&batches), [1, 2, 3, 4, 5]);
-        assert!(ctx.subquery_results.borrow().is_empty());
+        assert!(ctx.working_tables.borrow().is_empty());
     }
 
     #[test]
