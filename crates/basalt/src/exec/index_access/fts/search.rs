@@ -438,17 +438,14 @@ where
     }
 
     /// Whether some posting of a block with `impacts` could score above `threshold` for an
-    /// item of `idf`: [`Ranking::block_bound`] `> threshold` without its divisions, since
-    /// `idf·tf·(k1+1) / (tf + norm) > t` exactly when `idf·tf·(k1+1) > t·(tf + norm)` (the
-    /// denominator is positive). The rounding of the two forms differs by a few ulps, which
-    /// [`BOUND_SLACK`] covers, so a block that could beat the threshold is never skipped.
-    /// One search over a very common term asks this of every block header it passes.
+    /// item of `idf`: [`Ranking::block_bound`] `> threshold` without its divisions
+    /// ([`may_beat`] per impact point). One search over a very common term asks this of
+    /// every block header it passes.
     fn block_may_beat(&mut self, impacts: &Impacts, idf: f64, threshold: f64) -> bool {
-        let scale = idf * (bm25::K1 + 1.0) * BOUND_SLACK;
-        impacts.points().iter().any(|&(tf, length)| {
-            let tf = f64::from(tf);
-            scale * tf > threshold * (tf + self.norms.of(length))
-        })
+        impacts
+            .points()
+            .iter()
+            .any(|&(tf, length)| may_beat(idf, f64::from(tf), self.norms.of(length), threshold))
     }
 }
 
@@ -487,12 +484,11 @@ where
         // could beat the k-th score: most postings of a block that may hold one good row
         // cannot.
         let threshold = ranking.threshold();
-        let scale = idf * (bm25::K1 + 1.0) * BOUND_SLACK;
         while let Some(posting) = list.current() {
             let tf = f64::from(posting.tf);
             let norm = ranking.norms.of(posting.length);
             let row = posting.row;
-            if threshold.is_none_or(|t| scale * tf > t * (tf + norm)) {
+            if threshold.is_none_or(|t| may_beat(idf, tf, norm, t)) {
                 // Summed as the evaluator sums a one-item query, for the same bits.
                 let score = [bm25::item_score(idf, tf, norm)].into_iter().sum();
                 ranking.offer(Ranked { score, row })?;
@@ -631,6 +627,15 @@ where
         }
     }
     Ok(())
+}
+
+/// Whether an item of `idf` occurring `tf` times where the length normalization is `norm`
+/// could score above `threshold`: `item_score · slack > threshold` without the division,
+/// since `idf·tf·(k1+1) / (tf + norm) > t` exactly when `idf·tf·(k1+1) > t·(tf + norm)` (the
+/// denominator is positive); [`BOUND_SLACK`] covers the rounding the two forms differ by.
+#[inline]
+fn may_beat(idf: f64, tf: f64, norm: f64, threshold: f64) -> bool {
+    idf * (bm25::K1 + 1.0) * BOUND_SLACK * tf > threshold * (tf + norm)
 }
 
 /// The largest score an item with this idf can give a posting with at most `max_tf`

@@ -257,43 +257,41 @@ impl Parser {
     }
 
     fn additive(&mut self) -> Result<Expr, ParseError> {
-        let entered = self.depth;
-        let mut left = self.multiplicative()?;
-        loop {
-            let op = match self.peek() {
-                Some(Tok::Punct("+")) => Arith::Add,
-                Some(Tok::Punct("-")) => Arith::Sub,
-                _ => {
-                    self.depth = entered;
-                    return Ok(left);
-                }
-            };
-            self.enter()?;
-            self.require_value(&left)?;
-            self.at += 1;
-            let right = self.multiplicative()?;
-            self.require_value_before(&right)?;
-            left = Expr::Arith(op, Box::new(left), Box::new(right));
-        }
+        self.arithmetic(
+            &[("+", Arith::Add), ("-", Arith::Sub)],
+            Self::multiplicative,
+        )
     }
 
     fn multiplicative(&mut self) -> Result<Expr, ParseError> {
+        self.arithmetic(
+            &[("*", Arith::Mul), ("/", Arith::Div), ("%", Arith::Mod)],
+            Self::unary,
+        )
+    }
+
+    /// One left-associative level of arithmetic: operands read by `operand`, joined by the
+    /// operators `ops` (each counted against the nesting limit while its chain is open).
+    fn arithmetic(
+        &mut self,
+        ops: &[(&str, Arith)],
+        operand: fn(&mut Self) -> Result<Expr, ParseError>,
+    ) -> Result<Expr, ParseError> {
         let entered = self.depth;
-        let mut left = self.unary()?;
+        let mut left = operand(self)?;
         loop {
-            let op = match self.peek() {
-                Some(Tok::Punct("*")) => Arith::Mul,
-                Some(Tok::Punct("/")) => Arith::Div,
-                Some(Tok::Punct("%")) => Arith::Mod,
-                _ => {
-                    self.depth = entered;
-                    return Ok(left);
-                }
+            let found = match self.peek() {
+                Some(Tok::Punct(symbol)) => ops.iter().find(|(s, _)| s == symbol),
+                _ => None,
+            };
+            let Some(&(_, op)) = found else {
+                self.depth = entered;
+                return Ok(left);
             };
             self.enter()?;
             self.require_value(&left)?;
             self.at += 1;
-            let right = self.unary()?;
+            let right = operand(self)?;
             self.require_value_before(&right)?;
             left = Expr::Arith(op, Box::new(left), Box::new(right));
         }
