@@ -132,7 +132,14 @@ fn table_types(table: &TableDef) -> Vec<DataType> {
 
 fn run_input(plan: &PlanNode, ctx: &ExecContext) -> ExecResult<Batch> {
     let mut operator = operators::build(plan, ctx)?;
-    let batches = operators::collect(operator.as_mut(), ctx)?;
+    let mut batches = operators::collect(operator.as_mut(), ctx)?;
+    // One batch (every UPDATE or DELETE of a row or a few) is the input as it is: copying it
+    // value by value into a batch of its own was a tenth of a one-row DELETE.
+    if batches.len() == 1
+        && let Some(batch) = batches.pop()
+    {
+        return Ok(batch);
+    }
     let types: Vec<DataType> = plan.schema.iter().map(|column| column.data_type).collect();
     Ok(concatenate(&batches, &types))
 }
@@ -428,6 +435,7 @@ fn apply_rows(
             table,
             input,
             returning,
+            ..
         } => {
             let input = run_input(input, ctx)?;
             let mut writer = Writer::new(table, rules, txn, ctx, enforcer.target());

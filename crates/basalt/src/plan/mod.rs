@@ -448,6 +448,11 @@ pub enum PlanKind {
         table: Arc<TableDef>,
         input: Box<PlanNode>,
         returning: Vec<Expr>,
+        /// The table columns the deletion itself reads of each old row: its indexes'
+        /// columns (to remove their entries), or every column (`None`) when a trigger,
+        /// RETURNING or a foreign key that references the table may read the row. The
+        /// others are left unread by the scan (`optimize::columns`) and arrive as NULL.
+        old_columns: Option<Vec<usize>>,
     },
 }
 

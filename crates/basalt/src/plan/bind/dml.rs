@@ -529,14 +529,42 @@ impl Binder<'_> {
         let (input, _) = self.write_input(&table, &alias, delete.selection.as_ref())?;
         let table_scope = table_scan(&table, &alias, false).1;
         let (returning, schema) = self.bind_returning(delete.returning.as_deref(), &table_scope)?;
+        let old_columns = self.delete_reads(&table, returning.is_empty());
         Ok(PlanNode {
             kind: PlanKind::Delete {
                 table,
                 input: Box::new(input),
                 returning,
+                old_columns,
             },
             schema,
         })
+    }
+
+    /// The columns a DELETE from `table` reads of each old row (`PlanKind::Delete`'s
+    /// `old_columns`): its indexes' columns, or all of them when something else may read the
+    /// row — a trigger on the table, RETURNING, or a foreign key referencing the table (its
+    /// check or action reads the referenced key, and a cascade's triggers the rest). The plan
+    /// is bound again whenever the schema changes (a new index or trigger included), so the
+    /// answer holds for as long as the plan does.
+    fn delete_reads(&self, table: &TableDef, returns_nothing: bool) -> Option<Vec<usize>> {
+        let catalog = self.catalog;
+        let referenced = catalog.tables.values().any(|other| {
+            other
+                .foreign_keys
+                .iter()
+                .any(|key| key.referenced_table.eq_ignore_ascii_case(&table.name))
+        });
+        if !returns_nothing || referenced || catalog.triggers_of(&table.name).next().is_some() {
+            return None;
+        }
+        let mut columns: Vec<usize> = catalog
+            .indexes_of(&table.name)
+            .flat_map(|index| index.columns.iter().map(|(column, _)| *column))
+            .collect();
+        columns.sort_unstable();
+        columns.dedup();
+        Some(columns)
     }
 
     /// The one table (and its alias) an UPDATE or DELETE names.

@@ -13,7 +13,8 @@
 //! expressions read plus those of its output that are needed and come straight from an
 //! input. Anything the walk cannot see through is needed whole: an expression holding a
 //! subquery (its plan may read the row through outer references), the inputs of DISTINCT,
-//! set operations, recursive unions, rank fusion, lateral subqueries and modifications, and
+//! set operations, recursive unions, rank fusion, lateral subqueries and modifications (but
+//! a DELETE, which reads only what its indexes need of a row when nothing else reads it), and
 //! vector-search scans (which read their vector column themselves). The root's columns are
 //! all needed. The pass runs last, so no other rule meets an unread column.
 
@@ -245,6 +246,25 @@ fn prune(node: &mut PlanNode, needed: Vec<bool>) {
             prune(base, Needed::all(width).0);
         }
         PlanKind::SingleRow | PlanKind::Values { .. } | PlanKind::WorkingTableScan { .. } => {}
+        // A DELETE reads the row id, and of the old row only what its indexes need when
+        // nothing else reads it (`PlanKind::Delete::old_columns`); its input is the row id
+        // and then the table's columns in order.
+        PlanKind::Delete {
+            input,
+            old_columns: Some(old_columns),
+            ..
+        } => {
+            let mut reads = Needed::none(input.schema.len());
+            if let Some(row_id) = reads.0.first_mut() {
+                *row_id = true;
+            }
+            for &column in old_columns.iter() {
+                if let Some(needed) = reads.0.get_mut(column + 1) {
+                    *needed = true;
+                }
+            }
+            prune(input, reads.0);
+        }
         PlanKind::Distinct { .. }
         | PlanKind::SetOperation { .. }
         | PlanKind::RankFusion { .. }
