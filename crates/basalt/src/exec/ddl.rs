@@ -458,6 +458,8 @@ pub fn alter_table(
         | AlterTable::RenameTable { table, .. }
         | AlterTable::AddForeignKey { table, .. }
         | AlterTable::AddUnique { table, .. }
+        | AlterTable::SetDefault { table, .. }
+        | AlterTable::AddIdentity { table, .. }
         | AlterTable::DropConstraint { table, .. } => table,
     };
     let table = catalog
@@ -765,6 +767,25 @@ pub fn alter_table(
                 txn,
             )?;
             indexes.push(index);
+        }
+        AlterTable::SetDefault {
+            column, default, ..
+        } => {
+            if let Some(column) = new_table.columns.get_mut(*column) {
+                column.default = default.clone();
+            }
+        }
+        AlterTable::AddIdentity {
+            column, sequence, ..
+        } => {
+            // The binder checked the column (NOT NULL, an integer, no default): it now takes
+            // the sequence's next value, as a SERIAL column does.
+            let default = format!("nextval('{}')", sequence.name.replace('\'', "''"));
+            super::sequence::create_sequence(sequence.clone(), false, catalog, txn)?;
+            if let Some(column) = new_table.columns.get_mut(*column) {
+                column.default = Some(default);
+                column.not_null = true;
+            }
         }
         AlterTable::DropConstraint {
             name, if_exists, ..

@@ -285,7 +285,11 @@ impl Binder<'_> {
             return self.bind_full_text_row(&name, items, &asts[1..], scope);
         }
         let mut bound = Vec::with_capacity(asts.len());
-        for ast in &asts {
+        for (position, ast) in asts.iter().enumerate() {
+            let ast = match position {
+                0 => super::sequence::regclass_operand(&name, ast),
+                _ => ast,
+            };
             bound.push(self.bind_expr(ast, scope)?);
         }
         let arity = |expected: std::ops::RangeInclusive<usize>| {

@@ -522,7 +522,18 @@ impl Binder<'_> {
     }
 
     /// The sequence `name` names (unquoted names fold to lower case, as `regclass` does).
-    fn sequence_named(&self, name: &str) -> Result<Arc<SequenceDef>, BindError> {
+    fn sequence_named(&self, written: &str) -> Result<Arc<SequenceDef>, BindError> {
+        // pg_dump qualifies every name (`'public.t_id_seq'`); Basalt has one schema, which
+        // answers to `public` (and `pg_catalog`, as the binder's other name lookups do).
+        let name = ["public.", "\"public\".", "pg_catalog."]
+            .iter()
+            .find_map(|schema| {
+                written
+                    .get(..schema.len())
+                    .filter(|prefix| prefix.eq_ignore_ascii_case(schema))
+                    .and_then(|_| written.get(schema.len()..))
+            })
+            .unwrap_or(written);
         let key = match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
             Some(quoted) => quoted.replace("\"\"", "\""),
             None => name.to_lowercase(),
@@ -654,5 +665,30 @@ impl Binder<'_> {
         def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
         constraints.sequences.push(sequence);
         Ok(())
+    }
+}
+
+/// A sequence function's first argument as the name it gives: `'s'::regclass` (how
+/// PostgreSQL and pg_dump write a serial column's `DEFAULT nextval('public.t_id_seq'::regclass)`)
+/// names the sequence `'s'` names, which is resolved at bind time either way. Other
+/// functions' and other arguments are returned as they are.
+pub(super) fn regclass_operand<'a>(function: &str, argument: &'a ast::Expr) -> &'a ast::Expr {
+    match argument {
+        ast::Expr::Cast {
+            expr,
+            data_type: ast::DataType::Regclass,
+            ..
+        } if matches!(function, "nextval" | "currval" | "setval")
+            && matches!(
+                expr.as_ref(),
+                ast::Expr::Value(ast::ValueWithSpan {
+                    value: ast::Value::SingleQuotedString(_),
+                    ..
+                })
+            ) =>
+        {
+            expr
+        }
+        other => other,
     }
 }
