@@ -225,10 +225,14 @@ fn write_rows(
     table: &basalt::PostgresTable,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<(), Failure> {
+    // COPY needs a column; a table whose every column is generated has no data to carry.
+    if table.columns.is_empty() {
+        return Ok(());
+    }
     let mut chunk = Vec::with_capacity(CHUNK_BYTES + 4096);
     chunk.extend_from_slice(table.copy.as_bytes());
     chunk.push(b'\n');
-    if !table.columns.is_empty() {
+    {
         let mut statement = conn.prepare(&format!(
             "SELECT {} FROM {}",
             table.columns.join(", "),

@@ -272,7 +272,11 @@ fn table_statements(
                         // A row id's next value is one past the largest (SQLite's rule);
                         // AUTOINCREMENT's is past the largest ever handed out too.
                         let high_water = match sequence {
-                            Some(sequence) => positions(sequence)?.0,
+                            Some(sequence) => match positions(sequence)? {
+                                (last_value, true) => last_value,
+                                // Never used: nothing handed out yet.
+                                (_, false) => 0,
+                            },
                             None => 0,
                         };
                         after_data.push(format!(
