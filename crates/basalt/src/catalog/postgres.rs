@@ -458,7 +458,15 @@ fn trigger_sql(trigger: &super::TriggerDef) -> String {
             .next()
             .unwrap_or_default()
             .to_ascii_uppercase();
-        matches!(first.as_str(), "INSERT" | "UPDATE" | "DELETE") && !statement.contains("RAISE(")
+        let second = statement
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        // SQLite's `INSERT OR IGNORE` / `UPDATE OR REPLACE` are not PostgreSQL's.
+        matches!(first.as_str(), "INSERT" | "UPDATE" | "DELETE")
+            && second != "OR"
+            && !statement.contains("RAISE(")
     });
     if !translatable {
         return comment(&format!(

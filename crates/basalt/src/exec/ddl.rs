@@ -768,24 +768,8 @@ pub fn alter_table(
             )?;
             indexes.push(index);
         }
-        AlterTable::SetDefault {
-            column, default, ..
-        } => {
-            if let Some(column) = new_table.columns.get_mut(*column) {
-                column.default = default.clone();
-            }
-        }
-        AlterTable::AddIdentity {
-            column, sequence, ..
-        } => {
-            // The binder checked the column (NOT NULL, an integer, no default): it now takes
-            // the sequence's next value, as a SERIAL column does.
-            let default = format!("nextval('{}')", sequence.name.replace('\'', "''"));
-            super::sequence::create_sequence(sequence.clone(), false, catalog, txn)?;
-            if let Some(column) = new_table.columns.get_mut(*column) {
-                column.default = Some(default);
-                column.not_null = true;
-            }
+        AlterTable::SetDefault { .. } | AlterTable::AddIdentity { .. } => {
+            super::alter_column::apply(alter, &mut new_table, catalog, txn)?;
         }
         AlterTable::DropConstraint {
             name, if_exists, ..

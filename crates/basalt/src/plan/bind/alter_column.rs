@@ -240,6 +240,27 @@ impl Binder<'_> {
     }
 }
 
+/// The `SEQUENCE NAME` of an `ADD GENERATED ... AS IDENTITY`, which the dialect carries in
+/// the statement's `on_cluster` field (`sql::identity_syntax`); no other ALTER TABLE may
+/// have that field (ClickHouse's ON CLUSTER).
+pub(super) fn identity_sequence_name(
+    alter: &ast::AlterTable,
+) -> Result<Option<&ast::Ident>, BindError> {
+    match (alter.operations.as_slice(), &alter.on_cluster) {
+        (
+            [
+                ast::AlterTableOperation::AlterColumn {
+                    op: ast::AlterColumnOperation::AddGenerated { .. },
+                    ..
+                },
+            ],
+            name,
+        ) => Ok(name.as_ref()),
+        (_, None) => Ok(None),
+        (_, Some(_)) => Err(BindError::unsupported("ON CLUSTER")),
+    }
+}
+
 /// The (last part of the) name, folded.
 fn object_name_text(name: &ast::ObjectName) -> Result<String, BindError> {
     object_name(name)

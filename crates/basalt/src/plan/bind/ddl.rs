@@ -646,20 +646,7 @@ impl Binder<'_> {
         if let [ast::AlterTableOperation::OwnerTo { .. }] = alter.operations.as_slice() {
             return self.bind_owner_to(&name, alter.if_exists);
         }
-        // The dialect carries an identity's SEQUENCE NAME there (`sql::identity_syntax`).
-        let sequence_name = match (alter.operations.as_slice(), &alter.on_cluster) {
-            (
-                [
-                    ast::AlterTableOperation::AlterColumn {
-                        op: ast::AlterColumnOperation::AddGenerated { .. },
-                        ..
-                    },
-                ],
-                name,
-            ) => name.as_ref(),
-            (_, None) => None,
-            (_, Some(_)) => return Err(BindError::unsupported("ON CLUSTER")),
-        };
+        let sequence_name = super::alter_column::identity_sequence_name(alter)?;
         let table = self.catalog.table(&name).cloned();
         if table.is_none() && !alter.if_exists {
             return Err(BindError::new(
