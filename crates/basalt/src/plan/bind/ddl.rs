@@ -1002,6 +1002,8 @@ fn hnsw_method(
         .operator_class
         .as_ref()
         .map_or_else(|| "vector_l2_ops".to_string(), |name| name.to_string());
+    // pg_dump qualifies pgvector's operator classes with the extension's schema.
+    let class = class.strip_prefix("public.").unwrap_or(&class).to_string();
     let metric = IndexMethod::hnsw_metric(&class).ok_or_else(|| {
         BindError::new(
             sqlstate::UNDEFINED_OBJECT,
