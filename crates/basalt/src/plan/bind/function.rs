@@ -286,6 +286,12 @@ impl Binder<'_> {
         }
         let mut bound = Vec::with_capacity(asts.len());
         for (position, ast) in asts.iter().enumerate() {
+            if position == 0
+                && let Some(sequence) = self.serial_sequence_argument(&name, ast)
+            {
+                bound.push(Expr::literal(Value::Text(sequence)));
+                continue;
+            }
             let ast = match position {
                 0 => super::sequence::regclass_operand(&name, ast),
                 _ => ast,

@@ -521,6 +521,77 @@ impl Binder<'_> {
         })
     }
 
+    /// For a sequence function's first argument written `pg_get_serial_sequence('t', 'c')`
+    /// with constants (as `basalt dump --postgres` writes its `setval` calls, so its scripts
+    /// also load back into Basalt): the name of the sequence behind column `c` of table
+    /// `t` — its identity sequence, or the one its DEFAULT calls `nextval` of. The table
+    /// name is read as SQL reads names (folded unless quoted, `public.` allowed), the column
+    /// name exactly, as PostgreSQL reads them. `None` for anything else, which binds as
+    /// usual.
+    pub(super) fn serial_sequence_argument(
+        &self,
+        function: &str,
+        argument: &ast::Expr,
+    ) -> Option<String> {
+        if !matches!(function, "nextval" | "currval" | "setval") {
+            return None;
+        }
+        let ast::Expr::Function(call) = argument else {
+            return None;
+        };
+        let parts = crate::sql::object_name_parts(&call.name);
+        let [.., last] = parts.as_slice() else {
+            return None;
+        };
+        if last != "pg_get_serial_sequence" {
+            return None;
+        }
+        let ast::FunctionArguments::List(list) = &call.args else {
+            return None;
+        };
+        let texts: Vec<&str> = list
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(
+                    ast::ValueWithSpan {
+                        value: ast::Value::SingleQuotedString(text),
+                        ..
+                    },
+                ))) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let [table, column] = texts.as_slice() else {
+            return None;
+        };
+        let table = self
+            .catalog
+            .table(&super::pg_catalog::parse_object_name(table))?;
+        let column = table.columns.iter().find(|c| c.name == *column)?;
+        self.catalog
+            .sequences
+            .values()
+            .find(|sequence| {
+                sequence
+                    .owner
+                    .as_ref()
+                    .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+                    && sequence
+                        .identity
+                        .as_ref()
+                        .is_some_and(|(c, _)| c.eq_ignore_ascii_case(&column.name))
+                    || column.default.as_deref().is_some_and(|default| {
+                        // `nextval('s')`, or pg_dump's `nextval('public.s'::regclass)`.
+                        let default = default.to_lowercase();
+                        let name = sequence.name.to_lowercase();
+                        default.contains(&format!("'{name}'"))
+                            || default.contains(&format!("'public.{name}'"))
+                    })
+            })
+            .map(|sequence| sequence.name.clone())
+    }
+
     /// The sequence `name` names (unquoted names fold to lower case, as `regclass` does).
     fn sequence_named(&self, written: &str) -> Result<Arc<SequenceDef>, BindError> {
         // pg_dump qualifies every name (`'public.t_id_seq'`); Basalt has one schema, which
