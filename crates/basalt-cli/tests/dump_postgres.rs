@@ -11,7 +11,9 @@
 //!
 //! Needs PostgreSQL 15's server binaries (`basalt_slt::pg_cluster`) and psql; skipped, with
 //! a note, without them. The shell's `.dump --postgres` is checked against the subcommand
-//! (the same bytes) without PostgreSQL.
+//! (the same bytes) without PostgreSQL, and a `--pgvector` script (vectors, HNSW index,
+//! identity positions by `pg_get_serial_sequence`) loads back into `basalt serve` through
+//! psql with the same rows.
 
 #![allow(
     clippy::unwrap_used,
@@ -22,11 +24,12 @@
 
 mod common;
 
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Output};
 
 use basalt::ValueRef;
 use basalt_slt::pg_cluster::{PgCluster, StartError};
-use common::Scratch;
+use common::{Scratch, spawn};
 
 const SOURCE: &str = r#"
 CREATE TABLE regions (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, code CHAR(3), label VARCHAR(20) DEFAULT 'none');
@@ -300,4 +303,122 @@ fn dump_postgres_loads_into_postgresql() {
             "{statement} should fail with {message}: {stderr}"
         );
     }
+}
+
+#[test]
+fn pgvector_script_loads_back_into_basalt_serve() {
+    if Command::new("psql").arg("--version").output().is_err() {
+        println!("note: psql is not on PATH; skipping the round trip through basalt serve");
+        return;
+    }
+    let scratch = Scratch::new();
+    let file = scratch.arg("vectors.basalt");
+    let run = scratch.run(
+        &[&file],
+        r"CREATE TABLE docs (id INTEGER PRIMARY KEY, body TEXT NOT NULL, emb VECTOR(3));
+         CREATE INDEX docs_emb ON docs USING hnsw (emb vector_cosine_ops);
+         CREATE TABLE tags (n SERIAL PRIMARY KEY, doc INTEGER REFERENCES docs (id), t TEXT);
+         INSERT INTO docs (body, emb) SELECT 'doc ' || g || E'\t\\', ('[' || g || ', 1, 0.5]')::vector
+           FROM generate_series(1, 500) AS s(g);
+         INSERT INTO tags (doc, t) SELECT g, NULL FROM generate_series(1, 100) AS s(g);",
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let script = scratch.arg("vectors.sql");
+    let run = scratch.run(
+        &["dump", "--postgres", "--pgvector", &file, "-o", &script],
+        "",
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        scratch
+            .read("vectors.sql")
+            .contains("CREATE INDEX docs_emb ON docs USING hnsw (emb vector_cosine_ops);"),
+        "pgvector's index"
+    );
+
+    let copy = scratch.arg("copy.basalt");
+    let mut child = spawn(
+        scratch.path("").as_path(),
+        &["serve", &copy, "--listen", "127.0.0.1:0"],
+    );
+    // "Serving FILE on 127.0.0.1:PORT ..."
+    let mut banner = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut banner)
+        .unwrap();
+    let port = banner
+        .split_whitespace()
+        .skip_while(|word| *word != "on")
+        .nth(1)
+        .and_then(|address| address.rsplit(':').next())
+        .expect("port in the banner")
+        .to_owned();
+    let psql = || {
+        let mut command = Command::new("psql");
+        command.args([
+            "-X",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port,
+            "-v",
+            "ON_ERROR_STOP=1",
+        ]);
+        command
+    };
+    let loaded = psql().args(["-q", "-f", &script]).output().unwrap();
+    let next = psql()
+        .args([
+            "-At",
+            "-c",
+            "INSERT INTO docs (body) VALUES ('new') RETURNING id",
+        ])
+        .args(["-c", "INSERT INTO tags (t) VALUES ('x') RETURNING n"])
+        .output()
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    succeeded("loading the script into basalt serve", loaded);
+    assert_eq!(
+        succeeded("inserting after the load", next)
+            .lines()
+            .filter(|line| !line.starts_with("INSERT"))
+            .collect::<Vec<_>>(),
+        ["501", "101"]
+    );
+
+    let source = basalt::Database::open(scratch.path("vectors.basalt")).unwrap();
+    let copied = basalt::Database::open(scratch.path("copy.basalt")).unwrap();
+    for table in ["docs", "tags"] {
+        // The rows that were there before the two inserts above.
+        let query = match table {
+            "docs" => "SELECT * FROM docs WHERE id <= 500 ORDER BY 1",
+            _ => "SELECT * FROM tags WHERE n <= 100 ORDER BY 1",
+        };
+        let rows = |db: &basalt::Database| {
+            let conn = db.connect();
+            let mut statement = conn.prepare(query).unwrap();
+            let columns = statement.column_names().len();
+            let mut rows = statement.query(()).unwrap();
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().unwrap() {
+                basalt_server::write_copy_text_row(
+                    (0..columns).map(|index| row.get_ref(index).unwrap()),
+                    &mut out,
+                );
+            }
+            out
+        };
+        let (before, after) = (rows(&source), rows(&copied));
+        assert!(!before.is_empty());
+        assert!(before == after, "{table} differs after the round trip");
+    }
+    // The HNSW index came back and answers.
+    let conn = copied.connect();
+    let mut statement = conn
+        .prepare("SELECT id FROM docs ORDER BY emb <=> '[3, 1, 0.5]' LIMIT 1")
+        .unwrap();
+    let mut rows = statement.query(()).unwrap();
+    let nearest: i64 = rows.next().unwrap().expect("a row").get(0).unwrap();
+    assert_eq!(nearest, 3);
 }
