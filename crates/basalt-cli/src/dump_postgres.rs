@@ -232,41 +232,39 @@ fn write_rows(
     let mut chunk = Vec::with_capacity(CHUNK_BYTES + 4096);
     chunk.extend_from_slice(table.copy.as_bytes());
     chunk.push(b'\n');
-    {
-        let mut statement = conn.prepare(&format!(
-            "SELECT {} FROM {}",
-            table.columns.join(", "),
-            quote_identifier(&table.name)
-        ))?;
-        let mut rows = statement.query(())?;
-        let mut vector_text = Vec::new();
-        while let Some(row) = rows.next()? {
-            if cancelled() {
-                return Err(Failure::Message(".dump was interrupted".into()));
+    let mut statement = conn.prepare(&format!(
+        "SELECT {} FROM {}",
+        table.columns.join(", "),
+        quote_identifier(&table.name)
+    ))?;
+    let mut rows = statement.query(())?;
+    let mut vector_text = Vec::new();
+    while let Some(row) = rows.next()? {
+        if cancelled() {
+            return Err(Failure::Message(".dump was interrupted".into()));
+        }
+        vector_text.clear();
+        let mut values = Vec::with_capacity(table.columns.len());
+        for index in 0..table.columns.len() {
+            values.push(row.get_ref(index)?);
+        }
+        // Vectors going into real[] columns are written as arrays.
+        for (index, value) in values.iter().enumerate() {
+            if let (Some(true), ValueRef::Vector(elements)) =
+                (table.vector_as_array.get(index), value)
+            {
+                vector_text.push((index, array_text(elements)));
             }
-            vector_text.clear();
-            let mut values = Vec::with_capacity(table.columns.len());
-            for index in 0..table.columns.len() {
-                values.push(row.get_ref(index)?);
+        }
+        for (index, text) in &vector_text {
+            if let Some(value) = values.get_mut(*index) {
+                *value = ValueRef::Text(text);
             }
-            // Vectors going into real[] columns are written as arrays.
-            for (index, value) in values.iter().enumerate() {
-                if let (Some(true), ValueRef::Vector(elements)) =
-                    (table.vector_as_array.get(index), value)
-                {
-                    vector_text.push((index, array_text(elements)));
-                }
-            }
-            for (index, text) in &vector_text {
-                if let Some(value) = values.get_mut(*index) {
-                    *value = ValueRef::Text(text);
-                }
-            }
-            basalt_server::write_copy_text_row(values, &mut chunk);
-            if chunk.len() >= CHUNK_BYTES {
-                out.write_all(&chunk).map_err(output_failure)?;
-                chunk.clear();
-            }
+        }
+        basalt_server::write_copy_text_row(values, &mut chunk);
+        if chunk.len() >= CHUNK_BYTES {
+            out.write_all(&chunk).map_err(output_failure)?;
+            chunk.clear();
         }
     }
     chunk.extend_from_slice(b"\\.\n\n");
