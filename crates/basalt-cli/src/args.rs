@@ -64,6 +64,8 @@ Examples:
   basalt --csv demo.basalt \"SELECT * FROM regions\" > regions.csv
   basalt new.basalt < dump.sql                run a script (stops at the first error)
   basalt check demo.basalt                    verify every tree, index and the free list
+  basalt dump --postgres demo.basalt > pg.sql a psql script for PostgreSQL 15 (-o OUT,
+                                              --pgvector, TABLE... for some tables)
   basalt import-sqlite app.sqlite app.basalt  copy a SQLite database into a new Basalt one
                                               (--on-error stop|skip-row|null)
   basalt serve demo.basalt                    serve it to psql and PostgreSQL drivers

@@ -1,6 +1,7 @@
 //! Dot commands: lines starting with `.` that talk to the shell rather than the database
 //! (`.help` lists them). Each command checks its arguments and fails with a usage line rather
-//! than guessing; the longer ones live in their own modules (`import`, `import_sqlite`, `dump`).
+//! than guessing; the longer ones live in their own modules (`import`, `import_sqlite`, `dump`,
+//! `dump_postgres`).
 //!
 //! Table names and patterns in dot commands match case-insensitively, and patterns use
 //! LIKE's wildcards (`%` for any run of characters, `_` for one), as in sqlite3.
@@ -14,7 +15,7 @@ use basalt::{SchemaKind, SchemaObject};
 use crate::input::split_arguments;
 use crate::render::Mode;
 use crate::session::{Failure, Flow, Output, Session};
-use crate::{dump, import, import_sqlite};
+use crate::{dump, dump_postgres, import, import_sqlite};
 
 /// `.read` files may include each other, but not forever.
 const MAX_READ_DEPTH: usize = 16;
@@ -22,6 +23,8 @@ const MAX_READ_DEPTH: usize = 16;
 pub const HELP: &str = "\
 .bail on|off             stop at the first error (default: on for scripts, off at the prompt)
 .dump [TABLE...]         SQL that recreates the database, or only the tables named
+.dump --postgres [--pgvector] [TABLE...]
+                         the same as a psql script for PostgreSQL 15 (COPY for the rows)
 .exit, .quit             leave the shell (Ctrl-D does too)
 .explain on|off          show each statement's plan before running it
 .explain QUERY           show the plan of QUERY without running it
@@ -62,7 +65,10 @@ impl Session {
     fn dot_command(&mut self, name: &str, args: &[String], rest: &str) -> Result<Flow, Failure> {
         match name {
             "bail" => self.settings.bail = on_off(name, args)?,
-            "dump" => dump::dump(self, args)?,
+            "dump" => match args.split_first() {
+                Some((first, rest)) if first == "--postgres" => dump_postgres::shell(self, rest)?,
+                _ => dump::dump(self, args)?,
+            },
             "exit" | "quit" => {
                 no_arguments(name, args)?;
                 return Ok(Flow::Quit);

@@ -6,7 +6,8 @@
 //! prompt (rustyline) in front of it; `input` decides where statements end, with the engine's
 //! tokenizer; `render` writes results in the chosen mode; `dot_commands`, `import` and `dump`
 //! are the commands that are not SQL; `interrupt` routes Ctrl-C to the running statement;
-//! `check` is the `basalt check FILE` command (the integrity check); `serve` is
+//! `check` is the `basalt check FILE` command (the integrity check); `dump_postgres` is
+//! `basalt dump --postgres FILE` and the shell's `.dump --postgres`; `serve` is
 //! `basalt serve FILE`, the PostgreSQL wire protocol server; `import_sqlite` is
 //! `basalt import-sqlite FILE.sqlite FILE.basalt` and the shell's `.import-sqlite`.
 
@@ -14,6 +15,7 @@ mod args;
 mod check;
 mod dot_commands;
 mod dump;
+mod dump_postgres;
 mod import;
 mod import_sqlite;
 mod input;
@@ -37,6 +39,9 @@ fn main() -> ExitCode {
     let arguments: Vec<String> = std::env::args().collect();
     if check::requested(&arguments) {
         return check::run(&arguments);
+    }
+    if dump_postgres::requested(&arguments) {
+        return dump_postgres::run(&arguments);
     }
     if import_sqlite::requested(&arguments) {
         return import_sqlite::run(&arguments);

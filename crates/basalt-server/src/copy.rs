@@ -72,12 +72,14 @@ pub(crate) struct CopyIn {
     own_transaction: bool,
 }
 
-/// The SQL COPY runs for its table side.
+/// The SQL COPY runs for its table side. Like PostgreSQL's COPY FROM, it writes the values
+/// given for a `GENERATED ALWAYS AS IDENTITY` column (pg_dump's data for such a table holds
+/// them), hence OVERRIDING SYSTEM VALUE.
 fn insert_sql(name_sql: &str, columns: &[(String, String)]) -> String {
     let names: Vec<&str> = columns.iter().map(|(_, sql)| sql.as_str()).collect();
     let parameters: Vec<String> = (1..=columns.len()).map(|n| format!("${n}")).collect();
     format!(
-        "INSERT INTO {name_sql} ({}) VALUES ({})",
+        "INSERT INTO {name_sql} ({}) OVERRIDING SYSTEM VALUE VALUES ({})",
         names.join(", "),
         parameters.join(", ")
     )

@@ -26,7 +26,9 @@
 
 use bytes::{BufMut, BytesMut};
 
-use crate::copy_options::{CopyOptions, Format};
+use basalt::ValueRef;
+
+use crate::copy_options::{ColumnSet, CopyOptions, Format};
 use crate::error::{BAD_COPY_FILE_FORMAT, CHARACTER_NOT_IN_REPERTOIRE, WireError};
 
 /// One record of COPY data: its line number (1-based, counting the header) and its fields.
@@ -369,6 +371,44 @@ fn utf8(bytes: Vec<u8>) -> Result<String, WireError> {
             format!("invalid byte sequence for encoding \"UTF8\": 0x{shown}"),
         )
     })
+}
+
+/// Appends one row in COPY's default text format, as `COPY ... FROM stdin;` in a psql script
+/// reads it: each value in PostgreSQL's text form ([`crate::encode::write_text`]), escaped
+/// as PostgreSQL's `CopyAttributeOutText` escapes it, tab-separated, `\N` for NULL, ending
+/// with a newline. `basalt dump --postgres` writes its data with it, so a dump's rows and
+/// COPY TO STDOUT's are the same bytes.
+pub fn write_copy_text_row<'a>(values: impl IntoIterator<Item = ValueRef<'a>>, out: &mut Vec<u8>) {
+    let writer = CopyWriter {
+        options: CopyOptions {
+            format: Format::Text,
+            delimiter: b'\t',
+            null: "\\N".to_string(),
+            header: false,
+            quote: b'"',
+            escape: b'"',
+            force_quote: ColumnSet::None,
+            force_not_null: ColumnSet::None,
+            force_null: ColumnSet::None,
+        },
+        force_quote: Vec::new(),
+    };
+    let mut line = BytesMut::new();
+    let mut text = BytesMut::new();
+    for (index, value) in values.into_iter().enumerate() {
+        if index > 0 {
+            line.put_u8(b'\t');
+        }
+        if matches!(value, ValueRef::Null) {
+            line.put_slice(b"\\N");
+        } else {
+            text.clear();
+            crate::encode::write_text(value, &mut text);
+            writer.text_field(&text, &mut line);
+        }
+    }
+    line.put_u8(b'\n');
+    out.extend_from_slice(&line);
 }
 
 /// Writes COPY TO STDOUT's lines.

@@ -46,6 +46,7 @@ use tokio::net::{TcpListener, UnixListener};
 use crate::connection::{ClientHandler, ConnectionHandlers, Shared};
 
 pub use connection::SERVER_VERSION;
+pub use copy_format::write_copy_text_row;
 
 /// The address `basalt serve` listens on unless told otherwise: PostgreSQL's port, on the
 /// loopback interface only.

@@ -55,6 +55,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "ordered-set-aggregates.slt",
     "overriding.slt",
     "pg-catalog.slt",
+    "pg-dump-statements.slt",
     "postgres-functions.slt",
     "quantified-subqueries.slt",
     "queries.slt",

@@ -46,7 +46,10 @@ pub use api::{
     Params, Result, Row, RowIndex, Rows, Statement, ToSql, Transaction, ValueRef,
 };
 pub use api::{ColumnDescription, Execution, ParameterDescription, Session, StatementDescription};
-pub use api::{SchemaKind, SchemaObject, quote_identifier, split_statements};
+pub use api::{
+    PostgresOptions, PostgresSchema, PostgresTable, SchemaKind, SchemaObject, quote_identifier,
+    split_statements,
+};
 pub use sql::BasaltDialect;
 pub use sqlstate::SqlState;
 pub use storage::pager::Synchronous;

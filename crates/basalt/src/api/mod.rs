@@ -27,7 +27,9 @@ pub use connection::{Connection, Transaction};
 pub use database::{Database, Options};
 pub use error::{Error, ErrorKind, Result};
 pub use params::Params;
-pub use schema::{SchemaKind, SchemaObject, quote_identifier};
+pub use schema::{
+    PostgresOptions, PostgresSchema, PostgresTable, SchemaKind, SchemaObject, quote_identifier,
+};
 pub use session::{
     ColumnDescription, Execution, InterruptHandle, ParameterDescription, Session,
     StatementDescription,

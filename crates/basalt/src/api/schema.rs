@@ -1,5 +1,7 @@
 //! Schema introspection: [`Connection::schema_objects`] lists every table, index, view and
-//! trigger with a `CREATE` statement rebuilt from the catalog (`catalog::describe`).
+//! trigger with a `CREATE` statement rebuilt from the catalog (`catalog::describe`), and
+//! [`Connection::postgres_schema`] the same schema as PostgreSQL statements
+//! (`catalog::postgres`, for `basalt dump --postgres`).
 //!
 //! This is how tools (the `basalt` shell's `.tables`, `.schema` and `.dump`) see the schema;
 //! SQL sees the same statements through `basalt_schema`. The schema is read the way a query
@@ -10,6 +12,7 @@ use super::connection::Connection;
 use super::error::Result;
 use crate::catalog::describe::describe_catalog;
 pub use crate::catalog::describe::{SchemaKind, SchemaObject, quote_identifier};
+pub use crate::catalog::postgres::{PostgresOptions, PostgresSchema, PostgresTable};
 
 impl Connection {
     /// Every table, index, view and trigger, in an order that recreates them: tables by
@@ -19,6 +22,18 @@ impl Connection {
         let source = self.session().read_source()?;
         let catalog = self.session().db.catalog_for(&source)?;
         Ok(describe_catalog(&catalog))
+    }
+
+    /// The schema as PostgreSQL 15 statements (see `catalog::postgres` for what translates
+    /// and how), read in the same snapshot as [`Connection::schema_objects`] — inside an
+    /// explicit transaction, the one its data is read in — including each sequence's
+    /// position.
+    pub fn postgres_schema(&self, options: PostgresOptions) -> Result<PostgresSchema> {
+        let source = self.session().read_source()?;
+        let catalog = self.session().db.catalog_for(&source)?;
+        crate::catalog::postgres::postgres_schema(&catalog, options, &mut |sequence| {
+            Ok(crate::exec::sequence::position(sequence, &source)?)
+        })
     }
 }
 

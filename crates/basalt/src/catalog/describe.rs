@@ -274,7 +274,7 @@ pub(crate) fn declared_type(column: &crate::catalog::ColumnDef) -> String {
     }
 }
 
-fn foreign_key_sql(key: &ForeignKeyDef, columns: &str) -> String {
+pub(super) fn foreign_key_sql(key: &ForeignKeyDef, columns: &str) -> String {
     let mut sql = format!(
         "FOREIGN KEY ({columns}) REFERENCES {}",
         quote_identifier(&key.referenced_table)
@@ -339,7 +339,7 @@ fn create_index_sql(index: &IndexDef, table: &TableDef) -> String {
 
 /// A stored storage-parameter value as SQL: an integer or a boolean bare (so it reads back
 /// as the same value), anything else as a string literal.
-fn option_value_sql(value: &str) -> String {
+pub(super) fn option_value_sql(value: &str) -> String {
     if value.parse::<i64>().is_ok() || value == "true" || value == "false" {
         value.to_string()
     } else {
@@ -349,7 +349,7 @@ fn option_value_sql(value: &str) -> String {
 
 /// ASC implies NULLS LAST and DESC implies NULLS FIRST (PostgreSQL's defaults); only the
 /// other two combinations need saying.
-fn order_suffix(order: KeyOrder) -> &'static str {
+pub(super) fn order_suffix(order: KeyOrder) -> &'static str {
     match (order.descending, order.nulls_first) {
         (false, false) => "",
         (false, true) => " NULLS FIRST",
@@ -358,7 +358,7 @@ fn order_suffix(order: KeyOrder) -> &'static str {
     }
 }
 
-fn create_view_sql(view: &ViewDef) -> String {
+pub(super) fn create_view_sql(view: &ViewDef) -> String {
     let columns = if view.column_names.is_empty() {
         String::new()
     } else {
@@ -380,7 +380,7 @@ fn create_view_sql(view: &ViewDef) -> String {
 /// scanned for words that name other views; a word that only looks like one (a column of
 /// the same name) at worst moves a view later, and if the guesses ever form a cycle the
 /// remaining views follow in name order.
-fn views_in_dependency_order(catalog: &Catalog) -> Vec<&ViewDef> {
+pub(super) fn views_in_dependency_order(catalog: &Catalog) -> Vec<&ViewDef> {
     let mut pending: Vec<(&ViewDef, BTreeSet<String>)> = catalog
         .views
         .values()

@@ -14,6 +14,7 @@
 
 pub mod describe;
 mod encode;
+pub mod postgres;
 mod store;
 
 use std::collections::BTreeMap;

@@ -458,6 +458,8 @@ pub fn alter_table(
         | AlterTable::RenameTable { table, .. }
         | AlterTable::AddForeignKey { table, .. }
         | AlterTable::AddUnique { table, .. }
+        | AlterTable::SetDefault { table, .. }
+        | AlterTable::AddIdentity { table, .. }
         | AlterTable::DropConstraint { table, .. } => table,
     };
     let table = catalog
@@ -765,6 +767,9 @@ pub fn alter_table(
                 txn,
             )?;
             indexes.push(index);
+        }
+        AlterTable::SetDefault { .. } | AlterTable::AddIdentity { .. } => {
+            super::alter_column::apply(alter, &mut new_table, catalog, txn)?;
         }
         AlterTable::DropConstraint {
             name, if_exists, ..

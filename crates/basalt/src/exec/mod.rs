@@ -3,6 +3,7 @@
 //! Operators exchange [`batch::Batch`]es — a few hundred to a few thousand rows stored
 //! column by column — so expressions, aggregates, joins and sorts work on whole arrays.
 
+mod alter_column;
 pub mod analyze;
 pub mod batch;
 mod constraint;

@@ -57,7 +57,19 @@ pub fn restart(sequence: &SequenceDef, txn: &mut WriteTxn) -> ExecResult<()> {
     write_state(txn, sequence.root, state, true)
 }
 
+/// Where `sequence` stands in the snapshot `source` reads: the last value handed out and
+/// whether it was (`false`: `last_value` is the next one), as `setval`'s arguments take it.
+/// For dumps (`basalt dump --postgres` writes a `setval` per sequence).
+pub fn position(sequence: &SequenceDef, source: &PageSource) -> ExecResult<(i64, bool)> {
+    let state = read_state_in(sequence, source)?;
+    Ok((state.last_value, state.called))
+}
+
 fn read_state(sequence: &SequenceDef, txn: &WriteTxn) -> ExecResult<State> {
+    read_state_in(sequence, txn)
+}
+
+fn read_state_in<S: crate::storage::PageRead>(sequence: &SequenceDef, txn: S) -> ExecResult<State> {
     let tree = TableTree::open(sequence.root);
     let mut cursor = tree.cursor(txn);
     if !cursor.first()? {

@@ -80,6 +80,20 @@ pub enum AlterTable {
         columns: Vec<usize>,
         primary: bool,
     },
+    /// `ALTER [COLUMN] c SET DEFAULT expr` / `DROP DEFAULT` (the expression validated as
+    /// for CREATE TABLE; the column by position).
+    SetDefault {
+        table: String,
+        column: usize,
+        default: Option<String>,
+    },
+    /// `ALTER [COLUMN] c ADD GENERATED ... AS IDENTITY`: the column (an integer column,
+    /// NOT NULL, without a default) takes `nextval` of the new sequence owned by the table.
+    AddIdentity {
+        table: String,
+        column: usize,
+        sequence: crate::catalog::SequenceDef,
+    },
     /// `DROP CONSTRAINT name`: a foreign key.
     DropConstraint {
         table: String,
@@ -230,6 +244,10 @@ pub enum DdlStatement {
     Vacuum {
         analyze: Option<Option<String>>,
     },
+    /// A statement accepted for compatibility that changes nothing Basalt stores: pg_dump's
+    /// `ALTER TABLE ... OWNER TO` (Basalt has no roles) and `COMMENT ON` (comments are not
+    /// kept). The binder has checked that the object named exists.
+    NoEffect,
 }
 
 /// A cursor statement (the session runs it: cursors are per-session state).

@@ -579,8 +579,13 @@ impl Dialect for BasaltDialect {
         if let Some(result) = parse_create_trigger_if_not_exists(parser) {
             return Some(result);
         }
-        // CREATE SEQUENCE options in any order, and ALTER SEQUENCE.
-        for parse in [parse_create_sequence, parse_alter_sequence] {
+        // CREATE SEQUENCE options in any order, ALTER SEQUENCE, and pg_dump's ALTER TABLE
+        // ... ADD GENERATED AS IDENTITY (SEQUENCE NAME ...).
+        for parse in [
+            parse_create_sequence,
+            parse_alter_sequence,
+            super::identity_syntax::parse_add_identity,
+        ] {
             if let Some(result) = parse(parser) {
                 return Some(result);
             }

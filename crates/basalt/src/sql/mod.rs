@@ -24,6 +24,7 @@ mod brackets;
 pub mod cursor_syntax;
 pub mod dialect;
 pub mod error;
+pub mod identity_syntax;
 pub mod insert_syntax;
 pub mod names;
 pub mod sequence_syntax;

@@ -83,12 +83,12 @@ impl AlterOption {
 
 /// The options of either statement, as written.
 #[derive(Default)]
-struct Parsed {
-    options: Vec<SequenceOptions>,
-    data_type: Option<DataType>,
-    owned_by: Option<ObjectName>,
+pub(crate) struct Parsed {
+    pub(crate) options: Vec<SequenceOptions>,
+    pub(crate) data_type: Option<DataType>,
+    pub(crate) owned_by: Option<ObjectName>,
     /// `RESTART` (ALTER only): `Some(None)` without a value.
-    restart: Option<Option<Expr>>,
+    pub(crate) restart: Option<Option<Expr>>,
     /// Each option's name, to refuse one given twice.
     seen: Vec<&'static str>,
 }
@@ -229,7 +229,7 @@ fn alter_sequence(parser: &mut Parser<'_>) -> Result<Statement, ParserError> {
 }
 
 /// The options after the sequence's name, in any order, each at most once.
-fn parse_options(parser: &mut Parser<'_>, alter: bool) -> Result<Parsed, ParserError> {
+pub(crate) fn parse_options(parser: &mut Parser<'_>, alter: bool) -> Result<Parsed, ParserError> {
     let mut parsed = Parsed::default();
     loop {
         if parser.parse_keyword(Keyword::AS) {

@@ -429,6 +429,8 @@ impl Session {
                 self.control(&control)?;
                 Ok(Outcome::Changed(0))
             }
+            // Checked by the binder (the object exists); nothing to store.
+            BoundStatement::Ddl(DdlStatement::NoEffect) => Ok(Outcome::Changed(0)),
             BoundStatement::Ddl(DdlStatement::Cursor(statement)) => {
                 let statement = statement.clone();
                 self.run_cursor(&statement, prepared, params)

@@ -417,6 +417,7 @@ impl Session {
                 ddl::reindex(indexes, catalog, &mut write.lock())?;
             }
             DdlStatement::Transaction(_)
+            | DdlStatement::NoEffect
             | DdlStatement::Cursor(_)
             | DdlStatement::Setting { .. }
             | DdlStatement::Vacuum { .. } => {

@@ -186,7 +186,7 @@ impl Binder<'_> {
     }
 
     /// Validates a DEFAULT expression: no columns, assignable to the column.
-    fn check_constant(
+    pub(super) fn check_constant(
         &mut self,
         expr: &ast::Expr,
         data_type: DataType,

@@ -51,6 +51,12 @@ impl Binder<'_> {
                 ..
             } => self.bind_drop(*object_type, *if_exists, names, *cascade),
             ast::Statement::AlterTable(alter) => self.bind_alter_table(alter),
+            ast::Statement::Comment {
+                object_type,
+                object_name,
+                if_exists,
+                ..
+            } => self.bind_comment(object_type, object_name, *if_exists),
             ast::Statement::Truncate(truncate) => self.bind_truncate(truncate),
             ast::Statement::StartTransaction {
                 modifier, modes, ..
@@ -636,6 +642,11 @@ impl Binder<'_> {
 
     fn bind_alter_table(&mut self, alter: &ast::AlterTable) -> Result<DdlStatement, BindError> {
         let name = object_name(&alter.name)?;
+        // pg_dump names views and sequences in `ALTER TABLE ... OWNER TO` too.
+        if let [ast::AlterTableOperation::OwnerTo { .. }] = alter.operations.as_slice() {
+            return self.bind_owner_to(&name, alter.if_exists);
+        }
+        let sequence_name = super::alter_column::identity_sequence_name(alter)?;
         let table = self.catalog.table(&name).cloned();
         if table.is_none() && !alter.if_exists {
             return Err(BindError::new(
@@ -854,6 +865,13 @@ impl Binder<'_> {
                 name: ident_name(constraint),
                 if_exists: *if_exists,
             },
+            ast::AlterTableOperation::AlterColumn { column_name, op } => {
+                let Some(table) = &table else {
+                    // IF EXISTS on a table that does not exist.
+                    return Ok(DdlStatement::NoEffect);
+                };
+                self.bind_alter_column(table, column_name, op, sequence_name)?
+            }
             other => return Err(BindError::unsupported(format!("ALTER TABLE {other}"))),
         };
         Ok(DdlStatement::AlterTable(action))
@@ -984,6 +1002,8 @@ fn hnsw_method(
         .operator_class
         .as_ref()
         .map_or_else(|| "vector_l2_ops".to_string(), |name| name.to_string());
+    // pg_dump qualifies pgvector's operator classes with the extension's schema.
+    let class = class.strip_prefix("public.").unwrap_or(&class).to_string();
     let metric = IndexMethod::hnsw_metric(&class).ok_or_else(|| {
         BindError::new(
             sqlstate::UNDEFINED_OBJECT,

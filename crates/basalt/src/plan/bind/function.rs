@@ -285,7 +285,17 @@ impl Binder<'_> {
             return self.bind_full_text_row(&name, items, &asts[1..], scope);
         }
         let mut bound = Vec::with_capacity(asts.len());
-        for ast in &asts {
+        for (position, ast) in asts.iter().enumerate() {
+            if position == 0
+                && let Some(sequence) = self.serial_sequence_argument(&name, ast)
+            {
+                bound.push(Expr::literal(Value::Text(sequence)));
+                continue;
+            }
+            let ast = match position {
+                0 => super::sequence::regclass_operand(&name, ast),
+                _ => ast,
+            };
             bound.push(self.bind_expr(ast, scope)?);
         }
         let arity = |expected: std::ops::RangeInclusive<usize>| {

@@ -19,6 +19,7 @@
 //! Window nodes over a query level).
 
 mod aggregate;
+mod alter_column;
 mod array;
 mod collate;
 mod column;

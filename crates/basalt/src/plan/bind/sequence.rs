@@ -521,8 +521,90 @@ impl Binder<'_> {
         })
     }
 
+    /// For a sequence function's first argument written `pg_get_serial_sequence('t', 'c')`
+    /// with constants (as `basalt dump --postgres` writes its `setval` calls, so its scripts
+    /// also load back into Basalt): the name of the sequence behind column `c` of table
+    /// `t` — its identity sequence, or the one its DEFAULT calls `nextval` of. The table
+    /// name is read as SQL reads names (folded unless quoted, `public.` allowed), the column
+    /// name exactly, as PostgreSQL reads them. `None` for anything else, which binds as
+    /// usual.
+    pub(super) fn serial_sequence_argument(
+        &self,
+        function: &str,
+        argument: &ast::Expr,
+    ) -> Option<String> {
+        if !matches!(function, "nextval" | "currval" | "setval") {
+            return None;
+        }
+        let ast::Expr::Function(call) = argument else {
+            return None;
+        };
+        let parts = crate::sql::object_name_parts(&call.name);
+        let [.., last] = parts.as_slice() else {
+            return None;
+        };
+        if last != "pg_get_serial_sequence" {
+            return None;
+        }
+        let ast::FunctionArguments::List(list) = &call.args else {
+            return None;
+        };
+        let texts: Vec<&str> = list
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(
+                    ast::ValueWithSpan {
+                        value: ast::Value::SingleQuotedString(text),
+                        ..
+                    },
+                ))) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let [table, column] = texts.as_slice() else {
+            return None;
+        };
+        let table = self
+            .catalog
+            .table(&super::pg_catalog::parse_object_name(table))?;
+        let column = table.columns.iter().find(|c| c.name == *column)?;
+        self.catalog
+            .sequences
+            .values()
+            .find(|sequence| {
+                sequence
+                    .owner
+                    .as_ref()
+                    .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
+                    && sequence
+                        .identity
+                        .as_ref()
+                        .is_some_and(|(c, _)| c.eq_ignore_ascii_case(&column.name))
+                    || column.default.as_deref().is_some_and(|default| {
+                        // `nextval('s')`, or pg_dump's `nextval('public.s'::regclass)`.
+                        let default = default.to_lowercase();
+                        let name = sequence.name.to_lowercase();
+                        default.contains(&format!("'{name}'"))
+                            || default.contains(&format!("'public.{name}'"))
+                    })
+            })
+            .map(|sequence| sequence.name.clone())
+    }
+
     /// The sequence `name` names (unquoted names fold to lower case, as `regclass` does).
-    fn sequence_named(&self, name: &str) -> Result<Arc<SequenceDef>, BindError> {
+    fn sequence_named(&self, written: &str) -> Result<Arc<SequenceDef>, BindError> {
+        // pg_dump qualifies every name (`'public.t_id_seq'`); Basalt has one schema, which
+        // answers to `public` (and `pg_catalog`, as the binder's other name lookups do).
+        let name = ["public.", "\"public\".", "pg_catalog."]
+            .iter()
+            .find_map(|schema| {
+                written
+                    .get(..schema.len())
+                    .filter(|prefix| prefix.eq_ignore_ascii_case(schema))
+                    .and_then(|_| written.get(schema.len()..))
+            })
+            .unwrap_or(written);
         let key = match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
             Some(quoted) => quoted.replace("\"\"", "\""),
             None => name.to_lowercase(),
@@ -654,5 +736,30 @@ impl Binder<'_> {
         def.default = Some(format!("nextval('{}')", sequence.name.replace('\'', "''")));
         constraints.sequences.push(sequence);
         Ok(())
+    }
+}
+
+/// A sequence function's first argument as the name it gives: `'s'::regclass` (how
+/// PostgreSQL and pg_dump write a serial column's `DEFAULT nextval('public.t_id_seq'::regclass)`)
+/// names the sequence `'s'` names, which is resolved at bind time either way. Other
+/// functions' and other arguments are returned as they are.
+pub(super) fn regclass_operand<'a>(function: &str, argument: &'a ast::Expr) -> &'a ast::Expr {
+    match argument {
+        ast::Expr::Cast {
+            expr,
+            data_type: ast::DataType::Regclass,
+            ..
+        } if matches!(function, "nextval" | "currval" | "setval")
+            && matches!(
+                expr.as_ref(),
+                ast::Expr::Value(ast::ValueWithSpan {
+                    value: ast::Value::SingleQuotedString(_),
+                    ..
+                })
+            ) =>
+        {
+            expr
+        }
+        other => other,
     }
 }

@@ -204,9 +204,7 @@ pub(super) fn sql_type(data_type: &ast::DataType) -> Result<DataType, BindError>
         T::Uuid => DataType::Uuid,
         T::JSON => DataType::Json,
         T::JSONB => DataType::Jsonb,
-        T::Custom(name, arguments) if name.to_string().eq_ignore_ascii_case("vector") => {
-            vector_type(arguments)?
-        }
+        T::Custom(name, arguments) if is_vector_type_name(name) => vector_type(arguments)?,
         T::Custom(name, _) => affinity_type(&name.to_string())?,
         T::Array(
             ast::ArrayElemTypeDef::SquareBracket(element, _)
@@ -351,4 +349,15 @@ pub(super) fn resolve_function(
         },
         data_type,
     }))
+}
+
+/// Whether `name` is pgvector's type: `vector`, or `public.vector` as pg_dump writes it
+/// (qualified with the schema the extension was created in; Basalt's one schema is
+/// `public`).
+fn is_vector_type_name(name: &ast::ObjectName) -> bool {
+    match crate::sql::object_name_parts(name).as_slice() {
+        [vector] => vector.eq_ignore_ascii_case("vector"),
+        [schema, vector] => schema == "public" && vector.eq_ignore_ascii_case("vector"),
+        _ => false,
+    }
 }

@@ -2,7 +2,7 @@
 //! `current_schemas`, `format_type`, `pg_get_indexdef` / `pg_get_constraintdef` /
 //! `pg_get_expr` / `pg_get_viewdef`, `pg_get_userbyid`, the `*_is_visible` and
 //! `has_*_privilege` checks, `obj_description`, `to_regclass` / `to_regtype`,
-//! `pg_get_serial_sequence`, `current_setting`, the sizes and the other functions psql's
+//! `pg_get_serial_sequence`, `current_setting`, `set_config` (for `search_path`), the sizes and the other functions psql's
 //! describe commands call (the reg* casts are `reg.rs`).
 //!
 //! Functions that look objects up by OID need the catalog, which only the binder has: a call
@@ -25,6 +25,9 @@ use crate::plan::bind::scope::Scope;
 use crate::plan::expr::{BinaryOp, Expr};
 use crate::sqlstate;
 use crate::types::{DataType, Value};
+
+/// The settings `set_config` accepts without changing anything (see its arm below).
+const NO_OP_SETTINGS: &[&str] = &["search_path"];
 
 /// What `version()` returns: PostgreSQL's shape (`PostgreSQL X.Y ...`, which SQLAlchemy and
 /// others parse), naming the PostgreSQL version the server reports and Basalt's own.
@@ -150,6 +153,7 @@ impl Binder<'_> {
                 | "to_regrole"
                 | "pg_get_serial_sequence"
                 | "current_setting"
+                | "set_config"
                 | "pg_partition_ancestors"
                 | "pg_partition_root"
         );
@@ -584,6 +588,40 @@ impl Binder<'_> {
                         let lowered = self.call_scalar("lower", vec![name])?;
                         lookup(lowered, entries, text_null, DataType::Text(None))
                     }
+                }
+            }
+            // `set_config(name, value, is_local)` for the settings whose change means nothing
+            // to Basalt, which pg_dump's scripts set: `search_path` (one schema, which bare
+            // and `public.`/`pg_catalog.`-qualified names all reach). It returns the value, as
+            // PostgreSQL does; other settings are changed with SET (0A000 here).
+            "set_config" => {
+                arity(3..=3)?;
+                let setting = match first() {
+                    Expr::Literal {
+                        value: Value::Text(setting),
+                        ..
+                    } => setting,
+                    _ => {
+                        return Err(BindError::unsupported(
+                            "set_config with a setting name computed at run time",
+                        ));
+                    }
+                };
+                if !NO_OP_SETTINGS
+                    .iter()
+                    .any(|known| known.eq_ignore_ascii_case(&setting))
+                {
+                    return Err(BindError::unsupported(format!(
+                        "set_config('{setting}', ...) (use SET {setting} = ...)"
+                    )));
+                }
+                let value = args.get(1).cloned().unwrap_or(text_null);
+                match value.data_type() {
+                    DataType::Text(_) => value,
+                    _ => Expr::Cast {
+                        operand: Box::new(value),
+                        to: DataType::Text(None),
+                    },
                 }
             }
             _ => {

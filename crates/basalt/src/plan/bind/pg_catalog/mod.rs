@@ -28,7 +28,7 @@ mod reg;
 mod rows;
 
 pub(crate) use functions::format_type;
-pub(crate) use reg::{RegOutput, is_reg_type};
+pub(crate) use reg::{RegOutput, is_reg_type, parse_object_name};
 
 use sqlparser::ast;
 

@@ -120,7 +120,7 @@ fn oid_text(oid: Expr) -> Expr {
 
 /// A name as written in reg* input: parts split at unquoted dots, unquoted parts folded to
 /// lower case; the schema part dropped when it is `public` or `pg_catalog`.
-pub(super) fn parse_object_name(input: &str) -> String {
+pub(crate) fn parse_object_name(input: &str) -> String {
     let mut parts = Vec::new();
     let mut current = String::new();
     let mut quoted = false;
