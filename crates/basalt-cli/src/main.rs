@@ -7,7 +7,8 @@
 //! tokenizer; `render` writes results in the chosen mode; `dot_commands`, `import` and `dump`
 //! are the commands that are not SQL; `interrupt` routes Ctrl-C to the running statement;
 //! `check` is the `basalt check FILE` command (the integrity check); `serve` is
-//! `basalt serve FILE`, the PostgreSQL wire protocol server; `import_sqlite` is
+//! `basalt serve FILE`, the PostgreSQL wire protocol server, and `passwd` adds its users
+//! (`basalt passwd FILE USER`); `import_sqlite` is
 //! `basalt import-sqlite FILE.sqlite FILE.basalt` and the shell's `.import-sqlite`.
 
 mod args;
@@ -18,6 +19,7 @@ mod import;
 mod import_sqlite;
 mod input;
 mod interrupt;
+mod passwd;
 mod render;
 mod repl;
 mod serve;
@@ -43,6 +45,9 @@ fn main() -> ExitCode {
     }
     if serve::requested(&arguments) {
         return serve::run(&arguments);
+    }
+    if passwd::requested(&arguments) {
+        return passwd::run(&arguments);
     }
     let args = Args::parse();
     let interactive = args.commands.is_empty() && (args.interactive || io::stdin().is_terminal());

@@ -31,17 +31,19 @@ use pgwire::api::auth::{
 };
 use pgwire::api::cancel::CancelHandler;
 use pgwire::api::{
-    ClientInfo, METADATA_APPLICATION_NAME, METADATA_USER, PgWireServerHandlers,
-    PidSecretKeyGenerator, RandomPidSecretKeyGenerator,
+    ClientInfo, METADATA_APPLICATION_NAME, METADATA_USER, PgWireConnectionState,
+    PgWireServerHandlers, PidSecretKeyGenerator, RandomPidSecretKeyGenerator,
 };
 use pgwire::error::{PgWireError, PgWireResult};
 use pgwire::messages::cancel::CancelRequest;
 use pgwire::messages::data::DataRow;
 use pgwire::messages::response::TransactionStatus;
-use pgwire::messages::startup::ParameterStatus;
+use pgwire::messages::startup::{Authentication, ParameterStatus, PasswordMessageFamily};
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 
+use crate::auth::{self, Handshake};
 use crate::command::Command;
+use crate::config::ServerConfig;
 use crate::copy::CopyIn;
 use crate::copy_statement::CopyStatement;
 use crate::encode::RowEncoder;
@@ -63,6 +65,7 @@ const STARTUP_TIME_ZONE: &str = "UTC";
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) db: Database,
+    pub(crate) config: ServerConfig,
     /// Each connection's process id → its secret key, its session's interrupt and its
     /// COPY's cancel flag.
     cancel_keys: Mutex<HashMap<i32, CancelTarget>>,
@@ -70,9 +73,10 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(db: Database) -> Self {
+    pub(crate) fn new(db: Database, config: ServerConfig) -> Self {
         Shared {
             db,
+            config,
             cancel_keys: Mutex::new(HashMap::new()),
             keys: RandomPidSecretKeyGenerator::default(),
         }
@@ -156,6 +160,8 @@ pub(crate) struct ClientHandler {
     pub(crate) copy_in: Mutex<Option<CopyIn>>,
     /// Set by a CancelRequest: a COPY FROM STDIN in progress fails with 57014.
     pub(crate) copy_canceled: Arc<AtomicBool>,
+    /// The SCRAM exchange, when the server asks for passwords.
+    handshake: Mutex<Handshake>,
 }
 
 impl ClientHandler {
@@ -166,6 +172,7 @@ impl ClientHandler {
             state: Mutex::new(ClientState::default()),
             copy_in: Mutex::new(None),
             copy_canceled: Arc::new(AtomicBool::new(false)),
+            handshake: Mutex::new(Handshake::default()),
         }
     }
 
@@ -434,12 +441,101 @@ impl StartupHandler for ClientHandler {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        // Trust authentication: the server only listens where that is safe (loopback).
-        let PgWireFrontendMessage::Startup(startup) = message else {
-            return Ok(());
+        match message {
+            PgWireFrontendMessage::Startup(startup) => {
+                protocol_negotiation(client, &startup).await?;
+                save_startup_parameters_to_metadata(client, &startup);
+                if self.shared.config.users.is_none() {
+                    // Trust: the server only listens where that is safe (loopback).
+                    return self.start_session(client).await;
+                }
+                if startup_user(client).is_empty() {
+                    return Err(auth::fatal(
+                        "28000",
+                        "no PostgreSQL user name specified in startup packet".to_owned(),
+                    ));
+                }
+                client.set_state(PgWireConnectionState::AuthenticationInProgress);
+                client
+                    .send(PgWireBackendMessage::Authentication(Authentication::SASL(
+                        vec![auth::MECHANISM.to_owned()],
+                    )))
+                    .await?;
+                Ok(())
+            }
+            PgWireFrontendMessage::PasswordMessageFamily(message) => {
+                self.on_password_message(client, message).await
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl ClientHandler {
+    /// One message of the SCRAM exchange: answers the client-first message with the
+    /// server-first, and the client-final with the server-final, then starts the session.
+    async fn on_password_message<C>(
+        &self,
+        client: &mut C,
+        message: PasswordMessageFamily,
+    ) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let Some(users) = self.shared.config.users.clone() else {
+            return Err(auth::fatal(
+                "08P01",
+                "unexpected password message".to_owned(),
+            ));
         };
-        protocol_negotiation(client, &startup).await?;
-        save_startup_parameters_to_metadata(client, &startup);
+        let user = startup_user(client);
+        let started = matches!(*self.handshake(), Handshake::Started);
+        if started {
+            let initial = message
+                .into_sasl_initial_response()
+                .map_err(|_| auth::fatal("08P01", "expected SASL response".to_owned()))?;
+            let server_first = self.handshake().client_first(
+                &users,
+                &user,
+                &initial.auth_method,
+                initial.data.as_deref(),
+            )?;
+            client
+                .send(PgWireBackendMessage::Authentication(
+                    Authentication::SASLContinue(server_first.into()),
+                ))
+                .await?;
+            return Ok(());
+        }
+        let response = message
+            .into_sasl_response()
+            .map_err(|_| auth::fatal("08P01", "expected SASL response".to_owned()))?;
+        let server_final = self.handshake().client_final(&user, &response.data)?;
+        client
+            .feed(PgWireBackendMessage::Authentication(
+                Authentication::SASLFinal(server_final.into()),
+            ))
+            .await?;
+        self.start_session(client).await
+    }
+
+    fn handshake(&self) -> MutexGuard<'_, Handshake> {
+        // Each update is one assignment: a poisoned lock's state is still sound.
+        self.handshake
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The client is in: opens its session, sends AuthenticationOk, the parameters,
+    /// BackendKeyData and ReadyForQuery.
+    async fn start_session<C>(&self, client: &mut C) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
         let session = SessionThread::start(&self.shared.db)?;
         let (pid, key) = self.shared.keys.generate(client);
         client.set_pid_and_secret_key(pid, key.clone());
@@ -448,6 +544,15 @@ impl StartupHandler for ClientHandler {
         let _ = self.session.set(session);
         finish_authentication(client, &ServerParameters).await
     }
+}
+
+/// The user name the client gave at startup (empty if none).
+fn startup_user<C: ClientInfo>(client: &C) -> String {
+    client
+        .metadata()
+        .get(METADATA_USER)
+        .cloned()
+        .unwrap_or_default()
 }
 
 #[async_trait]

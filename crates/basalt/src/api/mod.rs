@@ -29,7 +29,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use params::Params;
 pub use schema::{SchemaKind, SchemaObject, quote_identifier};
 pub use session::{
-    ColumnDescription, Execution, InterruptHandle, ParameterDescription, Session,
+    ColumnDescription, Execution, InterruptHandle, ParameterDescription, Session, SessionTimeouts,
     StatementDescription,
 };
 pub use statement::{CachedStatement, Row, RowIndex, Rows, Statement};

@@ -48,6 +48,7 @@ mod explain;
 pub(crate) mod portal;
 mod settings;
 mod stream;
+mod timeouts;
 mod transaction;
 mod vacuum;
 mod write;
@@ -57,6 +58,7 @@ use explain::{analyzed_lines, plan_lines, text_rows};
 pub use portal::{ColumnDescription, Execution, ParameterDescription, StatementDescription};
 use settings::is_integrity_check;
 pub(crate) use stream::RowStream;
+pub use timeouts::SessionTimeouts;
 
 /// A prepared statement's plan and everything needed to run or re-plan it. Always boxed:
 /// sqlparser's statement alone is kilobytes, and a cached statement moves in and out of the
@@ -134,6 +136,8 @@ struct SessionState {
     sequence_values: Arc<Mutex<std::collections::HashMap<String, i64>>>,
     /// Open SQL cursors (DECLARE), by name.
     cursors: HashMap<String, cursor::Cursor>,
+    /// `SET statement_timeout` and the idle timeouts (stored for a server to act on).
+    timeouts: timeouts::SessionTimeouts,
 }
 
 /// One client's session on a database: its explicit transaction, settings, named prepared
