@@ -32,8 +32,12 @@ mod copy_statement;
 mod encode;
 mod error;
 mod extended;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod session_thread;
 mod simple;
+mod socket;
 pub mod tls;
 
 use std::fmt;
@@ -48,7 +52,7 @@ use basalt::Database;
 use futures::FutureExt;
 use tokio::net::{TcpListener, UnixListener};
 
-use crate::connection::{ClientHandler, ConnectionHandlers, Shared};
+use crate::connection::{ClientHandler, Shared};
 
 pub use config::{DEFAULT_MAX_CONNECTIONS, DEFAULT_STARTUP_TIMEOUT, ServerConfig};
 pub use connection::SERVER_VERSION;
@@ -191,8 +195,7 @@ impl Server {
                     continue;
                 }
             };
-            let handlers = ConnectionHandlers(Arc::new(ClientHandler::new(self.shared.clone())));
-            let tls = self.shared.config.tls.clone();
+            let handler = Arc::new(ClientHandler::new(self.shared.clone()));
             tokio::spawn(async move {
                 let connection = async move {
                     match accepted {
@@ -200,11 +203,9 @@ impl Server {
                             // Replies are already batched into one write per Sync; don't let
                             // Nagle hold that write back waiting for an acknowledgement.
                             let _ = socket.set_nodelay(true);
-                            pgwire::tokio::process_socket(socket, tls, handlers).await
+                            socket::serve_tcp(socket, handler).await
                         }
-                        Accepted::Unix(socket) => {
-                            pgwire::tokio::process_socket_unix(socket, handlers).await
-                        }
+                        Accepted::Unix(socket) => socket::serve_unix(socket, handler).await,
                     }
                 };
                 // An I/O error ends this connection only; there is nobody to report it to.

@@ -21,7 +21,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
 use parking_lot::Mutex;
@@ -170,7 +170,7 @@ pub struct Session {
     /// Open portals, by name.
     portals: RefCell<HashMap<String, portal::Portal>>,
     /// Shared with [`InterruptHandle`]s; set to cancel the running statement.
-    interrupt: Arc<AtomicBool>,
+    interrupt: Arc<AtomicU8>,
 }
 
 /// Cancels the statement a [`Session`] (or [`Connection`](super::Connection)) is running, from
@@ -179,13 +179,26 @@ pub struct Session {
 /// nothing runs is forgotten when the next statement or portal execution starts.
 #[derive(Clone, Debug)]
 pub struct InterruptHandle {
-    interrupt: Arc<AtomicBool>,
+    interrupt: Arc<AtomicU8>,
 }
 
 impl InterruptHandle {
     /// Asks the session's running statement to stop at its next batch.
     pub fn interrupt(&self) {
-        self.interrupt.store(true, Ordering::Relaxed);
+        self.interrupt
+            .store(crate::exec::context::INTERRUPT_CANCEL, Ordering::Relaxed);
+    }
+
+    /// Stops the running statement because it ran past the session's `statement_timeout`:
+    /// it fails with 57014 `canceling statement due to statement timeout` (unless it was
+    /// already cancelled, which keeps its own message).
+    pub fn interrupt_for_statement_timeout(&self) {
+        let _ = self.interrupt.compare_exchange(
+            0,
+            crate::exec::context::INTERRUPT_STATEMENT_TIMEOUT,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
     }
 }
 
@@ -196,7 +209,7 @@ impl Session {
             state: RefCell::new(SessionState::default()),
             statements: RefCell::new(HashMap::new()),
             portals: RefCell::new(HashMap::new()),
-            interrupt: Arc::new(AtomicBool::new(false)),
+            interrupt: Arc::new(AtomicU8::new(0)),
         }
     }
 
@@ -209,7 +222,7 @@ impl Session {
 
     /// A fresh execution context; clears an interrupt left from before this statement.
     fn exec_context(&self, source: PageSource, params: Vec<Value>) -> ExecContext {
-        self.interrupt.store(false, Ordering::Relaxed);
+        self.interrupt.store(0, Ordering::Relaxed);
         let time_zone = self
             .state
             .borrow()
