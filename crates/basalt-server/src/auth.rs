@@ -337,6 +337,29 @@ impl Handshake {
     }
 }
 
+/// Reads a SASLInitialResponse's body — the mechanism's name (a C string), then the
+/// length of the client-first message (-1: none) and the message. pgwire's own decoder
+/// panics when the length runs past the body; this one fails with 08P01.
+pub(crate) fn initial_response(body: &[u8]) -> Result<(String, Option<&[u8]>), PgWireError> {
+    let invalid = || malformed("malformed SASLInitialResponse message");
+    let end = body
+        .iter()
+        .position(|&byte| byte == 0)
+        .ok_or_else(invalid)?;
+    let mechanism = String::from_utf8_lossy(body.get(..end).unwrap_or_default()).into_owned();
+    let rest = body.get(end + 1..).unwrap_or_default();
+    let (length, data) = rest.split_first_chunk::<4>().ok_or_else(invalid)?;
+    let length = i32::from_be_bytes(*length);
+    if length == -1 {
+        return Ok((mechanism, None));
+    }
+    let length = usize::try_from(length).map_err(|_| invalid())?;
+    match data.get(..length) {
+        Some(data) if data.len() == length => Ok((mechanism, Some(data))),
+        _ => Err(invalid()),
+    }
+}
+
 /// FATAL 28P01 with PostgreSQL's text (which does not say whether the user exists).
 pub(crate) fn password_failed(user: &str) -> PgWireError {
     fatal(
@@ -391,6 +414,29 @@ mod tests {
         );
         assert!(parse_line(&format!(":{RFC7677_VERIFIER}")).is_none());
         assert!(parse_line("user").is_none());
+    }
+
+    #[test]
+    fn initial_responses_are_read_without_trusting_their_lengths() {
+        let mut body = b"SCRAM-SHA-256\0".to_vec();
+        body.extend_from_slice(&3i32.to_be_bytes());
+        body.extend_from_slice(b"n,,");
+        let read = initial_response(&body).ok();
+        assert_eq!(read, Some(("SCRAM-SHA-256".to_owned(), Some(&b"n,,"[..]))));
+        let mut none = b"SCRAM-SHA-256\0".to_vec();
+        none.extend_from_slice(&(-1i32).to_be_bytes());
+        assert_eq!(
+            initial_response(&none).ok(),
+            Some(("SCRAM-SHA-256".to_owned(), None))
+        );
+        for bad in [
+            &body[..16],
+            &body[..body.len() - 1],
+            b"SCRAM",
+            b"x\0\xff\xff\xff\xfe",
+        ] {
+            assert!(initial_response(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -554,15 +554,14 @@ impl ClientHandler {
         let user = startup_user(client);
         let started = matches!(*self.handshake(), Handshake::Started);
         if started {
-            let initial = message
-                .into_sasl_initial_response()
-                .map_err(|_| auth::fatal("08P01", "expected SASL response".to_owned()))?;
-            let server_first = self.handshake().client_first(
-                &users,
-                &user,
-                &initial.auth_method,
-                initial.data.as_deref(),
-            )?;
+            let server_first = match &message {
+                PasswordMessageFamily::Raw(body) => {
+                    let (mechanism, data) = auth::initial_response(body)?;
+                    self.handshake()
+                        .client_first(&users, &user, &mechanism, data)?
+                }
+                _ => return Err(auth::fatal("08P01", "expected SASL response".to_owned())),
+            };
             client
                 .send(PgWireBackendMessage::Authentication(
                     Authentication::SASLContinue(server_first.into()),

@@ -54,8 +54,13 @@ pub fn decode_all(bytes: &[u8], first: u8) -> usize {
             _ => PgWireConnectionState::ReadyForQuery,
         };
         if let PgWireFrontendMessage::PasswordMessageFamily(password) = message {
-            // The coercions the SCRAM handler makes.
-            let _ = password.into_sasl_initial_response();
+            // What the SCRAM handler reads from a password message: the initial response
+            // with the server's own reader (pgwire's panics on a bad length), the final
+            // one with pgwire's.
+            if let pgwire::messages::startup::PasswordMessageFamily::Raw(body) = &password {
+                let _ = crate::auth::initial_response(body);
+            }
+            let _ = password.into_sasl_response();
         }
     }
     decoded

@@ -19,7 +19,9 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{SinkExt, StreamExt};
+use std::panic::AssertUnwindSafe;
+
+use futures::{FutureExt, SinkExt, StreamExt};
 use pgwire::api::{ClientInfo, DefaultClient, PgWireConnectionState};
 use pgwire::error::{ErrorInfo, PgWireError};
 use pgwire::messages::response::TransactionStatus;
@@ -124,13 +126,13 @@ where
             _ => Deadline::None,
         };
         let message = match deadline {
-            Deadline::None => connection.next().await,
+            Deadline::None => next_message(connection).await,
             Deadline::Startup(at) => tokio::select! {
-                message = connection.next() => message,
+                message = next_message(connection) => message,
                 () = tokio::time::sleep_until(at) => return Ok(()),
             },
             Deadline::Idle(at, code, text) => tokio::select! {
-                message = connection.next() => message,
+                message = next_message(connection) => message,
                 () = tokio::time::sleep_until(at) => {
                     return send_fatal(connection, code, text).await;
                 }
@@ -192,6 +194,25 @@ where
         if is_cancel_request {
             return Ok(());
         }
+    }
+}
+
+/// The next message from the client (None when it hung up). pgwire's decoder panics on
+/// some malformed messages (a Parse or Bind whose counts run past its end, found by the
+/// fuzz target): such a panic is caught here and reported as a malformed message, so the
+/// client gets FATAL 08P01 and only its connection ends.
+async fn next_message<S>(
+    connection: &mut Connection<S>,
+) -> Option<Result<PgWireFrontendMessage, PgWireError>>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + Sync + 'static,
+{
+    match AssertUnwindSafe(connection.next()).catch_unwind().await {
+        Ok(message) => message,
+        Err(_) => Some(Err(PgWireError::IoError(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "malformed message",
+        )))),
     }
 }
 

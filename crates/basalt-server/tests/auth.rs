@@ -200,3 +200,32 @@ async fn only_password_authentication_may_listen_beyond_loopback() {
     let server = basalt_server::Server::bind_with(open(), everywhere, config).await;
     assert!(server.is_ok(), "{server:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_sasl_message_is_a_protocol_violation() {
+    let server = server().await;
+    let stream = tokio::net::TcpStream::connect(server.address)
+        .await
+        .expect("connect");
+    let mut raw = common::RawClient::from_stream(stream);
+    raw.startup(&[("user", "alice"), ("database", "test")])
+        .await;
+    let asked = raw.next().await.expect("AuthenticationSASL");
+    assert_eq!(asked.kind, b'R');
+    // A SASLInitialResponse whose length runs past the message (pgwire's own reader panics
+    // on it; the server reads it itself).
+    let mut body = b"SCRAM-SHA-256\0".to_vec();
+    body.extend_from_slice(&1000i32.to_be_bytes());
+    body.extend_from_slice(b"n,,n=,r=abc");
+    let mut message = vec![b'p'];
+    message.extend_from_slice(&(body.len() as i32 + 4).to_be_bytes());
+    message.extend_from_slice(&body);
+    raw.send(&[message]).await;
+    let reply = raw
+        .next()
+        .await
+        .expect("an error before the connection closed");
+    assert_eq!(reply.error_field(b'C').as_deref(), Some("08P01"));
+    assert_eq!(reply.error_field(b'S').as_deref(), Some("FATAL"));
+    assert!(raw.next().await.is_none());
+}
