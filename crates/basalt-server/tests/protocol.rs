@@ -587,6 +587,16 @@ async fn malformed_messages_close_only_their_connection() {
     assert_eq!(reply.error_field(b'C').as_deref(), Some("08P01"));
     assert!(raw.next().await.is_none());
 
+    // A CopyData whose length is shorter than the length field itself (fuzz target too).
+    let mut raw = server.raw().await;
+    raw.send(&[vec![b'd', 0, 0, 0, 2]]).await;
+    let reply = raw
+        .next()
+        .await
+        .expect("an error before the connection closed");
+    assert_eq!(reply.error_field(b'C').as_deref(), Some("08P01"));
+    assert!(raw.next().await.is_none());
+
     // A wrong parameter count and a bad binary parameter are errors, not closed connections.
     let mut raw = server.raw().await;
     raw.send(&[
