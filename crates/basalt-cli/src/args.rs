@@ -70,6 +70,7 @@ Examples:
                                               (--on-error stop|skip-row|null)
   basalt serve demo.basalt                    serve it to psql and PostgreSQL drivers
                                               (--listen 127.0.0.1:5432 by default)
+  basalt passwd users.txt alice               add a user for serve --password-file
 
 Inside the shell, enter .help for the dot commands.";
 

@@ -8,7 +8,8 @@
 //! are the commands that are not SQL; `interrupt` routes Ctrl-C to the running statement;
 //! `check` is the `basalt check FILE` command (the integrity check); `dump_postgres` is
 //! `basalt dump --postgres FILE` and the shell's `.dump --postgres`; `serve` is
-//! `basalt serve FILE`, the PostgreSQL wire protocol server; `import_sqlite` is
+//! `basalt serve FILE`, the PostgreSQL wire protocol server, and `passwd` adds its users
+//! (`basalt passwd FILE USER`); `import_sqlite` is
 //! `basalt import-sqlite FILE.sqlite FILE.basalt` and the shell's `.import-sqlite`.
 
 mod args;
@@ -20,6 +21,7 @@ mod import;
 mod import_sqlite;
 mod input;
 mod interrupt;
+mod passwd;
 mod render;
 mod repl;
 mod serve;
@@ -48,6 +50,9 @@ fn main() -> ExitCode {
     }
     if serve::requested(&arguments) {
         return serve::run(&arguments);
+    }
+    if passwd::requested(&arguments) {
+        return passwd::run(&arguments);
     }
     let args = Args::parse();
     let interactive = args.commands.is_empty() && (args.interactive || io::stdin().is_terminal());

@@ -1,5 +1,6 @@
 //! `basalt serve FILE`: starts the wire protocol server on a file, refuses a non-loopback
-//! address, and (when psql is installed) answers psql; the data lands in the file.
+//! address without a password file, and (when psql is installed) answers psql; the data lands
+//! in the file. `basalt passwd` writes a user that `serve --password-file` then asks for.
 
 #![allow(
     clippy::unwrap_used,
@@ -89,4 +90,73 @@ fn serve_answers_psql_and_writes_the_file() {
     if Command::new("psql").arg("--version").output().is_ok() {
         assert!(run.stdout.contains('2'), "{run:?}");
     }
+}
+
+#[test]
+fn passwd_makes_a_user_that_serve_asks_for() {
+    let scratch = Scratch::new();
+    let users = scratch.arg("users");
+    let run = scratch.run(&["passwd", &users, "alice"], "s3cret pass\n");
+    assert_eq!(run.code, 0, "{run:?}");
+    let text = scratch.read("users");
+    assert!(text.starts_with("alice:SCRAM-SHA-256$4096:"), "{text}");
+    assert!(!text.contains("s3cret"), "{text}");
+
+    // With a password file, a non-loopback address is allowed.
+    let file = scratch.arg("secure.basalt");
+    let mut child = spawn(
+        scratch.path("").as_path(),
+        &[
+            "serve",
+            &file,
+            "--listen",
+            "0.0.0.0:0",
+            "--password-file",
+            &users,
+        ],
+    );
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("0.0.0.0:"), "{line}");
+    let port = line
+        .split_whitespace()
+        .skip_while(|word| *word != "-p")
+        .nth(1)
+        .expect("port in the banner")
+        .trim_end_matches('.')
+        .to_owned();
+    if Command::new("psql").arg("--version").output().is_ok() {
+        let psql = |password: &str| {
+            Command::new("psql")
+                .args([
+                    "-X",
+                    "-A",
+                    "-t",
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    &port,
+                    "-U",
+                    "alice",
+                ])
+                .args(["-c", "SELECT 6 * 7"])
+                .env("PGPASSWORD", password)
+                .env("PGSSLMODE", "disable")
+                .output()
+                .unwrap()
+        };
+        let output = psql("s3cret pass");
+        assert!(output.status.success(), "{output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "42\n");
+        let output = psql("wrong");
+        assert!(!output.status.success());
+        assert!(
+            String::from_utf8_lossy(&output.stderr)
+                .contains("password authentication failed for user \"alice\""),
+            "{output:?}"
+        );
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
 }

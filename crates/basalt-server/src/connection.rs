@@ -22,7 +22,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use async_trait::async_trait;
-use basalt::{ColumnDescription, DataType, Database, Execution, InterruptHandle, Session};
+use basalt::{
+    ColumnDescription, DataType, Database, Execution, InterruptHandle, Session, SessionTimeouts,
+};
 use bytes::Bytes;
 use futures::{Sink, SinkExt};
 use pgwire::api::auth::{
@@ -31,17 +33,21 @@ use pgwire::api::auth::{
 };
 use pgwire::api::cancel::CancelHandler;
 use pgwire::api::{
-    ClientInfo, METADATA_APPLICATION_NAME, METADATA_USER, PgWireServerHandlers,
+    ClientInfo, METADATA_APPLICATION_NAME, METADATA_USER, PgWireConnectionState,
     PidSecretKeyGenerator, RandomPidSecretKeyGenerator,
 };
 use pgwire::error::{PgWireError, PgWireResult};
 use pgwire::messages::cancel::CancelRequest;
 use pgwire::messages::data::DataRow;
 use pgwire::messages::response::TransactionStatus;
-use pgwire::messages::startup::ParameterStatus;
+use pgwire::messages::startup::{Authentication, ParameterStatus, PasswordMessageFamily};
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 
+use crate::auth::{self, Handshake};
 use crate::command::Command;
+use crate::config::ServerConfig;
 use crate::copy::CopyIn;
 use crate::copy_statement::CopyStatement;
 use crate::encode::RowEncoder;
@@ -63,16 +69,21 @@ const STARTUP_TIME_ZONE: &str = "UTC";
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) db: Database,
+    pub(crate) config: ServerConfig,
     /// Each connection's process id → its secret key, its session's interrupt and its
     /// COPY's cancel flag.
     cancel_keys: Mutex<HashMap<i32, CancelTarget>>,
     keys: RandomPidSecretKeyGenerator,
+    /// One permit per client past startup, `config.max_connections` in all.
+    connection_slots: Arc<Semaphore>,
 }
 
 impl Shared {
-    pub(crate) fn new(db: Database) -> Self {
+    pub(crate) fn new(db: Database, config: ServerConfig) -> Self {
         Shared {
             db,
+            connection_slots: Arc::new(Semaphore::new(config.max_connections)),
+            config,
             cancel_keys: Mutex::new(HashMap::new()),
             keys: RandomPidSecretKeyGenerator::default(),
         }
@@ -133,6 +144,10 @@ pub(crate) struct ClientState {
     /// a job changed it since (`SET TIME ZONE`): reported after the statement completes.
     time_zone: Option<String>,
     time_zone_changed: bool,
+    /// The session's timeouts as of its last job (`SET statement_timeout`, ...).
+    timeouts: SessionTimeouts,
+    /// When the running statement passes `statement_timeout` (set as it starts).
+    statement_deadline: Option<Instant>,
 }
 
 /// How a portal's execution ended.
@@ -156,6 +171,10 @@ pub(crate) struct ClientHandler {
     pub(crate) copy_in: Mutex<Option<CopyIn>>,
     /// Set by a CancelRequest: a COPY FROM STDIN in progress fails with 57014.
     pub(crate) copy_canceled: Arc<AtomicBool>,
+    /// The SCRAM exchange, when the server asks for passwords.
+    handshake: Mutex<Handshake>,
+    /// This client's place among `max_connections`, held until the connection ends.
+    slot: Mutex<Option<OwnedSemaphorePermit>>,
 }
 
 impl ClientHandler {
@@ -166,6 +185,8 @@ impl ClientHandler {
             state: Mutex::new(ClientState::default()),
             copy_in: Mutex::new(None),
             copy_canceled: Arc::new(AtomicBool::new(false)),
+            handshake: Mutex::new(Handshake::default()),
+            slot: Mutex::new(None),
         }
     }
 
@@ -183,18 +204,45 @@ impl ClientHandler {
         job: impl FnOnce(&Session) -> R + Send + 'static,
     ) -> Result<R, WireError> {
         let session = self.session.get().ok_or_else(WireError::session_gone)?;
-        let close_portals = std::mem::take(&mut self.state().close_portals);
-        let (result, in_transaction, time_zone) = session
-            .run(move |session| {
-                if close_portals {
-                    session.close_portals();
+        let (close_portals, deadline) = {
+            let mut state = self.state();
+            (
+                std::mem::take(&mut state.close_portals),
+                state.statement_deadline,
+            )
+        };
+        let job = session.run(move |session| {
+            if close_portals {
+                session.close_portals();
+            }
+            let result = job(session);
+            let timeouts = session.timeouts();
+            (
+                result,
+                session.in_transaction(),
+                session.time_zone(),
+                timeouts,
+            )
+        });
+        let finished = match deadline {
+            None => job.await,
+            Some(deadline) => {
+                tokio::pin!(job);
+                tokio::select! {
+                    finished = &mut job => finished,
+                    () = tokio::time::sleep_until(deadline) => {
+                        // statement_timeout: the statement fails with 57014 as for a
+                        // cancel, with the timeout's message; its job still ends normally.
+                        session.interrupt_handle().interrupt_for_statement_timeout();
+                        job.await
+                    }
                 }
-                let result = job(session);
-                (result, session.in_transaction(), session.time_zone())
-            })
-            .await
-            .map_err(|SessionGone| WireError::session_gone())?;
+            }
+        };
+        let (result, in_transaction, time_zone, timeouts) =
+            finished.map_err(|SessionGone| WireError::session_gone())?;
         let mut state = self.state();
+        state.timeouts = timeouts;
         let reported = state.time_zone.as_deref().unwrap_or(STARTUP_TIME_ZONE);
         if reported != time_zone {
             state.time_zone = Some(time_zone);
@@ -232,6 +280,25 @@ impl ClientHandler {
                 .await?;
         }
         Ok(())
+    }
+
+    /// A statement starts: it may run until `statement_timeout` from now (if set).
+    pub(crate) fn begin_statement(&self) {
+        let mut state = self.state();
+        state.statement_deadline = state
+            .timeouts
+            .statement
+            .map(|timeout| Instant::now() + timeout);
+    }
+
+    /// The statement (or the message) is over: no deadline until the next one starts.
+    pub(crate) fn end_statement(&self) {
+        self.state().statement_deadline = None;
+    }
+
+    /// The session's timeouts as of its last job.
+    pub(crate) fn timeouts(&self) -> SessionTimeouts {
+        self.state().timeouts
     }
 
     /// Records an error for the transaction state: inside a transaction block, it fails it.
@@ -434,20 +501,206 @@ impl StartupHandler for ClientHandler {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
-        // Trust authentication: the server only listens where that is safe (loopback).
-        let PgWireFrontendMessage::Startup(startup) = message else {
-            return Ok(());
+        match message {
+            PgWireFrontendMessage::Startup(startup) => {
+                protocol_negotiation(client, &startup).await?;
+                save_startup_parameters_to_metadata(client, &startup);
+                self.take_connection_slot()?;
+                if self.shared.config.users.is_none() {
+                    // Trust: the server only listens where that is safe (loopback).
+                    return self.start_session(client).await;
+                }
+                if startup_user(client).is_empty() {
+                    return Err(auth::fatal(
+                        "28000",
+                        "no PostgreSQL user name specified in startup packet".to_owned(),
+                    ));
+                }
+                client.set_state(PgWireConnectionState::AuthenticationInProgress);
+                client
+                    .send(PgWireBackendMessage::Authentication(Authentication::SASL(
+                        vec![auth::MECHANISM.to_owned()],
+                    )))
+                    .await?;
+                Ok(())
+            }
+            PgWireFrontendMessage::PasswordMessageFamily(message) => {
+                self.on_password_message(client, message).await
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl ClientHandler {
+    /// One message of the SCRAM exchange: answers the client-first message with the
+    /// server-first, and the client-final with the server-final, then starts the session.
+    async fn on_password_message<C>(
+        &self,
+        client: &mut C,
+        message: PasswordMessageFamily,
+    ) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let Some(users) = self.shared.config.users.clone() else {
+            return Err(auth::fatal(
+                "08P01",
+                "unexpected password message".to_owned(),
+            ));
         };
-        protocol_negotiation(client, &startup).await?;
-        save_startup_parameters_to_metadata(client, &startup);
+        let user = startup_user(client);
+        let started = matches!(*self.handshake(), Handshake::Started);
+        if started {
+            let server_first = match &message {
+                PasswordMessageFamily::Raw(body) => {
+                    let (mechanism, data) = auth::initial_response(body)?;
+                    self.handshake()
+                        .client_first(&users, &user, &mechanism, data)?
+                }
+                _ => return Err(auth::fatal("08P01", "expected SASL response".to_owned())),
+            };
+            client
+                .send(PgWireBackendMessage::Authentication(
+                    Authentication::SASLContinue(server_first.into()),
+                ))
+                .await?;
+            return Ok(());
+        }
+        let response = message
+            .into_sasl_response()
+            .map_err(|_| auth::fatal("08P01", "expected SASL response".to_owned()))?;
+        let server_final = self.handshake().client_final(&user, &response.data)?;
+        client
+            .feed(PgWireBackendMessage::Authentication(
+                Authentication::SASLFinal(server_final.into()),
+            ))
+            .await?;
+        self.start_session(client).await
+    }
+
+    /// Takes one of the server's `max_connections` places for this client, or fails with
+    /// PostgreSQL's FATAL 53300. The place is freed when the connection ends.
+    fn take_connection_slot(&self) -> PgWireResult<()> {
+        let permit = self
+            .shared
+            .connection_slots
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| auth::fatal("53300", "sorry, too many clients already".to_owned()))?;
+        *self
+            .slot
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(permit);
+        Ok(())
+    }
+
+    /// Gives this client's place among `max_connections` back (the connection is ending).
+    pub(crate) fn release_connection_slot(&self) {
+        self.slot
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+    }
+
+    fn handshake(&self) -> MutexGuard<'_, Handshake> {
+        // Each update is one assignment: a poisoned lock's state is still sound.
+        self.handshake
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The client is in: opens its session, sends AuthenticationOk, the parameters,
+    /// BackendKeyData and ReadyForQuery.
+    async fn start_session<C>(&self, client: &mut C) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
         let session = SessionThread::start(&self.shared.db)?;
         let (pid, key) = self.shared.keys.generate(client);
         client.set_pid_and_secret_key(pid, key.clone());
         self.register_cancel_key(pid, key.to_bytes(), session.interrupt_handle());
         // Startup runs once per connection; a second Startup message never reaches here.
         let _ = self.session.set(session);
+        let options = client
+            .metadata()
+            .get("options")
+            .cloned()
+            .unwrap_or_default();
+        for (name, value) in startup_settings(&options)? {
+            let sql = format!("SET {name} = '{}'", value.replace('\'', "''"));
+            let set = self.run(move |session| session.execute_batch(&sql)).await;
+            if let Err(error) = set.and_then(|result| result.map_err(WireError::from)) {
+                return Err(auth::fatal(error.code, error.message));
+            }
+        }
         finish_authentication(client, &ServerParameters).await
     }
+}
+
+/// The settings in the startup packet's `options` (`PGOPTIONS`): `-c name=value` or
+/// `--name=value`, separated by spaces (`\\ ` is a space inside a value), as PostgreSQL reads
+/// them. A name must be a plain identifier (letters, digits, `_`, `.`); anything else is
+/// FATAL 22023.
+fn startup_settings(options: &str) -> PgWireResult<Vec<(String, String)>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut characters = options.chars();
+    while let Some(character) = characters.next() {
+        match character {
+            '\\' => word.extend(characters.next()),
+            ' ' | '\t' | '\n' | '\r' => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            other => word.push(other),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let invalid = |word: &str| {
+        auth::fatal(
+            "22023",
+            format!("invalid command-line argument for server process: {word}"),
+        )
+    };
+    let mut settings = Vec::new();
+    let mut words = words.into_iter();
+    while let Some(word) = words.next() {
+        let setting = if word == "-c" {
+            words.next().ok_or_else(|| invalid(&word))?
+        } else if let Some(rest) = word.strip_prefix("-c").or_else(|| word.strip_prefix("--")) {
+            rest.to_owned()
+        } else {
+            return Err(invalid(&word));
+        };
+        let (name, value) = setting.split_once('=').ok_or_else(|| invalid(&setting))?;
+        let name = name.replace('-', "_");
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
+            return Err(invalid(&setting));
+        }
+        settings.push((name, value.to_owned()));
+    }
+    Ok(settings)
+}
+
+/// The user name the client gave at startup (empty if none).
+fn startup_user<C: ClientInfo>(client: &C) -> String {
+    client
+        .metadata()
+        .get(METADATA_USER)
+        .cloned()
+        .unwrap_or_default()
 }
 
 #[async_trait]
@@ -462,31 +715,5 @@ impl CancelHandler for ClientHandler {
             copy_canceled.store(true, Ordering::Relaxed);
             interrupt.interrupt();
         }
-    }
-}
-
-/// The handlers pgwire asks a connection for: all of them one [`ClientHandler`].
-#[derive(Debug)]
-pub(crate) struct ConnectionHandlers(pub(crate) Arc<ClientHandler>);
-
-impl PgWireServerHandlers for ConnectionHandlers {
-    fn simple_query_handler(&self) -> Arc<impl pgwire::api::query::SimpleQueryHandler> {
-        self.0.clone()
-    }
-
-    fn extended_query_handler(&self) -> Arc<impl pgwire::api::query::ExtendedQueryHandler> {
-        self.0.clone()
-    }
-
-    fn startup_handler(&self) -> Arc<impl StartupHandler> {
-        self.0.clone()
-    }
-
-    fn cancel_handler(&self) -> Arc<impl CancelHandler> {
-        self.0.clone()
-    }
-
-    fn copy_handler(&self) -> Arc<impl pgwire::api::copy::CopyHandler> {
-        self.0.clone()
     }
 }

@@ -95,6 +95,8 @@ impl ExtendedQueryHandler for ClientHandler {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        // statement_timeout runs from here to the end of this Execute.
+        self.begin_statement();
         let reply = self.execute(client, message).await;
         finish(self, reply)
     }

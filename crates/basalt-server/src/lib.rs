@@ -9,17 +9,21 @@
 //! its own client; [`encode`] maps Basalt's types to PostgreSQL's OIDs and wire formats;
 //! [`command`] gives statements their command tags; [`copy`] runs COPY FROM STDIN / TO
 //! STDOUT, reading the statement with [`copy_statement`] and the data with [`copy_format`].
+//! Security: [`config`] holds what the server asks of clients, [`auth`] SCRAM-SHA-256
+//! against stored verifiers, [`tls`] the rustls acceptor.
 //!
 //! What it guarantees: a malformed message or a client that misbehaves ends that connection
 //! with an error and never the server (no handler panics on client input); trust
-//! authentication only on a loopback address ([`Server::bind`] refuses any other until
-//! authentication exists); replies are buffered and written at Sync, Flush, the end of a
-//! simple query or a full buffer — never one write per row or per message.
+//! authentication only on a loopback address ([`Server::bind_with`] refuses any other
+//! unless password authentication is configured); replies are buffered and written at
+//! Sync, Flush, the end of a simple query or a full buffer — never one write per row or
+//! per message.
 //!
-//! Not yet: pg_catalog and information_schema, authentication and TLS.
 //! See `docs/server.md`.
 
+pub mod auth;
 mod command;
+mod config;
 mod connection;
 mod copy;
 mod copy_format;
@@ -28,8 +32,13 @@ mod copy_statement;
 mod encode;
 mod error;
 mod extended;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod session_thread;
 mod simple;
+mod socket;
+pub mod tls;
 
 use std::fmt;
 use std::io;
@@ -43,8 +52,9 @@ use basalt::Database;
 use futures::FutureExt;
 use tokio::net::{TcpListener, UnixListener};
 
-use crate::connection::{ClientHandler, ConnectionHandlers, Shared};
+use crate::connection::{ClientHandler, Shared};
 
+pub use config::{DEFAULT_MAX_CONNECTIONS, DEFAULT_STARTUP_TIMEOUT, ServerConfig};
 pub use connection::SERVER_VERSION;
 pub use copy_format::write_copy_text_row;
 
@@ -56,8 +66,9 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:5432";
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// The listen address is not a loopback address. Clients connect without a password
-    /// (trust), which is only safe where no other machine can reach the server.
+    /// The listen address is not a loopback address and no password authentication is
+    /// configured. Clients would connect without a password (trust), which is only safe
+    /// where no other machine can reach the server.
     NotLoopback(SocketAddr),
     /// Binding the address or accepting connections failed.
     Io(io::Error),
@@ -68,9 +79,9 @@ impl fmt::Display for ServeError {
         match self {
             ServeError::NotLoopback(address) => write!(
                 f,
-                "refusing to listen on {address}: clients connect without authentication, \
-                 which is only allowed on a loopback address (127.0.0.1 or ::1) until \
-                 authentication is configurable"
+                "refusing to listen on {address}: without --password-file clients connect \
+                 without authentication, which is only allowed on a loopback address \
+                 (127.0.0.1 or ::1)"
             ),
             ServeError::Io(error) => write!(f, "{error}"),
         }
@@ -105,23 +116,36 @@ impl Drop for SocketFile {
 
 impl Server {
     /// Listens on `address` (port 0 picks a free port; see [`Server::local_addr`]) for
-    /// clients of `db`. Must be called inside a tokio runtime.
+    /// clients of `db`, with the default [`ServerConfig`] (trust, so `address` must be a
+    /// loopback one). Must be called inside a tokio runtime.
     pub async fn bind(db: Database, address: SocketAddr) -> Result<Server, ServeError> {
-        if !address.ip().is_loopback() {
+        Server::bind_with(db, address, ServerConfig::default()).await
+    }
+
+    /// Listens on `address` for clients of `db`, authenticated, encrypted and limited as
+    /// `config` says. Without password authentication (`config.users`), only a loopback
+    /// address is allowed. Must be called inside a tokio runtime.
+    pub async fn bind_with(
+        db: Database,
+        address: SocketAddr,
+        config: ServerConfig,
+    ) -> Result<Server, ServeError> {
+        if config.users.is_none() && !address.ip().is_loopback() {
             return Err(ServeError::NotLoopback(address));
         }
         let listener = TcpListener::bind(address).await?;
         Ok(Server {
             listener,
             unix: None,
-            shared: Arc::new(Shared::new(db)),
+            shared: Arc::new(Shared::new(db, config)),
         })
     }
 
     /// Also listens on a Unix socket in `directory`, named as PostgreSQL names its own
     /// (`.s.PGSQL.<port>`, the TCP port), so `psql -h DIRECTORY -p PORT` finds it. A socket
     /// file left by a server that is gone is replaced; one a live server answers on is an
-    /// error. Only the local machine can reach a Unix socket, so trust is safe there too.
+    /// error. Only the local machine can reach a Unix socket, so trust is safe there too;
+    /// with password authentication configured, its clients log in as TCP clients do.
     pub async fn with_unix_socket(mut self, directory: &Path) -> Result<Server, ServeError> {
         let path = directory.join(format!(".s.PGSQL.{}", self.local_addr()?.port()));
         if path.exists() {
@@ -172,7 +196,7 @@ impl Server {
                     continue;
                 }
             };
-            let handlers = ConnectionHandlers(Arc::new(ClientHandler::new(self.shared.clone())));
+            let handler = Arc::new(ClientHandler::new(self.shared.clone()));
             tokio::spawn(async move {
                 let connection = async move {
                     match accepted {
@@ -180,11 +204,9 @@ impl Server {
                             // Replies are already batched into one write per Sync; don't let
                             // Nagle hold that write back waiting for an acknowledgement.
                             let _ = socket.set_nodelay(true);
-                            pgwire::tokio::process_socket(socket, None, handlers).await
+                            socket::serve_tcp(socket, handler).await
                         }
-                        Accepted::Unix(socket) => {
-                            pgwire::tokio::process_socket_unix(socket, handlers).await
-                        }
+                        Accepted::Unix(socket) => socket::serve_unix(socket, handler).await,
                     }
                 };
                 // An I/O error ends this connection only; there is nobody to report it to.
@@ -206,12 +228,14 @@ enum Accepted {
     Unix(tokio::net::UnixStream),
 }
 
-/// Serves `db` on `address` (and a Unix socket in `socket_directory`, if given) until
+/// Serves `db` on `address` as `config` says (and on a Unix socket in `socket_directory`,
+/// if given) until
 /// Ctrl-C, on a runtime of its own: what `basalt serve` runs. `on_ready` is called with the
 /// bound server once clients can connect.
 pub fn serve_blocking(
     db: Database,
     address: SocketAddr,
+    config: ServerConfig,
     socket_directory: Option<&Path>,
     on_ready: impl FnOnce(&Server) -> io::Result<()>,
 ) -> Result<(), ServeError> {
@@ -220,7 +244,7 @@ pub fn serve_blocking(
         .thread_name("basalt-serve")
         .build()?;
     runtime.block_on(async move {
-        let mut server = Server::bind(db, address).await?;
+        let mut server = Server::bind_with(db, address, config).await?;
         if let Some(directory) = socket_directory {
             server = server.with_unix_socket(directory).await?;
         }

@@ -138,6 +138,8 @@ impl ClientHandler {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        // statement_timeout runs from here (for a lone statement, COPY included).
+        self.begin_statement();
         // The session's unnamed statement and portal are about to be replaced.
         let (in_transaction, failed) = {
             let mut state = self.state();
@@ -209,6 +211,9 @@ impl ClientHandler {
             return Ok(Err(error));
         }
         for range in ranges {
+            // statement_timeout applies to each statement of the message on its own, as in
+            // PostgreSQL 13 and later.
+            self.begin_statement();
             if let Err(error) = self.run_statement(client, query, range).await? {
                 if implicit {
                     // The session is gone only if its thread died; the error says enough.

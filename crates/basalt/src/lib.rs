@@ -45,7 +45,10 @@ pub use api::{
     CachedStatement, Connection, Database, Error, ErrorKind, FromSql, InterruptHandle, Options,
     Params, Result, Row, RowIndex, Rows, Statement, ToSql, Transaction, ValueRef,
 };
-pub use api::{ColumnDescription, Execution, ParameterDescription, Session, StatementDescription};
+pub use api::{
+    ColumnDescription, Execution, ParameterDescription, Session, SessionTimeouts,
+    StatementDescription,
+};
 pub use api::{
     PostgresOptions, PostgresSchema, PostgresTable, SchemaKind, SchemaObject, quote_identifier,
     split_statements,

@@ -26,9 +26,14 @@ pub struct TestServer {
 
 impl TestServer {
     pub async fn start() -> TestServer {
+        TestServer::start_with(basalt_server::ServerConfig::default()).await
+    }
+
+    /// A server with `config`'s authentication, TLS and limits.
+    pub async fn start_with(config: basalt_server::ServerConfig) -> TestServer {
         let dir = tempfile::tempdir().expect("temporary directory");
         let db = Database::open(dir.path().join("test.basalt")).expect("open database");
-        let server = Server::bind(db, "127.0.0.1:0".parse().expect("address"))
+        let server = Server::bind_with(db, "127.0.0.1:0".parse().expect("address"), config)
             .await
             .expect("bind");
         let address = server.local_addr().expect("local address");

@@ -31,7 +31,7 @@ pub use schema::{
     PostgresOptions, PostgresSchema, PostgresTable, SchemaKind, SchemaObject, quote_identifier,
 };
 pub use session::{
-    ColumnDescription, Execution, InterruptHandle, ParameterDescription, Session,
+    ColumnDescription, Execution, InterruptHandle, ParameterDescription, Session, SessionTimeouts,
     StatementDescription,
 };
 pub use statement::{CachedStatement, Row, RowIndex, Rows, Statement};

@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::plan::PlanNode;
 use crate::sqlstate;
@@ -48,9 +48,10 @@ pub struct ExecContext {
     /// address (the plan is the statement's, alive for the whole execution): put here just
     /// before each evaluation of the recursive term, taken out by that scan.
     pub working_tables: RefCell<HashMap<usize, Vec<Batch>>>,
-    /// Set from another thread to cancel this execution; operators that loop over many rows
-    /// check it once per batch.
-    pub interrupt: Arc<AtomicBool>,
+    /// Set from another thread to cancel this execution ([`INTERRUPT_CANCEL`] or
+    /// [`INTERRUPT_STATEMENT_TIMEOUT`]; 0 while it may run); operators that loop over many
+    /// rows check it once per batch.
+    pub interrupt: Arc<AtomicU8>,
     /// Set for EXPLAIN ANALYZE: every operator built records its rows and time here.
     pub profile: Option<Box<RefCell<super::explain::Profile>>>,
     /// Bytes of rows each sort, hash aggregation, hash join build side, DISTINCT or set
@@ -99,7 +100,7 @@ impl Default for VectorSearchSettings {
 
 impl ExecContext {
     /// A context reading from `source` with `params`, cancelled when `interrupt` is set.
-    pub fn new(source: PageSource, params: Vec<Value>, interrupt: Arc<AtomicBool>) -> Self {
+    pub fn new(source: PageSource, params: Vec<Value>, interrupt: Arc<AtomicU8>) -> Self {
         ExecContext {
             source,
             params,
@@ -184,15 +185,24 @@ impl ExecContext {
     /// Fails with SQLSTATE 57014 (query_canceled) once the execution has been interrupted.
     #[inline]
     pub fn check_interrupt(&self) -> ExecResult<()> {
-        if self.interrupt.load(Ordering::Relaxed) {
-            return Err(ExecError::new(
+        match self.interrupt.load(Ordering::Relaxed) {
+            0 => Ok(()),
+            INTERRUPT_STATEMENT_TIMEOUT => Err(ExecError::new(
+                sqlstate::QUERY_CANCELED,
+                "canceling statement due to statement timeout",
+            )),
+            _ => Err(ExecError::new(
                 sqlstate::QUERY_CANCELED,
                 "canceling statement due to user request",
-            ));
+            )),
         }
-        Ok(())
     }
 }
+
+/// The interrupt flag's value for a cancel (a CancelRequest, Ctrl-C, a client gone).
+pub const INTERRUPT_CANCEL: u8 = 1;
+/// The interrupt flag's value for a statement that ran past `statement_timeout`.
+pub const INTERRUPT_STATEMENT_TIMEOUT: u8 = 2;
 
 /// Parses a memory size as `SET work_mem` takes it, PostgreSQL style: a whole number with an
 /// optional unit `B`, `kB`, `MB`, `GB` or `TB` (any case; kB when there is none). At least
@@ -237,7 +247,7 @@ impl ExecContext {
         ExecContext::new(
             PageSource::Read(Arc::new(store.begin_read())),
             Vec::new(),
-            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicU8::new(0)),
         )
         .with_memory_budget(operator_memory, None)
     }

@@ -21,7 +21,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
 use parking_lot::Mutex;
@@ -48,6 +48,7 @@ mod explain;
 pub(crate) mod portal;
 mod settings;
 mod stream;
+mod timeouts;
 mod transaction;
 mod vacuum;
 mod write;
@@ -57,6 +58,7 @@ use explain::{analyzed_lines, plan_lines, text_rows};
 pub use portal::{ColumnDescription, Execution, ParameterDescription, StatementDescription};
 use settings::is_integrity_check;
 pub(crate) use stream::RowStream;
+pub use timeouts::SessionTimeouts;
 
 /// A prepared statement's plan and everything needed to run or re-plan it. Always boxed:
 /// sqlparser's statement alone is kilobytes, and a cached statement moves in and out of the
@@ -134,6 +136,8 @@ struct SessionState {
     sequence_values: Arc<Mutex<std::collections::HashMap<String, i64>>>,
     /// Open SQL cursors (DECLARE), by name.
     cursors: HashMap<String, cursor::Cursor>,
+    /// `SET statement_timeout` and the idle timeouts (stored for a server to act on).
+    timeouts: timeouts::SessionTimeouts,
 }
 
 /// One client's session on a database: its explicit transaction, settings, named prepared
@@ -166,7 +170,7 @@ pub struct Session {
     /// Open portals, by name.
     portals: RefCell<HashMap<String, portal::Portal>>,
     /// Shared with [`InterruptHandle`]s; set to cancel the running statement.
-    interrupt: Arc<AtomicBool>,
+    interrupt: Arc<AtomicU8>,
 }
 
 /// Cancels the statement a [`Session`] (or [`Connection`](super::Connection)) is running, from
@@ -175,13 +179,26 @@ pub struct Session {
 /// nothing runs is forgotten when the next statement or portal execution starts.
 #[derive(Clone, Debug)]
 pub struct InterruptHandle {
-    interrupt: Arc<AtomicBool>,
+    interrupt: Arc<AtomicU8>,
 }
 
 impl InterruptHandle {
     /// Asks the session's running statement to stop at its next batch.
     pub fn interrupt(&self) {
-        self.interrupt.store(true, Ordering::Relaxed);
+        self.interrupt
+            .store(crate::exec::context::INTERRUPT_CANCEL, Ordering::Relaxed);
+    }
+
+    /// Stops the running statement because it ran past the session's `statement_timeout`:
+    /// it fails with 57014 `canceling statement due to statement timeout` (unless it was
+    /// already cancelled, which keeps its own message).
+    pub fn interrupt_for_statement_timeout(&self) {
+        let _ = self.interrupt.compare_exchange(
+            0,
+            crate::exec::context::INTERRUPT_STATEMENT_TIMEOUT,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
     }
 }
 
@@ -192,7 +209,7 @@ impl Session {
             state: RefCell::new(SessionState::default()),
             statements: RefCell::new(HashMap::new()),
             portals: RefCell::new(HashMap::new()),
-            interrupt: Arc::new(AtomicBool::new(false)),
+            interrupt: Arc::new(AtomicU8::new(0)),
         }
     }
 
@@ -205,7 +222,7 @@ impl Session {
 
     /// A fresh execution context; clears an interrupt left from before this statement.
     fn exec_context(&self, source: PageSource, params: Vec<Value>) -> ExecContext {
-        self.interrupt.store(false, Ordering::Relaxed);
+        self.interrupt.store(0, Ordering::Relaxed);
         let time_zone = self
             .state
             .borrow()

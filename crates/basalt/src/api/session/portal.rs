@@ -227,7 +227,7 @@ impl Session {
             PortalState::Streaming(stream) => {
                 // Resuming: an interrupt that arrived while the portal was suspended is
                 // forgotten, as one that arrives between statements is.
-                self.interrupt.store(false, Ordering::Relaxed);
+                self.interrupt.store(0, Ordering::Relaxed);
                 open.state = PortalState::Streaming(stream);
             }
             PortalState::Done => {}

@@ -129,6 +129,11 @@ impl Session {
             } else {
                 value
             };
+            let value = if super::timeouts::TIMEOUT_SETTINGS.contains(&name.as_str()) {
+                self.set_timeout(&name, &value)?
+            } else {
+                value
+            };
             if name == "work_mem" {
                 let bytes =
                     crate::exec::context::parse_memory_setting(&value).ok_or_else(|| {
@@ -166,6 +171,7 @@ impl Session {
             "work_mem" => crate::exec::context::format_memory_setting(
                 (self.state.borrow().work_mem).unwrap_or(self.db.options.operator_memory),
             ),
+            name if super::timeouts::TIMEOUT_SETTINGS.contains(&name) => self.show_timeout(name),
             _ => match self.state.borrow().settings.get(&name) {
                 Some(value) => value.clone(),
                 // The settings PostgreSQL clients read, at the values a session has.

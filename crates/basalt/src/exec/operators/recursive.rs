@@ -374,7 +374,7 @@ mod tests {
             let batch = union.next(&ctx).unwrap().unwrap();
             assert_eq!(values(&[batch]), [expected]);
         }
-        ctx.interrupt.store(true, Ordering::Relaxed);
+        ctx.interrupt.store(1, Ordering::Relaxed);
         let error = union.next(&ctx).unwrap_err();
         assert_eq!(error.code, sqlstate::QUERY_CANCELED);
     }
