@@ -6,10 +6,15 @@
 //! (newlines kept inside the literal), blobs as `X'..'` hex, reals in their shortest
 //! round-trip form, infinities and NaN as strings that cast back. Tables come first, then
 //! their rows, then indexes (building an index over loaded rows is faster than maintaining it
-//! row by row), then views. Everything is wrapped in BEGIN/COMMIT, and everything is read
-//! from one snapshot, so a dump taken while another connection writes is still consistent.
+//! row by row), then views. A `GENERATED ALWAYS` identity column's values load through
+//! `OVERRIDING SYSTEM VALUE`, and after the rows every sequence the dump recreates (free-
+//! standing, or owned by a dumped table's SERIAL, identity or AUTOINCREMENT column) is put
+//! back where it stood with `setval`, so the loaded database hands out the same next values
+//! rather than ones its rows already hold. Everything is wrapped in BEGIN/COMMIT, and
+//! everything is read from one snapshot, so a dump taken while another connection writes is
+//! still consistent.
 
-use basalt::{SchemaKind, SchemaObject, ValueRef, quote_identifier};
+use basalt::{SchemaKind, SchemaObject, SequencePosition, ValueRef, quote_identifier};
 
 use crate::dot_commands::{indexes_of, matches};
 use crate::render::real_literal;
@@ -66,7 +71,14 @@ fn write_dump(session: &mut Session, patterns: &[String]) -> Result<(), Failure>
     writeln!(out, "PRAGMA foreign_keys = OFF;").map_err(output_failure)?;
     writeln!(out, "BEGIN;").map_err(output_failure)?;
     // Sequences come first: column defaults call them. A whole-database dump recreates
-    // them with their definitions (their counters restart at START).
+    // them with their definitions; their positions are set after the rows.
+    let sequences = session.conn.sequence_positions()?;
+    let owned_by = |table: &str, sequence: &SequencePosition| {
+        sequence
+            .owner
+            .as_deref()
+            .is_some_and(|owner| owner.eq_ignore_ascii_case(table))
+    };
     for sequence in objects
         .iter()
         .filter(|o| o.kind == SchemaKind::Sequence && patterns.is_empty())
@@ -83,8 +95,18 @@ fn write_dump(session: &mut Session, patterns: &[String]) -> Result<(), Failure>
             .into_iter()
             .map(quote_identifier)
             .collect();
+        // Explicit values of a GENERATED ALWAYS identity column are refused (428C9) unless
+        // the INSERT overrides the system value.
+        let overriding = if sequences
+            .iter()
+            .any(|s| s.generated_always && owned_by(&table.name, s))
+        {
+            " OVERRIDING SYSTEM VALUE"
+        } else {
+            ""
+        };
         let prefix = format!(
-            "INSERT INTO {} ({}) VALUES",
+            "INSERT INTO {} ({}){overriding} VALUES",
             quote_identifier(&table.name),
             columns.join(", ")
         );
@@ -113,6 +135,19 @@ fn write_dump(session: &mut Session, patterns: &[String]) -> Result<(), Failure>
         if batched > 0 {
             writeln!(out, "{prefix}{batch};").map_err(output_failure)?;
         }
+    }
+    for sequence in sequences.iter().filter(|s| match &s.owner {
+        Some(_) => tables.iter().any(|table| owned_by(&table.name, s)),
+        None => patterns.is_empty(),
+    }) {
+        writeln!(
+            out,
+            "SELECT setval('{}', {}, {});",
+            quote_identifier(&sequence.name).replace('\'', "''"),
+            sequence.last_value,
+            sequence.called
+        )
+        .map_err(output_failure)?;
     }
     for table in &tables {
         for index in indexes_of(&objects, &table.name) {

@@ -50,8 +50,8 @@ pub use api::{
     StatementDescription,
 };
 pub use api::{
-    PostgresOptions, PostgresSchema, PostgresTable, SchemaKind, SchemaObject, quote_identifier,
-    split_statements,
+    PostgresOptions, PostgresSchema, PostgresTable, SchemaKind, SchemaObject, SequencePosition,
+    quote_identifier, split_statements,
 };
 pub use sql::BasaltDialect;
 pub use sqlstate::SqlState;

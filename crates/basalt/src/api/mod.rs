@@ -28,7 +28,8 @@ pub use database::{Database, Options};
 pub use error::{Error, ErrorKind, Result};
 pub use params::Params;
 pub use schema::{
-    PostgresOptions, PostgresSchema, PostgresTable, SchemaKind, SchemaObject, quote_identifier,
+    PostgresOptions, PostgresSchema, PostgresTable, SchemaKind, SchemaObject, SequencePosition,
+    quote_identifier,
 };
 pub use session::{
     ColumnDescription, Execution, InterruptHandle, ParameterDescription, Session, SessionTimeouts,

@@ -14,7 +14,46 @@ use crate::catalog::describe::describe_catalog;
 pub use crate::catalog::describe::{SchemaKind, SchemaObject, quote_identifier};
 pub use crate::catalog::postgres::{PostgresOptions, PostgresSchema, PostgresTable};
 
+/// Where one sequence stands, for dumps ([`Connection::sequence_positions`]): `setval(name,
+/// last_value, called)` puts a recreated sequence back in the same place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SequencePosition {
+    pub name: String,
+    /// The table whose SERIAL, identity or AUTOINCREMENT column owns it, if any.
+    pub owner: Option<String>,
+    /// It belongs to a `GENERATED ALWAYS AS IDENTITY` column (whose explicit values an
+    /// INSERT must ask for with `OVERRIDING SYSTEM VALUE`).
+    pub generated_always: bool,
+    /// The last value handed out, or, when `called` is false, the next one.
+    pub last_value: i64,
+    pub called: bool,
+}
+
 impl Connection {
+    /// Every sequence — free-standing or owned by a column — and its position, read in the
+    /// same snapshot as [`Connection::schema_objects`], in name order.
+    pub fn sequence_positions(&self) -> Result<Vec<SequencePosition>> {
+        let source = self.session().read_source()?;
+        let catalog = self.session().db.catalog_for(&source)?;
+        let mut positions = Vec::with_capacity(catalog.sequences.len());
+        for sequence in catalog.sequences.values() {
+            let (last_value, called) = crate::exec::sequence::position(sequence, &source)?;
+            positions.push(SequencePosition {
+                name: sequence.name.clone(),
+                owner: sequence.owner.clone(),
+                generated_always: sequence
+                    .identity
+                    .as_ref()
+                    .is_some_and(|(_, always)| *always),
+                last_value,
+                called,
+            });
+        }
+        positions.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(positions)
+    }
+
     /// Every table, index, view and trigger, in an order that recreates them: tables by
     /// name, then indexes by name, then views, each view after the views it reads, then
     /// triggers by name.
