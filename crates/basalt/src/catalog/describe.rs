@@ -179,16 +179,10 @@ fn create_table_sql(table: &TableDef, catalog: &Catalog) -> String {
         // PRIMARY KEY implies NOT NULL except on the row id column, where NOT NULL is the
         // user's own choice.
         // An identity column's sequence, which its IDENTITY clause recreates.
-        let identity = catalog.sequences.values().find(|sequence| {
-            sequence
-                .owner
-                .as_ref()
-                .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
-                && sequence
-                    .identity
-                    .as_ref()
-                    .is_some_and(|(name, _)| name.eq_ignore_ascii_case(&column.name))
-        });
+        let identity = catalog
+            .sequences
+            .values()
+            .find(|sequence| sequence.is_identity_of(&table.name, &column.name));
         let serial = super::serial_base_type(&column.declared_type).is_some() || identity.is_some();
         if column.not_null && !serial && (!in_primary_key || table.row_id_column == Some(position))
         {

@@ -364,8 +364,9 @@ pub struct TriggerDef {
 }
 
 impl TriggerDef {
-    /// The trigger as a `CREATE TRIGGER` statement (for `.schema` and dumps).
-    pub fn to_sql(&self) -> String {
+    /// The trigger's timing and event as `CREATE TRIGGER` writes them (`BEFORE`,
+    /// `UPDATE OF a, b`), the same words in Basalt's and PostgreSQL's syntax.
+    pub fn timing_and_event_sql(&self) -> (&'static str, String) {
         let timing = match self.timing {
             TriggerTiming::Before => "BEFORE",
             TriggerTiming::After => "AFTER",
@@ -384,6 +385,12 @@ impl TriggerDef {
             ),
             TriggerEvent::Delete => "DELETE".to_string(),
         };
+        (timing, event)
+    }
+
+    /// The trigger as a `CREATE TRIGGER` statement (for `.schema` and dumps).
+    pub fn to_sql(&self) -> String {
+        let (timing, event) = self.timing_and_event_sql();
         let mut sql = format!(
             "CREATE TRIGGER {} {timing} {event} ON {} FOR EACH ROW",
             quote_identifier(&self.name),
@@ -449,6 +456,18 @@ pub struct SequenceDef {
 }
 
 impl SequenceDef {
+    /// Whether this is the sequence of identity column `column` of table `table` (names
+    /// compared case-insensitively, as the catalog keys them).
+    pub fn is_identity_of(&self, table: &str, column: &str) -> bool {
+        self.owner
+            .as_ref()
+            .is_some_and(|owner| owner.eq_ignore_ascii_case(table))
+            && self
+                .identity
+                .as_ref()
+                .is_some_and(|(name, _)| name.eq_ignore_ascii_case(column))
+    }
+
     /// The sequence as a `CREATE SEQUENCE` statement (for `.schema` and dumps). The current
     /// position is not part of the schema; a dump carries it as a `setval` call.
     pub fn to_sql(&self) -> String {

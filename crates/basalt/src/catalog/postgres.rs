@@ -497,24 +497,7 @@ fn trigger_sql(trigger: &super::TriggerDef) -> String {
     if trigger.condition.is_some() {
         body.push_str("    END IF;\n");
     }
-    let timing = match trigger.timing {
-        TriggerTiming::Before => "BEFORE",
-        TriggerTiming::After => "AFTER",
-        TriggerTiming::InsteadOf => "INSTEAD OF",
-    };
-    let event = match &trigger.event {
-        TriggerEvent::Insert => "INSERT".to_string(),
-        TriggerEvent::Update(columns) if columns.is_empty() => "UPDATE".to_string(),
-        TriggerEvent::Update(columns) => format!(
-            "UPDATE OF {}",
-            columns
-                .iter()
-                .map(|column| quote_identifier(column))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        TriggerEvent::Delete => "DELETE".to_string(),
-    };
+    let (timing, event) = trigger.timing_and_event_sql();
     // A dollar quote the body cannot contain.
     let mut tag = String::from("$body$");
     while body.contains(&tag) {

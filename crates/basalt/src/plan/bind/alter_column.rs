@@ -119,16 +119,11 @@ impl Binder<'_> {
             ));
         };
         let column = column.clone();
-        let identity = self.catalog.sequences.values().any(|sequence| {
-            sequence
-                .owner
-                .as_ref()
-                .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
-                && sequence
-                    .identity
-                    .as_ref()
-                    .is_some_and(|(c, _)| c.eq_ignore_ascii_case(&column.name))
-        });
+        let identity = self
+            .catalog
+            .sequences
+            .values()
+            .any(|sequence| sequence.is_identity_of(&table.name, &column.name));
         let column_kind_error = |what: &str| {
             BindError::new(
                 sqlstate::SYNTAX_ERROR,

@@ -573,14 +573,7 @@ impl Binder<'_> {
             .sequences
             .values()
             .find(|sequence| {
-                sequence
-                    .owner
-                    .as_ref()
-                    .is_some_and(|owner| owner.eq_ignore_ascii_case(&table.name))
-                    && sequence
-                        .identity
-                        .as_ref()
-                        .is_some_and(|(c, _)| c.eq_ignore_ascii_case(&column.name))
+                sequence.is_identity_of(&table.name, &column.name)
                     || column.default.as_deref().is_some_and(|default| {
                         // `nextval('s')`, or pg_dump's `nextval('public.s'::regclass)`.
                         let default = default.to_lowercase();
