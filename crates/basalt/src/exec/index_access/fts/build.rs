@@ -300,29 +300,43 @@ impl Run {
     }
 
     /// The entries, sorted by key — laid out in key order rather than sorted (sorting them
-    /// was a fifth of a small build): the `'d'` entries (rows increasing), then per term in
-    /// byte order its blocks (rows increasing) and its entry, then `'s'`, then the `'x'`
-    /// entries per term (rows, then chunks, increasing). A term's keys sort as its bytes do,
-    /// because no term holds the 0x00 that ends it in a key.
-    fn finish(self) -> Vec<(Vec<u8>, Vec<u8>)> {
+    /// was a fifth of a small build): the `'d'` entries (rows increasing), then the `'k'`
+    /// skip entries per term in byte order (every block of the term but its last), then per
+    /// term its blocks (rows increasing) and its entry, then `'s'`, then the `'x'` entries per
+    /// term (rows, then chunks, increasing). A term's keys sort as its bytes do, because no
+    /// term holds the 0x00 that ends it in a key.
+    fn finish(self) -> ExecResult<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut terms = self.terms;
         terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut entries = self.documents;
         let documents = entries.len() as u64;
+        let mut blocks = Vec::new();
         let mut positions = Vec::new();
         for (term, mut build) in terms {
             build.close();
-            entries.append(&mut build.blocks);
-            entries.push((format::term_key(&term), build.info.encode()));
+            let before_last = build.blocks.len().saturating_sub(1);
+            for (key, value) in build.blocks.get(..before_last).unwrap_or_default() {
+                let first = format::block_row(key, &build.prefix)?
+                    .ok_or_else(|| ExecError::internal("a block key lost its row"))?;
+                entries.push((
+                    format::skip_key_of(key),
+                    format::skip_of_block(first, value)?,
+                ));
+            }
+            blocks.append(&mut build.blocks);
+            blocks.push((format::term_key(&term), build.info.encode()));
             positions.append(&mut build.positions);
         }
-        entries.push((
-            format::stats_key().to_vec(),
-            format::encode_stats(documents, self.total_length),
-        ));
+        entries.append(&mut blocks);
+        let stats = format::Stats {
+            documents,
+            total_length: self.total_length,
+            layout: format::LAYOUT_SKIPS,
+        };
+        entries.push((format::stats_key().to_vec(), stats.encode()));
         entries.append(&mut positions);
         debug_assert!(entries.windows(2).all(|pair| pair[0].0 < pair[1].0));
-        entries
+        Ok(entries)
     }
 }
 
@@ -411,7 +425,7 @@ where
             built.ok_or_else(|| ExecError::internal("a full-text index build run was lost"))??;
         whole.append(built)?;
     }
-    Ok(whole.finish())
+    whole.finish()
 }
 
 #[cfg(test)]
@@ -473,7 +487,9 @@ mod tests {
         build_entries(documents.len(), run, analyze, 4096).unwrap()
     }
 
-    /// The entries with each term's blocks replaced by its postings, and its block count.
+    /// The entries with each term's blocks replaced by its postings, and its block count;
+    /// each skip entry checked against its block (every block of a term but its last has
+    /// one, with the block's bounds) and left out.
     #[allow(clippy::type_complexity, reason = "a test's summary")]
     fn postings(
         entries: &[(Vec<u8>, Vec<u8>)],
@@ -482,8 +498,33 @@ mod tests {
         BTreeMap<Vec<u8>, (Vec<OwnedPosting>, usize)>,
     ) {
         let (mut others, mut lists) = (Vec::new(), BTreeMap::new());
-        for (key, value) in entries {
+        let skips: BTreeMap<&[u8], &[u8]> = entries
+            .iter()
+            .filter(|(key, _)| key.first() == Some(&format::TAG_SKIP))
+            .map(|(key, value)| (key.as_slice(), value.as_slice()))
+            .collect();
+        let mut skipped = 0;
+        for (index, (key, value)) in entries.iter().enumerate() {
+            if key.first() == Some(&format::TAG_SKIP) {
+                continue;
+            }
             if key.first() == Some(&TAG_POSTINGS) && format::term_of_key(key).unwrap().is_none() {
+                let last_of_term = entries
+                    .get(index + 1)
+                    .is_some_and(|(next, _)| format::term_of_key(next).unwrap().is_some());
+                let skip = skips.get(format::skip_key_of(key).as_slice());
+                if last_of_term {
+                    assert!(skip.is_none(), "the last block has no skip entry");
+                } else {
+                    let first = format::block_row(key, &key[..key.len() - 8])
+                        .unwrap()
+                        .unwrap();
+                    assert_eq!(
+                        skip.copied(),
+                        Some(format::skip_of_block(first, value).unwrap().as_slice())
+                    );
+                    skipped += 1;
+                }
                 let prefix = key[..key.len() - 8].to_vec();
                 let first = format::block_row(key, &prefix).unwrap().unwrap();
                 let block = format::decode_owned(first, value).unwrap();
@@ -497,6 +538,7 @@ mod tests {
                 others.push((key.clone(), value.clone()));
             }
         }
+        assert_eq!(skipped, skips.len(), "every skip entry has its block");
         (others, lists)
     }
 
@@ -531,5 +573,7 @@ mod tests {
         // The common term and the repeated one are there, with positions kept apart.
         assert!(lists.keys().any(|prefix| prefix.starts_with(b"pcommon")));
         assert!(whole.iter().any(|(key, _)| key.starts_with(b"xlots")));
+        // The common term has blocks enough for skip entries.
+        assert!(whole.iter().any(|(key, _)| key.starts_with(b"kcommon\0")));
     }
 }

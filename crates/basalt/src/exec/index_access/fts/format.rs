@@ -8,13 +8,29 @@
 //!
 //! ```text
 //! 's'                                  → documents varint, total length varint
+//!                                          [, layout varint]
 //! 'd' row(8)                           → length varint            (one per non-NULL row)
+//! 'k' term 0x00 first row(8)           → a block's skip entry     (layout 2)
 //! 'p' term 0x00 first row(8)           → a postings block
 //! 'p' term 0x00 0xFF×9                 → df varint, max tf varint, min length varint
 //! 'x' term 0x00 row(8) chunk(2)        → positions of one posting with tf > INLINE_POSITIONS
 //! ```
 //!
 //! A term's entry sorts right after its last block, so an insert finds both with one seek.
+//!
+//! # Skip entries (layout 2)
+//!
+//! An index of layout 2 ([`LAYOUT_SKIPS`], said by the statistics entry's third varint)
+//! keeps a skip entry for every block of a term but its last: under the block's key with
+//! `'k'` for `'p'`, its impacts and `last row − first row`, the bounds a search skips by.
+//! A term's skip entries lie together, dozens to a page, so a search that passes most blocks
+//! of a very common term unread reads a few pages of skip entries instead of every block's
+//! page. The last block has none so that appending to it (every insert in row order) writes
+//! one entry, not two. Invariant, relied on by `read::TermCursor`: a term's skip entries
+//! name exactly its blocks but the last, each with bounds that hold for every posting of its
+//! block (a delete may leave them loose, as it leaves a block's own). An index without the
+//! third varint (layout 1, written before skip entries) has none and is read and written as
+//! before; `REINDEX` rebuilds it with them.
 //!
 //! `row(8)` is the row id in the index's ascending 8-byte encoding (`keys::encode_row_id`).
 //! A block holds at most [`BLOCK_POSTINGS`] postings of one term, in row order, and no more
@@ -57,6 +73,11 @@ pub const TAG_STATS: u8 = b's';
 pub const TAG_DOCUMENT: u8 = b'd';
 pub const TAG_POSTINGS: u8 = b'p';
 pub const TAG_POSITIONS: u8 = b'x';
+pub const TAG_SKIP: u8 = b'k';
+
+/// The statistics entry's layout of an index with skip entries; an entry without a layout
+/// is layout 1 (no skip entries).
+pub const LAYOUT_SKIPS: u64 = 2;
 
 /// The most postings a block holds.
 pub const BLOCK_POSTINGS: usize = 128;
@@ -144,7 +165,23 @@ pub fn postings_prefix(term: &str) -> Vec<u8> {
     key
 }
 
-/// `'p' term 0x00 row`.
+/// `'k' term 0x00`: what every skip entry key of the term begins with.
+pub fn skip_prefix(term: &str) -> Vec<u8> {
+    let mut key = postings_prefix(term);
+    key[0] = TAG_SKIP;
+    key
+}
+
+/// The skip entry key of a block key (`'p'` → `'k'`, the rest alike).
+pub fn skip_key_of(block_key: &[u8]) -> Vec<u8> {
+    let mut key = block_key.to_vec();
+    if let Some(tag) = key.first_mut() {
+        *tag = TAG_SKIP;
+    }
+    key
+}
+
+/// `'p' term 0x00 row` (or `'k' term 0x00 row`, given the skip prefix).
 pub fn postings_key(prefix: &[u8], row: i64) -> Vec<u8> {
     let mut key = Vec::with_capacity(prefix.len() + 8);
     key.extend_from_slice(prefix);
@@ -251,17 +288,64 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The corpus statistics entry: documents and their total length.
-pub fn encode_stats(documents: u64, total_length: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(12);
-    write_varint(documents, &mut out);
-    write_varint(total_length, &mut out);
-    out
+/// The corpus statistics entry: documents, their total length and the index's layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stats {
+    pub documents: u64,
+    pub total_length: u64,
+    /// 1 (no skip entries) or [`LAYOUT_SKIPS`].
+    pub layout: u64,
 }
 
-pub fn decode_stats(value: &[u8]) -> ExecResult<(u64, u64)> {
-    let mut reader = Reader::new(value);
-    Ok((reader.varint()?, reader.varint()?))
+impl Stats {
+    /// The statistics of an index with no entry yet: empty, of the current layout.
+    pub fn empty() -> Stats {
+        Stats {
+            documents: 0,
+            total_length: 0,
+            layout: LAYOUT_SKIPS,
+        }
+    }
+
+    /// Whether the index keeps skip entries.
+    pub fn has_skips(&self) -> bool {
+        self.layout >= LAYOUT_SKIPS
+    }
+
+    /// The entry's value: layout 1 writes no third varint, so its bytes stay as they were.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(12);
+        write_varint(self.documents, &mut out);
+        write_varint(self.total_length, &mut out);
+        if self.layout > 1 {
+            write_varint(self.layout, &mut out);
+        }
+        out
+    }
+
+    pub fn decode(value: &[u8]) -> ExecResult<Stats> {
+        let mut reader = Reader::new(value);
+        let (documents, total_length) = (reader.varint()?, reader.varint()?);
+        let layout = if reader.is_empty() {
+            1
+        } else {
+            reader.varint()?
+        };
+        if !(1..=LAYOUT_SKIPS).contains(&layout) {
+            return Err(ExecError::new(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                format!(
+                    "full-text index of layout {layout}, newer than this Basalt reads; \
+                     REINDEX it with this version"
+                ),
+            ));
+        }
+        Ok(Stats {
+            documents,
+            total_length,
+            layout,
+        })
+    }
 }
 
 /// A term's entry: in how many documents it occurs, and bounds of its postings.
@@ -415,6 +499,58 @@ pub struct BlockHeader {
     pub last_row: i64,
 }
 
+impl BlockHeader {
+    pub fn bounds(&self) -> BlockBounds {
+        BlockBounds {
+            impacts: self.impacts,
+            first_row: self.first_row,
+            last_row: self.last_row,
+        }
+    }
+}
+
+/// What a search skips a block by, from its header or its skip entry: every posting of the
+/// block has a row in `first_row..=last_row` and a point of `impacts` dominating it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockBounds {
+    pub impacts: Impacts,
+    pub first_row: i64,
+    pub last_row: i64,
+}
+
+/// A skip entry's value: the block's impacts and `last row − first row`.
+pub fn encode_skip(impacts: &Impacts, first_row: i64, last_row: i64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(24);
+    impacts.encode(&mut out);
+    write_varint(ordered(last_row).wrapping_sub(ordered(first_row)), &mut out);
+    out
+}
+
+/// A skip entry's bounds, from its key's first row and its value.
+pub fn decode_skip(first_row: i64, value: &[u8]) -> ExecResult<BlockBounds> {
+    let mut reader = Reader::new(value);
+    let impacts = Impacts::decode(&mut reader)?;
+    let span = reader.varint()?;
+    if !reader.is_empty() {
+        return Err(corrupt("skip entry"));
+    }
+    Ok(BlockBounds {
+        impacts,
+        first_row,
+        last_row: unordered(ordered(first_row).wrapping_add(span)),
+    })
+}
+
+/// The skip entry of a block's value (whose key names `first_row`).
+pub fn skip_of_block(first_row: i64, value: &[u8]) -> ExecResult<Vec<u8>> {
+    let (header, _) = decode_header(first_row, value)?;
+    Ok(encode_skip(
+        &header.impacts,
+        header.first_row,
+        header.last_row,
+    ))
+}
+
 /// Builds a block's value a posting at a time, rows increasing: the bulk build fills blocks
 /// with it, and an insert past a block's last row appends to the block's bytes without
 /// decoding them.
@@ -447,6 +583,11 @@ impl BlockBuilder {
 
     pub fn first_row(&self) -> i64 {
         self.first_row
+    }
+
+    /// The skip entry of the block as built so far.
+    pub fn skip(&self) -> Vec<u8> {
+        encode_skip(&self.impacts, self.first_row, self.last_row)
     }
 
     /// The encoded size of a posting of `row` (past every row held) with `positions` bytes

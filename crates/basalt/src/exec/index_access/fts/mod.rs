@@ -31,6 +31,8 @@ pub mod deferred;
 pub mod format;
 pub mod read;
 pub mod search;
+#[cfg(test)]
+mod skip_tests;
 pub mod write;
 
 use std::collections::HashSet;
@@ -354,7 +356,12 @@ impl IndexAm for FtsIndex<'_> {
                 continue;
             };
             let info = TermInfo::decode(cursor.value())?;
-            let mut postings = reader.term_postings(&term);
+            if let Some(wrong) = reader.skips_problem(&term)?
+                && !problem(format!("index {name}: \"{term}\": {wrong}"))
+            {
+                return Ok(());
+            }
+            let mut postings = reader.term_postings(&term)?;
             postings.start()?;
             let mut count = 0u64;
             while let Some(posting) = postings.current() {
@@ -428,7 +435,7 @@ impl<S: PageRead> IndexProbe for FtsProbe<S> {
         }
         let reader = FtsReader::new(self.tree, &self.store);
         for (term, positions) in write::group_terms(&tokens).iter() {
-            let mut postings = reader.term_postings(term);
+            let mut postings = reader.term_postings(term)?;
             postings.start()?;
             postings.advance_to(row)?;
             let found = match postings.current() {

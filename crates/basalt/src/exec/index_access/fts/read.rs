@@ -7,6 +7,11 @@
 //! its postings — what block-max WAND (`search`) skips by. A phrase's and a prefix's lists
 //! are computed from their terms' postings when opened (a phrase from positions, matching
 //! exactly what `types::text_search::matcher` matches in a document's text).
+//!
+//! In an index with skip entries (layout 2, `format`) a term's cursor passes blocks by their
+//! skip entries, many to a page, and reads a block itself only to decode it; past the skip
+//! entries it reads the blocks that have none (the term's last) by their own headers, which
+//! is how it reads every block of a layout-1 index.
 
 use crate::exec::error::ExecResult;
 use crate::storage::PageRead;
@@ -14,7 +19,7 @@ use crate::storage::btree::{IndexCursor, IndexTree};
 use crate::types::text_search::query::Query;
 
 use super::format::{
-    self, BLOCK_POSTINGS, BlockHeader, INLINE_POSITIONS, Impacts, Posting, Reader, TermInfo,
+    self, BLOCK_POSTINGS, BlockBounds, INLINE_POSITIONS, Impacts, Posting, Reader, Stats, TermInfo,
     corrupt, stored_term,
 };
 
@@ -23,18 +28,40 @@ use super::format::{
 pub struct FtsReader<S: PageRead + Clone> {
     tree: IndexTree,
     store: S,
+    /// Whether the index keeps skip entries, once read (a layout changes only with a new
+    /// build, which a reader never sees halfway).
+    skips: std::cell::OnceCell<bool>,
 }
 
 impl<S: PageRead + Clone> FtsReader<S> {
     pub fn new(tree: IndexTree, store: S) -> FtsReader<S> {
-        FtsReader { tree, store }
+        FtsReader {
+            tree,
+            store,
+            skips: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The statistics entry (an empty index's when there is none).
+    fn read_stats(&self) -> ExecResult<Stats> {
+        let stats = match self.tree.get(&self.store, &format::stats_key())? {
+            Some(value) => Stats::decode(&value)?,
+            None => Stats::empty(),
+        };
+        let _ = self.skips.set(stats.has_skips());
+        Ok(stats)
     }
 
     /// Documents indexed and their total length.
     pub fn stats(&self) -> ExecResult<(u64, u64)> {
-        match self.tree.get(&self.store, &format::stats_key())? {
-            Some(value) => format::decode_stats(&value),
-            None => Ok((0, 0)),
+        let stats = self.read_stats()?;
+        Ok((stats.documents, stats.total_length))
+    }
+
+    fn has_skips(&self) -> ExecResult<bool> {
+        match self.skips.get() {
+            Some(&skips) => Ok(skips),
+            None => Ok(self.read_stats()?.has_skips()),
         }
     }
 
@@ -89,11 +116,20 @@ impl<S: PageRead + Clone> FtsReader<S> {
     }
 
     /// The postings of a term as stored.
-    pub fn term_postings(&self, stored: &str) -> TermCursor<S> {
-        TermCursor {
+    pub fn term_postings(&self, stored: &str) -> ExecResult<TermCursor<S>> {
+        let skips = match self.has_skips()? {
+            true => Some(self.tree.cursor(self.store.clone())),
+            false => None,
+        };
+        Ok(TermCursor {
             term: stored.to_owned(),
             prefix: format::postings_prefix(stored),
+            skip_prefix: format::skip_prefix(stored),
+            skips,
+            on_skips: false,
+            last_skipped: None,
             cursor: self.tree.cursor(self.store.clone()),
+            cursor_block: None,
             tree: self.tree,
             store: self.store.clone(),
             value: Vec::new(),
@@ -102,14 +138,68 @@ impl<S: PageRead + Clone> FtsReader<S> {
             decoded: false,
             target: i64::MIN,
             at: 0,
+        })
+    }
+
+    /// What is wrong with a term's skip entries (layout 2), if anything: each block of the
+    /// term but its last has one, with bounds that hold for its block and end before the
+    /// next block, and there are no others.
+    pub fn skips_problem(&self, stored: &str) -> ExecResult<Option<String>> {
+        if !self.has_skips()? {
+            return Ok(None);
         }
+        let prefix = format::postings_prefix(stored);
+        let mut blocks = Vec::new();
+        let mut cursor = self.tree.cursor(self.store.clone());
+        cursor.seek_ge(&prefix)?;
+        while cursor.is_valid()
+            && let Some(first) = format::block_row(cursor.key(), &prefix)?
+        {
+            let mut postings = Vec::new();
+            format::decode_block(first, cursor.value(), &mut postings)?;
+            blocks.push((first, postings));
+            cursor.next()?;
+        }
+        let skip_prefix = format::skip_prefix(stored);
+        let mut skips = Vec::new();
+        cursor.seek_ge(&skip_prefix)?;
+        while cursor.is_valid()
+            && let Some(first) = format::block_row(cursor.key(), &skip_prefix)?
+        {
+            skips.push(format::decode_skip(first, cursor.value())?);
+            cursor.next()?;
+        }
+        if skips.len() + 1 != blocks.len().max(1) {
+            return Ok(Some(format!(
+                "{} skip entries for {} blocks",
+                skips.len(),
+                blocks.len()
+            )));
+        }
+        for (index, (skip, (first, postings))) in skips.iter().zip(&blocks).enumerate() {
+            let next_first = blocks.get(index + 1).map_or(i64::MAX, |(first, _)| *first);
+            let bounded = postings.iter().all(|posting| {
+                posting.row <= skip.last_row
+                    && skip
+                        .impacts
+                        .points()
+                        .iter()
+                        .any(|&(tf, length)| tf >= posting.tf && length <= posting.length)
+            });
+            if skip.first_row != *first || skip.last_row >= next_first || !bounded {
+                return Ok(Some(format!(
+                    "the skip entry of the block at row {first} does not bound it"
+                )));
+            }
+        }
+        Ok(None)
     }
 
     /// The list of a query item: a term's postings, or a prefix's or phrase's computed.
     pub fn item_list(&self, item: &Query) -> ExecResult<PostingList<S>> {
         match item {
             Query::Term(term) => {
-                let mut cursor = self.term_postings(&stored_term(term));
+                let mut cursor = self.term_postings(&stored_term(term))?;
                 cursor.start()?;
                 Ok(PostingList::Term(Box::new(cursor)))
             }
@@ -129,7 +219,7 @@ impl<S: PageRead + Clone> FtsReader<S> {
     fn prefix_postings(&self, prefix: &str) -> ExecResult<Vec<Posting>> {
         let mut merged: Vec<Posting> = Vec::new();
         for term in self.terms_with_prefix(prefix)? {
-            let mut cursor = self.term_postings(&term);
+            let mut cursor = self.term_postings(&term)?;
             cursor.start()?;
             let mut list = Vec::new();
             while let Some(posting) = cursor.current() {
@@ -145,7 +235,7 @@ impl<S: PageRead + Clone> FtsReader<S> {
     fn phrase_postings(&self, terms: &[(String, u32)]) -> ExecResult<Vec<Posting>> {
         let mut cursors = Vec::with_capacity(terms.len());
         for (term, _) in terms {
-            let mut cursor = self.term_postings(&stored_term(term));
+            let mut cursor = self.term_postings(&stored_term(term))?;
             cursor.start()?;
             cursors.push(cursor);
         }
@@ -236,20 +326,32 @@ fn merge_sum(a: Vec<Posting>, b: Vec<Posting>) -> Vec<Posting> {
 
 /// A cursor over one term's blocks.
 ///
-/// A block is read in two steps: its header when the cursor reaches it (enough for skipping
-/// by its bounds), its postings only when a posting is asked for ([`TermCursor::settle`]).
-/// So a search that skips a block by its bounds never decodes it.
+/// A block is read in two steps: its bounds when the cursor reaches it (from its skip entry,
+/// or its header when it has none), enough for skipping; its postings only when a posting is
+/// asked for ([`TermCursor::settle`]). So a search that skips a block by its bounds never
+/// reads the block.
 #[derive(Debug)]
 pub struct TermCursor<S: PageRead + Clone> {
     term: String,
     prefix: Vec<u8>,
+    skip_prefix: Vec<u8>,
+    /// On the term's skip entries (layout 2), while `on_skips`.
+    skips: Option<IndexCursor<S>>,
+    on_skips: bool,
+    /// The first row of the last skip entry read: the blocks without one come after it.
+    last_skipped: Option<i64>,
+    /// On blocks: the one being decoded, or (past the skip entries) the current one.
     cursor: IndexCursor<S>,
+    /// The first row of the block `cursor` stands on, when it stands on one.
+    cursor_block: Option<i64>,
     tree: IndexTree,
     store: S,
     /// The current block's value once decoded (postings locate their positions in it).
     value: Vec<u8>,
     block: Vec<Posting>,
-    header: Option<BlockHeader>,
+    /// The current block's bounds: from its skip entry or header, then, once decoded, from
+    /// its header (exact where a skip entry may be loose).
+    header: Option<BlockBounds>,
     /// Whether `block` holds the current block's postings.
     decoded: bool,
     /// The row the cursor was moved to: its posting is the first at or after it.
@@ -260,26 +362,109 @@ pub struct TermCursor<S: PageRead + Clone> {
 impl<S: PageRead + Clone> TermCursor<S> {
     /// Positions on the term's first posting.
     pub fn start(&mut self) -> ExecResult<()> {
-        let prefix = self.prefix.clone();
-        self.cursor.seek_ge(&prefix)?;
+        self.last_skipped = None;
+        self.cursor_block = None;
+        match &mut self.skips {
+            Some(skips) => {
+                skips.seek_ge(&self.skip_prefix)?;
+                self.on_skips = true;
+            }
+            None => {
+                self.cursor.seek_ge(&self.prefix)?;
+                self.on_skips = false;
+            }
+        }
         self.load()?;
         self.settle()
     }
 
-    /// Reads the header of the block the index cursor is on, or ends the list.
+    /// Reads the bounds of the block the cursor is on (its skip entry's, or its header's
+    /// past them), or ends the list.
     fn load(&mut self) -> ExecResult<()> {
         self.at = 0;
         self.header = None;
         self.decoded = false;
+        if self.on_skips {
+            if let Some(skips) = &self.skips
+                && skips.is_valid()
+                && let Some(first) = format::block_row(skips.key(), &self.skip_prefix)?
+            {
+                self.header = Some(format::decode_skip(first, skips.value())?);
+                self.target = first;
+                self.last_skipped = Some(first);
+                return Ok(());
+            }
+            // Past the skip entries: the blocks that have none, by their own headers.
+            self.on_skips = false;
+            match self.last_skipped {
+                Some(first) => self
+                    .cursor
+                    .seek_gt(&format::postings_key(&self.prefix, first))?,
+                None => self.cursor.seek_ge(&self.prefix)?,
+            };
+        }
+        self.cursor_block = None;
         if !self.cursor.is_valid() {
             return Ok(());
         }
         if let Some(first) = format::block_row(self.cursor.key(), &self.prefix)? {
             // The value is copied only when the block is decoded: a block skipped by its
             // header is never copied.
-            self.header = Some(format::decode_header(first, self.cursor.value())?.0);
+            self.header = Some(
+                format::decode_header(first, self.cursor.value())?
+                    .0
+                    .bounds(),
+            );
             self.target = first;
+            self.cursor_block = Some(first);
         }
+        Ok(())
+    }
+
+    /// Moves to the next block and reads its bounds.
+    fn step(&mut self) -> ExecResult<()> {
+        match (&mut self.skips, self.on_skips) {
+            (Some(skips), true) => {
+                skips.next()?;
+            }
+            _ => {
+                self.cursor.next()?;
+            }
+        }
+        self.load()
+    }
+
+    /// Moves to the block whose rows may hold `row`: the last starting at or before it.
+    fn seek_block(&mut self, row: i64) -> ExecResult<()> {
+        match (&mut self.skips, self.on_skips) {
+            (Some(skips), true) => {
+                skips.seek_le(&format::postings_key(&self.skip_prefix, row))?;
+            }
+            _ => {
+                self.cursor
+                    .seek_le(&format::postings_key(&self.prefix, row))?;
+            }
+        }
+        self.load()
+    }
+
+    /// Stands the block cursor on the block starting at `first` (named by a skip entry).
+    fn position_block(&mut self, first: i64) -> ExecResult<()> {
+        // Decoding every block in turn (an intersection, a phrase): the block is the next
+        // key, a step instead of a descent.
+        let stepped = self.cursor_block.is_some_and(|at| at < first)
+            && self.cursor.next()?
+            && format::block_row(self.cursor.key(), &self.prefix)? == Some(first);
+        if !stepped {
+            self.cursor
+                .seek_ge(&format::postings_key(&self.prefix, first))?;
+            if !(self.cursor.is_valid()
+                && format::block_row(self.cursor.key(), &self.prefix)? == Some(first))
+            {
+                return Err(corrupt("a skip entry without its block"));
+            }
+        }
+        self.cursor_block = Some(first);
         Ok(())
     }
 
@@ -290,10 +475,13 @@ impl<S: PageRead + Clone> TermCursor<S> {
             return Ok(());
         };
         if !self.decoded {
-            // The index cursor still stands on the block `load` read.
+            if self.cursor_block != Some(header.first_row) {
+                self.position_block(header.first_row)?;
+            }
             self.value.clear();
             self.value.extend_from_slice(self.cursor.value());
-            format::decode_block(header.first_row, &self.value, &mut self.block)?;
+            let exact = format::decode_block(header.first_row, &self.value, &mut self.block)?;
+            self.header = Some(exact.bounds());
             self.decoded = true;
             self.at = 0;
         }
@@ -312,8 +500,7 @@ impl<S: PageRead + Clone> TermCursor<S> {
         }
         if self.at >= self.block.len() {
             // Only when the target is past the block, which moves never leave.
-            self.cursor.next()?;
-            self.load()?;
+            self.step()?;
             return self.settle();
         }
         Ok(())
@@ -339,7 +526,7 @@ impl<S: PageRead + Clone> TermCursor<S> {
     }
 
     /// The current block's bounds.
-    pub fn block(&self) -> Option<&BlockHeader> {
+    pub fn block(&self) -> Option<&BlockBounds> {
         self.header.as_ref()
     }
 
@@ -350,8 +537,7 @@ impl<S: PageRead + Clone> TermCursor<S> {
         }
         self.at += 1;
         if self.at >= self.block.len() {
-            self.cursor.next()?;
-            self.load()?;
+            self.step()?;
             self.settle()?;
         } else {
             self.target = self.block[self.at].row;
@@ -376,18 +562,14 @@ impl<S: PageRead + Clone> TermCursor<S> {
         }
         if row > header.last_row {
             // Skips mostly go one block on; a longer one finds its block by key.
-            self.cursor.next()?;
-            self.load()?;
+            self.step()?;
             if let Some(next) = self.header
                 && next.last_row < row
             {
-                self.cursor
-                    .seek_le(&format::postings_key(&self.prefix, row))?;
-                self.load()?;
+                self.seek_block(row)?;
                 if self.header.is_some_and(|found| found.last_row < row) {
                     // The next block starts past `row` (else the seek would have found it).
-                    self.cursor.next()?;
-                    self.load()?;
+                    self.step()?;
                 }
             }
         }

@@ -9,7 +9,10 @@
 //! a full last block starts a new one, so rows inserted in order leave full blocks), and a
 //! block that shrinks below a quarter merges with the next block of its term when both fit
 //! in one — the only merging there is, bounded to one block per term per write, so the index
-//! never needs an OPTIMIZE.
+//! never needs an OPTIMIZE. In an index of layout 2 every block of a term but its last has a
+//! skip entry with its bounds (`format`, "Skip entries"); each write below keeps them so: an
+//! append to the last block writes no skip entry, a new last block gives the block before it
+//! one, and a block rewritten or removed inside the list takes its skip entry along.
 
 use std::borrow::Cow;
 
@@ -75,6 +78,7 @@ pub fn add_document<W: PageWrite + ?Sized>(
     tokens: &[Token],
 ) -> ExecResult<()> {
     let length = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
+    let skips = read_stats(tree, txn)?.0.has_skips();
     if !tree.insert(txn, &format::document_key(row), &varint(u64::from(length)))? {
         return Err(ExecError::internal(format!(
             "full-text index: row {row} is indexed twice"
@@ -95,7 +99,7 @@ pub fn add_document<W: PageWrite + ?Sized>(
             length,
             positions: std::mem::take(&mut encoded),
         };
-        add_posting(tree, txn, term, posting)?;
+        add_posting(tree, txn, skips, term, posting)?;
     }
     update_stats(tree, txn, 1, i64::from(length))
 }
@@ -180,6 +184,7 @@ pub fn add_batch<W: PageWrite + ?Sized>(
         }
         (sorted, rank)
     };
+    let skips = read_stats(tree, txn)?.0.has_skips();
     let row_of = |index: &u32| documents.get(*index as usize).map_or(i64::MAX, |d| d.0);
     let (by_row, document_rank) = ranks(documents.len(), &mut |a, b| row_of(a).cmp(&row_of(b)));
     let term_of = |place: &u32| terms.get(*place as usize).map_or("", String::as_str);
@@ -235,7 +240,7 @@ pub fn add_batch<W: PageWrite + ?Sized>(
                 .ok_or_else(|| ExecError::internal("full-text index: a pending document lost"))?;
             postings.push(posting_of(tree, txn, term, row, length, &positions)?);
         }
-        add_postings(tree, txn, term, std::mem::take(&mut postings))?;
+        add_postings(tree, txn, skips, term, std::mem::take(&mut postings))?;
     }
     let count = i64::try_from(documents.len()).unwrap_or(i64::MAX);
     update_stats(tree, txn, count, total_length)
@@ -272,12 +277,13 @@ fn posting_of<W: PageWrite + ?Sized>(
 fn add_postings<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
+    skips: bool,
     term: &str,
     postings: Vec<OwnedPosting>,
 ) -> ExecResult<()> {
     if postings.len() <= 1 {
         for posting in postings {
-            add_posting(tree, txn, term, posting)?;
+            add_posting(tree, txn, skips, term, posting)?;
         }
         return Ok(());
     }
@@ -289,7 +295,7 @@ fn add_postings<W: PageWrite + ?Sized>(
             let (header, _) = format::decode_header(found.first, &found.value)?;
             if first_new <= header.last_row {
                 for posting in postings {
-                    add_posting(tree, txn, term, posting)?;
+                    add_posting(tree, txn, skips, term, posting)?;
                 }
                 return Ok(());
             }
@@ -321,8 +327,16 @@ fn add_postings<W: PageWrite + ?Sized>(
     }
     blocks.push(current);
     // The first block replaces the last one found (same first row) in its leaf; the rest
-    // are new keys.
+    // are new keys. Every block but the new last one gets its skip entry (the old last block
+    // had none).
     let mut hint = entry.as_ref().and_then(|(_, leaf)| *leaf);
+    if skips {
+        for block in blocks.iter().take(blocks.len().saturating_sub(1)) {
+            let key = format::postings_key(&format::skip_prefix(term), block.first_row());
+            tree.upsert(txn, &key, &block.skip())?;
+            hint = None;
+        }
+    }
     for (i, block) in blocks.iter().enumerate() {
         let key = format::postings_key(&prefix, block.first_row());
         match (i, &last) {
@@ -347,6 +361,7 @@ pub fn remove_document<W: PageWrite + ?Sized>(
     row: i64,
     tokens: &[Token],
 ) -> ExecResult<bool> {
+    let skips = read_stats(tree, txn)?.0.has_skips();
     if !tree.delete(txn, &format::document_key(row))? {
         return Ok(false);
     }
@@ -367,7 +382,7 @@ pub fn remove_document<W: PageWrite + ?Sized>(
         if positions.len() > INLINE_POSITIONS as usize {
             delete_positions(tree, txn, term, row)?;
         }
-        remove_posting(tree, txn, term, row)?;
+        remove_posting(tree, txn, skips, term, row)?;
     }
     update_stats(tree, txn, -1, -i64::from(length))?;
     Ok(true)
@@ -392,29 +407,38 @@ fn lookup<W: PageWrite + ?Sized>(
     Ok((None, None))
 }
 
+/// The index's statistics entry (that of an empty index of the current layout when there
+/// is none yet), and the leaf it is in.
+fn read_stats<W: PageWrite + ?Sized>(
+    tree: IndexTree,
+    txn: &W,
+) -> ExecResult<(format::Stats, Option<PageNo>)> {
+    match lookup(tree, txn, &format::stats_key())? {
+        (Some(value), hint) => Ok((format::Stats::decode(&value)?, hint)),
+        (None, _) => Ok((format::Stats::empty(), None)),
+    }
+}
+
 fn update_stats<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
     documents: i64,
     length: i64,
 ) -> ExecResult<()> {
-    let key = format::stats_key();
-    let (found, hint) = lookup(tree, txn, &key)?;
-    let (count, total) = match found {
-        Some(value) => format::decode_stats(&value)?,
-        None => (0, 0),
-    };
-    let count = count.saturating_add_signed(documents);
-    let total = total.saturating_add_signed(length);
-    tree.replace_near(txn, hint, &key, &format::encode_stats(count, total))?;
+    let (mut stats, hint) = read_stats(tree, txn)?;
+    stats.documents = stats.documents.saturating_add_signed(documents);
+    stats.total_length = stats.total_length.saturating_add_signed(length);
+    tree.replace_near(txn, hint, &format::stats_key(), &stats.encode())?;
     Ok(())
 }
 
-/// A block of a term as found: its first row, its value and the leaf it is in.
+/// A block of a term as found: its first row, its value, the leaf it is in, and whether
+/// another block of the term follows it (so, in layout 2, whether it has a skip entry).
 struct FoundBlock {
     first: i64,
     value: Vec<u8>,
     leaf: Option<PageNo>,
+    followed: bool,
 }
 
 /// The block of `term` where `row` belongs: the last block starting at or before it, else
@@ -433,10 +457,14 @@ fn find_block<W: PageWrite + ?Sized>(
     if cursor.is_valid()
         && let Some(first) = format::block_row(cursor.key(), prefix)?
     {
+        let (value, leaf) = (cursor.value().to_vec(), cursor.leaf_page());
+        cursor.next()?;
+        let followed = cursor.is_valid() && format::block_row(cursor.key(), prefix)?.is_some();
         return Ok(Some(FoundBlock {
             first,
-            value: cursor.value().to_vec(),
-            leaf: cursor.leaf_page(),
+            value,
+            leaf,
+            followed,
         }));
     }
     Ok(None)
@@ -471,6 +499,7 @@ fn entry_and_last_block<W: PageWrite + ?Sized>(
             first,
             value: cursor.value().to_vec(),
             leaf: cursor.leaf_page(),
+            followed: false,
         }),
         false => None,
     };
@@ -493,6 +522,7 @@ fn term_info(entry: Option<&FoundEntry>) -> ExecResult<TermInfo> {
 fn add_posting<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
+    skips: bool,
     term: &str,
     posting: OwnedPosting,
 ) -> ExecResult<()> {
@@ -509,7 +539,7 @@ fn add_posting<W: PageWrite + ?Sized>(
     // (a rewrite may merge leaves; an in-place append or a split frees none).
     let mut hint = entry.as_ref().and_then(|(_, leaf)| *leaf);
     match last {
-        None => write_blocks(tree, txn, &prefix, None, vec![posting])?,
+        None => write_blocks(tree, txn, (&prefix, skips), (None, false), vec![posting])?,
         Some(found) => {
             let (header, _) = format::decode_header(found.first, &found.value)?;
             if row > header.last_row {
@@ -528,7 +558,8 @@ fn add_posting<W: PageWrite + ?Sized>(
                         &builder.finish(),
                     )?;
                 } else {
-                    write_blocks(tree, txn, &prefix, None, vec![posting])?;
+                    // A new last block (the full one before it gets its skip entry).
+                    write_blocks(tree, txn, (&prefix, skips), (None, false), vec![posting])?;
                     hint = None;
                 }
             } else {
@@ -542,7 +573,13 @@ fn add_posting<W: PageWrite + ?Sized>(
                     return Err(corrupt("a row is posted twice under one term"));
                 }
                 postings.insert(at, posting);
-                write_blocks(tree, txn, &prefix, Some(found.first), postings)?;
+                write_blocks(
+                    tree,
+                    txn,
+                    (&prefix, skips),
+                    (Some(&found), found.followed),
+                    postings,
+                )?;
                 hint = None;
             }
         }
@@ -554,6 +591,7 @@ fn add_posting<W: PageWrite + ?Sized>(
 fn remove_posting<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
+    skips: bool,
     term: &str,
     row: i64,
 ) -> ExecResult<()> {
@@ -574,6 +612,9 @@ fn remove_posting<W: PageWrite + ?Sized>(
             && let Some(next_first) = format::block_row(cursor.key(), &prefix)?
         {
             let next = format::decode_owned(next_first, cursor.value())?;
+            cursor.next()?;
+            let next_followed =
+                cursor.is_valid() && format::block_row(cursor.key(), &prefix)?.is_some();
             drop(cursor);
             let mut merged = postings.clone();
             merged.extend(next);
@@ -581,37 +622,95 @@ fn remove_posting<W: PageWrite + ?Sized>(
             if let [block] = pack(&merged, budget).as_slice()
                 && block.count() == merged.len()
             {
-                tree.delete(txn, &format::postings_key(&prefix, next_first))?;
-                return write_blocks(tree, txn, &prefix, Some(first), merged);
+                let next_key = format::postings_key(&prefix, next_first);
+                tree.delete(txn, &next_key)?;
+                if skips {
+                    // The next block had a skip entry (it followed this one); the merged
+                    // block is followed when the next one was.
+                    tree.delete(txn, &format::skip_key_of(&next_key))?;
+                }
+                return write_blocks(
+                    tree,
+                    txn,
+                    (&prefix, skips),
+                    (Some(&found), next_followed),
+                    merged,
+                );
             }
         }
     }
-    write_blocks(tree, txn, &prefix, Some(first), postings)
+    write_blocks(
+        tree,
+        txn,
+        (&prefix, skips),
+        (Some(&found), found.followed),
+        postings,
+    )
 }
 
-/// Replaces the block that started at `old_first` (if any) with `postings` (rows
-/// increasing), split into as many blocks as its size needs.
+/// Replaces the block `old` (if any; `None` adds blocks past the term's last) with
+/// `postings` (rows increasing), split into as many blocks as its size needs; `followed`
+/// says whether a block of the term will follow them. With skip entries (`skips`), keeps
+/// them: each new block followed by another of the term has one, the term's last has none
+/// (`old.followed` says whether the old block had one).
 fn write_blocks<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
-    prefix: &[u8],
-    old_first: Option<i64>,
+    (prefix, skips): (&[u8], bool),
+    (old, followed): (Option<&FoundBlock>, bool),
     postings: Vec<OwnedPosting>,
 ) -> ExecResult<()> {
     let budget = value_budget(txn.usable_size(), prefix.len() + 8);
     let blocks = pack(&postings, budget);
     let new_first = blocks.first().map(BlockBuilder::first_row);
-    if let Some(old) = old_first
-        && new_first != Some(old)
+    if let Some(old) = old
+        && new_first != Some(old.first)
     {
-        tree.delete(txn, &format::postings_key(prefix, old))?;
+        let key = format::postings_key(prefix, old.first);
+        tree.delete(txn, &key)?;
+        if skips && old.followed {
+            tree.delete(txn, &format::skip_key_of(&key))?;
+        }
     }
-    for block in &blocks {
-        tree.upsert(
-            txn,
-            &format::postings_key(prefix, block.first_row()),
-            &block.finish(),
-        )?;
+    for (i, block) in blocks.iter().enumerate() {
+        let key = format::postings_key(prefix, block.first_row());
+        tree.upsert(txn, &key, &block.finish())?;
+        if skips && (followed || i + 1 < blocks.len()) {
+            tree.upsert(txn, &format::skip_key_of(&key), &block.skip())?;
+        } else if skips && old.is_some_and(|old| old.followed && old.first == block.first_row()) {
+            // The old block had a skip entry and its rows now end the term (it took in the
+            // last block): the term's last block has none.
+            tree.delete(txn, &format::skip_key_of(&key))?;
+        }
+    }
+    if skips && !followed && blocks.is_empty() && old.is_some() {
+        // The term's last block is gone: the block before it, now the last, loses its skip
+        // entry.
+        let old_first = old.map_or(i64::MIN, |old| old.first);
+        let mut cursor = tree.cursor(&*txn);
+        if cursor.seek_lt(&format::postings_key(prefix, old_first))?
+            && format::block_row(cursor.key(), prefix)?.is_some()
+        {
+            let key = format::skip_key_of(cursor.key());
+            drop(cursor);
+            tree.delete(txn, &key)?;
+        }
+    }
+    if skips && old.is_none() {
+        // Blocks added past the last one: the block before them, the last until now, gets
+        // its skip entry.
+        let mut cursor = tree.cursor(&*txn);
+        if let Some(first) = new_first
+            && cursor.seek_lt(&format::postings_key(prefix, first))?
+            && let Some(before) = format::block_row(cursor.key(), prefix)?
+        {
+            let (key, value) = (
+                format::skip_key_of(cursor.key()),
+                format::skip_of_block(before, cursor.value())?,
+            );
+            drop(cursor);
+            tree.upsert(txn, &key, &value)?;
+        }
     }
     Ok(())
 }
