@@ -306,13 +306,19 @@ impl Run {
     /// term (rows, then chunks, increasing). A term's keys sort as its bytes do, because no
     /// term holds the 0x00 that ends it in a key.
     fn finish(self) -> ExecResult<Vec<(Vec<u8>, Vec<u8>)>> {
-        let mut terms = self.terms;
-        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // The terms' order found by sorting their places, not the terms with their builds
+        // (a couple of hundred bytes each, moved at every swap).
+        let mut order: Vec<usize> = (0..self.terms.len()).collect();
+        order.sort_unstable_by(|&a, &b| self.terms[a].0.cmp(&self.terms[b].0));
+        let mut terms: Vec<Option<(String, TermBuild)>> =
+            self.terms.into_iter().map(Some).collect();
         let mut entries = self.documents;
         let documents = entries.len() as u64;
-        let mut blocks = Vec::new();
-        let mut positions = Vec::new();
-        for (term, mut build) in terms {
+        let (mut blocks, mut positions) = (Vec::new(), Vec::new());
+        for at in order {
+            let Some((term, mut build)) = terms.get_mut(at).and_then(Option::take) else {
+                return Err(ExecError::internal("full-text index build lost a term"));
+            };
             build.close();
             let before_last = build.blocks.len().saturating_sub(1);
             for (key, value) in build.blocks.get(..before_last).unwrap_or_default() {
@@ -419,13 +425,18 @@ where
             }
         }
     }
-    let mut whole = Run::new(usable_size);
+    // The first run is the start of the whole (appending it to an empty run would copy
+    // every term once more: a tenth of a small build).
+    let mut whole: Option<Run> = None;
     for built in gathered {
         let built =
             built.ok_or_else(|| ExecError::internal("a full-text index build run was lost"))??;
-        whole.append(built)?;
+        match &mut whole {
+            None => whole = Some(built),
+            Some(whole) => whole.append(built)?,
+        }
     }
-    whole.finish()
+    whole.unwrap_or_else(|| Run::new(usable_size)).finish()
 }
 
 #[cfg(test)]
