@@ -12,6 +12,7 @@ mod hash_join;
 mod join;
 mod json_aggregate;
 mod lateral;
+mod leaf_filter;
 mod ordered_set;
 mod rank_fusion;
 mod recursive;
@@ -90,7 +91,25 @@ fn build_operator(node: &PlanNode, ctx: &ExecContext) -> ExecResult<Box<dyn Oper
             reverse,
         } => scan::build_scan(table, columns, access, *reverse, ctx)?,
         PlanKind::Filter { input, predicate } => {
-            Box::new(basic::Filter::new(build(input, ctx)?, predicate.clone()))
+            // A forward table scan right below tests the filter's simple conjuncts inside
+            // its leaves; the filter still evaluates the whole predicate on what comes up.
+            let filtered = match &input.kind {
+                PlanKind::Scan {
+                    table,
+                    columns,
+                    access,
+                    reverse: false,
+                } => scan::build_filtered_scan(table, columns, access, predicate, ctx)?,
+                _ => None,
+            };
+            let input = match filtered {
+                Some(scan) => match ctx.profile {
+                    Some(_) => crate::exec::explain::Profiled::wrap(scan, input, ctx),
+                    None => scan,
+                },
+                None => build(input, ctx)?,
+            };
+            Box::new(basic::Filter::new(input, predicate.clone()))
         }
         PlanKind::Project { input, exprs } => {
             Box::new(basic::Project::new(build(input, ctx)?, exprs.clone()))

@@ -16,6 +16,7 @@ use crate::storage::keys::{self, KeyOrder, KeyValue};
 use crate::types::{DataType, Value};
 
 use super::Operator;
+use super::leaf_filter::LeafFilter;
 
 pub(super) fn column_types(table: &TableDef, columns: &[ScanColumn]) -> Vec<DataType> {
     columns
@@ -175,6 +176,35 @@ pub(super) fn build_scan(
     })
 }
 
+/// A forward table scan (a full scan or a row-id range) that tests the simple conjuncts of
+/// `predicate`, the filter right above it, inside each leaf ([`LeafFilter`]); `None` when
+/// the access is not such a scan or no conjunct can be tested there.
+pub(super) fn build_filtered_scan(
+    table: &Arc<TableDef>,
+    columns: &[ScanColumn],
+    access: &AccessPath,
+    predicate: &Expr,
+    ctx: &ExecContext,
+) -> ExecResult<Option<Box<dyn Operator>>> {
+    if !matches!(access, AccessPath::Full | AccessPath::RowIdRange { .. }) {
+        return Ok(None);
+    }
+    let Some(filter) = LeafFilter::compile(predicate, table, columns, ctx)? else {
+        return Ok(None);
+    };
+    let unbounded = RangeBound::Unbounded;
+    let (lower, upper) = access.bounds().unwrap_or((&unbounded, &unbounded));
+    let scan = TableScan::new(
+        Arc::clone(table),
+        columns.to_vec(),
+        lower,
+        upper,
+        false,
+        ctx,
+    )?;
+    Ok(Some(Box::new(scan.with_filter(filter))))
+}
+
 /// A row-id bound: `Ok(None)` when unbounded, `Err(())` inside when it evaluated to NULL
 /// (a comparison with NULL is never true, so the scan is empty), else the value and whether
 /// it is inclusive.
@@ -213,6 +243,11 @@ pub struct TableScan {
     /// Rows the first batch is sized for: the width of a bounded row-id range (a point
     /// lookup allocates one row's vectors, not a full batch's), else a full batch.
     capacity: usize,
+    /// Conjuncts of the filter above tested inside each leaf (forward scans only): only the
+    /// rows that may pass are copied.
+    filter: Option<LeafFilter>,
+    /// Scratch: the positions of a leaf's rows the filter kept.
+    selected: Vec<usize>,
 }
 
 impl TableScan {
@@ -269,7 +304,18 @@ impl TableScan {
             reverse,
             empty,
             capacity,
+            filter: None,
+            selected: Vec::new(),
         })
+    }
+
+    /// The scan with `filter` tested inside each leaf (a forward scan; a reverse one reads
+    /// every row and leaves the filtering to the operator above).
+    pub fn with_filter(mut self, filter: LeafFilter) -> TableScan {
+        if !self.reverse {
+            self.filter = Some(filter);
+        }
+        self
     }
 
     /// Whether `row_id` lies beyond the bound the scan walks towards.
@@ -308,8 +354,14 @@ impl TableScan {
 
     /// Fills `batch` going forwards, a leaf's run of rows at a time: fixed-width columns
     /// are copied from the leaf's value arrays in bulk (the reason leaves are column-major).
-    fn fill_forward(&mut self, batch: &mut Batch) -> ExecResult<()> {
+    fn fill_forward(&mut self, batch: &mut Batch, ctx: &ExecContext) -> ExecResult<()> {
+        let mut leaves = 0usize;
         while self.positioned && batch.rows < BATCH_SIZE {
+            leaves += 1;
+            if leaves.is_multiple_of(256) {
+                // A filter that keeps few rows reads many leaves for one batch.
+                ctx.check_interrupt()?;
+            }
             let Some(leaf) = self.cursor.leaf() else {
                 self.positioned = false;
                 break;
@@ -336,14 +388,37 @@ impl TableScan {
                     reached_stop = true;
                 }
             }
-            read_leaf_rows(
-                &self.cursor,
-                &leaf,
-                &self.table,
-                &self.columns,
-                first..end,
-                batch,
-            )?;
+            match &self.filter {
+                None => read_leaf_rows(
+                    &self.cursor,
+                    &leaf,
+                    &self.table,
+                    &self.columns,
+                    first..end,
+                    batch,
+                )?,
+                Some(filter) => {
+                    filter.select(&leaf, first..end, &mut self.selected);
+                    // Runs of consecutive kept rows, each copied as one range.
+                    let mut at = 0;
+                    while let Some(&start) = self.selected.get(at) {
+                        let mut stop = start + 1;
+                        at += 1;
+                        while self.selected.get(at) == Some(&stop) {
+                            stop += 1;
+                            at += 1;
+                        }
+                        read_leaf_rows(
+                            &self.cursor,
+                            &leaf,
+                            &self.table,
+                            &self.columns,
+                            start..stop,
+                            batch,
+                        )?;
+                    }
+                }
+            }
             if reached_stop {
                 self.positioned = false;
                 break;
@@ -391,7 +466,7 @@ impl Operator for TableScan {
         if self.reverse {
             self.fill_backward(&mut batch)?;
         } else {
-            self.fill_forward(&mut batch)?;
+            self.fill_forward(&mut batch, ctx)?;
         }
         Ok(Some(batch))
     }
