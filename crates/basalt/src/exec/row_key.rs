@@ -8,6 +8,14 @@
 //! ascending encodings are equal.
 
 use crate::storage::keys::{self, KeyOrder, KeyValue};
+
+/// A hash table keyed by row keys, for grouping, joins, DISTINCT and set operations:
+/// foldhash rather than the standard library's SipHash, which was a fifth of an INTERSECT
+/// of two 2,500-row tables. Seeded at random per table, as SipHash's `RandomState` is.
+pub type RowKeyMap<V> = std::collections::HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
+
+/// A set of row keys ([`RowKeyMap`]'s hasher).
+pub type RowKeySet = std::collections::HashSet<Vec<u8>, foldhash::fast::RandomState>;
 use crate::types::{json, vector};
 
 use super::batch::{ColumnData, ColumnVector};

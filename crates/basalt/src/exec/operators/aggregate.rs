@@ -13,12 +13,11 @@
 //! `mode`, ...) take the same path, and get their direct arguments (the fraction) from the
 //! group's keys when the group is finished (`ordered_set`).
 
-use std::collections::{HashMap, HashSet};
-
 use crate::exec::batch::{Batch, ColumnData, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
+use crate::exec::row_key::{RowKeyMap, RowKeySet};
 use crate::exec::row_key::{encode_cell, equality_key};
 use crate::exec::spill::{MAX_PARTITION_DEPTH, Partitions, SpilledRows};
 use crate::plan::{AggregateCall, AggregateFunction, Expr};
@@ -491,7 +490,7 @@ fn number(vector: &ColumnVector, row: usize) -> ExecResult<f64> {
 struct Group {
     accumulators: Vec<Accumulator>,
     /// For DISTINCT aggregates: argument keys already counted, per aggregate.
-    seen: Vec<HashSet<Vec<u8>>>,
+    seen: Vec<RowKeySet>,
     /// For aggregates with an ORDER BY: the rows they will take, per aggregate.
     ordered: Vec<Option<OrderedRows>>,
 }
@@ -558,7 +557,7 @@ const ACCUMULATOR_OVERHEAD: usize = 48;
 struct GroupTable {
     /// The group key values, one row per group.
     keys_batch: Batch,
-    index: HashMap<Vec<u8>, usize>,
+    index: RowKeyMap<usize>,
     groups: Vec<Group>,
     bytes: usize,
     /// Partitioning depth: 0 for the input itself.
@@ -614,7 +613,11 @@ impl HashAggregate {
     fn new_group(&self) -> Group {
         Group {
             accumulators: self.aggregates.iter().map(Accumulator::new).collect(),
-            seen: self.aggregates.iter().map(|_| HashSet::new()).collect(),
+            seen: self
+                .aggregates
+                .iter()
+                .map(|_| RowKeySet::default())
+                .collect(),
             ordered: self
                 .aggregates
                 .iter()
@@ -627,7 +630,7 @@ impl HashAggregate {
         let key_types: Vec<DataType> = self.group_by.iter().map(Expr::data_type).collect();
         let mut table = GroupTable {
             keys_batch: Batch::with_types(&key_types, 64),
-            index: HashMap::new(),
+            index: RowKeyMap::default(),
             groups: Vec::new(),
             bytes: 0,
             depth,

@@ -24,12 +24,11 @@
 //! Only the order of the output differs from the in-memory join, which SQL leaves
 //! unspecified.
 
-use std::collections::HashMap;
-
 use crate::exec::batch::{Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
 use crate::exec::eval;
+use crate::exec::row_key::RowKeyMap;
 use crate::exec::row_key::{any_null, equality_key};
 use crate::exec::spill::{BatchReader, MAX_PARTITION_DEPTH, Partitions, SpilledRows};
 use crate::plan::{Expr, JoinKind};
@@ -51,7 +50,7 @@ pub struct HashJoin {
     left_keys: Vec<Expr>,
     right_keys: Vec<Expr>,
     residual: Option<Expr>,
-    table: HashMap<Vec<u8>, Vec<u32>>,
+    table: RowKeyMap<Vec<u32>>,
     state: JoinState,
     /// Set when the join spilled: the partition pairs still to join.
     grace: Option<Grace>,
@@ -100,7 +99,7 @@ impl HashJoin {
             left_keys,
             right_keys,
             residual,
-            table: HashMap::new(),
+            table: RowKeyMap::default(),
             state: JoinState::new(kind, left_types, right_types),
             grace: None,
         }

@@ -15,12 +15,12 @@
 //! [`PlanKind::RankFusion`]: crate::plan::PlanKind::RankFusion
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 use crate::exec::batch::{Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::eval;
+use crate::exec::row_key::RowKeyMap;
 use crate::exec::row_key::equality_key;
 use crate::plan::Expr;
 use crate::sqlstate;
@@ -75,7 +75,7 @@ impl RankFusion {
             weights.push(number(weight, ctx, "weight")?);
         }
         // Key encoding -> (the key as first returned, score so far).
-        let mut scores: HashMap<Vec<u8>, (Value, f64)> = HashMap::new();
+        let mut scores: RowKeyMap<(Value, f64)> = RowKeyMap::default();
         let mut encoded = Vec::new();
         for (branch, weight) in self.branches.iter_mut().zip(weights) {
             let mut rank = 0u64;

@@ -22,13 +22,13 @@
 //! * The interrupt flag is checked before every batch, so an endless recursion can be
 //!   cancelled even while its iterations produce no rows for the consumer.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::exec::batch::{Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::{ExecError, ExecResult};
 use crate::exec::explain::node_key;
+use crate::exec::row_key::RowKeySet;
 use crate::exec::row_key::equality_key;
 use crate::plan::{PlanKind, PlanNode};
 
@@ -58,7 +58,7 @@ pub struct RecursiveUnion {
     /// Rows produced by the current evaluation: the next working table.
     produced: Vec<Batch>,
     /// For UNION: the key of every row emitted so far. `None` for UNION ALL.
-    seen: Option<HashSet<Vec<u8>>>,
+    seen: Option<RowKeySet>,
     key: Vec<u8>,
 }
 
@@ -77,7 +77,7 @@ impl RecursiveUnion {
             scan,
             phase: Phase::Base(base),
             produced: Vec::new(),
-            seen: (!all).then(HashSet::new),
+            seen: (!all).then(RowKeySet::default),
             key: Vec::new(),
         }
     }

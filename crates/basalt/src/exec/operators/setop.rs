@@ -20,11 +20,10 @@
 //! first row of each key" means the same as without spilling; only the order between keys
 //! of different partitions changes, which SQL leaves unspecified.
 
-use std::collections::HashMap;
-
 use crate::exec::batch::{Batch, ColumnVector};
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
+use crate::exec::row_key::RowKeyMap;
 use crate::exec::row_key::equality_key;
 use crate::exec::spill::{BatchReader, MAX_PARTITION_DEPTH, Partitions, SpilledRows};
 use crate::plan::SetOperator;
@@ -75,7 +74,7 @@ struct KeyCounts {
 struct KeyTable {
     rule: Rule,
     types: Vec<DataType>,
-    table: HashMap<Vec<u8>, KeyCounts>,
+    table: RowKeyMap<KeyCounts>,
     bytes: usize,
     budget: usize,
     depth: u32,
@@ -106,7 +105,7 @@ impl KeyTable {
         KeyTable {
             rule,
             types: types.to_vec(),
-            table: HashMap::new(),
+            table: RowKeyMap::default(),
             bytes: 0,
             budget,
             depth,
