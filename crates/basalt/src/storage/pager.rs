@@ -11,7 +11,8 @@
 //! each page back into the main file — but never past the oldest live reader's snapshot,
 //! because a reader that finds no frame for a page reads the main file and must find the
 //! image its snapshot expects there. Once everything is copied and no reader is behind, the
-//! log starts a new generation (it is truncated), so it does not grow without bound.
+//! log starts a new generation (written over the old one in place, or truncated when it grew
+//! long), so it does not grow without bound.
 //!
 //! Durability follows `synchronous`: FULL syncs the log at every commit; NORMAL syncs it only
 //! before a checkpoint (a crash of the process loses nothing, a power cut may lose the last

@@ -13,7 +13,11 @@
 //! that fails; it keeps every transaction whose commit frame it reached and drops the rest, so
 //! a torn or partially written tail is cut off and never half-applied. A new *generation* of
 //! the log (after a checkpoint copied everything back) gets a fresh salt, so stale frames
-//! left in the file from an earlier generation can never validate.
+//! left in the file from an earlier generation can never validate. That is what lets a new
+//! generation write over the old one in place: the file keeps its length (up to
+//! [`KEPT_LOG_BYTES`]), so a commit overwrites blocks the file system already has instead of
+//! extending the file, which made the kernel allocate a block and a page-cache page for every
+//! frame of every small commit (a fifth of an autocommitted UPDATE), as SQLite's log is reused.
 //!
 //! Log header (32 bytes, little-endian): magic `"BSLTWAL\x01"` (8), format version u32, page
 //! size u32, base sequence number u64 (sequence of the first frame in this generation), salt
@@ -51,6 +55,11 @@ pub const FRAME_HEADER_SIZE: usize = 24;
 /// a billion frames a second); a header claiming more is damage, and trusting it would let
 /// the sequence numbers of recovered or new frames overflow.
 const MAX_BASE_SEQ: u64 = 1 << 62;
+
+/// A log no longer than this keeps its length when a new generation starts (its frames are
+/// overwritten in place); a longer one, left by a large transaction, is truncated so the
+/// file does not stay large. Four times the automatic checkpoint's thousand 4 KiB frames.
+pub const KEPT_LOG_BYTES: u64 = 16 << 20;
 
 /// The write-ahead log of one database.
 #[derive(Debug)]
@@ -275,11 +284,20 @@ impl Wal {
         header[24..28].copy_from_slice(&salt.to_le_bytes());
         let header_checksum = crc32c::crc32c(&header[..28]);
         header[28..32].copy_from_slice(&header_checksum.to_le_bytes());
-        // Truncate first: if we crash between the two steps the log is empty, which is correct
-        // because everything in it was already in the main file.
-        self.file
-            .set_len(0)
-            .map_err(|e| self.io("truncating the log", e))?;
+        // Everything in the old generation is already in the main file, so any state a crash
+        // leaves is correct: the old header (its frames replay to what the main file holds),
+        // the new one (the old frames after it have the old salt and sequence numbers and
+        // never validate), or a torn one (no valid header: an empty log). A long log is
+        // truncated first, as a short one need not be.
+        let length = self
+            .file
+            .len()
+            .map_err(|e| self.io("reading the log length", e))?;
+        if length > KEPT_LOG_BYTES {
+            self.file
+                .set_len(0)
+                .map_err(|e| self.io("truncating the log", e))?;
+        }
         self.file
             .write_all_at(&header, 0)
             .map_err(|e| self.io("writing the log header", e))?;
