@@ -32,7 +32,42 @@ use crate::types::{DataType, TypeError, Value};
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("format", format_type, format, strict: false, volatile: false),
     function!("gen_random_uuid", uuid_type, gen_random_uuid, strict: true, volatile: true),
+    function!("quote_literal", quote_type, quote_literal_fn, strict: true, volatile: false),
+    function!("quote_nullable", quote_type, quote_nullable, strict: false, volatile: false),
+    function!("quote_ident", quote_type, quote_ident, strict: true, volatile: false),
 ];
+
+/// `quote_literal(v)`, `quote_nullable(v)` and `quote_ident(s)` take one value and return
+/// text (asyncpg builds `COPY (query)` texts with `quote_literal`).
+fn quote_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Any], &[])?;
+    Ok(DataType::Text(None))
+}
+
+/// PostgreSQL's `quote_literal(v)`: the value's text form as a literal; NULL for NULL.
+fn quote_literal_fn(args: &[Value]) -> Result<Value, TypeError> {
+    if strict_nulls("quote_literal", args, 1, 1)? {
+        return Ok(Value::Null);
+    }
+    Ok(Value::Text(quote_literal(&output_form(&args[0]))))
+}
+
+/// `quote_nullable(v)`: as `quote_literal`, but NULL becomes the word `NULL`.
+fn quote_nullable(args: &[Value]) -> Result<Value, TypeError> {
+    strict_nulls("quote_nullable", args, 1, 1)?;
+    Ok(Value::Text(match &args[0] {
+        Value::Null => "NULL".to_owned(),
+        value => quote_literal(&output_form(value)),
+    }))
+}
+
+/// `quote_ident(s)`: `s` as an SQL identifier, quoted when it needs to be.
+fn quote_ident(args: &[Value]) -> Result<Value, TypeError> {
+    if strict_nulls("quote_ident", args, 1, 1)? {
+        return Ok(Value::Null);
+    }
+    Ok(Value::Text(quote_identifier(&text_form(&args[0]))))
+}
 
 fn format_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_variadic(name, args, 1, Param::Any)?;
@@ -302,6 +337,18 @@ mod tests {
 
     fn fmt(args: &[Value]) -> Result<Value, &'static str> {
         call("format", args)
+    }
+
+    #[test]
+    fn quote_functions_follow_postgresql() {
+        assert_eq!(call("quote_literal", &[t("it's")]), Ok(t("'it''s'")));
+        assert_eq!(call("quote_literal", &[t("a\\b")]), Ok(t("E'a\\\\b'")));
+        assert_eq!(call("quote_literal", &[i(42)]), Ok(t("'42'")));
+        assert_eq!(call("quote_literal", &[Value::Null]), Ok(Value::Null));
+        assert_eq!(call("quote_nullable", &[Value::Null]), Ok(t("NULL")));
+        assert_eq!(call("quote_nullable", &[t("x")]), Ok(t("'x'")));
+        assert_eq!(call("quote_ident", &[t("Foo bar")]), Ok(t("\"Foo bar\"")));
+        assert_eq!(call("quote_ident", &[t("plain")]), Ok(t("plain")));
     }
 
     #[test]
