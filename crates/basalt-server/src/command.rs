@@ -71,7 +71,11 @@ impl Command {
             "move" => Command::Move,
             "declare" => Command::Other("DECLARE CURSOR".to_owned()),
             "deallocate" => {
-                let name = if word(1) == "prepare" { word(2) } else { word(1) };
+                let name = if word(1) == "prepare" {
+                    word(2)
+                } else {
+                    word(1)
+                };
                 Command::Deallocate((name != "all").then(|| name.to_owned()))
             }
             "close" if word(1) == "all" => Command::Other("CLOSE CURSOR ALL".to_owned()),

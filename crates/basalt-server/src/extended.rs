@@ -337,8 +337,7 @@ impl ClientHandler {
         };
         if statement.command.is_some() && statement.copy.is_none() {
             let portal = portal_name.clone();
-            let described: Vec<DataType> =
-                statement.columns.iter().map(|c| c.data_type).collect();
+            let described: Vec<DataType> = statement.columns.iter().map(|c| c.data_type).collect();
             let bound = self
                 .run(move |session| {
                     session.bind(&portal, &statement_name, values)?;
@@ -439,7 +438,10 @@ impl ClientHandler {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         let lookup = name.clone();
-        let columns = match self.run(move |session| session.describe_cursor(&lookup)).await {
+        let columns = match self
+            .run(move |session| session.describe_cursor(&lookup))
+            .await
+        {
             Ok(Some(columns)) => columns,
             Ok(None) => return Ok(Err(no_portal(&name))),
             Err(error) => return Ok(Err(error)),

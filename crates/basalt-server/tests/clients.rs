@@ -50,3 +50,23 @@ async fn psycopg_round_trips_every_type() {
 async fn asyncpg_round_trips_every_type() {
     run_python("asyncpg_roundtrip.py", "asyncpg", "postgresql").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlalchemy_orm_over_psycopg() {
+    run_python(
+        "sqlalchemy_orm.py",
+        "sqlalchemy, psycopg",
+        "postgresql+psycopg",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlalchemy_orm_over_asyncpg() {
+    run_python(
+        "sqlalchemy_orm.py",
+        "sqlalchemy, asyncpg, greenlet",
+        "postgresql+asyncpg",
+    )
+    .await;
+}

@@ -154,7 +154,9 @@ impl Session {
     /// Forgets every named statement (PostgreSQL's `DEALLOCATE ALL`); the unnamed one
     /// stays, as it belongs to the protocol's current exchange.
     pub fn close_named_statements(&self) {
-        self.statements.borrow_mut().retain(|name, _| name.is_empty());
+        self.statements
+            .borrow_mut()
+            .retain(|name, _| name.is_empty());
     }
 
     /// Binds the statement prepared under `statement` to `params` as the portal `portal`
