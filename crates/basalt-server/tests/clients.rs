@@ -17,10 +17,11 @@
 
 mod common;
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use common::TestServer;
-use common::clients::{python, require_python_modules, run_to_success, script};
+use common::clients::{missing, python, require_python_modules, run_to_success, script};
 
 fn url(server: &TestServer, scheme: &str) -> String {
     format!(
@@ -69,4 +70,65 @@ async fn sqlalchemy_orm_over_asyncpg() {
         "postgresql+asyncpg",
     )
     .await;
+}
+
+/// The compiled pgjdbc check: `$BASALT_TEST_JDBC` when `.ci/run` built it, else built here
+/// with Maven into the target directory (Maven fetches the driver on first use).
+fn jdbc_build() -> Option<PathBuf> {
+    if let Ok(dir) = std::env::var("BASALT_TEST_JDBC") {
+        return Some(PathBuf::from(dir));
+    }
+    let has = |tool: &str| {
+        Command::new(tool)
+            .arg("-version")
+            .output()
+            .is_ok_and(|output| output.status.success())
+    };
+    if !has("java") || !has("mvn") {
+        // Skipped with a note; under CI, a failure.
+        let _ = missing("java or mvn is not installed (or set BASALT_TEST_JDBC)");
+        return None;
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("jdbc");
+    let output = Command::new("mvn")
+        .args(["-q", "-B"])
+        .arg(format!("-Dbuild.dir={}", dir.display()))
+        .args(["-f"])
+        .arg(script("jdbc/pom.xml"))
+        .args(["compile", "dependency:copy-dependencies"])
+        .output()
+        .expect("run mvn");
+    assert!(
+        output.status.success(),
+        "mvn failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(dir)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pgjdbc_prepares_reads_metadata_and_batches() {
+    let Some(dir) = tokio::task::spawn_blocking(jdbc_build)
+        .await
+        .expect("build task")
+    else {
+        return;
+    };
+    let server = TestServer::start().await;
+    let separator = if cfg!(windows) { ";" } else { ":" };
+    let mut command = Command::new("java");
+    command
+        .arg("-cp")
+        .arg(format!(
+            "{}{separator}{}",
+            dir.join("classes").display(),
+            dir.join("dependency").join("*").display()
+        ))
+        .arg("basalt.JdbcCheck")
+        .arg(format!(
+            "jdbc:postgresql://127.0.0.1:{}/basalt?user=basalt",
+            server.address.port()
+        ));
+    run_to_success(command).await;
 }
