@@ -1,6 +1,6 @@
 """asyncpg against `basalt serve`: connect, fetch, prepared statements, every Basalt type as
 a parameter and a result (asyncpg always uses the extended protocol and binary formats),
-executemany, COPY in CSV both ways, transactions and errors with their SQLSTATE. Run by
+executemany, COPY (CSV both ways, binary copy_records_to_table), transactions and errors with their SQLSTATE. Run by
 tests/clients.rs with the server's URL; exits non-zero on the first difference."""
 
 import asyncio
@@ -107,13 +107,26 @@ async def copy(conn):
     out = io.BytesIO()
     result = await conn.copy_from_query("SELECT id, name FROM copied WHERE id <= $1 ORDER BY id", 3, output=out, format="csv")
     check("copy_from_query", (result, out.getvalue()), ("COPY 3", b"1,n1\n2,n2\n3,n3\n"))
-    # copy_records_to_table sends COPY's binary format, which Basalt does not read yet
-    # (docs/server.md, "Not yet").
-    try:
-        await conn.copy_records_to_table("copied", records=[(1000, "x", 1.0)])
-        raise AssertionError("binary COPY accepted")
-    except asyncpg.FeatureNotSupportedError as e:
-        check("binary COPY refused", e.sqlstate, "0A000")
+    # copy_records_to_table sends COPY's binary format, each value encoded by the column's
+    # type as asyncpg learns it from a prepared SELECT of the columns.
+    records = [
+        (1000 + i, f"r{i}", i * 1.5) for i in range(300)
+    ] + [(2000, None, None)]
+    result = await conn.copy_records_to_table("copied", records=records, columns=["id", "name", "amount"])
+    check("copy_records_to_table", result, "COPY 301")
+    check(
+        "copied records",
+        tuple(await conn.fetchrow("SELECT count(*), sum(amount), count(name) FROM copied WHERE id >= 1000")),
+        (301, sum(i * 1.5 for i in range(300)), 300),
+    )
+    await conn.execute("CREATE TABLE copied_types (t timestamptz, d date, u uuid, n numeric, b bytea, i interval)")
+    row = (
+        dt.datetime(2023, 6, 1, 12, 0, tzinfo=UTC), dt.date(2024, 2, 29),
+        uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), D("-12.345"), b"\x00\xff",
+        dt.timedelta(days=2, microseconds=5),
+    )
+    check("copy of every type", await conn.copy_records_to_table("copied_types", records=[row]), "COPY 1")
+    check("copied types", tuple(await conn.fetchrow("SELECT * FROM copied_types")), row)
 
 
 async def transactions_and_errors(conn):

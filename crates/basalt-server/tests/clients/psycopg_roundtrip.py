@@ -1,6 +1,6 @@
 """psycopg 3 against `basalt serve`: every Basalt type as a parameter and a result, in text
 and in binary (`binary=True` cursors, `%b` placeholders), executemany, COPY through
-`cursor.copy` (text and CSV), transactions, errors with their SQLSTATE and
+`cursor.copy` (text, CSV and binary), transactions, errors with their SQLSTATE and
 server-side cursors. Run by tests/clients.rs with the server's URL as the only argument;
 exits non-zero (an AssertionError's traceback) on the first difference."""
 
@@ -154,13 +154,26 @@ def executemany_and_copy(conn):
             rows,
             [(1, "renamed", D("0.25")), (107, "tab\there 107", D("1.07")), (2001, "quoted, comma", None)],
         )
-        # COPY's binary format is not implemented (0A000; docs/server.md, "Not yet").
-        try:
-            with cur.copy("COPY many TO STDOUT (FORMAT binary)") as copy:
-                list(copy)
-            raise AssertionError("binary COPY accepted")
-        except errors.FeatureNotSupported as e:
-            check("binary COPY refused", e.sqlstate, "0A000")
+        # Binary COPY both ways, every field in its type's binary form.
+        with cur.copy("COPY (SELECT id, name, amount FROM many WHERE id <= 3 ORDER BY id) TO STDOUT (FORMAT binary)") as copy:
+            copy.set_types(["int8", "text", "numeric"])
+            check("binary COPY TO", list(copy.rows()), [(1, "renamed", D("0.25")), (2, "renamed", D("0.50")), (3, "name 3", D("0.75"))])
+        with cur.copy("COPY many (id, name, amount) FROM STDIN (FORMAT binary)") as copy:
+            copy.set_types(["int8", "text", "numeric"])
+            copy.write_row((3001, "binary", D("9.99")))
+            copy.write_row((3002, None, None))
+        cur.execute("SELECT id, name, amount FROM many WHERE id > 3000 ORDER BY id")
+        check("binary COPY FROM", cur.fetchall(), [(3001, "binary", D("9.99")), (3002, None, None)])
+        cur.execute("CREATE TABLE copied_types (i bigint, f double precision, b boolean, d date, ts timestamptz, u uuid, by bytea, j jsonb, a text[])")
+        row = (
+            -7, 2.5, True, dt.date(2024, 2, 29), dt.datetime(2023, 6, 1, 12, 0, tzinfo=UTC),
+            uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), b"\x00\xff", Jsonb({"k": [1]}), ["x", None],
+        )
+        with cur.copy("COPY copied_types FROM STDIN (FORMAT binary)") as copy:
+            copy.set_types(["int8", "float8", "bool", "date", "timestamptz", "uuid", "bytea", "jsonb", "text[]"])
+            copy.write_row(row)
+        cur.execute("SELECT * FROM copied_types")
+        check("binary COPY of every type", cur.fetchone(), row[:7] + ({"k": [1]}, ["x", None]))
 
 
 def transactions_and_errors(conn):
