@@ -19,7 +19,7 @@ use basalt::{DataType, Value, ValueRef};
 use bytes::{BufMut, BytesMut};
 
 use crate::copy_format::BadRecord;
-use crate::encode::{decode_binary, type_oid, write_binary};
+use crate::encode::{decode_binary, oid, type_oid, write_binary};
 use crate::error::{BAD_COPY_FILE_FORMAT, INVALID_BINARY_REPRESENTATION, WireError};
 
 /// The binary format's signature.
@@ -112,7 +112,7 @@ impl BinaryReader {
                 None => Value::Null,
                 Some(range) => {
                     let bytes = self.buffer.get(range.clone()).unwrap_or_default();
-                    decode_binary(bytes, *oid).map_err(|message| {
+                    decode_field(bytes, *oid).map_err(|message| {
                         at_line(WireError::new(
                             INVALID_BINARY_REPRESENTATION,
                             format!("incorrect binary data format in column \"{name}\": {message}"),
@@ -206,6 +206,23 @@ impl BinaryReader {
             at += length;
         }
         Ok(Some((Some(fields), at)))
+    }
+}
+
+/// One field of a column of type `oid`. Binary COPY sends no type per field, and a client
+/// writes what it knows of the column: PostgreSQL's `integer` and `smallint` columns take
+/// int4 and int2, `real` float4 — which Basalt's 64-bit integers and doubles hold exactly, so
+/// those widths are read too (by their length, which says which one was sent).
+fn decode_field(bytes: &[u8], oid: u32) -> Result<Value, String> {
+    match (oid, bytes) {
+        (oid::INT8, &[a, b]) => Ok(Value::Integer(i64::from(i16::from_be_bytes([a, b])))),
+        (oid::INT8, &[a, b, c, d]) => {
+            Ok(Value::Integer(i64::from(i32::from_be_bytes([a, b, c, d]))))
+        }
+        (oid::FLOAT8, &[a, b, c, d]) => {
+            Ok(Value::Real(f64::from(f32::from_be_bytes([a, b, c, d]))))
+        }
+        _ => decode_binary(bytes, oid),
     }
 }
 
@@ -331,6 +348,28 @@ mod tests {
         negative.put_i16(2);
         negative.put_i32(-5);
         assert_eq!(code(&negative), Some(("22P04", 1)));
+        // Narrower integers and floats, as a client writes PostgreSQL's int4, int2 and
+        // float4 columns, are read by their width.
+        let mut narrow = BytesMut::new();
+        write_header(&mut narrow);
+        narrow.put_i16(2);
+        narrow.put_i32(4);
+        narrow.put_i32(-70_000);
+        narrow.put_i32(-1);
+        narrow.put_i16(2);
+        narrow.put_i32(2);
+        narrow.put_i16(-3);
+        narrow.put_i32(-1);
+        let mut reader = reader();
+        reader.feed(&narrow);
+        assert_eq!(
+            reader.next_record(true).expect("int4").expect("row")[0],
+            Value::Integer(-70_000)
+        );
+        assert_eq!(
+            reader.next_record(true).expect("int2").expect("row")[0],
+            Value::Integer(-3)
+        );
         // An integer field of three bytes.
         let mut short = BytesMut::new();
         write_header(&mut short);

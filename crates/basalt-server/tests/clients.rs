@@ -20,6 +20,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
+use basalt_slt::pg_cluster::{PgCluster, StartError};
 use common::TestServer;
 use common::clients::{missing, python, require_python_modules, run_to_success, script};
 
@@ -40,6 +41,64 @@ async fn run_python(name: &str, modules: &str, scheme: &str) {
     let mut command = Command::new(python);
     command.arg(script(name)).arg(url(&server, scheme));
     run_to_success(command).await;
+}
+
+/// The Python scripts again, against a live PostgreSQL 15 (a database each): they pass there
+/// too, so what they expect is what PostgreSQL answers, not only what Basalt answers. Where
+/// Basalt falls short (docs/server.md, "Not yet") they check PostgreSQL's full behaviour.
+/// Skipped without PostgreSQL's server binaries, as `psql_describe.rs` is. (pgjdbc is not
+/// run there: the throwaway server listens on a Unix socket only, which pgjdbc cannot use.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_scripts_pass_against_postgresql_too() {
+    let python = python();
+    if require_python_modules(&python, "psycopg, asyncpg, sqlalchemy, greenlet").is_err() {
+        return;
+    }
+    let cluster = match PgCluster::start() {
+        Ok(cluster) => cluster,
+        Err(StartError::NotFound(why)) => {
+            println!("SKIPPED the comparison with PostgreSQL: {why}");
+            return;
+        }
+        Err(StartError::Failed(why)) => panic!("PostgreSQL did not start: {why}"),
+    };
+    let socket = cluster.socket_dir().to_string_lossy().into_owned();
+    let port = basalt_slt::pg_cluster::PORT;
+    for (index, (name, scheme)) in [
+        ("psycopg_roundtrip.py", "postgresql"),
+        ("asyncpg_roundtrip.py", "postgresql"),
+        ("sqlalchemy_orm.py", "postgresql+psycopg"),
+        ("sqlalchemy_orm.py", "postgresql+asyncpg"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let database = format!("client{index}");
+        let created = Command::new("psql")
+            .args([
+                "-X",
+                "-h",
+                &socket,
+                "-p",
+                &port.to_string(),
+                "-U",
+                "postgres",
+            ])
+            .args([
+                "-d",
+                "postgres",
+                "-c",
+                &format!("CREATE DATABASE {database}"),
+            ])
+            .output()
+            .expect("run psql");
+        assert!(created.status.success(), "{created:?}");
+        let mut command = Command::new(&python);
+        command.arg(script(name)).arg(format!(
+            "{scheme}://postgres@/{database}?host={socket}&port={port}"
+        ));
+        run_to_success(command).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,8 +3,8 @@ relationship, `create_all`, a session adding, committing, querying (joins, eager
 aggregates), updating and deleting (with the relationship's delete cascade), a rolled-back
 session, an IntegrityError with its SQLSTATE, then `drop_all`. Run by tests/clients.rs with
 a SQLAlchemy URL (`postgresql+psycopg://...`, or `postgresql+asyncpg://...`, which runs the
-same program through SQLAlchemy's asyncio extension); exits non-zero on the first
-difference."""
+same program through SQLAlchemy's asyncio extension), against Basalt and against a live
+PostgreSQL 15; exits non-zero on the first difference."""
 
 import asyncio
 import datetime as dt
