@@ -17,7 +17,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use basalt_slt::pg_cluster::{PgCluster, StartError};
@@ -46,15 +46,21 @@ async fn run_python(name: &str, modules: &str, scheme: &str) {
 /// The Python scripts again, against a live PostgreSQL 15 (a database each): they pass there
 /// too, so what they expect is what PostgreSQL answers, not only what Basalt answers. Where
 /// Basalt falls short (docs/server.md, "Not yet") they check PostgreSQL's full behaviour.
-/// Skipped without PostgreSQL's server binaries, as `psql_describe.rs` is. (pgjdbc is not
-/// run there: the throwaway server listens on a Unix socket only, which pgjdbc cannot use.)
+/// The pgjdbc check runs there over TCP. Skipped without PostgreSQL's server binaries, as
+/// `psql_describe.rs` is.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_scripts_pass_against_postgresql_too() {
+async fn the_clients_pass_against_postgresql_too() {
     let python = python();
     if require_python_modules(&python, "psycopg, asyncpg, sqlalchemy, greenlet").is_err() {
         return;
     }
-    let cluster = match PgCluster::start() {
+    let Some(jdbc) = tokio::task::spawn_blocking(jdbc_build)
+        .await
+        .expect("build task")
+    else {
+        return;
+    };
+    let cluster = match PgCluster::start_with_tcp() {
         Ok(cluster) => cluster,
         Err(StartError::NotFound(why)) => {
             println!("SKIPPED the comparison with PostgreSQL: {why}");
@@ -63,7 +69,7 @@ async fn the_scripts_pass_against_postgresql_too() {
         Err(StartError::Failed(why)) => panic!("PostgreSQL did not start: {why}"),
     };
     let socket = cluster.socket_dir().to_string_lossy().into_owned();
-    let port = basalt_slt::pg_cluster::PORT;
+    let port = cluster.port();
     for (index, (name, scheme)) in [
         ("psycopg_roundtrip.py", "postgresql"),
         ("asyncpg_roundtrip.py", "postgresql"),
@@ -99,6 +105,11 @@ async fn the_scripts_pass_against_postgresql_too() {
         ));
         run_to_success(command).await;
     }
+    run_to_success(java(
+        &jdbc,
+        &format!("jdbc:postgresql://127.0.0.1:{port}/postgres?user=postgres"),
+    ))
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -175,6 +186,18 @@ async fn pgjdbc_prepares_reads_metadata_and_batches() {
         return;
     };
     let server = TestServer::start().await;
+    run_to_success(java(
+        &dir,
+        &format!(
+            "jdbc:postgresql://127.0.0.1:{}/basalt?user=basalt",
+            server.address.port()
+        ),
+    ))
+    .await;
+}
+
+/// The pgjdbc check compiled in `dir`, run with `url`.
+fn java(dir: &Path, url: &str) -> Command {
     let separator = if cfg!(windows) { ";" } else { ":" };
     let mut command = Command::new("java");
     command
@@ -185,9 +208,6 @@ async fn pgjdbc_prepares_reads_metadata_and_batches() {
             dir.join("dependency").join("*").display()
         ))
         .arg("basalt.JdbcCheck")
-        .arg(format!(
-            "jdbc:postgresql://127.0.0.1:{}/basalt?user=basalt",
-            server.address.port()
-        ));
-    run_to_success(command).await;
+        .arg(url);
+    command
 }
