@@ -31,15 +31,19 @@ fn url(server: &TestServer, scheme: &str) -> String {
     )
 }
 
-/// Runs the Python script `name` with the server's URL when `modules` import.
-async fn run_python(name: &str, modules: &str, scheme: &str) {
+/// Runs the Python script `name` with the server's URL (and `arguments`) when `modules`
+/// import.
+async fn run_python(name: &str, modules: &str, scheme: &str, arguments: &[&str]) {
     let python = python();
     if require_python_modules(&python, modules).is_err() {
         return;
     }
     let server = TestServer::start().await;
     let mut command = Command::new(python);
-    command.arg(script(name)).arg(url(&server, scheme));
+    command
+        .arg(script(name))
+        .arg(url(&server, scheme))
+        .args(arguments);
     run_to_success(command).await;
 }
 
@@ -114,12 +118,24 @@ async fn the_clients_pass_against_postgresql_too() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn psycopg_round_trips_every_type() {
-    run_python("psycopg_roundtrip.py", "psycopg", "postgresql").await;
+    run_python("psycopg_roundtrip.py", "psycopg", "postgresql", &[]).await;
+}
+
+/// The same with every statement prepared on the server (named statements throughout).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn psycopg_round_trips_every_type_prepared() {
+    run_python(
+        "psycopg_roundtrip.py",
+        "psycopg",
+        "postgresql",
+        &["--prepare-threshold", "0"],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn asyncpg_round_trips_every_type() {
-    run_python("asyncpg_roundtrip.py", "asyncpg", "postgresql").await;
+    run_python("asyncpg_roundtrip.py", "asyncpg", "postgresql", &[]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -128,6 +144,7 @@ async fn sqlalchemy_orm_over_psycopg() {
         "sqlalchemy_orm.py",
         "sqlalchemy, psycopg",
         "postgresql+psycopg",
+        &[],
     )
     .await;
 }
@@ -138,6 +155,7 @@ async fn sqlalchemy_orm_over_asyncpg() {
         "sqlalchemy_orm.py",
         "sqlalchemy, asyncpg, greenlet",
         "postgresql+asyncpg",
+        &[],
     )
     .await;
 }

@@ -15,6 +15,15 @@ from psycopg import errors, sql
 from psycopg.types.json import Json, Jsonb
 
 URL = sys.argv[1]
+# `--prepare-threshold N`: psycopg prepares a statement on the server after N executions (5
+# by default; 0 prepares every statement, so everything goes through named statements).
+PREPARE_THRESHOLD = int(sys.argv[sys.argv.index("--prepare-threshold") + 1]) if "--prepare-threshold" in sys.argv else 5
+
+
+def connect(**kwargs):
+    conn = psycopg.connect(URL, **kwargs)
+    conn.prepare_threshold = PREPARE_THRESHOLD
+    return conn
 D = decimal.Decimal
 UTC = dt.timezone.utc
 
@@ -229,7 +238,7 @@ def transactions_and_errors(conn):
             check(statement, (e.sqlstate, type(e)), (state, cls))
             conn.rollback()
     # Autocommit connection: each statement its own transaction.
-    with psycopg.connect(URL, autocommit=True) as auto:
+    with connect(autocommit=True) as auto:
         auto.execute("INSERT INTO acct VALUES (3, 1)")
         try:
             auto.execute("INSERT INTO acct VALUES (3, 1)")
@@ -262,7 +271,7 @@ def server_side_cursors(conn):
 
 
 def main():
-    with psycopg.connect(URL) as conn:
+    with connect() as conn:
         info = conn.info
         assert info.server_version >= 150000, info.server_version
         basalt = "Basalt" in conn.execute("SELECT version()").fetchone()[0]
@@ -276,7 +285,7 @@ def main():
         conn.commit()
         transactions_and_errors(conn)
         server_side_cursors(conn)
-    print("psycopg: all checks passed")
+    print(f"psycopg (prepare_threshold {PREPARE_THRESHOLD}): all checks passed")
 
 
 main()
