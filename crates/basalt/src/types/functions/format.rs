@@ -1,4 +1,5 @@
-//! `format(formatstr, args...)`, PostgreSQL's `sprintf` for building SQL and messages, and
+//! `format(formatstr, args...)`, PostgreSQL's `sprintf` for building SQL and messages,
+//! `quote_literal(v)` and `quote_nullable(v)` (`%L` alone: a value as an SQL literal), and
 //! `gen_random_uuid()`.
 //!
 //! A format specifier is `%[position][flags][width]type`:
@@ -34,11 +35,10 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("gen_random_uuid", uuid_type, gen_random_uuid, strict: true, volatile: true),
     function!("quote_literal", quote_type, quote_literal_fn, strict: true, volatile: false),
     function!("quote_nullable", quote_type, quote_nullable, strict: false, volatile: false),
-    function!("quote_ident", quote_type, quote_ident, strict: true, volatile: false),
 ];
 
-/// `quote_literal(v)`, `quote_nullable(v)` and `quote_ident(s)` take one value and return
-/// text (asyncpg builds `COPY (query)` texts with `quote_literal`).
+/// `quote_literal(v)` and `quote_nullable(v)` take one value and return text (asyncpg builds
+/// `COPY (query)` texts with `quote_literal`; `quote_ident` is with the catalog functions).
 fn quote_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Any], &[])?;
     Ok(DataType::Text(None))
@@ -61,13 +61,6 @@ fn quote_nullable(args: &[Value]) -> Result<Value, TypeError> {
     }))
 }
 
-/// `quote_ident(s)`: `s` as an SQL identifier, quoted when it needs to be.
-fn quote_ident(args: &[Value]) -> Result<Value, TypeError> {
-    if strict_nulls("quote_ident", args, 1, 1)? {
-        return Ok(Value::Null);
-    }
-    Ok(Value::Text(quote_identifier(&text_form(&args[0]))))
-}
 
 fn format_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_variadic(name, args, 1, Param::Any)?;
@@ -347,8 +340,6 @@ mod tests {
         assert_eq!(call("quote_literal", &[Value::Null]), Ok(Value::Null));
         assert_eq!(call("quote_nullable", &[Value::Null]), Ok(t("NULL")));
         assert_eq!(call("quote_nullable", &[t("x")]), Ok(t("'x'")));
-        assert_eq!(call("quote_ident", &[t("Foo bar")]), Ok(t("\"Foo bar\"")));
-        assert_eq!(call("quote_ident", &[t("plain")]), Ok(t("plain")));
     }
 
     #[test]
