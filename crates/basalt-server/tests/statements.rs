@@ -118,3 +118,64 @@ async fn a_declared_cursor_is_described_as_a_portal() {
     let replies = raw.read_until_ready().await;
     assert_eq!(replies[0].error_field(b'C').as_deref(), Some("34000"));
 }
+
+/// What asyncpg's pool sends when it takes a connection back (`SELECT
+/// pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL;`), and RESET returning to the
+/// client's startup options, as in PostgreSQL.
+#[tokio::test]
+async fn reset_returns_to_the_startup_settings() {
+    let server = TestServer::start().await;
+    let mut config = server.config();
+    config.options("-c statement_timeout=1234");
+    let (client, connection) = config
+        .connect(tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    let show = |name: &'static str| {
+        let client = &client;
+        async move {
+            let rows = client
+                .simple_query(&format!("SHOW {name}"))
+                .await
+                .expect("show");
+            rows.iter()
+                .find_map(|message| match message {
+                    tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_owned),
+                    _ => None,
+                })
+                .expect("a row")
+        }
+    };
+    let work_mem = show("work_mem").await;
+    assert_eq!(show("statement_timeout").await, "1234ms");
+    client
+        .batch_execute(
+            "SET statement_timeout = 5; SET work_mem = '8MB'; SET application_name = 'DEFAULT'; \
+             SET TIME ZONE 'Europe/Paris'",
+        )
+        .await
+        .expect("set");
+    // The string 'DEFAULT' is a value; the keyword is RESET.
+    assert_eq!(show("application_name").await, "DEFAULT");
+    client
+        .batch_execute("SET statement_timeout TO DEFAULT")
+        .await
+        .expect("set to default");
+    assert_eq!(show("statement_timeout").await, "1234ms");
+    client
+        .batch_execute("RESET work_mem")
+        .await
+        .expect("reset one");
+    assert_eq!(show("work_mem").await, work_mem);
+    assert_eq!(show("timezone").await, "Europe/Paris");
+    client
+        .batch_execute(
+            "SET statement_timeout = 5; SELECT pg_advisory_unlock_all();\nCLOSE ALL;\n\
+             UNLISTEN *;\nRESET ALL;",
+        )
+        .await
+        .expect("asyncpg's reset");
+    assert_eq!(show("statement_timeout").await, "1234ms");
+    assert_eq!(show("timezone").await, "UTC");
+}

@@ -62,6 +62,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "recursive.slt",
     "sequence-options.slt",
     "sequences.slt",
+    "settings-reset.slt",
     "time.slt",
     "timestamptz.slt",
     "transaction-modes.slt",

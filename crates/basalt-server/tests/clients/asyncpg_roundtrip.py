@@ -1,6 +1,6 @@
 """asyncpg against `basalt serve`: connect, fetch, prepared statements, every Basalt type as
 a parameter and a result (asyncpg always uses the extended protocol and binary formats),
-executemany, COPY (CSV both ways, binary copy_records_to_table), transactions and errors with their SQLSTATE. Run by
+a pool, executemany, COPY (CSV both ways, binary copy_records_to_table), transactions and errors with their SQLSTATE. Run by
 tests/clients.rs with the server's URL, against Basalt and against a live PostgreSQL 15
 (which shows the expected values are PostgreSQL's); exits non-zero on the first
 difference."""
@@ -172,7 +172,20 @@ async def introspected_types(conn):
     check("int4[]", await conn.fetchval("SELECT ARRAY[1, 2, 3]::integer[]"), [1, 2, 3])
 
 
+async def pool():
+    # Releasing a connection to the pool resets it: `SELECT pg_advisory_unlock_all(); CLOSE
+    # ALL; UNLISTEN *; RESET ALL;`. RESET ALL undoes the session's SETs.
+    async with asyncpg.create_pool(URL, min_size=1, max_size=1) as p:
+        async with p.acquire() as conn:
+            await conn.execute("SET statement_timeout = 4000")
+            check("set", await conn.fetchval("SHOW statement_timeout"), "4s")
+        async with p.acquire() as conn:
+            check("reset on release", await conn.fetchval("SHOW statement_timeout"), "0")
+        check("pool.fetchval", await p.fetchval("SELECT $1::text || 'b'", "a"), "ab")
+
+
 async def main():
+    await pool()
     conn = await asyncpg.connect(URL)
     try:
         check("server version", conn.get_server_version().major, 15)

@@ -61,7 +61,6 @@ fn quote_nullable(args: &[Value]) -> Result<Value, TypeError> {
     }))
 }
 
-
 fn format_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_variadic(name, args, 1, Param::Any)?;
     check_args(name, args.get(..1).unwrap_or(&[]), &[Param::Text], &[])?;
