@@ -35,6 +35,7 @@ const PG_EXACT_FILES: &[&str] = &[
     "arrays.slt",
     "alias-columns.slt",
     "alter-table.slt",
+    "expandarray.slt",
     "alter-table-keys.slt",
     "constraints.slt",
     "cursors.slt",
