@@ -19,6 +19,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use basalt_slt::pg_cluster::{PgCluster, StartError};
 use common::TestServer;
@@ -161,8 +162,14 @@ async fn sqlalchemy_orm_over_asyncpg() {
 }
 
 /// The compiled pgjdbc check: `$BASALT_TEST_JDBC` when `.ci/run` built it, else built here
-/// with Maven into the target directory (Maven fetches the driver on first use).
+/// with Maven into the target directory (Maven fetches the driver on first use), once for
+/// the tests of this binary that run it side by side.
 fn jdbc_build() -> Option<PathBuf> {
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BUILT.get_or_init(build_jdbc_check).clone()
+}
+
+fn build_jdbc_check() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("BASALT_TEST_JDBC") {
         return Some(PathBuf::from(dir));
     }
