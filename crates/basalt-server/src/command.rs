@@ -33,6 +33,9 @@ pub(crate) enum Command {
     Fetch,
     /// MOVE of a cursor: tag `MOVE n` (the rows moved over).
     Move,
+    /// DEALLOCATE [PREPARE] name, or ALL (`None`): run by the server, which owns the
+    /// protocol's prepared statements (psycopg sends DEALLOCATE ALL after a DROP or ALTER).
+    Deallocate(Option<String>),
     /// Anything else, with its tag (`CREATE TABLE`, `SET`, `SAVEPOINT`, ...).
     Other(String),
 }
@@ -67,6 +70,14 @@ impl Command {
             "fetch" => Command::Fetch,
             "move" => Command::Move,
             "declare" => Command::Other("DECLARE CURSOR".to_owned()),
+            "deallocate" => {
+                let name = if word(1) == "prepare" {
+                    word(2)
+                } else {
+                    word(1)
+                };
+                Command::Deallocate((name != "all").then(|| name.to_owned()))
+            }
             "close" if word(1) == "all" => Command::Other("CLOSE CURSOR ALL".to_owned()),
             "close" => Command::Other("CLOSE CURSOR".to_owned()),
             // No word outside parentheses: a parenthesised query, `(SELECT 1)`.
@@ -89,6 +100,8 @@ impl Command {
             Command::Begin => "BEGIN".to_owned(),
             Command::Commit => "COMMIT".to_owned(),
             Command::Rollback | Command::RollbackTo => "ROLLBACK".to_owned(),
+            Command::Deallocate(Some(_)) => "DEALLOCATE".to_owned(),
+            Command::Deallocate(None) => "DEALLOCATE ALL".to_owned(),
             Command::Other(tag) => tag.clone(),
         }
     }
@@ -328,6 +341,12 @@ mod tests {
         );
         assert_eq!(tag("CLOSE c", 0), "CLOSE CURSOR");
         assert_eq!(tag("close all", 0), "CLOSE CURSOR ALL");
+        assert_eq!(tag("DEALLOCATE ALL", 0), "DEALLOCATE ALL");
+        assert_eq!(tag("deallocate prepare all", 0), "DEALLOCATE ALL");
+        assert_eq!(
+            Command::of("DEALLOCATE PREPARE _pg3_0"),
+            Command::Deallocate(Some("_pg3_0".to_owned()))
+        );
         assert_eq!(tag("  -- hi\n/* x */ (SELECT 1)", 1), "SELECT 1");
         assert_eq!(tag("INSERT INTO t VALUES (1)", 1), "INSERT 0 1");
         assert_eq!(tag("update t set a = 1", 3), "UPDATE 3");

@@ -638,6 +638,13 @@ impl ClientHandler {
                 return Err(auth::fatal(error.code, error.message));
             }
         }
+        // RESET returns to the startup options, as in PostgreSQL.
+        if let Err(error) = self
+            .run(|session| session.keep_settings_as_defaults())
+            .await
+        {
+            return Err(auth::fatal(error.code, error.message));
+        }
         finish_authentication(client, &ServerParameters).await
     }
 }

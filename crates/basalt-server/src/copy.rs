@@ -40,7 +40,9 @@ use pgwire::messages::response::CommandComplete;
 
 use crate::command::Command;
 use crate::connection::{ClientHandler, trip_limit};
+use crate::copy_binary::{self, BinaryReader};
 use crate::copy_format::{BadRecord, CopyReader, CopyWriter, Record};
+use crate::copy_options::Format;
 use crate::copy_statement::{CopySource, CopyStatement};
 use crate::encode::write_text;
 use crate::error::{QUERY_CANCELED, WireError};
@@ -57,17 +59,77 @@ const RECORDS_PER_TRIP: usize = 1024;
 /// 42P10: a FORCE_* option names a column COPY does not copy.
 const INVALID_COLUMN_REFERENCE: &str = "42P10";
 
+/// COPY FROM STDIN's reader: text and CSV, or binary.
+#[derive(Debug)]
+enum DataReader {
+    Text {
+        reader: CopyReader,
+        /// Which copied columns are BYTEA (their fields are `\x` hex).
+        blobs: Vec<bool>,
+    },
+    Binary(BinaryReader),
+}
+
+/// One row read: its line (or row number, in binary) and its values.
+type ReadRow = (u64, Vec<Value>);
+
+impl DataReader {
+    fn feed(&mut self, data: &[u8]) {
+        match self {
+            DataReader::Text { reader, .. } => reader.feed(data),
+            DataReader::Binary(reader) => reader.feed(data),
+        }
+    }
+
+    fn line(&self) -> u64 {
+        match self {
+            DataReader::Text { reader, .. } => reader.line(),
+            DataReader::Binary(reader) => reader.line(),
+        }
+    }
+
+    /// The next whole row as values: a text field stays text for the engine to convert to
+    /// its column's type (a BYTEA one is decoded here); a binary one is decoded by type.
+    fn next_row(&mut self, at_end: bool) -> Result<Option<ReadRow>, BadRecord> {
+        match self {
+            DataReader::Text { reader, blobs } => {
+                let Some(Record { line, fields }) = reader.next_record(at_end)? else {
+                    return Ok(None);
+                };
+                let values = fields
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, field)| match field {
+                        None => Ok(Value::Null),
+                        Some(text) if blobs.get(index).copied().unwrap_or(false) => {
+                            bytea_value(text)
+                        }
+                        Some(text) => Ok(Value::Text(text)),
+                    })
+                    .collect::<basalt::Result<_>>()
+                    .map_err(|error| BadRecord {
+                        line,
+                        error: WireError::from(error),
+                    })?;
+                Ok(Some((line, values)))
+            }
+            DataReader::Binary(reader) => {
+                let line = reader.line();
+                Ok(reader.next_record(at_end)?.map(|values| (line, values)))
+            }
+        }
+    }
+}
+
 /// A COPY FROM STDIN between its CopyInResponse and its CopyDone.
 #[derive(Debug)]
 pub(crate) struct CopyIn {
-    reader: CopyReader,
+    reader: DataReader,
     /// The table's name, for the error context.
     table: String,
-    /// Records read and not yet inserted.
-    pending: Vec<Record>,
+    /// Rows read and not yet inserted.
+    pending: Vec<ReadRow>,
     inserted: u64,
-    /// Which copied columns are BYTEA.
-    blobs: Arc<[bool]>,
     /// COPY opened the transaction (none was open) and ends it.
     own_transaction: bool,
 }
@@ -107,9 +169,9 @@ fn table_columns(
         .collect())
 }
 
-/// What [`start_copy_in`] found: the copied columns' names, which of them are BYTEA, and
-/// whether COPY opened the transaction.
-type Started = (Vec<String>, Arc<[bool]>, bool);
+/// What [`start_copy_in`] found: the copied columns' names and types (the INSERT's
+/// parameters'), and whether COPY opened the transaction.
+type Started = (Vec<String>, Vec<DataType>, bool);
 
 /// On the session's thread: opens COPY FROM STDIN's transaction (unless one is open) and
 /// prepares its INSERT.
@@ -130,15 +192,15 @@ fn start_copy_in(session: &Session, copy: &CopyStatement) -> basalt::Result<Star
     let prepared = table_columns(session, name_sql, columns).and_then(|columns| {
         session.close_statement(STATEMENT);
         let description = session.prepare_named(STATEMENT, &insert_sql(name_sql, &columns))?;
-        let blobs: Arc<[bool]> = description
+        let types = description
             .parameters
             .iter()
-            .map(|parameter| parameter.data_type == DataType::Blob)
+            .map(|parameter| parameter.data_type)
             .collect();
-        Ok((columns.into_iter().map(|(name, _)| name).collect(), blobs))
+        Ok((columns.into_iter().map(|(name, _)| name).collect(), types))
     });
     match prepared {
-        Ok((columns, blobs)) => Ok((columns, blobs, own_transaction)),
+        Ok((columns, types)) => Ok((columns, types, own_transaction)),
         Err(error) => {
             // The prepare's error is the one to report.
             let _ = end_copy_in(session, own_transaction, false);
@@ -172,27 +234,11 @@ fn bytea_value(text: String) -> basalt::Result<Value> {
     })
 }
 
-/// On the session's thread: inserts `records`, each bound to the prepared INSERT (`blobs`:
-/// which parameters are BYTEA). An error comes with the line of the record that caused it.
-fn insert_records(
-    session: &Session,
-    records: Vec<Record>,
-    blobs: &[bool],
-) -> Result<u64, (u64, basalt::Error)> {
+/// On the session's thread: inserts `rows`, each bound to the prepared INSERT. An error
+/// comes with the line of the row that caused it.
+fn insert_records(session: &Session, rows: Vec<ReadRow>) -> Result<u64, (u64, basalt::Error)> {
     let mut inserted = 0;
-    for record in records {
-        let line = record.line;
-        let values: Vec<Value> = record
-            .fields
-            .into_iter()
-            .enumerate()
-            .map(|(index, field)| match field {
-                None => Ok(Value::Null),
-                Some(text) if blobs.get(index).copied().unwrap_or(false) => bytea_value(text),
-                Some(text) => Ok(Value::Text(text)),
-            })
-            .collect::<basalt::Result<_>>()
-            .map_err(|error| (line, error))?;
+    for (line, values) in rows {
         session
             .bind(PORTAL, STATEMENT, values)
             .and_then(|()| session.execute_portal(PORTAL, 0, |_| Ok(())))
@@ -286,7 +332,7 @@ impl ClientHandler {
             .run(move |session| start_copy_in(session, &statement))
             .await
             .and_then(|result| result.map_err(WireError::from));
-        let (columns, blobs, own_transaction) = match started {
+        let (columns, types, own_transaction) = match started {
             Ok(started) => started,
             Err(error) => return Ok(Err(error)),
         };
@@ -301,21 +347,30 @@ impl ClientHandler {
             CopySource::Query(_) => String::new(),
         };
         let count = columns.len();
+        let binary = copy.options.format == Format::Binary;
+        let reader = if binary {
+            DataReader::Binary(BinaryReader::new(columns, &types))
+        } else {
+            DataReader::Text {
+                reader: CopyReader::new(copy.options.clone(), columns),
+                blobs: types.iter().map(|t| *t == DataType::Blob).collect(),
+            }
+        };
         *self.copy_in() = Some(CopyIn {
-            reader: CopyReader::new(copy.options.clone(), columns),
+            reader,
             table,
             pending: Vec::new(),
             inserted: 0,
-            blobs,
             own_transaction,
         });
         client.set_state(PgWireConnectionState::CopyInProgress(extended));
         // The client waits for this before it sends data: send it now.
+        let format = i8::from(binary);
         client
             .send(PgWireBackendMessage::CopyInResponse(CopyInResponse::new(
-                0,
+                format,
                 i16::try_from(count).unwrap_or(i16::MAX),
-                vec![0; count],
+                vec![i16::from(format); count],
             )))
             .await?;
         Ok(Ok(()))
@@ -333,9 +388,9 @@ impl ClientHandler {
                 let error = with_line(error, &copy.table, copy.reader.line());
                 return Err((copy, error));
             }
-            match copy.reader.next_record(at_end) {
-                Ok(Some(record)) => {
-                    copy.pending.push(record);
+            match copy.reader.next_row(at_end) {
+                Ok(Some(row)) => {
+                    copy.pending.push(row);
                     if copy.pending.len() < RECORDS_PER_TRIP {
                         continue;
                     }
@@ -350,11 +405,8 @@ impl ClientHandler {
                     return Err((copy, error));
                 }
             }
-            let records = std::mem::take(&mut copy.pending);
-            let blobs = copy.blobs.clone();
-            let inserted = self
-                .run(move |session| insert_records(session, records, &blobs))
-                .await;
+            let rows = std::mem::take(&mut copy.pending);
+            let inserted = self.run(move |session| insert_records(session, rows)).await;
             match inserted {
                 Ok(Ok(count)) => copy.inserted += count,
                 Ok(Err((line, error))) => {
@@ -421,13 +473,13 @@ impl ClientHandler {
                     description
                         .columns
                         .into_iter()
-                        .map(|column| column.name)
-                        .collect::<Vec<String>>(),
+                        .map(|column| (column.name, column.data_type))
+                        .unzip::<_, _, Vec<String>, Vec<DataType>>(),
                 )
             })
             .await
             .and_then(|result| result.map_err(WireError::from));
-        let columns = match started {
+        let (columns, types) = match started {
             Ok(columns) => columns,
             Err(error) => return Ok(Err(error)),
         };
@@ -436,20 +488,33 @@ impl ClientHandler {
             return Ok(Err(error));
         }
         let count = columns.len();
+        let binary = copy.options.format == Format::Binary;
+        let format = i8::from(binary);
         client
             .feed(PgWireBackendMessage::CopyOutResponse(CopyOutResponse::new(
-                0,
+                format,
                 i16::try_from(count).unwrap_or(i16::MAX),
-                vec![0; count],
+                vec![i16::from(format); count],
             )))
             .await?;
-        let writer = Arc::new(CopyWriter::new(copy.options.clone(), &columns));
-        if copy.options.header {
-            let mut line = BytesMut::new();
-            writer.header(&columns, &mut line);
-            client
-                .feed(PgWireBackendMessage::CopyData(CopyData::new(line.freeze())))
-                .await?;
+        let writer = Arc::new(if binary {
+            RowWriter::Binary(types)
+        } else {
+            RowWriter::Text(CopyWriter::new(copy.options.clone(), &columns))
+        });
+        // The binary header goes in one CopyData with the first row (or the trailer), as
+        // PostgreSQL sends it: psycopg reads the signature off the first row's message.
+        let mut binary_header = BytesMut::new();
+        match &*writer {
+            RowWriter::Binary(_) => copy_binary::write_header(&mut binary_header),
+            RowWriter::Text(writer) if copy.options.header => {
+                let mut line = BytesMut::new();
+                writer.header(&columns, &mut line);
+                client
+                    .feed(PgWireBackendMessage::CopyData(CopyData::new(line.freeze())))
+                    .await?;
+            }
+            RowWriter::Text(_) => {}
         }
         let mut rows = 0u64;
         loop {
@@ -464,6 +529,12 @@ impl ClientHandler {
             };
             rows += lines.len() as u64;
             for line in lines {
+                let line = if binary_header.is_empty() {
+                    line
+                } else {
+                    binary_header.extend_from_slice(&line);
+                    binary_header.split().freeze()
+                };
                 client
                     .feed(PgWireBackendMessage::CopyData(CopyData::new(line)))
                     .await?;
@@ -473,6 +544,15 @@ impl ClientHandler {
             }
         }
         let _ = self.run(|session| session.close_portal(PORTAL)).await;
+        if binary {
+            // After the header when there was no row.
+            copy_binary::write_trailer(&mut binary_header);
+            client
+                .feed(PgWireBackendMessage::CopyData(CopyData::new(
+                    binary_header.freeze(),
+                )))
+                .await?;
+        }
         client
             .feed(PgWireBackendMessage::CopyDone(CopyDone::new()))
             .await?;
@@ -485,15 +565,36 @@ impl ClientHandler {
     }
 }
 
+/// How COPY TO writes its rows: text or CSV lines, or binary rows of the columns' types.
+#[derive(Debug)]
+enum RowWriter {
+    Text(CopyWriter),
+    Binary(Vec<DataType>),
+}
+
 /// On the session's thread: the next rows of COPY TO's portal, each a line of its own.
 fn copy_out_trip(
     session: &Session,
-    writer: &CopyWriter,
+    writer: &RowWriter,
     columns: usize,
 ) -> basalt::Result<(Vec<Bytes>, Execution)> {
     let mut out = BytesMut::with_capacity(16 * 1024);
     let mut text = BytesMut::new();
     let mut lines = Vec::new();
+    let writer = match writer {
+        RowWriter::Text(writer) => writer,
+        RowWriter::Binary(types) => {
+            let execution = session.execute_portal(PORTAL, trip_limit(0, 0), |row| {
+                let values = (0..columns)
+                    .map(|index| row.get_ref(index))
+                    .collect::<basalt::Result<Vec<_>>>()?;
+                copy_binary::write_row(values.into_iter().zip(types.iter().copied()), &mut out);
+                lines.push(out.split().freeze());
+                Ok(())
+            })?;
+            return Ok((lines, execution));
+        }
+    };
     let execution = session.execute_portal(PORTAL, trip_limit(0, 0), |row| {
         for index in 0..columns {
             let value = row.get_ref(index)?;

@@ -141,8 +141,9 @@ impl CopyReader {
             let raw_end = record_start + raw.len();
             let line = self.line;
             let fields = match self.options.format {
-                Format::Text => self.split_text(record_start, raw_end),
                 Format::Csv => self.split_csv(record_start, raw_end),
+                // Binary data is read by `copy_binary`; text rules are the fallback.
+                Format::Text | Format::Binary => self.split_text(record_start, raw_end),
             }
             .map_err(|error| BadRecord { line, error })?;
             self.check_count(&fields)
@@ -469,8 +470,9 @@ impl CopyWriter {
 
     fn field(&self, text: &[u8], force_quote: bool, columns: usize, out: &mut BytesMut) {
         match self.options.format {
-            Format::Text => self.text_field(text, out),
             Format::Csv => self.csv_field(text, force_quote, columns, out),
+            // Binary rows are written by `copy_binary`; text rules are the fallback.
+            Format::Text | Format::Binary => self.text_field(text, out),
         }
     }
 

@@ -7,7 +7,8 @@
 //! defaults (tab and `\N` in text, comma, empty NULL and `"` in CSV), the same rules and
 //! SQLSTATEs (22023 for a value not allowed, 0A000 for a CSV option in text mode or a
 //! direction it does not apply to, 42601 for an option given twice). Options it accepts can
-//! be used by the readers and writers of [`crate::copy_format`] without further checks.
+//! be used by the readers and writers of [`crate::copy_format`] and [`crate::copy_binary`]
+//! without further checks.
 
 use crate::error::{FEATURE_NOT_SUPPORTED, WireError};
 
@@ -21,6 +22,8 @@ const REDUNDANT_OPTION: &str = "42601";
 pub(crate) enum Format {
     Text,
     Csv,
+    /// PostgreSQL's binary COPY format ([`crate::copy_binary`]).
+    Binary,
 }
 
 /// Which columns FORCE_QUOTE / FORCE_NOT_NULL / FORCE_NULL apply to.
@@ -119,12 +122,7 @@ pub(crate) fn check_options(given: GivenOptions, from: bool) -> Result<CopyOptio
     let format = match given.format.as_deref() {
         None | Some("text") => Format::Text,
         Some("csv") => Format::Csv,
-        Some("binary") => {
-            return Err(WireError::new(
-                FEATURE_NOT_SUPPORTED,
-                "COPY's binary format is not supported by Basalt; use text or CSV",
-            ));
-        }
+        Some("binary") => Format::Binary,
         Some(other) => {
             return Err(invalid(&format!("COPY format \"{other}\" not recognized")));
         }
@@ -135,6 +133,21 @@ pub(crate) fn check_options(given: GivenOptions, from: bool) -> Result<CopyOptio
             return Err(invalid(&format!(
                 "COPY encoding \"{encoding}\" is not supported: Basalt speaks only UTF8"
             )));
+        }
+    }
+    if format == Format::Binary {
+        // PostgreSQL's rules: the text formats' options make no sense in binary (42601).
+        for (given, name) in [
+            (given.delimiter.is_some(), "DELIMITER"),
+            (given.null.is_some(), "NULL"),
+            (given.header.is_some(), "HEADER"),
+        ] {
+            if given {
+                return Err(WireError::new(
+                    REDUNDANT_OPTION,
+                    format!("cannot specify {name} in BINARY mode"),
+                ));
+            }
         }
     }
     let csv = format == Format::Csv;

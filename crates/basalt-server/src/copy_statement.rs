@@ -14,7 +14,7 @@
 //! by [`crate::copy_options`] as PostgreSQL's `ProcessCopyOptions` checks them); anything
 //! else is a
 //! [`WireError`] — 42601 for syntax, 22023 / 0A000 for options, 42501 for a server file or
-//! program (Basalt never touches the server's files), 0A000 for the binary format.
+//! program (Basalt never touches the server's files).
 
 use crate::copy_options::{ColumnSet, CopyOptions, GivenOptions, check_options, set};
 use crate::error::{FEATURE_NOT_SUPPORTED, WireError};
@@ -631,8 +631,16 @@ mod tests {
         let code = |sql: &str| parse_copy(sql).map(|_| ()).map_err(|error| error.code);
         assert_eq!(code("copy t from '/etc/passwd'"), Err("42501"));
         assert_eq!(code("copy t to program 'ls'"), Err("42501"));
-        assert_eq!(code("copy t from stdin (format binary)"), Err("0A000"));
-        assert_eq!(code("copy t from stdin binary"), Err("0A000"));
+        assert_eq!(code("copy t from stdin (format binary)"), Ok(()));
+        assert_eq!(code("copy t from stdin binary"), Ok(()));
+        assert_eq!(
+            code("copy t to stdout (format binary, header)"),
+            Err("42601")
+        );
+        assert_eq!(
+            code("copy t from stdin (format binary, null 'x')"),
+            Err("42601")
+        );
         assert_eq!(code("copy t from stdin (format xml)"), Err("22023"));
         assert_eq!(code("copy t from stdin (quote '\"')"), Err("0A000"));
         assert_eq!(code("copy t from stdin (delimiter ',,')"), Err("0A000"));

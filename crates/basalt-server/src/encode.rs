@@ -213,7 +213,7 @@ pub(crate) fn write_text(value: ValueRef<'_>, out: &mut BytesMut) {
 }
 
 /// PostgreSQL's binary form of `value` for a column of `declared` type.
-fn write_binary(value: ValueRef<'_>, declared: DataType, out: &mut BytesMut) {
+pub(crate) fn write_binary(value: ValueRef<'_>, declared: DataType, out: &mut BytesMut) {
     match (value, declared) {
         // Text-typed and untyped columns (reported as text) carry any value as its text.
         (_, DataType::Text(_) | DataType::Null) | (ValueRef::Text(_), _) => write_text(value, out),
@@ -455,7 +455,7 @@ fn parse_float(text: &str) -> Option<f64> {
 }
 
 /// A binary-format parameter, by PostgreSQL's `recv` layout for `type_oid`.
-fn decode_binary(bytes: &[u8], type_oid: u32) -> Result<Value, String> {
+pub(crate) fn decode_binary(bytes: &[u8], type_oid: u32) -> Result<Value, String> {
     let fixed = |width: usize| -> Result<(), String> {
         if bytes.len() == width {
             Ok(())

@@ -337,8 +337,26 @@ impl ClientHandler {
         };
         if statement.command.is_some() && statement.copy.is_none() {
             let portal = portal_name.clone();
+            let described: Vec<DataType> = statement.columns.iter().map(|c| c.data_type).collect();
             let bound = self
-                .run(move |session| session.bind(&portal, &statement_name, values))
+                .run(move |session| {
+                    session.bind(&portal, &statement_name, values)?;
+                    // The statement is re-planned when the schema changed since Parse; the
+                    // client decodes rows by the types it was told then, so other types
+                    // now are an error, as PostgreSQL's plan cache makes it (a client such
+                    // as psycopg then prepares the statement again).
+                    let now = session.describe_portal(&portal)?;
+                    if now.len() != described.len()
+                        || now.iter().zip(&described).any(|(c, t)| c.data_type != *t)
+                    {
+                        session.close_portal(&portal);
+                        return Err(basalt::Error::new(
+                            basalt::sqlstate::FEATURE_NOT_SUPPORTED,
+                            "cached plan must not change result type",
+                        ));
+                    }
+                    Ok(())
+                })
                 .await
                 .and_then(|result| result.map_err(WireError::from));
             if let Err(error) = bound {
@@ -384,14 +402,15 @@ impl ClientHandler {
                 (statement, Vec::new())
             }
             TARGET_TYPE_BYTE_PORTAL => {
-                let state = self.state();
-                let Some(portal) = state.portals.get(&name) else {
-                    drop(state);
-                    return Ok(Err(no_portal(&name)));
-                };
-                let described = (portal.statement.clone(), portal.binary.clone());
-                drop(state);
-                described
+                let described = self
+                    .state()
+                    .portals
+                    .get(&name)
+                    .map(|portal| (portal.statement.clone(), portal.binary.clone()));
+                match described {
+                    Some(described) => described,
+                    None => return self.describe_cursor(client, name).await,
+                }
             }
             other => {
                 return Ok(Err(WireError::new(
@@ -404,6 +423,33 @@ impl ClientHandler {
             PgWireBackendMessage::NoData(NoData::new())
         } else {
             PgWireBackendMessage::RowDescription(row_description(&statement.columns, &binary))
+        };
+        client.feed(message).await?;
+        Ok(Ok(()))
+    }
+
+    /// Describe of a portal the protocol did not bind: a cursor opened by SQL `DECLARE`,
+    /// which PostgreSQL keeps among the session's portals. Its columns go out in text (a
+    /// FETCH chooses its own formats); 34000 when there is no such cursor either.
+    async fn describe_cursor<C>(&self, client: &mut C, name: String) -> Reply
+    where
+        C: Sink<PgWireBackendMessage> + Unpin + Send,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let lookup = name.clone();
+        let columns = match self
+            .run(move |session| session.describe_cursor(&lookup))
+            .await
+        {
+            Ok(Some(columns)) => columns,
+            Ok(None) => return Ok(Err(no_portal(&name))),
+            Err(error) => return Ok(Err(error)),
+        };
+        let message = if columns.is_empty() {
+            PgWireBackendMessage::NoData(NoData::new())
+        } else {
+            PgWireBackendMessage::RowDescription(row_description(&columns, &[]))
         };
         client.feed(message).await?;
         Ok(Ok(()))

@@ -26,6 +26,7 @@ mod command;
 mod config;
 mod connection;
 mod copy;
+mod copy_binary;
 mod copy_format;
 mod copy_options;
 mod copy_statement;

@@ -32,7 +32,7 @@ use crate::connection::{
 };
 use crate::copy_statement::parse_copy;
 use crate::encode::row_description;
-use crate::error::{FEATURE_NOT_SUPPORTED, WireError};
+use crate::error::{FEATURE_NOT_SUPPORTED, INVALID_SQL_STATEMENT_NAME, WireError};
 
 #[async_trait]
 impl SimpleQueryHandler for ClientHandler {
@@ -168,6 +168,7 @@ impl ClientHandler {
                     let statement = text.get(range.clone()).unwrap_or_default();
                     if let Ok((command, substitute)) = classify(failed, statement)
                         && command != Command::Copy
+                        && !matches!(command, Command::Deallocate(_))
                     {
                         let sql = substitute.unwrap_or(statement);
                         started = Some((command, start_statement(session, sql)));
@@ -228,6 +229,30 @@ impl ClientHandler {
         Ok(Ok(()))
     }
 
+    /// DEALLOCATE: forgets the prepared statement `name` (every named one for `None`, ALL)
+    /// both in the protocol's state and in the session. An unknown name is 26000, as in
+    /// PostgreSQL.
+    async fn deallocate(&self, name: Option<String>) -> Result<(), WireError> {
+        {
+            let mut state = self.state();
+            match &name {
+                Some(name) if state.statements.remove(name).is_none() => {
+                    return Err(WireError::new(
+                        INVALID_SQL_STATEMENT_NAME,
+                        format!("prepared statement \"{name}\" does not exist"),
+                    ));
+                }
+                Some(_) => {}
+                None => state.statements.retain(|name, _| name.is_empty()),
+            }
+        }
+        self.run(move |session| match &name {
+            Some(name) => session.close_statement(name),
+            None => session.close_named_statements(),
+        })
+        .await
+    }
+
     /// Runs a transaction control statement of the server's own (no reply to the client).
     async fn run_control(&self, sql: &'static str) -> Result<(), WireError> {
         self.run(move |session| session.execute_batch(sql))
@@ -257,6 +282,17 @@ impl ClientHandler {
                 Ok(copy) => self.run_copy(client, &copy, false).await,
                 Err(error) => Ok(Err(error)),
             };
+        }
+        if let Command::Deallocate(name) = &command {
+            if let Err(error) = self.deallocate(name.clone()).await {
+                return Ok(Err(error));
+            }
+            client
+                .feed(PgWireBackendMessage::CommandComplete(CommandComplete::new(
+                    command.tag(0),
+                )))
+                .await?;
+            return Ok(Ok(()));
         }
         let text = query.clone();
         let start = range.start;

@@ -5,7 +5,7 @@
 //! (`pg-clients/statements-pg15.log`). The expected rows are PostgreSQL's for the same table.
 //!
 //! And SQLAlchemy itself, when Python has `sqlalchemy` and `psycopg` (`$BASALT_TEST_PYTHON`,
-//! else `python3`; SKIPPED otherwise): `sqlalchemy_reflect.py` reflects a schema with every
+//! else `python3`; SKIPPED otherwise, a failure under CI): `sqlalchemy_reflect.py` reflects a schema with every
 //! kind of constraint through the inspector and `MetaData.reflect` and checks PostgreSQL 15's
 //! answers for the same schema.
 
@@ -175,13 +175,8 @@ CREATE SEQUENCE order_numbers";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlalchemy_inspector_reflects_a_schema() {
-    let python = std::env::var("BASALT_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned());
-    let has_modules = Command::new(&python)
-        .args(["-c", "import sqlalchemy, psycopg"])
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !has_modules {
-        println!("SKIPPED: {python} has no sqlalchemy and psycopg (set BASALT_TEST_PYTHON)");
+    let python = common::clients::python();
+    if common::clients::require_python_modules(&python, "sqlalchemy, psycopg").is_err() {
         return;
     }
     let server = TestServer::start().await;
@@ -191,7 +186,10 @@ async fn sqlalchemy_inspector_reflects_a_schema() {
         "postgresql+psycopg://basalt@127.0.0.1:{}/basalt",
         server.address.port()
     );
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sqlalchemy_reflect.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/clients/sqlalchemy_reflect.py"
+    );
     let output = tokio::task::spawn_blocking(move || {
         Command::new(python)
             .arg(script)

@@ -5,7 +5,9 @@
 //! `pg_config --bindir` on the `PATH`), runs `initdb` into a
 //! fresh temporary directory and starts the server with `pg_ctl -w` (which returns once the
 //! server accepts connections: no sleeping), listening only on a Unix socket inside that
-//! directory, so it never clashes with another server or another test. `initdb` and the
+//! directory, so it never clashes with another server or another test
+//! ([`PgCluster::start_with_tcp`] also listens on a free loopback port, for clients that
+//! cannot use a Unix socket). `initdb` and the
 //! server refuse to run as root; when the test runs as root they run as the `postgres` user
 //! (the one the Debian packages create), who is given the directory.
 //!
@@ -53,6 +55,8 @@ pub struct PgCluster {
     socket_dir: PathBuf,
     /// The user and group the server's tools run as (`None`: the current user).
     run_as: Option<(u32, u32)>,
+    /// Also listening on 127.0.0.1 at this port ([`PgCluster::start_with_tcp`]).
+    tcp_port: Option<u16>,
     version: String,
     // Last, so the directory is removed after `drop` has stopped the server.
     _dir: tempfile::TempDir,
@@ -61,6 +65,23 @@ pub struct PgCluster {
 impl PgCluster {
     /// Initialises and starts a server (about two seconds).
     pub fn start() -> Result<Self, StartError> {
+        Self::start_listening(None)
+    }
+
+    /// Like [`PgCluster::start`], and also listening on TCP at 127.0.0.1 on a free port
+    /// ([`PgCluster::port`]; the Unix socket is named by that port too), for clients that
+    /// cannot use a Unix socket (pgjdbc). The port is found free by binding it and letting
+    /// it go just before the server starts; the server's start fails if another process
+    /// took it in between.
+    pub fn start_with_tcp() -> Result<Self, StartError> {
+        let port = std::net::TcpListener::bind(("127.0.0.1", 0))
+            .and_then(|listener| listener.local_addr())
+            .map_err(|error| StartError::Failed(format!("no free port: {error}")))?
+            .port();
+        Self::start_listening(Some(port))
+    }
+
+    fn start_listening(tcp_port: Option<u16>) -> Result<Self, StartError> {
         let bin = find_binaries()?;
         let version = version_of(&bin)?;
         let run_as = if is_root() {
@@ -86,6 +107,7 @@ impl PgCluster {
             socket_dir: dir.path().to_path_buf(),
             bin,
             run_as,
+            tcp_port,
             version,
             _dir: dir,
         };
@@ -107,9 +129,15 @@ impl PgCluster {
             ])
             .arg("--no-sync");
         check("initdb", initdb.output())?;
+        let listen = if self.tcp_port.is_some() {
+            "127.0.0.1"
+        } else {
+            ""
+        };
+        let port = self.port();
         let settings = format!(
-            "\n# basalt-slt's comparison run\nlisten_addresses = ''\nunix_socket_directories = '{}'\n\
-             port = {PORT}\ntimezone = 'UTC'\ndatestyle = 'ISO, MDY'\nintervalstyle = 'postgres'\n\
+            "\n# basalt-slt's comparison run\nlisten_addresses = '{listen}'\nunix_socket_directories = '{}'\n\
+             port = {port}\ntimezone = 'UTC'\ndatestyle = 'ISO, MDY'\nintervalstyle = 'postgres'\n\
              lc_messages = 'C'\nfsync = off\nsynchronous_commit = off\nfull_page_writes = off\n\
              shared_buffers = 16MB\nmax_connections = 20\n",
             self.socket_dir.display()
@@ -148,6 +176,11 @@ impl PgCluster {
     /// The directory holding the server's socket (the `host` to connect to).
     pub fn socket_dir(&self) -> &Path {
         &self.socket_dir
+    }
+
+    /// The server's port: [`PORT`], or the TCP port of [`PgCluster::start_with_tcp`].
+    pub fn port(&self) -> u16 {
+        self.tcp_port.unwrap_or(PORT)
     }
 
     /// `postgres --version`'s output, e.g. `postgres (PostgreSQL) 15.14 (Debian 15.14-0+deb12u1)`.

@@ -112,6 +112,8 @@ impl Message {
 }
 
 /// Frontend messages, built by hand.
+pub mod clients;
+
 pub mod frontend {
     fn message(kind: u8, body: &[u8]) -> Vec<u8> {
         let mut out = vec![kind];

@@ -226,6 +226,11 @@ pub enum DdlStatement {
         value: Option<String>,
         show: bool,
     },
+    /// `RESET name` / `SET name TO DEFAULT` (`Some`), `RESET ALL` (`None`): back to the
+    /// session's defaults (see `Session::keep_settings_as_defaults`).
+    Reset {
+        name: Option<String>,
+    },
     /// `ANALYZE [table]`.
     Analyze {
         table: Option<String>,

@@ -138,6 +138,8 @@ struct SessionState {
     cursors: HashMap<String, cursor::Cursor>,
     /// `SET statement_timeout` and the idle timeouts (stored for a server to act on).
     timeouts: timeouts::SessionTimeouts,
+    /// What RESET returns the settings to (`None`: a new session's).
+    setting_defaults: Option<Box<settings::SettingDefaults>>,
 }
 
 /// One client's session on a database: its explicit transaction, settings, named prepared
@@ -459,6 +461,11 @@ impl Session {
             BoundStatement::Ddl(DdlStatement::Setting { name, value, show }) => {
                 let (name, value, show) = (name.clone(), value.clone(), *show);
                 self.setting(&name, value, show, params)
+            }
+            BoundStatement::Ddl(DdlStatement::Reset { name }) => {
+                let name = name.clone();
+                self.reset_setting(name.as_deref())?;
+                Ok(Outcome::Changed(0))
             }
             BoundStatement::Modify(_) | BoundStatement::Ddl(_) | BoundStatement::InsteadOf(_) => {
                 self.run_write(prepared, params)

@@ -151,6 +151,14 @@ impl Session {
         self.statements.borrow_mut().remove(name);
     }
 
+    /// Forgets every named statement (PostgreSQL's `DEALLOCATE ALL`); the unnamed one
+    /// stays, as it belongs to the protocol's current exchange.
+    pub fn close_named_statements(&self) {
+        self.statements
+            .borrow_mut()
+            .retain(|name, _| name.is_empty());
+    }
+
     /// Binds the statement prepared under `statement` to `params` as the portal `portal`
     /// (`""`: the unnamed portal, replaced by any later unnamed bind). The statement runs at
     /// the portal's first [`Session::execute_portal`].
@@ -190,6 +198,24 @@ impl Session {
             return Ok(describe(&prepared).columns);
         }
         Ok(describe_columns(&open.columns, &open.catalog))
+    }
+
+    /// The result columns of the SQL cursor `name` (`DECLARE name CURSOR FOR ...`), which
+    /// PostgreSQL's protocol also lets a client describe as a portal (psycopg's server-side
+    /// cursors do); `None` when no such cursor is open.
+    pub fn describe_cursor(&self, name: &str) -> Option<Vec<ColumnDescription>> {
+        let columns = self.cursor_columns(name)?;
+        Some(
+            columns
+                .iter()
+                .map(|column| ColumnDescription {
+                    name: column.name.clone(),
+                    data_type: column.data_type,
+                    table: None,
+                    column: None,
+                })
+                .collect(),
+        )
     }
 
     /// Runs the portal `portal`, or resumes it where its last execution stopped, handing each

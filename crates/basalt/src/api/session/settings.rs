@@ -1,5 +1,10 @@
 //! `SET`, `SHOW` and `PRAGMA`: the session's settings, the ones that reach the pager
-//! (synchronous, cache size) and the integrity check.
+//! (synchronous, cache size) and the integrity check; `RESET` (and `SET name TO DEFAULT`),
+//! which returns a setting, or all of them, to the session's defaults: a new session's values,
+//! or what they were when a server called [`Session::keep_settings_as_defaults`] after
+//! applying a client's startup options (as PostgreSQL's RESET returns to the values the
+//! connection started with). The database's own PRAGMAs (`synchronous`, `cache_size`) are
+//! not session settings and stay as they are.
 
 use super::{Outcome, Session, text_rows};
 use crate::api::error::{Error, Result};
@@ -9,7 +14,101 @@ use crate::sqlstate;
 use crate::storage::pager::Synchronous;
 use crate::types::Value;
 
+/// The session's settings as RESET restores them.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SettingDefaults {
+    settings: std::collections::BTreeMap<String, String>,
+    work_mem: Option<usize>,
+    time_zone: Option<jiff::tz::TimeZone>,
+    vector_search: crate::exec::context::VectorSearchSettings,
+    busy_timeout: Option<std::time::Duration>,
+    default_isolation: Option<IsolationLevel>,
+    default_read_only: bool,
+    timeouts: super::SessionTimeouts,
+}
+
 impl Session {
+    /// Makes the session's current settings what `RESET` returns to. A server calls it once
+    /// it has applied a client's startup options (`-c statement_timeout=100`), so that
+    /// `RESET ALL` — asyncpg's pool sends it when a connection is released — keeps them, as
+    /// in PostgreSQL.
+    pub fn keep_settings_as_defaults(&self) {
+        let mut state = self.state.borrow_mut();
+        let defaults = SettingDefaults {
+            settings: state.settings.clone(),
+            work_mem: state.work_mem,
+            time_zone: state.time_zone.clone(),
+            vector_search: state.vector_search,
+            busy_timeout: state.busy_timeout,
+            default_isolation: state.default_isolation,
+            default_read_only: state.default_read_only,
+            timeouts: state.timeouts,
+        };
+        state.setting_defaults = Some(Box::new(defaults));
+    }
+
+    /// `RESET name` (`Some`) or `RESET ALL` (`None`): the setting, or every one, back to the
+    /// session's defaults. A name no SET has given is left as it is, as RESET of a setting
+    /// at its default is in PostgreSQL.
+    pub(super) fn reset_setting(&self, name: Option<&str>) -> Result<()> {
+        {
+            let mut state = self.state.borrow_mut();
+            let defaults = state
+                .setting_defaults
+                .as_deref()
+                .cloned()
+                .unwrap_or_default();
+            match name.map(str::to_lowercase) {
+                None => {
+                    state.settings = defaults.settings;
+                    state.work_mem = defaults.work_mem;
+                    state.time_zone = defaults.time_zone;
+                    state.vector_search = defaults.vector_search;
+                    state.busy_timeout = defaults.busy_timeout;
+                    state.default_isolation = defaults.default_isolation;
+                    state.default_read_only = defaults.default_read_only;
+                    state.timeouts = defaults.timeouts;
+                }
+                Some(name) => {
+                    match name.as_str() {
+                        "work_mem" => state.work_mem = defaults.work_mem,
+                        "timezone" => state.time_zone = defaults.time_zone,
+                        "hnsw.ef_search" => {
+                            state.vector_search.ef_search = defaults.vector_search.ef_search;
+                        }
+                        "hnsw.exact_search" => {
+                            state.vector_search.exact = defaults.vector_search.exact;
+                        }
+                        "busy_timeout" => state.busy_timeout = defaults.busy_timeout,
+                        "default_transaction_isolation" => {
+                            state.default_isolation = defaults.default_isolation;
+                        }
+                        "default_transaction_read_only" => {
+                            state.default_read_only = defaults.default_read_only;
+                        }
+                        "statement_timeout" => {
+                            state.timeouts.statement = defaults.timeouts.statement;
+                        }
+                        "idle_session_timeout" => {
+                            state.timeouts.idle_session = defaults.timeouts.idle_session;
+                        }
+                        "idle_in_transaction_session_timeout" => {
+                            state.timeouts.idle_in_transaction =
+                                defaults.timeouts.idle_in_transaction;
+                        }
+                        _ => {}
+                    }
+                    match defaults.settings.get(&name) {
+                        Some(value) => state.settings.insert(name, value.clone()),
+                        None => state.settings.remove(&name),
+                    };
+                }
+            }
+        }
+        self.install_time_zone();
+        Ok(())
+    }
+
     /// The session's time zone as `SHOW timezone` reports it (`UTC` until `SET TIME ZONE`):
     /// what a wire server reports as the `TimeZone` parameter.
     pub fn time_zone(&self) -> String {

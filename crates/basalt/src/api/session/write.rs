@@ -420,6 +420,7 @@ impl Session {
             | DdlStatement::NoEffect
             | DdlStatement::Cursor(_)
             | DdlStatement::Setting { .. }
+            | DdlStatement::Reset { .. }
             | DdlStatement::Vacuum { .. } => {
                 return Err(Error::new(
                     sqlstate::INTERNAL_ERROR,

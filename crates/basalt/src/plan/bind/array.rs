@@ -127,6 +127,36 @@ impl Binder<'_> {
         chain: &[ast::AccessExpr],
         scope: &Scope,
     ) -> Result<Expr, BindError> {
+        // `(t.keys).x`: a field of a flattened composite column (`composite.rs`).
+        if let Some(column) = super::composite::field_of_column(root, chain) {
+            return self.bind_expr(&column, scope);
+        }
+        // `t.a[1]` parses as `t` then `.a` then `[1]`: the dotted names are the column's
+        // qualified name, and only the subscripts follow.
+        let mut path = match root {
+            ast::Expr::Identifier(ident) => vec![ident.clone()],
+            ast::Expr::CompoundIdentifier(parts) => parts.clone(),
+            _ => Vec::new(),
+        };
+        let dots = if path.is_empty() {
+            0
+        } else {
+            chain
+                .iter()
+                .take_while(|access| {
+                    matches!(access, ast::AccessExpr::Dot(ast::Expr::Identifier(_)))
+                })
+                .count()
+        };
+        if dots > 0 && dots < chain.len() {
+            for access in &chain[..dots] {
+                if let ast::AccessExpr::Dot(ast::Expr::Identifier(name)) = access {
+                    path.push(name.clone());
+                }
+            }
+            let column = ast::Expr::CompoundIdentifier(path);
+            return self.bind_subscript(&column, &chain[dots..], scope);
+        }
         let array = self.bind_expr(root, scope)?;
         let data_type = array.data_type();
         if !data_type.is_array() {
@@ -412,7 +442,7 @@ fn lockstep_call(expr: &ast::Expr) -> Option<LockstepCall<'_>> {
 }
 
 /// One expression parsed from text built of displayed AST pieces.
-fn parse_expression(text: &str) -> Result<ast::Expr, BindError> {
+pub(super) fn parse_expression(text: &str) -> Result<ast::Expr, BindError> {
     let statement = crate::sql::parse_one(&format!("SELECT {text}"))
         .map_err(|error| BindError::syntax(error.to_string()))?;
     if let ast::Statement::Query(query) = statement
@@ -563,7 +593,8 @@ pub(super) fn select_list_unnest(select: &ast::Select) -> Result<Option<ast::Sel
             "a set-returning function in the SELECT list of a grouped query",
         ));
     }
-    if calls + subscripts > 1 {
+    // generate_subscripts runs through the lockstep rewrite even alone.
+    if calls + subscripts > 1 || subscripts > 0 {
         let mut in_lockstep = 0;
         let _ = ast::visit_expressions(&select.projection, |expr: &ast::Expr| {
             if lockstep_call(expr).is_some() {

@@ -108,18 +108,32 @@ impl Binder<'_> {
             }),
             ast::Statement::Set(ast::Set::SingleAssignment {
                 variable, values, ..
-            }) => Ok(DdlStatement::Setting {
-                name: setting_name(
-                    &variable
-                        .0
-                        .iter()
-                        .filter_map(|part| part.as_ident().map(ident_name))
-                        .collect::<Vec<_>>(),
-                )
-                .map_or_else(|| object_name(variable), Ok)?,
-                value: Some(values.iter().map(expr_text).collect::<Vec<_>>().join(", ")),
-                show: false,
-            }),
+            }) => {
+                let name = variable_name(variable)?;
+                // `SET name TO DEFAULT` is `RESET name` (the keyword, not the string).
+                if let [ast::Expr::Identifier(ident)] = values.as_slice()
+                    && ident.quote_style.is_none()
+                    && ident.value.eq_ignore_ascii_case("default")
+                {
+                    return Ok(DdlStatement::Reset { name: Some(name) });
+                }
+                Ok(DdlStatement::Setting {
+                    name,
+                    value: Some(values.iter().map(expr_text).collect::<Vec<_>>().join(", ")),
+                    show: false,
+                })
+            }
+            ast::Statement::Reset(reset) => match &reset.reset {
+                ast::Reset::ALL => Ok(DdlStatement::Reset { name: None }),
+                ast::Reset::ConfigurationParameter(variable) => Ok(DdlStatement::Reset {
+                    name: Some(variable_name(variable)?),
+                }),
+                // Basalt has no roles to switch between: the session is always its own user.
+                ast::Reset::SessionAuthorization => Ok(DdlStatement::NoEffect),
+            },
+            // Basalt has no LISTEN, so a session listens to no channel: nothing to stop
+            // (asyncpg's pool sends `UNLISTEN *` when a connection is released).
+            ast::Statement::UNLISTEN { .. } => Ok(DdlStatement::NoEffect),
             ast::Statement::Set(ast::Set::SetTimeZone { value, .. }) => Ok(DdlStatement::Setting {
                 name: "timezone".to_string(),
                 value: Some(expr_text(value)),
@@ -876,6 +890,18 @@ impl Binder<'_> {
         };
         Ok(DdlStatement::AlterTable(action))
     }
+}
+
+/// The setting a SET or RESET names: a namespaced one (`hnsw.ef_search`) or a plain name.
+fn variable_name(variable: &ast::ObjectName) -> Result<String, BindError> {
+    setting_name(
+        &variable
+            .0
+            .iter()
+            .filter_map(|part| part.as_ident().map(ident_name))
+            .collect::<Vec<_>>(),
+    )
+    .map_or_else(|| object_name(variable), Ok)
 }
 
 /// The name of a namespaced setting (`hnsw.ef_search`, pgvector's), from its parts; `None`

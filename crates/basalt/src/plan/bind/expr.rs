@@ -382,6 +382,20 @@ impl Binder<'_> {
         if let Some(reg) = super::pg_catalog::cast_type_name(data_type)
             .filter(|name| super::pg_catalog::is_reg_type(name))
         {
+            // A reg* value cast to its own type again is the same value:
+            // `CAST($1::regclass AS regclass)`, as SQLAlchemy's asyncpg dialect types a
+            // parameter, is `$1::regclass` (cast twice, the OID would turn into the name).
+            let mut operand = operand;
+            while let ast::Expr::Cast {
+                expr: inner,
+                data_type: inner_type,
+                kind: ast::CastKind::Cast | ast::CastKind::DoubleColon,
+                format: None,
+            } = strip_nested(operand)
+                && super::pg_catalog::cast_type_name(inner_type).as_deref() == Some(reg.as_str())
+            {
+                operand = inner;
+            }
             return self.bind_reg_cast(&reg, operand, RegOutput::Natural, scope);
         }
         // `x::regclass::text` is the name and `x::regclass::oid` the OID, whichever x is.

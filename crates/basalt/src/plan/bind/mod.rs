@@ -23,6 +23,7 @@ mod alter_column;
 mod array;
 mod collate;
 mod column;
+mod composite;
 mod cursor;
 mod ddl;
 mod dml;

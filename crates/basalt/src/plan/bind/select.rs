@@ -45,6 +45,9 @@ impl Binder<'_> {
         select: &ast::Select,
         order_by: &[ast::OrderByExpr],
     ) -> Result<PlanNode, BindError> {
+        if let Some(rewritten) = super::composite::flatten_composite_calls(select)? {
+            return self.bind_select(&rewritten, order_by);
+        }
         if let Some(rewritten) = super::array::select_list_unnest(select)? {
             return self.bind_select(&rewritten, order_by);
         }
@@ -733,6 +736,11 @@ fn figure_name(expr: &ast::Expr) -> Option<String> {
         ast::Expr::Identifier(ident) => Some(ident_name(ident)),
         ast::Expr::CompoundIdentifier(parts) => parts.last().map(ident_name),
         ast::Expr::Nested(inner) => figure_name(inner),
+        // `(t.keys).x` is named after its field, as in PostgreSQL.
+        ast::Expr::CompoundFieldAccess { access_chain, .. } => match access_chain.as_slice() {
+            [ast::AccessExpr::Dot(ast::Expr::Identifier(field))] => Some(ident_name(field)),
+            _ => None,
+        },
         ast::Expr::Function(function) => super::object_name(&function.name).ok(),
         ast::Expr::Cast {
             expr: inner,

@@ -1,4 +1,5 @@
-//! `format(formatstr, args...)`, PostgreSQL's `sprintf` for building SQL and messages, and
+//! `format(formatstr, args...)`, PostgreSQL's `sprintf` for building SQL and messages,
+//! `quote_literal(v)` and `quote_nullable(v)` (`%L` alone: a value as an SQL literal), and
 //! `gen_random_uuid()`.
 //!
 //! A format specifier is `%[position][flags][width]type`:
@@ -32,7 +33,33 @@ use crate::types::{DataType, TypeError, Value};
 pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("format", format_type, format, strict: false, volatile: false),
     function!("gen_random_uuid", uuid_type, gen_random_uuid, strict: true, volatile: true),
+    function!("quote_literal", quote_type, quote_literal_fn, strict: true, volatile: false),
+    function!("quote_nullable", quote_type, quote_nullable, strict: false, volatile: false),
 ];
+
+/// `quote_literal(v)` and `quote_nullable(v)` take one value and return text (asyncpg builds
+/// `COPY (query)` texts with `quote_literal`; `quote_ident` is with the catalog functions).
+fn quote_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[Param::Any], &[])?;
+    Ok(DataType::Text(None))
+}
+
+/// PostgreSQL's `quote_literal(v)`: the value's text form as a literal; NULL for NULL.
+fn quote_literal_fn(args: &[Value]) -> Result<Value, TypeError> {
+    if strict_nulls("quote_literal", args, 1, 1)? {
+        return Ok(Value::Null);
+    }
+    Ok(Value::Text(quote_literal(&output_form(&args[0]))))
+}
+
+/// `quote_nullable(v)`: as `quote_literal`, but NULL becomes the word `NULL`.
+fn quote_nullable(args: &[Value]) -> Result<Value, TypeError> {
+    strict_nulls("quote_nullable", args, 1, 1)?;
+    Ok(Value::Text(match &args[0] {
+        Value::Null => "NULL".to_owned(),
+        value => quote_literal(&output_form(value)),
+    }))
+}
 
 fn format_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_variadic(name, args, 1, Param::Any)?;
@@ -302,6 +329,16 @@ mod tests {
 
     fn fmt(args: &[Value]) -> Result<Value, &'static str> {
         call("format", args)
+    }
+
+    #[test]
+    fn quote_functions_follow_postgresql() {
+        assert_eq!(call("quote_literal", &[t("it's")]), Ok(t("'it''s'")));
+        assert_eq!(call("quote_literal", &[t("a\\b")]), Ok(t("E'a\\\\b'")));
+        assert_eq!(call("quote_literal", &[i(42)]), Ok(t("'42'")));
+        assert_eq!(call("quote_literal", &[Value::Null]), Ok(Value::Null));
+        assert_eq!(call("quote_nullable", &[Value::Null]), Ok(t("NULL")));
+        assert_eq!(call("quote_nullable", &[t("x")]), Ok(t("'x'")));
     }
 
     #[test]

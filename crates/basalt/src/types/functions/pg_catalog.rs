@@ -7,6 +7,8 @@
 //! `quote_ident(text)`, which psql's `\d` of a sequence calls: the text as an identifier,
 //! double-quoted when it needs quotes (the rule of `format('%I')`).
 //!
+//! `pg_advisory_unlock_all()`: a no-op returning NULL (Basalt has no advisory locks).
+//!
 //! `pg_size_pretty(bigint)`: a byte count as PostgreSQL 15 words it (`10 kB`, `512 bytes`),
 //! with its rounding: halves away from zero, a unit kept up to just under 20 of the next.
 
@@ -17,7 +19,27 @@ pub(super) static FUNCTIONS: &[ScalarFunction] = &[
     function!("format_type", format_type_type, format_type, strict: false, volatile: false),
     function!("quote_ident", quote_ident_type, quote_ident),
     function!("pg_size_pretty", pg_size_pretty_type, pg_size_pretty),
+    function!(
+        "pg_advisory_unlock_all",
+        pg_advisory_unlock_all_type,
+        pg_advisory_unlock_all,
+        strict: false,
+        volatile: true
+    ),
 ];
+
+/// `pg_advisory_unlock_all()`: PostgreSQL's `void` function releasing the session's advisory
+/// locks. Basalt has no advisory locks, so a session never holds one and there is nothing to
+/// release; asyncpg's pool calls it when a connection is released. The result is NULL.
+fn pg_advisory_unlock_all_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
+    check_args(name, args, &[], &[])?;
+    Ok(DataType::Null)
+}
+
+fn pg_advisory_unlock_all(args: &[Value]) -> Result<Value, TypeError> {
+    strict_nulls("pg_advisory_unlock_all", args, 0, 0)?;
+    Ok(Value::Null)
+}
 
 fn pg_size_pretty_type(name: &str, args: &[DataType]) -> Result<DataType, TypeError> {
     check_args(name, args, &[Param::Integer], &[])?;
