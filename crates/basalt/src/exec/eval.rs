@@ -625,7 +625,8 @@ fn combined_nulls(left: &ColumnVector, right: &ColumnVector, rows: usize) -> Vec
         .collect()
 }
 
-fn compare_result(op: BinaryOp, ordering: Ordering) -> bool {
+/// Whether `ordering` satisfies comparison `op` (false for an operator that does not compare).
+pub(crate) fn compare_result(op: BinaryOp, ordering: Ordering) -> bool {
     match op {
         BinaryOp::Equal => ordering == Ordering::Equal,
         BinaryOp::NotEqual => ordering != Ordering::Equal,

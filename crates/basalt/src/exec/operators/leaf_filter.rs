@@ -19,13 +19,12 @@
 //! conjunct that would fail with an error on a row another conjunct rejects may no longer
 //! be evaluated there.
 
-use std::cmp::Ordering;
-
 use crate::catalog::TableDef;
 use crate::exec::context::ExecContext;
 use crate::exec::error::ExecResult;
 use crate::exec::eval;
 use crate::plan::expr::BinaryOp;
+use crate::plan::optimize::util;
 use crate::plan::{Expr, ScanColumn};
 use crate::storage::btree::TableLeaf;
 use crate::storage::btree::row::ValueRef;
@@ -80,11 +79,9 @@ impl LeafFilter {
         columns: &[ScanColumn],
         ctx: &ExecContext,
     ) -> ExecResult<Option<LeafFilter>> {
-        let mut parts = Vec::new();
-        conjuncts_of(predicate, &mut parts);
         let mut conjuncts = Vec::new();
-        for part in parts {
-            if let Some(conjunct) = compile_conjunct(part, table, columns, ctx)? {
+        for part in util::conjuncts(predicate.clone()) {
+            if let Some(conjunct) = compile_conjunct(&part, table, columns, ctx)? {
                 conjuncts.push(conjunct);
             }
         }
@@ -166,46 +163,7 @@ fn may_pass(
     };
     match ordering {
         None => true,
-        Some(ordering) => holds(op, ordering),
-    }
-}
-
-fn holds(op: BinaryOp, ordering: Ordering) -> bool {
-    match op {
-        BinaryOp::Equal => ordering == Ordering::Equal,
-        BinaryOp::NotEqual => ordering != Ordering::Equal,
-        BinaryOp::Less => ordering == Ordering::Less,
-        BinaryOp::LessOrEqual => ordering != Ordering::Greater,
-        BinaryOp::Greater => ordering == Ordering::Greater,
-        BinaryOp::GreaterOrEqual => ordering != Ordering::Less,
-        _ => true,
-    }
-}
-
-/// The top-level conjuncts of `expr` (`a AND b AND c` → a, b, c).
-fn conjuncts_of<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match expr {
-        Expr::Binary {
-            op: BinaryOp::And,
-            left,
-            right,
-            ..
-        } => {
-            conjuncts_of(left, out);
-            conjuncts_of(right, out);
-        }
-        other => out.push(other),
-    }
-}
-
-/// The op with its operands swapped (`5 < a` is `a > 5`).
-fn flipped(op: BinaryOp) -> BinaryOp {
-    match op {
-        BinaryOp::Less => BinaryOp::Greater,
-        BinaryOp::LessOrEqual => BinaryOp::GreaterOrEqual,
-        BinaryOp::Greater => BinaryOp::Less,
-        BinaryOp::GreaterOrEqual => BinaryOp::LessOrEqual,
-        other => other,
+        Some(ordering) => eval::compare_result(op, ordering),
     }
 }
 
@@ -245,22 +203,13 @@ fn compile_conjunct(
         }
         Expr::Binary {
             op, left, right, ..
-        } if matches!(
-            op,
-            BinaryOp::Equal
-                | BinaryOp::NotEqual
-                | BinaryOp::Less
-                | BinaryOp::LessOrEqual
-                | BinaryOp::Greater
-                | BinaryOp::GreaterOrEqual
-        ) =>
-        {
+        } if op.is_comparison() => {
             let (index, constant, op) = match (left.as_ref(), right.as_ref()) {
                 (Expr::Column { index, .. }, constant) if is_constant(constant) => {
                     (*index, constant, *op)
                 }
                 (constant, Expr::Column { index, .. }) if is_constant(constant) => {
-                    (*index, constant, flipped(*op))
+                    (*index, constant, util::flip(*op))
                 }
                 _ => return Ok(None),
             };

@@ -36,7 +36,7 @@ mod order;
 mod pushdown;
 mod reorder;
 mod text_search;
-mod util;
+pub(crate) mod util;
 mod vector_search;
 
 #[cfg(test)]
