@@ -78,7 +78,8 @@ pub fn add_document<W: PageWrite + ?Sized>(
     tokens: &[Token],
 ) -> ExecResult<()> {
     let length = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
-    let skips = read_stats(tree, txn)?.0.has_skips();
+    let stats = read_stats(tree, txn)?;
+    let skips = stats.has_skips();
     if !tree.insert(txn, &format::document_key(row), &varint(u64::from(length)))? {
         return Err(ExecError::internal(format!(
             "full-text index: row {row} is indexed twice"
@@ -101,7 +102,7 @@ pub fn add_document<W: PageWrite + ?Sized>(
         };
         add_posting(tree, txn, skips, term, posting)?;
     }
-    update_stats(tree, txn, 1, i64::from(length))
+    update_stats(tree, txn, stats, 1, i64::from(length))
 }
 
 /// Documents to add to an index together ([`add_batch`]): their terms interned as they are
@@ -184,7 +185,8 @@ pub fn add_batch<W: PageWrite + ?Sized>(
         }
         (sorted, rank)
     };
-    let skips = read_stats(tree, txn)?.0.has_skips();
+    let stats = read_stats(tree, txn)?;
+    let skips = stats.has_skips();
     let row_of = |index: &u32| documents.get(*index as usize).map_or(i64::MAX, |d| d.0);
     let (by_row, document_rank) = ranks(documents.len(), &mut |a, b| row_of(a).cmp(&row_of(b)));
     let term_of = |place: &u32| terms.get(*place as usize).map_or("", String::as_str);
@@ -243,7 +245,7 @@ pub fn add_batch<W: PageWrite + ?Sized>(
         add_postings(tree, txn, skips, term, std::mem::take(&mut postings))?;
     }
     let count = i64::try_from(documents.len()).unwrap_or(i64::MAX);
-    update_stats(tree, txn, count, total_length)
+    update_stats(tree, txn, stats, count, total_length)
 }
 
 /// The posting of `row` under `term`, its positions inline or, when there are many, written
@@ -361,7 +363,8 @@ pub fn remove_document<W: PageWrite + ?Sized>(
     row: i64,
     tokens: &[Token],
 ) -> ExecResult<bool> {
-    let skips = read_stats(tree, txn)?.0.has_skips();
+    let stats = read_stats(tree, txn)?;
+    let skips = stats.has_skips();
     if !tree.delete(txn, &format::document_key(row))? {
         return Ok(false);
     }
@@ -384,7 +387,7 @@ pub fn remove_document<W: PageWrite + ?Sized>(
         }
         remove_posting(tree, txn, skips, term, row)?;
     }
-    update_stats(tree, txn, -1, -i64::from(length))?;
+    update_stats(tree, txn, stats, -1, -i64::from(length))?;
     Ok(true)
 }
 
@@ -408,27 +411,27 @@ fn lookup<W: PageWrite + ?Sized>(
 }
 
 /// The index's statistics entry (that of an empty index of the current layout when there
-/// is none yet), and the leaf it is in.
-fn read_stats<W: PageWrite + ?Sized>(
-    tree: IndexTree,
-    txn: &W,
-) -> ExecResult<(format::Stats, Option<PageNo>)> {
-    match lookup(tree, txn, &format::stats_key())? {
-        (Some(value), hint) => Ok((format::Stats::decode(&value)?, hint)),
-        (None, _) => Ok((format::Stats::empty(), None)),
+/// is none yet), read once per write: its layout decides the write, its counts are updated
+/// at the end ([`update_stats`]).
+fn read_stats<W: PageWrite + ?Sized>(tree: IndexTree, txn: &W) -> ExecResult<format::Stats> {
+    match tree.get(txn, &format::stats_key())? {
+        Some(value) => format::Stats::decode(&value),
+        None => Ok(format::Stats::empty()),
     }
 }
 
+/// Writes `stats` (as [`read_stats`] read them at the write's start: nothing else changes
+/// them in between) with `documents` and `length` added.
 fn update_stats<W: PageWrite + ?Sized>(
     tree: IndexTree,
     txn: &mut W,
+    mut stats: format::Stats,
     documents: i64,
     length: i64,
 ) -> ExecResult<()> {
-    let (mut stats, hint) = read_stats(tree, txn)?;
     stats.documents = stats.documents.saturating_add_signed(documents);
     stats.total_length = stats.total_length.saturating_add_signed(length);
-    tree.replace_near(txn, hint, &format::stats_key(), &stats.encode())?;
+    tree.upsert(txn, &format::stats_key(), &stats.encode())?;
     Ok(())
 }
 
